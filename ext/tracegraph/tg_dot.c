@@ -1,0 +1,862 @@
+/*
+ * tg_dot.c - renders a tg_report as a Graphviz DOT call graph.
+ *
+ * Reads top-down in the order the work happens:
+ *   1. adjacency  - caller/callee lists over the report's edges
+ *   2. selection  - which methods are kept (ignore, focus, node cut, cap)
+ *   3. edges      - kept edges, then dotted edges for paths through
+ *                   hidden methods, minus the redundant ones
+ *   4. emission   - legend, nodes, edges as DOT text
+ *
+ * Steps 1-3 only compute numbers; step 4 only formats them. Every piece
+ * of text that reaches the output goes through tg_escape_dot().
+ */
+#include "tg_dot.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tg_buf.h"
+#include "tg_escape.h"
+#include "tg_format.h"
+
+/* Above this many boxes, edge labels move into tooltips so `dot` stays fast. */
+#define LARGE_GRAPH_NODES 150
+/* Longest method name drawn in a box; the tooltip has the full name. */
+#define LABEL_NAME_BYTES 160
+/* Longest file path drawn in a box; longer ones keep their tail. */
+#define LABEL_PATH_BYTES 100
+/* Longest method name in an edge tooltip. */
+#define EDGE_TIP_NAME_BYTES 512
+
+void tg_dot_options_default(tg_dot_options *o)
+{
+    o->node_fraction = 0.005;
+    o->edge_fraction = 0.001;
+    o->max_nodes = 80;
+    o->focus = NULL;
+    o->ignore = NULL;
+    o->cwd = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* 1. adjacency                                                       */
+
+/* Compressed adjacency lists holding edge indexes, both directions. */
+typedef struct adjacency {
+    size_t *out_start, *out;   /* out[out_start[m] .. out_start[m+1]): edges with caller m */
+    size_t *in_start, *in;     /* the same by callee */
+} adjacency;
+
+static bool edge_valid(const tg_report *r, const tg_report_edge *e)
+{
+    return e->caller < r->method_count && e->callee < r->method_count;
+}
+
+static void adjacency_free(adjacency *a)
+{
+    free(a->out_start);
+    free(a->out);
+    free(a->in_start);
+    free(a->in);
+}
+
+static bool adjacency_build(adjacency *a, const tg_report *r)
+{
+    size_t n = r->method_count;
+    a->out_start = calloc(n + 1, sizeof *a->out_start);
+    a->in_start = calloc(n + 1, sizeof *a->in_start);
+    a->out = malloc((r->edge_count + 1) * sizeof *a->out);
+    a->in = malloc((r->edge_count + 1) * sizeof *a->in);
+    if (!a->out_start || !a->in_start || !a->out || !a->in) return false;
+    /* Counting sort by endpoint keeps each list in report order. */
+    for (size_t i = 0; i < r->edge_count; i++) {
+        const tg_report_edge *e = &r->edges[i];
+        if (!edge_valid(r, e)) continue;   /* a broken report must not crash us */
+        a->out_start[e->caller + 1]++;
+        a->in_start[e->callee + 1]++;
+    }
+    for (size_t m = 0; m < n; m++) {
+        a->out_start[m + 1] += a->out_start[m];
+        a->in_start[m + 1] += a->in_start[m];
+    }
+    size_t *out_fill = malloc((n + 1) * sizeof *out_fill);
+    size_t *in_fill = malloc((n + 1) * sizeof *in_fill);
+    if (!out_fill || !in_fill) {
+        free(out_fill);
+        free(in_fill);
+        return false;
+    }
+    memcpy(out_fill, a->out_start, (n + 1) * sizeof *out_fill);
+    memcpy(in_fill, a->in_start, (n + 1) * sizeof *in_fill);
+    for (size_t i = 0; i < r->edge_count; i++) {
+        const tg_report_edge *e = &r->edges[i];
+        if (!edge_valid(r, e)) continue;
+        a->out[out_fill[e->caller]++] = i;
+        a->in[in_fill[e->callee]++] = i;
+    }
+    free(out_fill);
+    free(in_fill);
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. selection                                                       */
+
+enum method_state {
+    KEPT,        /* drawn as a box */
+    IGNORED,     /* hidden by the ignore flags; paths through it are dotted */
+    CUT,         /* hidden: total below the node cut-off */
+    CAPPED,      /* hidden: beyond max_nodes */
+    UNRELATED,   /* hidden by focus; paths through it are NOT drawn */
+};
+
+typedef struct plan {
+    const tg_report *r;
+    uint8_t *state;            /* enum method_state per method */
+    uint32_t *rank;            /* per method: position among kept boxes (0-based) */
+    uint32_t *order;           /* kept methods in display order */
+    size_t kept;
+    uint64_t node_cut, edge_cut;
+    uint64_t cap_cut;          /* heaviest total dropped by the cap */
+    size_t ignored, unrelated, cut, capped, focus_matches;
+    bool focus;
+    uint64_t shown_self, max_self;
+} plan;
+
+/* Sort key for methods: total desc, self desc, name, index. */
+typedef struct method_key {
+    uint64_t total, self;
+    const char *name;
+    uint32_t index;
+} method_key;
+
+static const char *method_name(const tg_report_method *m)
+{
+    return m->name ? m->name : "";
+}
+
+static int compare_methods(const void *pa, const void *pb)
+{
+    const method_key *a = pa, *b = pb;
+    if (a->total != b->total) return a->total > b->total ? -1 : 1;
+    if (a->self != b->self) return a->self > b->self ? -1 : 1;
+    int c = strcmp(a->name, b->name);
+    if (c) return c;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* fraction * total rounded up, so "total < cut" means "below the fraction". */
+static uint64_t cut_off(double fraction, uint64_t total)
+{
+    if (!(fraction > 0)) return 0;      /* also catches NaN */
+    double cut = ceil(fraction * (double)total);
+    return cut >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)cut;
+}
+
+/* Marks every method reachable from a focus match, along `dir` edges. */
+static void mark_reachable(const tg_report *r, const adjacency *a, const uint8_t *focus,
+                           bool forward, uint8_t *mark, uint32_t *queue)
+{
+    size_t head = 0, tail = 0;
+    for (size_t m = 0; m < r->method_count; m++) {
+        if (focus[m]) {
+            mark[m] = 1;
+            queue[tail++] = (uint32_t)m;
+        }
+    }
+    while (head < tail) {
+        uint32_t m = queue[head++];
+        const size_t *start = forward ? a->out_start : a->in_start;
+        const size_t *list = forward ? a->out : a->in;
+        for (size_t k = start[m]; k < start[m + 1]; k++) {
+            const tg_report_edge *e = &r->edges[list[k]];
+            uint32_t next = forward ? e->callee : e->caller;
+            if (!mark[next]) {
+                mark[next] = 1;
+                queue[tail++] = next;
+            }
+        }
+    }
+}
+
+/* Hides methods unrelated to the focus: neither ancestors nor descendants of a match. */
+static bool apply_focus(plan *p, const adjacency *a, const uint8_t *focus)
+{
+    size_t n = p->r->method_count;
+    uint8_t *down = calloc(n + 1, 1), *up = calloc(n + 1, 1);
+    uint32_t *queue = malloc((n + 1) * sizeof *queue);
+    bool ok = down && up && queue;
+    if (ok) {
+        mark_reachable(p->r, a, focus, true, down, queue);
+        mark_reachable(p->r, a, focus, false, up, queue);
+        for (size_t m = 0; m < n; m++) {
+            if (focus[m]) p->focus_matches++;
+            if (p->state[m] == KEPT && !down[m] && !up[m]) {
+                p->state[m] = UNRELATED;
+                p->unrelated++;
+            }
+        }
+    }
+    free(down);
+    free(up);
+    free(queue);
+    return ok;
+}
+
+static bool select_methods(plan *p, const adjacency *a, const tg_dot_options *o)
+{
+    const tg_report *r = p->r;
+    size_t n = r->method_count;
+    for (size_t m = 0; m < n; m++) {
+        p->state[m] = KEPT;
+        if (o->ignore && o->ignore[m]) {
+            p->state[m] = IGNORED;
+            p->ignored++;
+        }
+    }
+    p->focus = o->focus != NULL;
+    if (o->focus && !apply_focus(p, a, o->focus)) return false;
+    p->node_cut = cut_off(o->node_fraction, r->total_time);
+    p->edge_cut = cut_off(o->edge_fraction, r->total_time);
+
+    method_key *keys = malloc((n + 1) * sizeof *keys);
+    if (!keys) return false;
+    size_t count = 0;
+    for (size_t m = 0; m < n; m++) {
+        if (p->state[m] != KEPT) continue;
+        if (r->methods[m].total_time < p->node_cut) {
+            p->state[m] = CUT;
+            p->cut++;
+            continue;
+        }
+        keys[count++] = (method_key){ r->methods[m].total_time, r->methods[m].self_time,
+                                      method_name(&r->methods[m]), (uint32_t)m };
+    }
+    qsort(keys, count, sizeof *keys, compare_methods);
+    for (size_t i = 0; i < count; i++) {
+        uint32_t m = keys[i].index;
+        if (o->max_nodes && i >= o->max_nodes) {
+            if (p->capped++ == 0) p->cap_cut = keys[i].total;
+            p->state[m] = CAPPED;
+            continue;
+        }
+        p->rank[m] = (uint32_t)p->kept;
+        p->order[p->kept++] = m;
+        p->shown_self += keys[i].self;
+        if (keys[i].self > p->max_self) p->max_self = keys[i].self;
+    }
+    free(keys);
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. edges                                                           */
+
+typedef struct dot_edge {
+    uint32_t from, to;         /* method indexes, both kept */
+    uint32_t from_rank, to_rank;
+    uint64_t calls;
+    uint64_t time;             /* total_time; for a dotted edge, the path estimate */
+    uint64_t self_time;
+    bool dotted;               /* stands for calls through hidden methods */
+    bool alive;                /* false once found redundant */
+} dot_edge;
+
+typedef struct edge_list {
+    dot_edge *items;
+    size_t count, cap;
+    size_t dropped;            /* solid or dotted edges under the edge cut */
+} edge_list;
+
+static bool edge_push(edge_list *l, dot_edge e)
+{
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        dot_edge *items = realloc(l->items, cap * sizeof *items);
+        if (!items) return false;
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->count++] = e;
+    return true;
+}
+
+/* Heaviest first; ties by box order; solid before dotted. */
+static int compare_edges(const void *pa, const void *pb)
+{
+    const dot_edge *a = pa, *b = pb;
+    if (a->time != b->time) return a->time > b->time ? -1 : 1;
+    if (a->from_rank != b->from_rank) return a->from_rank < b->from_rank ? -1 : 1;
+    if (a->to_rank != b->to_rank) return a->to_rank < b->to_rank ? -1 : 1;
+    if (a->dotted != b->dotted) return a->dotted ? 1 : -1;
+    return 0;
+}
+
+static bool collect_solid_edges(const plan *p, edge_list *l)
+{
+    const tg_report *r = p->r;
+    for (size_t i = 0; i < r->edge_count; i++) {
+        const tg_report_edge *e = &r->edges[i];
+        if (!edge_valid(r, e) || p->state[e->caller] != KEPT || p->state[e->callee] != KEPT) continue;
+        if (e->total_time < p->edge_cut) {
+            l->dropped++;
+            continue;
+        }
+        dot_edge d = { e->caller, e->callee, p->rank[e->caller], p->rank[e->callee],
+                       e->calls, e->total_time, e->self_time, false, true };
+        if (!edge_push(l, d)) return false;
+    }
+    return true;
+}
+
+/* A max-heap of (bottleneck, method) for the widest-path search. */
+typedef struct heap_item {
+    uint64_t width;
+    uint32_t method;
+} heap_item;
+
+typedef struct heap {
+    heap_item *items;
+    size_t count, cap;
+} heap;
+
+static bool heap_push(heap *h, heap_item it)
+{
+    if (h->count == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 64;
+        heap_item *items = realloc(h->items, cap * sizeof *items);
+        if (!items) return false;
+        h->items = items;
+        h->cap = cap;
+    }
+    size_t i = h->count++;
+    while (i > 0 && h->items[(i - 1) / 2].width < it.width) {
+        h->items[i] = h->items[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->items[i] = it;
+    return true;
+}
+
+static heap_item heap_pop(heap *h)
+{
+    heap_item top = h->items[0], last = h->items[--h->count];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->count) break;
+        if (c + 1 < h->count && h->items[c + 1].width > h->items[c].width) c++;
+        if (h->items[c].width <= last.width) break;
+        h->items[i] = h->items[c];
+        i = c;
+    }
+    if (h->count) h->items[i] = last;
+    return top;
+}
+
+/* Scratch arrays for the per-source search, reset through `touched`. */
+typedef struct search {
+    uint64_t *width;           /* best bottleneck found to each method */
+    uint8_t *seen;             /* 1 = width is set; 2 = finished (hidden methods only) */
+    uint8_t *direct;           /* kept callee already joined by a report edge */
+    uint32_t *touched;
+    size_t touched_count;
+    heap heap;
+} search;
+
+static void touch(search *s, uint32_t m)
+{
+    if (!s->seen[m] && !s->direct[m]) s->touched[s->touched_count++] = m;
+}
+
+static bool traversable(const plan *p, uint32_t m)
+{
+    uint8_t st = p->state[m];
+    return st == IGNORED || st == CUT || st == CAPPED;
+}
+
+/* Records that kept method `to` is reachable from the search's source with bottleneck w. */
+static void reach(search *s, uint32_t to, uint64_t w)
+{
+    touch(s, to);
+    if (!s->seen[to] || w > s->width[to]) {
+        s->width[to] = w;
+        s->seen[to] = 1;
+    }
+}
+
+/*
+ * Dotted edges from kept method `from` to every kept method it reaches
+ * through hidden ones only. The time shown is the bottleneck of the
+ * widest such path: max over paths of the min edge total_time along it.
+ * It is an estimate - the profile has no per-path data - but it never
+ * exceeds the time of any one call on that path, and picks the path that
+ * carried the most. Returns to `from` itself (recursion through hidden
+ * methods) are not drawn, nor are pairs already joined by a report edge.
+ */
+static bool find_hidden_paths_from(const plan *p, const adjacency *a, uint32_t from,
+                                   search *s, edge_list *l)
+{
+    const tg_report *r = p->r;
+    bool ok = true;
+    s->touched_count = 0;
+    s->heap.count = 0;
+    for (size_t k = a->out_start[from]; k < a->out_start[from + 1]; k++) {
+        const tg_report_edge *e = &r->edges[a->out[k]];
+        if (p->state[e->callee] == KEPT) {
+            touch(s, e->callee);
+            s->direct[e->callee] = 1;
+        }
+    }
+    for (size_t k = a->out_start[from]; k < a->out_start[from + 1] && ok; k++) {
+        const tg_report_edge *e = &r->edges[a->out[k]];
+        if (!traversable(p, e->callee)) continue;
+        reach(s, e->callee, e->total_time);
+        ok = heap_push(&s->heap, (heap_item){ e->total_time, e->callee });
+    }
+    while (ok && s->heap.count) {
+        heap_item it = heap_pop(&s->heap);
+        if (s->seen[it.method] == 2 || it.width < s->width[it.method]) continue;
+        s->seen[it.method] = 2;
+        for (size_t k = a->out_start[it.method]; k < a->out_start[it.method + 1] && ok; k++) {
+            const tg_report_edge *e = &r->edges[a->out[k]];
+            uint64_t w = e->total_time < it.width ? e->total_time : it.width;
+            if (p->state[e->callee] == KEPT) {
+                reach(s, e->callee, w);
+            } else if (traversable(p, e->callee) && s->seen[e->callee] != 2 &&
+                       (!s->seen[e->callee] || w > s->width[e->callee])) {
+                reach(s, e->callee, w);
+                ok = heap_push(&s->heap, (heap_item){ w, e->callee });
+            }
+        }
+    }
+    for (size_t t = 0; t < s->touched_count; t++) {
+        uint32_t to = s->touched[t];
+        if (ok && p->state[to] == KEPT && s->seen[to] && !s->direct[to] && to != from) {
+            if (s->width[to] < p->edge_cut) {
+                l->dropped++;
+            } else {
+                dot_edge d = { from, to, p->rank[from], p->rank[to], 0, s->width[to], 0, true, true };
+                ok = edge_push(l, d);
+            }
+        }
+        s->seen[to] = 0;
+        s->direct[to] = 0;
+        s->width[to] = 0;
+    }
+    return ok;
+}
+
+static bool find_hidden_paths(const plan *p, const adjacency *a, edge_list *l)
+{
+    size_t n = p->r->method_count;
+    if (p->kept == n) return true;     /* nothing hidden, nothing to bridge */
+    search s = { calloc(n + 1, sizeof *s.width), calloc(n + 1, 1), calloc(n + 1, 1),
+                 malloc((n + 1) * sizeof *s.touched), 0, { NULL, 0, 0 } };
+    bool ok = s.width && s.seen && s.direct && s.touched;
+    for (size_t i = 0; ok && i < p->kept; i++) ok = find_hidden_paths_from(p, a, p->order[i], &s, l);
+    free(s.width);
+    free(s.seen);
+    free(s.direct);
+    free(s.touched);
+    free(s.heap.items);
+    return ok;
+}
+
+/* Is `to` reachable from `from` over live edges other than `skip`? */
+static bool other_path(const edge_list *l, const size_t *start, const size_t *list,
+                       size_t skip, uint32_t from, uint32_t to, uint32_t *stamp,
+                       uint32_t mark, uint32_t *queue)
+{
+    size_t head = 0, tail = 0;
+    queue[tail++] = from;
+    stamp[from] = mark;
+    while (head < tail) {
+        uint32_t v = queue[head++];
+        for (size_t k = start[v]; k < start[v + 1]; k++) {
+            const dot_edge *e = &l->items[list[k]];
+            if (list[k] == skip || !e->alive || stamp[e->to_rank] == mark) continue;
+            if (e->to_rank == to) return true;
+            stamp[e->to_rank] = mark;
+            queue[tail++] = e->to_rank;
+        }
+    }
+    return false;
+}
+
+/*
+ * Like pprof, a dotted edge whose callee is reachable from its caller
+ * some other way says nothing new: drop it, weakest first, so the graph
+ * keeps its connectivity with the fewest synthetic edges.
+ */
+static bool remove_redundant_paths(const plan *p, edge_list *l)
+{
+    size_t k = p->kept, dotted = 0;
+    for (size_t i = 0; i < l->count; i++) dotted += l->items[i].dotted;
+    if (!dotted) return true;
+    size_t *start = calloc(k + 1, sizeof *start), *list = malloc((l->count + 1) * sizeof *list);
+    size_t *fill = malloc((k + 1) * sizeof *fill), *weak = malloc((dotted + 1) * sizeof *weak);
+    uint32_t *stamp = calloc(k + 1, sizeof *stamp), *queue = malloc((k + 1) * sizeof *queue);
+    bool ok = start && list && fill && weak && stamp && queue;
+    if (ok) {
+        for (size_t i = 0; i < l->count; i++) start[l->items[i].from_rank + 1]++;
+        for (size_t v = 0; v < k; v++) start[v + 1] += start[v];
+        memcpy(fill, start, (k + 1) * sizeof *fill);
+        size_t w = 0;
+        for (size_t i = 0; i < l->count; i++) {
+            list[fill[l->items[i].from_rank]++] = i;
+            if (l->items[i].dotted) weak[w++] = i;
+        }
+        /* l is sorted heaviest first, so walking `weak` backwards is weakest first. */
+        uint32_t mark = 0;
+        while (w-- > 0) {
+            dot_edge *e = &l->items[weak[w]];
+            if (other_path(l, start, list, weak[w], e->from_rank, e->to_rank, stamp, ++mark, queue))
+                e->alive = false;
+        }
+    }
+    free(start);
+    free(list);
+    free(fill);
+    free(weak);
+    free(stamp);
+    free(queue);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* 4. emission                                                        */
+
+/* Escaped text; limit 0 means the escaper's default cap. */
+static void put_text(tg_buf *b, const char *s, size_t limit)
+{
+    tg_escape_dot(b, s, strlen(s), limit);
+}
+
+/* Fixed-point tenths as "12.3": no locale, no %f. */
+static void put_tenths(tg_buf *b, double v)
+{
+    uint64_t t = v > 0 ? (uint64_t)floor(v * 10.0 + 0.5) : 0;
+    tg_buf_printf(b, "%u.%u", (unsigned)(t / 10), (unsigned)(t % 10));
+}
+
+static double fraction_of(uint64_t part, uint64_t whole)
+{
+    if (!whole) return 0.0;
+    double f = (double)part / (double)whole;
+    return f > 1.0 ? 1.0 : f;
+}
+
+typedef struct rgb {
+    int r, g, b;
+} rgb;
+
+/*
+ * The heat scale: pale grey at 0, through peach and orange, to deep red
+ * at 1 (ColorBrewer OrRd-like). sqrt spreads the small fractions most
+ * methods have, so a 2% method is already visibly warmer than a 0% one.
+ */
+static rgb heat(double f)
+{
+    static const rgb stops[] = {
+        { 242, 242, 242 }, { 254, 232, 200 }, { 253, 187, 132 }, { 239, 101, 72 }, { 179, 0, 0 },
+    };
+    double t = sqrt(f) * 4.0;
+    int i = t >= 4.0 ? 3 : (int)t;
+    double u = t - i;
+    rgb a = stops[i], z = stops[i + 1];
+    return (rgb){ (int)floor(a.r + (z.r - a.r) * u + 0.5), (int)floor(a.g + (z.g - a.g) * u + 0.5),
+                  (int)floor(a.b + (z.b - a.b) * u + 0.5) };
+}
+
+/* Darker shade of the same hue, for borders and edges. */
+static rgb shade(rgb c)
+{
+    return (rgb){ c.r * 6 / 10, c.g * 6 / 10, c.b * 6 / 10 };
+}
+
+static void put_color(tg_buf *b, const char *attr, rgb c)
+{
+    tg_buf_printf(b, ", %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
+}
+
+/* "lib/foo.rb" for cwd "/app" and "/app/lib/foo.rb"; the input otherwise. */
+static const char *relative_path(const char *file, const char *cwd)
+{
+    if (!cwd || !*cwd) return file;
+    size_t n = strlen(cwd);
+    while (n > 1 && cwd[n - 1] == '/') n--;
+    if (n == 1 && cwd[0] == '/') return file[0] == '/' && file[1] ? file + 1 : file;
+    if (strncmp(file, cwd, n) == 0 && file[n] == '/' && file[n + 1]) return file + n + 1;
+    return file;
+}
+
+/* The label's "file:line", keeping the tail of very long paths. */
+static void put_location(tg_buf *b, const tg_report_method *m, const char *cwd)
+{
+    const char *path = relative_path(m->file, cwd);
+    size_t len = strlen(path);
+    if (len > LABEL_PATH_BYTES) {
+        const char *tail = path + len - LABEL_PATH_BYTES;
+        while (*tail && ((unsigned char)*tail & 0xC0) == 0x80) tail++;  /* UTF-8 boundary */
+        put_text(b, "\xE2\x80\xA6", 0);
+        path = tail;
+    }
+    put_text(b, path, 0);
+    if (m->line > 0) tg_buf_printf(b, ":%d", m->line);
+}
+
+static void put_time_line(tg_buf *b, const char *what, uint64_t ns, uint64_t whole)
+{
+    char t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
+    tg_buf_printf(b, "%s %s (%s)", what, tg_format_ns(t, sizeof t, ns),
+                  tg_format_percent(pct, sizeof pct, ns, whole));
+}
+
+/* One "what" line for the legend, escaped, left-justified. */
+static void legend_line(tg_buf *b, tg_buf *line)
+{
+    if (line->failed) b->failed = true;
+    if (line->len) tg_escape_dot(b, line->data, line->len, 0);
+    tg_buf_puts(b, "\\l");
+    line->len = 0;
+    if (line->data) line->data[0] = '\0';
+}
+
+static uint64_t total_calls(const tg_report *r)
+{
+    uint64_t sum = 0;
+    for (size_t m = 0; m < r->method_count; m++) {
+        uint64_t c = r->methods[m].calls;
+        sum = c > UINT64_MAX - sum ? UINT64_MAX : sum + c;
+    }
+    return sum;
+}
+
+static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_dot_options *o)
+{
+    const tg_report *r = p->r;
+    char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
+    tg_buf line = TG_BUF_INIT;
+    tg_buf_puts(b, "  { rank=source; legend [shape=note, style=filled, fillcolor=\"#fbfbf3\", "
+                   "color=\"#9a9a8c\", fontsize=12, margin=\"0.2,0.12\", tooltip=\"Legend\", label=\"");
+    tg_buf_puts(&line, "tracegraph");
+    if (r->program) tg_buf_printf(&line, ": %s", r->program);
+    legend_line(b, &line);
+    tg_buf_printf(&line, "Clock: %s \xC2\xB7 total %s \xC2\xB7 %s call%s", r->clock ? r->clock : "unknown",
+                  tg_format_ns(t1, sizeof t1, r->total_time), tg_format_count(c1, sizeof c1, total_calls(r)),
+                  total_calls(r) == 1 ? "" : "s");
+    legend_line(b, &line);
+    if (r->method_count == 0) {
+        tg_buf_puts(&line, "Nothing was recorded (0 methods).");
+        legend_line(b, &line);
+        tg_buf_puts(b, "\"]; }\n");
+        tg_buf_free(&line);
+        return;
+    }
+    tg_buf_printf(&line, "Showing %s of %s methods (%s of total time)",
+                  tg_format_count(c1, sizeof c1, p->kept), tg_format_count(c2, sizeof c2, r->method_count),
+                  tg_format_percent(t1, sizeof t1, p->shown_self, r->total_time));
+    legend_line(b, &line);
+    if (p->focus) {
+        tg_buf_printf(&line, "Focus: %s matching method%s; %s unrelated method%s hidden",
+                      tg_format_count(c1, sizeof c1, p->focus_matches), p->focus_matches == 1 ? "" : "s",
+                      tg_format_count(c2, sizeof c2, p->unrelated), p->unrelated == 1 ? "" : "s");
+        legend_line(b, &line);
+    }
+    if (p->ignored) {
+        tg_buf_printf(&line, "Ignored %s method%s", tg_format_count(c1, sizeof c1, p->ignored),
+                      p->ignored == 1 ? "" : "s");
+        legend_line(b, &line);
+    }
+    if (p->cut || l->dropped) {
+        tg_buf_puts(&line, "Dropped ");
+        if (p->cut)
+            tg_buf_printf(&line, "%s node%s (total < %s)", tg_format_count(c1, sizeof c1, p->cut),
+                          p->cut == 1 ? "" : "s", tg_format_ns(t1, sizeof t1, p->node_cut));
+        if (p->cut && l->dropped) tg_buf_puts(&line, ", ");
+        if (l->dropped)
+            tg_buf_printf(&line, "%s edge%s (total < %s)", tg_format_count(c2, sizeof c2, l->dropped),
+                          l->dropped == 1 ? "" : "s", tg_format_ns(t2, sizeof t2, p->edge_cut));
+        legend_line(b, &line);
+    }
+    if (p->capped) {
+        tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 %s)",
+                      tg_format_count(c1, sizeof c1, p->capped), p->capped == 1 ? "" : "s",
+                      tg_format_count(c2, sizeof c2, o->max_nodes), tg_format_ns(t1, sizeof t1, p->cap_cut));
+        legend_line(b, &line);
+    }
+    if (!p->cut && !l->dropped && !p->capped) {
+        tg_buf_puts(&line, "Nothing dropped");
+        legend_line(b, &line);
+    }
+    tg_buf_puts(b, "\\l");
+    tg_buf_puts(&line, "Box size = self time \xC2\xB7 colour = total time");
+    legend_line(b, &line);
+    tg_buf_puts(&line, "Edge width and colour = time through the call");
+    legend_line(b, &line);
+    tg_buf_puts(&line, "Dotted edge = calls via hidden methods (~ = widest-path estimate)");
+    legend_line(b, &line);
+    tg_buf_puts(&line, "Dashed border = C method");
+    legend_line(b, &line);
+    tg_buf_puts(b, "\"]; }\n");
+    tg_buf_free(&line);
+}
+
+static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options *o)
+{
+    const tg_report *r = p->r;
+    const tg_report_method *meth = &r->methods[m];
+    const char *name = method_name(meth);
+    char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
+    tg_buf_printf(b, "  N%u [label=\"", (unsigned)p->rank[m] + 1);
+    put_text(b, name, LABEL_NAME_BYTES);
+    if (meth->file) {
+        tg_buf_puts(b, "\\n");
+        put_location(b, meth, o->cwd);
+    }
+    tg_buf_puts(b, "\\n");
+    put_time_line(b, "self", meth->self_time, r->total_time);
+    tg_buf_puts(b, "\\n");
+    put_time_line(b, "total", meth->total_time, r->total_time);
+    tg_buf_printf(b, "\\n%s call%s\", tooltip=\"", tg_format_count(c, sizeof c, meth->calls),
+                  meth->calls == 1 ? "" : "s");
+
+    put_text(b, name, 0);
+    if (meth->file) {
+        tg_buf_puts(b, "\\n");
+        put_text(b, meth->file, 0);
+        if (meth->line > 0) tg_buf_printf(b, ":%d", meth->line);
+    }
+    tg_buf_printf(b, "\\nself: %s (%s), %s ns", tg_format_ns(t, sizeof t, meth->self_time),
+                  tg_format_percent(pct, sizeof pct, meth->self_time, r->total_time),
+                  tg_format_count(c, sizeof c, meth->self_time));
+    tg_buf_printf(b, "\\ntotal: %s (%s), %s ns", tg_format_ns(t, sizeof t, meth->total_time),
+                  tg_format_percent(pct, sizeof pct, meth->total_time, r->total_time),
+                  tg_format_count(c, sizeof c, meth->total_time));
+    tg_buf_printf(b, "\\ncalls: %s", tg_format_count(c, sizeof c, meth->calls));
+    if (meth->is_c) tg_buf_puts(b, "\\nimplemented in C");
+    tg_buf_puts(b, "\"");
+
+    /* Size by self time: sublinear so small boxes stay readable. */
+    tg_buf_puts(b, ", fontsize=");
+    put_tenths(b, 9.0 + 15.0 * sqrt(fraction_of(meth->self_time, p->max_self)));
+    rgb fill = heat(fraction_of(meth->total_time, r->total_time));
+    put_color(b, "fillcolor", fill);
+    put_color(b, "color", shade(fill));
+    /* Perceived brightness decides whether black text would be legible. */
+    if (fill.r * 299 + fill.g * 587 + fill.b * 114 < 150 * 1000) tg_buf_puts(b, ", fontcolor=\"#ffffff\"");
+    if (meth->is_c) tg_buf_puts(b, ", style=\"filled,rounded,dashed\"");
+    tg_buf_puts(b, "];\n");
+}
+
+static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
+{
+    const tg_report *r = p->r;
+    char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
+    double f = fraction_of(e->time, r->total_time);
+    tg_buf_printf(b, "  N%u -> N%u [", (unsigned)e->from_rank + 1, (unsigned)e->to_rank + 1);
+    tg_buf t_label = TG_BUF_INIT;
+    if (e->dotted) {
+        tg_buf_printf(&t_label, "via hidden \xC2\xB7 ~%s", tg_format_ns(t, sizeof t, e->time));
+    } else {
+        tg_buf_printf(&t_label, "\xC3\x97%s \xC2\xB7 %s", tg_format_count(c, sizeof c, e->calls),
+                      tg_format_ns(t, sizeof t, e->time));
+    }
+    if (t_label.failed) b->failed = true;
+    if (!large && t_label.data) {
+        tg_buf_puts(b, "label=\" ");
+        tg_escape_dot(b, t_label.data, t_label.len, 0);
+        tg_buf_puts(b, " \", ");
+    }
+    tg_buf_free(&t_label);
+
+    tg_buf_puts(b, "tooltip=\"");
+    put_text(b, method_name(&r->methods[e->from]), EDGE_TIP_NAME_BYTES);
+    put_text(b, " \xE2\x86\x92 ", 0);
+    put_text(b, method_name(&r->methods[e->to]), EDGE_TIP_NAME_BYTES);
+    if (e->dotted) {
+        tg_buf_printf(b, "\\nvia hidden methods, ~%s (%s): the busiest path's narrowest call",
+                      tg_format_ns(t, sizeof t, e->time), tg_format_percent(pct, sizeof pct, e->time, r->total_time));
+    } else {
+        tg_buf_printf(b, "\\n%s call%s", tg_format_count(c, sizeof c, e->calls), e->calls == 1 ? "" : "s");
+        tg_buf_printf(b, "\\ntotal: %s (%s)", tg_format_ns(t, sizeof t, e->time),
+                      tg_format_percent(pct, sizeof pct, e->time, r->total_time));
+        tg_buf_printf(b, "\\nself in callee: %s", tg_format_ns(t, sizeof t, e->self_time));
+    }
+    tg_buf_puts(b, "\"");
+
+    /* Width and colour grow continuously with the time through the call. */
+    tg_buf_puts(b, ", penwidth=");
+    put_tenths(b, 0.8 + 5.2 * sqrt(f));
+    put_color(b, "color", shade(heat(f)));
+    /* dot needs an integer weight; heavy calls pull their boxes into line. */
+    tg_buf_printf(b, ", weight=%d", e->dotted ? 1 : 1 + (int)(f * 100.0));
+    if (e->dotted) tg_buf_puts(b, ", style=dotted");
+    tg_buf_puts(b, "];\n");
+}
+
+static void emit(tg_buf *b, const plan *p, const edge_list *l, const tg_dot_options *o)
+{
+    bool large = p->kept > LARGE_GRAPH_NODES;
+    tg_buf_puts(b, "digraph tracegraph {\n"
+                   "  graph [rankdir=TB, fontname=\"Helvetica\", bgcolor=\"white\", nodesep=0.3, "
+                   "ranksep=0.5, pad=0.3, outputorder=edgesfirst");
+    /*
+     * Large graphs: cap the network-simplex and crossing-minimisation
+     * passes, which dominate dot's run time; a slightly less tidy layout
+     * of 1,000 boxes in seconds beats a perfect one in minutes.
+     */
+    if (large) tg_buf_puts(b, ", nslimit=2, nslimit1=2, mclimit=0.3, searchsize=20, remincross=false");
+    tg_buf_puts(b, "];\n"
+                   "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", penwidth=1.2, "
+                   "margin=\"0.12,0.06\"];\n"
+                   "  edge [fontname=\"Helvetica\", fontsize=10, arrowsize=0.7];\n");
+    emit_legend(b, p, l, o);
+    for (size_t i = 0; i < p->kept; i++) emit_node(b, p, p->order[i], o);
+    for (size_t i = 0; i < l->count; i++) {
+        if (l->items[i].alive) emit_edge(b, p, &l->items[i], large);
+    }
+    tg_buf_puts(b, "}\n");
+}
+
+/* ------------------------------------------------------------------ */
+
+char *tg_dot_render(const tg_report *r, const tg_dot_options *o, size_t *len)
+{
+    tg_dot_options defaults;
+    if (!o) {
+        tg_dot_options_default(&defaults);
+        o = &defaults;
+    }
+    size_t n = r->method_count;
+    adjacency a = { 0 };
+    edge_list l = { 0 };
+    plan p = { 0 };
+    p.r = r;
+    p.state = malloc(n + 1);
+    p.rank = calloc(n + 1, sizeof *p.rank);
+    p.order = malloc((n + 1) * sizeof *p.order);
+    tg_buf b = TG_BUF_INIT;
+    bool ok = p.state && p.rank && p.order && adjacency_build(&a, r) && select_methods(&p, &a, o) &&
+              collect_solid_edges(&p, &l) && find_hidden_paths(&p, &a, &l);
+    if (ok) {
+        qsort(l.items, l.count, sizeof *l.items, compare_edges);
+        ok = remove_redundant_paths(&p, &l);
+    }
+    if (ok) emit(&b, &p, &l, o);
+    adjacency_free(&a);
+    free(l.items);
+    free(p.state);
+    free(p.rank);
+    free(p.order);
+    if (!ok) {
+        tg_buf_free(&b);
+        if (len) *len = 0;
+        return NULL;
+    }
+    return tg_buf_take(&b, len);
+}

@@ -1,0 +1,43 @@
+/*
+ * tg_dot.h - the call graph as Graphviz DOT text.
+ *
+ * One box per method (sized by self time, coloured by total time), one
+ * arrow per caller->callee edge (width and colour by the time through the
+ * call), and a legend that says what is shown and what was dropped.
+ *
+ * Pruning follows pprof: nodes and edges under a fraction of the total
+ * time are dropped, then only the max_nodes heaviest nodes are kept.
+ * Calls that went through dropped ("hidden") methods are not lost: the
+ * nearest kept caller and callee are joined by a dotted "via hidden"
+ * edge, so the graph stays connected. The rendering is a pure function
+ * of the report and the options: the same input gives the same bytes.
+ */
+#ifndef TG_DOT_H
+#define TG_DOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tg_report.h"
+
+typedef struct tg_dot_options {
+    double node_fraction;   /* drop nodes whose total_time < node_fraction * report total; 0 keeps all. default 0.005 */
+    double edge_fraction;   /* drop edges whose total_time < edge_fraction * total; 0 keeps all. default 0.001 */
+    size_t max_nodes;       /* keep at most this many nodes, by total time; 0 = no cap. default 80 */
+    const uint8_t *focus;   /* NULL, or per-method flags (method_count long): 1 = matches --focus. When set, keep
+                               only nodes that match or lie on a caller/callee path through a matching node
+                               (ancestors and descendants in the edge graph) */
+    const uint8_t *ignore;  /* NULL, or per-method flags: 1 = drop this node (paths through it become dotted edges) */
+    const char *cwd;        /* working directory; file paths under it are shown relative. May be NULL */
+} tg_dot_options;
+
+void tg_dot_options_default(tg_dot_options *o);
+
+/*
+ * Renders the call graph. Returns a malloc'd NUL-terminated string
+ * (caller frees) and its length in *len, or NULL on out-of-memory.
+ * o may be NULL for the defaults; len may be NULL.
+ */
+char *tg_dot_render(const tg_report *r, const tg_dot_options *o, size_t *len);
+
+#endif

@@ -1,0 +1,221 @@
+/* tg_profiler.c - see tg_profiler.h for the design and its invariants. */
+#include "tg_profiler.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows an array of `size`-byte elements to hold at least `need`. */
+static bool grow(void **array, uint32_t *capacity, uint32_t need, size_t size)
+{
+    if (need <= *capacity) return true;
+    uint32_t cap = *capacity ? *capacity : 16;
+    while (cap < need) cap *= 2;
+    void *bigger = realloc(*array, (size_t)cap * size);
+    if (!bigger) return false;
+    *array = bigger;
+    *capacity = cap;
+    return true;
+}
+
+bool tg_profiler_init(tg_profiler *p)
+{
+    memset(p, 0, sizeof *p);
+    if (!tg_pairmap_init(&p->method_index, 1024)) return false;
+    if (!tg_pairmap_init(&p->edge_index, 2048)) {
+        tg_pairmap_free(&p->method_index);
+        return false;
+    }
+    return true;
+}
+
+void tg_profiler_free(tg_profiler *p)
+{
+    tg_pairmap_free(&p->method_index);
+    tg_pairmap_free(&p->edge_index);
+    free(p->methods);
+    free(p->edges);
+    free(p->thread_time);
+    memset(p, 0, sizeof *p);
+}
+
+uint32_t tg_profiler_method(tg_profiler *p, uint64_t key_a, uint64_t key_b)
+{
+    uint32_t m = tg_pairmap_find(&p->method_index, key_a, key_b);
+    if (m != TG_PAIRMAP_NONE) return m;
+    if (p->method_count == TG_NONE - 1 ||
+        !grow((void **)&p->methods, &p->method_capacity, p->method_count + 1, sizeof *p->methods) ||
+        !tg_pairmap_insert(&p->method_index, key_a, key_b, p->method_count)) {
+        p->out_of_memory = true;
+        return TG_NONE;
+    }
+    memset(&p->methods[p->method_count], 0, sizeof *p->methods);
+    return p->method_count++;
+}
+
+uint32_t tg_profiler_find_method(const tg_profiler *p, uint64_t key_a, uint64_t key_b)
+{
+    uint32_t m = tg_pairmap_find(&p->method_index, key_a, key_b);
+    return m == TG_PAIRMAP_NONE ? TG_NONE : m;
+}
+
+uint32_t tg_profiler_find_edge(const tg_profiler *p, uint32_t caller, uint32_t callee)
+{
+    uint32_t e = tg_pairmap_find(&p->edge_index, caller, callee);
+    return e == TG_PAIRMAP_NONE ? TG_NONE : e;
+}
+
+static uint32_t intern_edge(tg_profiler *p, uint32_t caller, uint32_t callee)
+{
+    uint32_t e = tg_profiler_find_edge(p, caller, callee);
+    if (e != TG_NONE) return e;
+    if (p->edge_count == TG_NONE - 1 ||
+        !grow((void **)&p->edges, &p->edge_capacity, p->edge_count + 1, sizeof *p->edges) ||
+        !tg_pairmap_insert(&p->edge_index, caller, callee, p->edge_count)) {
+        p->out_of_memory = true;
+        return TG_NONE;
+    }
+    p->edges[p->edge_count] = (tg_edge_stats){.caller = caller, .callee = callee};
+    return p->edge_count++;
+}
+
+uint32_t tg_profiler_add_thread(tg_profiler *p)
+{
+    if (!grow((void **)&p->thread_time, &p->thread_capacity, p->thread_count + 1, sizeof *p->thread_time)) {
+        p->out_of_memory = true;
+        return TG_NONE;
+    }
+    p->thread_time[p->thread_count] = 0;
+    return p->thread_count++;
+}
+
+void tg_context_init(tg_context *c, uint32_t thread)
+{
+    memset(c, 0, sizeof *c);
+    c->thread = thread;
+}
+
+void tg_context_free(tg_context *c)
+{
+    free(c->frames);
+    c->frames = NULL;
+    c->depth = c->capacity = 0;
+}
+
+/* Adds `delta` (+1 or -1) to the active counts of every frame of `c`. */
+static void count_active(tg_profiler *p, const tg_context *c, int delta)
+{
+    for (uint32_t i = 0; i < c->depth; i++) {
+        const tg_frame *f = &c->frames[i];
+        p->methods[f->method].active += (uint32_t)delta;
+        if (f->edge != TG_NONE) p->edges[f->edge].active += (uint32_t)delta;
+    }
+}
+
+void tg_profiler_activate(tg_profiler *p, tg_context *c)
+{
+    if (p->running == c) return;
+    if (p->running) count_active(p, p->running, -1);
+    if (c) count_active(p, c, +1);
+    p->running = c;
+}
+
+void tg_context_suspend(tg_context *c, uint64_t now)
+{
+    if (c->suspended) return;
+    c->suspended = true;
+    c->suspended_at = now;
+}
+
+void tg_context_resume(tg_context *c, uint64_t now)
+{
+    if (!c->suspended) return;
+    c->suspended = false;
+    if (now > c->suspended_at) c->suspended_time += now - c->suspended_at;
+}
+
+void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t now)
+{
+    if (method == TG_NONE) return;
+    if (c->depth == c->capacity &&
+        !grow((void **)&c->frames, &c->capacity, c->depth + 1, sizeof *c->frames)) {
+        /* The matching return will find no frame and be ignored. */
+        p->out_of_memory = true;
+        return;
+    }
+
+    uint32_t edge = TG_NONE;
+    if (c->depth > 0) {
+        tg_frame *parent = &c->frames[c->depth - 1];
+        if (parent->last_callee == method) {
+            edge = parent->last_edge;
+        } else {
+            edge = intern_edge(p, parent->method, method);
+            parent->last_callee = method;
+            parent->last_edge = edge;
+        }
+    }
+
+    tg_method_stats *m = &p->methods[method];
+    m->calls++;
+    m->active++;
+    if (edge != TG_NONE) {
+        p->edges[edge].calls++;
+        p->edges[edge].active++;
+    }
+    c->frames[c->depth++] = (tg_frame){
+        .method = method,
+        .edge = edge,
+        .start = now - c->suspended_time,
+        .child_time = 0,
+        .last_callee = TG_NONE,
+        .last_edge = TG_NONE,
+    };
+}
+
+/* Pops the top frame at context-local time `local` and books its times. */
+static void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
+{
+    tg_frame *f = &c->frames[--c->depth];
+    /* Clamp: per-thread CPU clocks read on another thread, or a clock
+     * that steps, must not produce negative (huge unsigned) times. */
+    uint64_t elapsed = local > f->start ? local - f->start : 0;
+    uint64_t self = elapsed > f->child_time ? elapsed - f->child_time : 0;
+
+    tg_method_stats *m = &p->methods[f->method];
+    if (--m->active == 0) m->total_time += elapsed;
+    m->self_time += self;
+    if (f->edge != TG_NONE) {
+        tg_edge_stats *e = &p->edges[f->edge];
+        if (--e->active == 0) e->total_time += elapsed;
+        e->self_time += self;
+    }
+    p->thread_time[c->thread] += self;
+    /* The parent's child time takes what this frame's self time and its
+     * children booked, so the parent's self time excludes exactly that. */
+    if (c->depth > 0) c->frames[c->depth - 1].child_time += self + f->child_time;
+}
+
+void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t now)
+{
+    if (c->depth == 0 || method == TG_NONE) return;   /* called before profiling started */
+    uint32_t match = c->depth - 1;
+    if (c->frames[match].method != method) {
+        /* Frames above the match missed their return events (an exception
+         * through C code, a stack overflow). Find the nearest frame of this
+         * method; if there is none, this return belongs to a call made
+         * before profiling started, and the stack is left alone. */
+        while (match > 0 && c->frames[match - 1].method != method) match--;
+        if (match == 0) return;
+        match--;
+    }
+    uint64_t local = now - c->suspended_time;
+    while (c->depth > match) pop_frame(p, c, local);
+}
+
+void tg_profiler_close_all(tg_profiler *p, tg_context *c, uint64_t now)
+{
+    tg_profiler_activate(p, c);
+    uint64_t at = c->suspended ? c->suspended_at : now;
+    uint64_t local = at - c->suspended_time;
+    while (c->depth > 0) pop_frame(p, c, local);
+}

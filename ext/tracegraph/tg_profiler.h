@@ -1,0 +1,123 @@
+/*
+ * tg_profiler.h - the aggregation core: shadow stacks in, exact statistics out.
+ *
+ * The binding feeds it events ("context C called method M at time T",
+ * "... returned from M") and it keeps, per method and per caller->callee
+ * edge, the call count, the total time and the self time.
+ *
+ * Invariants the design keeps:
+ *  - Memory grows with distinct methods, edges, contexts and stack depth,
+ *    never with the number of calls.
+ *  - Self times add up: every closed frame adds its self time to its
+ *    method, and the sum over a thread's methods is that thread's time.
+ *  - Recursion counts each moment once: a frame adds to its method's (and
+ *    edge's) total only if it is the outermost frame of that method (edge)
+ *    on the stack. `active` counts how many frames of a method are on the
+ *    stack of the *running* context; switching contexts moves those counts
+ *    (tg_profiler_activate), so the check is O(1) per event.
+ *  - Unbalanced events are normal: a return with no matching frame is
+ *    ignored, and a return that matches a frame below the top closes the
+ *    frames above it first (frames skipped by exceptions or a stack
+ *    overflow).
+ *  - Time in a context runs only while it is switched in: each context
+ *    keeps the time it spent suspended as an offset (fibers).
+ *
+ * A context is one shadow stack: one per Ruby thread and one per fiber.
+ * No Ruby headers here; the binding maps Ruby objects to indexes.
+ */
+#ifndef TG_PROFILER_H
+#define TG_PROFILER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tg_pairmap.h"
+
+#define TG_NONE UINT32_MAX
+
+typedef struct tg_method_stats {
+    uint64_t calls;
+    uint64_t total_time;   /* outermost frames only, so recursion counts once */
+    uint64_t self_time;
+    uint32_t active;       /* frames of this method on the running stack */
+} tg_method_stats;
+
+typedef struct tg_edge_stats {
+    uint32_t caller, callee;
+    uint64_t calls;
+    uint64_t total_time;   /* outermost activations of this edge only */
+    uint64_t self_time;    /* callee's self time when called from caller */
+    uint32_t active;
+} tg_edge_stats;
+
+typedef struct tg_frame {
+    uint32_t method;
+    uint32_t edge;           /* TG_NONE for a context's bottom frame */
+    uint64_t start;          /* context-local time of the call */
+    uint64_t child_time;     /* total time of the calls this frame made */
+    uint32_t last_callee;    /* one-entry cache of this frame's last edge: */
+    uint32_t last_edge;      /* a loop calling one method skips the edge lookup */
+} tg_frame;
+
+typedef struct tg_context {
+    tg_frame *frames;
+    uint32_t depth, capacity;
+    uint32_t thread;         /* which thread's time this context adds to */
+    uint64_t suspended_time; /* time spent switched out; local time = clock - this */
+    uint64_t suspended_at;   /* clock reading when last switched out */
+    bool suspended;
+} tg_context;
+
+typedef struct tg_profiler {
+    tg_method_stats *methods;
+    uint32_t method_count, method_capacity;
+    tg_pairmap method_index;   /* binding's (key_a, key_b) -> method */
+
+    tg_edge_stats *edges;
+    uint32_t edge_count, edge_capacity;
+    tg_pairmap edge_index;     /* (caller, callee) -> edge */
+
+    uint64_t *thread_time;     /* per thread: the sum of its self times */
+    uint32_t thread_count, thread_capacity;
+
+    tg_context *running;       /* the context whose frames `active` counts */
+    bool out_of_memory;        /* set if an event had to be dropped */
+} tg_profiler;
+
+bool tg_profiler_init(tg_profiler *p);
+void tg_profiler_free(tg_profiler *p);
+
+/* The method index for a binding-defined key (e.g. class and method id),
+ * created with zeroed statistics on first sight. TG_NONE if out of memory. */
+uint32_t tg_profiler_method(tg_profiler *p, uint64_t key_a, uint64_t key_b);
+
+/* The method index for a key seen before, or TG_NONE; never creates one. */
+uint32_t tg_profiler_find_method(const tg_profiler *p, uint64_t key_a, uint64_t key_b);
+
+/* The index for a (caller, callee) edge, or TG_NONE; never creates one. */
+uint32_t tg_profiler_find_edge(const tg_profiler *p, uint32_t caller, uint32_t callee);
+
+/* Registers a thread and returns its index, or TG_NONE if out of memory. */
+uint32_t tg_profiler_add_thread(tg_profiler *p);
+
+void tg_context_init(tg_context *c, uint32_t thread);
+void tg_context_free(tg_context *c);
+
+/* Makes `c` the running context (its frames count as active). Cheap when
+ * it already is; otherwise O(depth of both stacks). */
+void tg_profiler_activate(tg_profiler *p, tg_context *c);
+
+/* Fiber switches: time stops for a suspended context and resumes later. */
+void tg_context_suspend(tg_context *c, uint64_t now);
+void tg_context_resume(tg_context *c, uint64_t now);
+
+/* Events. `c` must be the running context (see tg_profiler_activate). */
+void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t now);
+void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t now);
+
+/* Closes every open frame of `c` at `now` (or when it was suspended).
+ * Activates `c` first. Used at stop and when a thread ends. */
+void tg_profiler_close_all(tg_profiler *p, tg_context *c, uint64_t now);
+
+#endif

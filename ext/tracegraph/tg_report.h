@@ -1,0 +1,46 @@
+/*
+ * tg_report.h - the profile's data model, as the emitters see it.
+ *
+ * A report is a finished profile: every method with its totals, every
+ * caller->callee edge, and the clock it was measured with. It is plain C
+ * data (no Ruby), built by the binding from a Tracegraph::Profile, so the
+ * emitters can be tested with hand-built reports.
+ *
+ * All times are nanoseconds of the profile's clock.
+ */
+#ifndef TG_REPORT_H
+#define TG_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef struct tg_report_method {
+    const char *name;      /* "Class#meth", "Mod.meth"; any bytes, NUL-terminated */
+    const char *file;      /* defining file, or NULL for C methods / unknown */
+    int line;              /* defining line, 0 if unknown */
+    bool is_c;             /* implemented in C (drawn dashed) */
+    uint64_t calls;
+    uint64_t total_time;   /* each moment counted once, even under recursion */
+    uint64_t self_time;
+} tg_report_method;
+
+typedef struct tg_report_edge {
+    uint32_t caller;       /* index into methods */
+    uint32_t callee;       /* index into methods */
+    uint64_t calls;
+    uint64_t total_time;   /* time spent in callee when called from caller */
+    uint64_t self_time;    /* callee's self time when called from caller */
+} tg_report_edge;
+
+typedef struct tg_report {
+    const char *program;   /* e.g. "examples/demo.rb"; may be NULL */
+    const char *clock;     /* "wall", "cpu" or "thread_cpu" */
+    uint64_t total_time;   /* sum of the threads' profiled time */
+    const tg_report_method *methods;
+    size_t method_count;
+    const tg_report_edge *edges;
+    size_t edge_count;
+} tg_report;
+
+#endif

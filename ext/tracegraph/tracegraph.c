@@ -1,0 +1,573 @@
+/*
+ * tracegraph.c - the Ruby binding: the event hook, GC marking, and naming.
+ *
+ * This is the only file that includes ruby.h. It translates Ruby's events
+ * into the plain-C core (tg_profiler) and the core's numbers back into
+ * Ruby objects. Sections, top-down:
+ *   1. session state and GC marking
+ *   2. threads and fibers -> shadow stacks (contexts)
+ *   3. the event hook (the hot path, in one screen)
+ *   4. start / stop and building the result
+ *   5. method naming and source locations (at stop, never in the hook)
+ *   6. emitters: Ruby profile -> tg_report -> DOT
+ *
+ * Rules for the hook: no Ruby allocation, no Ruby method calls, no raise,
+ * no locks. It runs with the GVL held, so plain globals are safe. The one
+ * exception is rb_fiber_current() the first time a thread is seen, which
+ * may create that thread's root Fiber object: once per thread, never per
+ * call (see context_for_new_thread).
+ */
+#include <ruby.h>
+#include <ruby/debug.h>
+#include <ruby/encoding.h>
+
+#include "tg_clock.h"
+#include "tg_dot.h"
+#include "tg_profiler.h"
+#include "tg_report.h"
+
+/* ---- 1. session state and GC marking ---------------------------------- */
+
+/* What we know about a method beyond its statistics: its key. */
+typedef struct method_key {
+    VALUE klass;      /* the defining class or module (pinned while profiling) */
+    ID mid;           /* the method's original name: aliases collapse */
+    bool is_c;
+} method_key;
+
+/* One shadow stack: a thread's root stack or a fiber's. */
+typedef struct context_rec {
+    tg_context ctx;
+    VALUE fiber;      /* pinned */
+} context_rec;
+
+typedef struct thread_rec {
+    VALUE thread;           /* pinned */
+    context_rec *current;   /* the stack of the fiber running on this thread */
+    uint64_t last_now;      /* clock at its last event: closes its frames at stop
+                               in :thread_cpu mode, where our clock is not its clock */
+} thread_rec;
+
+static struct session {
+    bool running;
+    tg_clock_kind clock;
+    clockid_t clock_id;
+    rb_event_flag_t events;
+    tg_profiler prof;
+
+    method_key *keys;           /* parallel to prof.methods */
+    uint32_t key_capacity;
+
+    thread_rec *threads;        /* index = the core's thread index */
+    uint32_t thread_capacity;
+    tg_pairmap thread_index;    /* Thread VALUE -> index */
+
+    context_rec **contexts;     /* stable pointers: the core keeps tg_context* */
+    uint32_t context_count, context_capacity;
+    tg_pairmap fiber_index;     /* Fiber VALUE -> context */
+
+    VALUE cached_thread;        /* one-entry cache of the thread lookup */
+    thread_rec *cached;
+    bool dropped;               /* an event was lost (out of memory) */
+} S;
+
+static VALUE mTracegraph, cTracegraphSelf, eError;
+static VALUE session_keeper;   /* a Ruby object whose mark function marks S */
+static ID id_attached, id_instance_method, id_source_location;
+
+static void session_mark(void *unused)
+{
+    (void)unused;
+    if (!S.keys) return;
+    /* rb_gc_mark pins: classes, threads and fibers are hash keys here, so
+     * they must not move under GC.compact. */
+    for (uint32_t i = 0; i < S.prof.method_count; i++) rb_gc_mark(S.keys[i].klass);
+    for (uint32_t i = 0; i < S.prof.thread_count; i++) rb_gc_mark(S.threads[i].thread);
+    for (uint32_t i = 0; i < S.context_count; i++) rb_gc_mark(S.contexts[i]->fiber);
+}
+
+static const rb_data_type_t session_type = {
+    .wrap_struct_name = "tracegraph_session",
+    .function = {.dmark = session_mark},
+    .flags = RUBY_TYPED_FREE_IMMEDIATELY,
+};
+
+static bool grow_array(void **array, uint32_t *capacity, uint32_t need, size_t size)
+{
+    if (need <= *capacity) return true;
+    uint32_t cap = *capacity ? *capacity * 2 : 64;
+    while (cap < need) cap *= 2;
+    void *bigger = realloc(*array, (size_t)cap * size);
+    if (!bigger) return false;
+    *array = bigger;
+    *capacity = cap;
+    return true;
+}
+
+static void session_free(void)
+{
+    for (uint32_t i = 0; i < S.context_count; i++) {
+        tg_context_free(&S.contexts[i]->ctx);
+        free(S.contexts[i]);
+    }
+    free(S.contexts);
+    free(S.threads);
+    free(S.keys);
+    tg_pairmap_free(&S.thread_index);
+    tg_pairmap_free(&S.fiber_index);
+    tg_profiler_free(&S.prof);
+    memset(&S, 0, sizeof S);
+}
+
+/* ---- 2. threads and fibers -> contexts -------------------------------- */
+
+static context_rec *new_context(VALUE fiber, uint32_t thread)
+{
+    if (!grow_array((void **)&S.contexts, &S.context_capacity, S.context_count + 1, sizeof *S.contexts))
+        return NULL;
+    context_rec *rec = malloc(sizeof *rec);
+    if (!rec) return NULL;
+    if (!tg_pairmap_insert(&S.fiber_index, (uint64_t)fiber, 0, S.context_count)) {
+        free(rec);
+        return NULL;
+    }
+    tg_context_init(&rec->ctx, thread);
+    rec->fiber = fiber;
+    S.contexts[S.context_count++] = rec;
+    return rec;
+}
+
+static context_rec *context_of_fiber(VALUE fiber, uint32_t thread)
+{
+    uint32_t i = tg_pairmap_find(&S.fiber_index, (uint64_t)fiber, 0);
+    return i != TG_PAIRMAP_NONE ? S.contexts[i] : new_context(fiber, thread);
+}
+
+/* Registers a thread seen for the first time. Its current fiber keys its
+ * first stack, so that a later switch back to that fiber finds the same
+ * stack. rb_fiber_current() may allocate the thread's root Fiber object,
+ * so it runs before any of our tables change. */
+static thread_rec *register_thread(VALUE thread)
+{
+    VALUE fiber = rb_fiber_current();
+    if (!grow_array((void **)&S.threads, &S.thread_capacity, S.prof.thread_count + 1, sizeof *S.threads))
+        return NULL;
+    uint32_t index = tg_profiler_add_thread(&S.prof);
+    if (index == TG_NONE) return NULL;
+    context_rec *ctx = context_of_fiber(fiber, index);
+    if (!ctx || !tg_pairmap_insert(&S.thread_index, (uint64_t)thread, 0, index)) return NULL;
+    S.threads[index] = (thread_rec){.thread = thread, .current = ctx};
+    return &S.threads[index];
+}
+
+/* The running thread's record, made the core's running context. */
+static thread_rec *current_thread(void)
+{
+    VALUE thread = rb_thread_current();
+    if (thread == S.cached_thread) return S.cached;
+
+    uint32_t i = tg_pairmap_find(&S.thread_index, (uint64_t)thread, 0);
+    thread_rec *rec = i != TG_PAIRMAP_NONE ? &S.threads[i] : register_thread(thread);
+    if (!rec) {
+        S.dropped = true;
+        return NULL;
+    }
+    S.cached_thread = thread;
+    S.cached = rec;
+    tg_profiler_activate(&S.prof, &rec->current->ctx);
+    return rec;
+}
+
+/* A fiber switch happened on this thread: stop the clock of the stack we
+ * left and start the one we entered. */
+static void switch_fiber(thread_rec *th, uint64_t now)
+{
+    uint32_t index = (uint32_t)(th - S.threads);
+    context_rec *next = context_of_fiber(rb_fiber_current(), index);
+    if (!next) {
+        S.dropped = true;
+        return;
+    }
+    if (next == th->current) return;
+    tg_context_suspend(&th->current->ctx, now);
+    tg_context_resume(&next->ctx, now);
+    th->current = next;
+    tg_profiler_activate(&S.prof, &next->ctx);
+}
+
+/* A thread is ending: close whatever it left open (Thread#kill). */
+static void end_thread(thread_rec *th, uint64_t now)
+{
+    uint32_t index = (uint32_t)(th - S.threads);
+    for (uint32_t i = 0; i < S.context_count; i++)
+        if (S.contexts[i]->ctx.thread == index) tg_profiler_close_all(&S.prof, &S.contexts[i]->ctx, now);
+    tg_profiler_activate(&S.prof, &th->current->ctx);
+}
+
+/* ---- 3. the event hook ------------------------------------------------- */
+
+static uint32_t method_for_call(VALUE klass, ID mid, bool is_c)
+{
+    uint32_t before = S.prof.method_count;
+    uint32_t m = tg_profiler_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
+    if (m == before) {   /* a new method: remember how to name it */
+        if (!grow_array((void **)&S.keys, &S.key_capacity, m + 1, sizeof *S.keys)) {
+            /* Keep keys and methods parallel: forget nothing, drop the event. */
+            S.prof.method_count--;
+            S.dropped = true;
+            return TG_NONE;
+        }
+        S.keys[m] = (method_key){.klass = klass, .mid = mid, .is_c = is_c};
+    }
+    return m;
+}
+
+static void on_event(VALUE data, rb_trace_arg_t *arg)
+{
+    (void)data;
+    rb_event_flag_t event = rb_tracearg_event_flag(arg);
+
+    if (event & (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) {
+        /* The defining class and original name: aliases collapse. For Ruby
+         * methods Ruby finds these from the frame (no allocation). */
+        VALUE klass = rb_tracearg_defined_class(arg);
+        ID mid = SYM2ID(rb_tracearg_method_id(arg));
+        /* Tracegraph's own singleton methods (start, stop, profile) are
+         * not part of the program being profiled. */
+        if (klass == cTracegraphSelf || NIL_P(klass) || !klass) return;
+
+        thread_rec *th = current_thread();
+        if (!th) return;
+        tg_context *ctx = &th->current->ctx;
+        if (event & (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL)) {
+            uint32_t m = method_for_call(klass, mid, event == RUBY_EVENT_C_CALL);
+            uint64_t now = tg_clock_read(S.clock_id);   /* after our bookkeeping */
+            tg_profiler_call(&S.prof, ctx, m, now);
+            th->last_now = now;
+        } else {
+            uint64_t now = tg_clock_read(S.clock_id);   /* before our bookkeeping */
+            tg_profiler_return(&S.prof, ctx, tg_profiler_find_method(&S.prof, (uint64_t)klass, (uint64_t)mid), now);
+            th->last_now = now;
+        }
+        return;
+    }
+
+    thread_rec *th = current_thread();
+    if (!th) return;
+    uint64_t now = tg_clock_read(S.clock_id);
+    if (event & RUBY_EVENT_FIBER_SWITCH) {
+        switch_fiber(th, now);
+        th->last_now = now;
+    } else if (event & RUBY_EVENT_THREAD_END) {
+        end_thread(th, now);
+    }
+}
+
+/* ---- 4. start / stop ----------------------------------------------------- */
+
+static tg_clock_kind clock_from_symbol(VALUE sym)
+{
+    static const tg_clock_kind kinds[] = {TG_CLOCK_WALL, TG_CLOCK_CPU, TG_CLOCK_THREAD_CPU};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (sym == ID2SYM(rb_intern(tg_clock_name(kinds[i])))) return kinds[i];
+    rb_raise(rb_eArgError, "unknown clock %+" PRIsVALUE " (allowed: :wall, :cpu, :thread_cpu)", sym);
+}
+
+/* Tracegraph._start(clock, c_calls): options are validated in Ruby. */
+static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls)
+{
+    (void)mod;
+    if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
+    tg_clock_kind kind = clock_from_symbol(clock);
+
+    memset(&S, 0, sizeof S);
+    if (!tg_profiler_init(&S.prof) || !tg_pairmap_init(&S.thread_index, 64) ||
+        !tg_pairmap_init(&S.fiber_index, 64)) {
+        session_free();
+        rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
+    }
+    S.clock = kind;
+    S.clock_id = tg_clock_id(kind);
+    S.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
+    if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
+    S.cached_thread = Qundef;
+    /* Resolve the calling thread here, outside the hook, where allocating
+     * its root Fiber object is harmless. */
+    if (!current_thread()) {
+        session_free();
+        rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
+    }
+    S.running = true;
+    rb_add_event_hook2((rb_event_hook_func_t)(void (*)(void))on_event, S.events, Qnil,
+                       RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
+    return Qnil;
+}
+
+static VALUE method_name(const method_key *k);
+static VALUE method_location(const method_key *k);
+
+/* Builds the plain-data result that Tracegraph::Profile wraps:
+ *   [clock, [[thread, time], ...],
+ *    [[name, file, line, is_c, calls, total, self], ...],
+ *    [[caller, callee, calls, total, self], ...], complete?] */
+static VALUE build_result(void)
+{
+    VALUE threads = rb_ary_new_capa(S.prof.thread_count);
+    for (uint32_t i = 0; i < S.prof.thread_count; i++)
+        rb_ary_push(threads, rb_ary_new_from_args(2, S.threads[i].thread, ULL2NUM(S.prof.thread_time[i])));
+
+    VALUE methods = rb_ary_new_capa(S.prof.method_count);
+    for (uint32_t i = 0; i < S.prof.method_count; i++) {
+        const tg_method_stats *m = &S.prof.methods[i];
+        VALUE loc = method_location(&S.keys[i]);
+        rb_ary_push(methods, rb_ary_new_from_args(
+            7, method_name(&S.keys[i]), rb_ary_entry(loc, 0), rb_ary_entry(loc, 1),
+            S.keys[i].is_c ? Qtrue : Qfalse, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time)));
+    }
+
+    VALUE edges = rb_ary_new_capa(S.prof.edge_count);
+    for (uint32_t i = 0; i < S.prof.edge_count; i++) {
+        const tg_edge_stats *e = &S.prof.edges[i];
+        rb_ary_push(edges, rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee),
+                                                ULL2NUM(e->calls), ULL2NUM(e->total_time), ULL2NUM(e->self_time)));
+    }
+    return rb_ary_new_from_args(5, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
+                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue);
+}
+
+static VALUE build_result_protected(VALUE unused)
+{
+    (void)unused;
+    return build_result();
+}
+
+/* Tracegraph._stop: removes the hook, closes open frames, returns the data. */
+static VALUE tg_stop(VALUE mod)
+{
+    (void)mod;
+    if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
+    rb_remove_event_hook((rb_event_hook_func_t)(void (*)(void))on_event);
+    S.running = false;
+
+    uint64_t now = tg_clock_read(S.clock_id);
+    VALUE me = rb_thread_current();
+    for (uint32_t i = 0; i < S.context_count; i++) {
+        tg_context *ctx = &S.contexts[i]->ctx;
+        const thread_rec *th = &S.threads[ctx->thread];
+        /* A thread's CPU clock is only readable on that thread. */
+        bool own_clock = S.clock != TG_CLOCK_THREAD_CPU || th->thread == me;
+        tg_profiler_close_all(&S.prof, ctx, own_clock ? now : th->last_now);
+    }
+
+    int state = 0;
+    VALUE result = rb_protect(build_result_protected, Qnil, &state);
+    session_free();
+    if (state) rb_jump_tag(state);
+    return result;
+}
+
+static VALUE tg_running_p(VALUE mod)
+{
+    (void)mod;
+    return S.running ? Qtrue : Qfalse;
+}
+
+/* ---- 5. naming and locations ------------------------------------------- */
+
+/* "Class#meth" for instance methods, "Class.meth" for singleton methods of
+ * a class or module, "#<Class:...>#meth" for anonymous owners and for
+ * singleton classes of other objects. */
+static VALUE method_name(const method_key *k)
+{
+    VALUE owner = k->klass;
+    const char *separator = "#";
+    if (RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON)) {
+        VALUE attached = rb_attr_get(owner, id_attached);
+        if (RB_TYPE_P(attached, T_CLASS) || RB_TYPE_P(attached, T_MODULE)) {
+            owner = attached;
+            separator = ".";
+        }
+    }
+    VALUE name = rb_str_dup(rb_class_path(owner));
+    rb_str_cat_cstr(name, separator);
+    VALUE mname = rb_id2str(k->mid);
+    if (mname) rb_str_append(name, mname);
+    else rb_str_cat_cstr(name, "?");
+    return name;
+}
+
+static VALUE source_location(VALUE key)
+{
+    const method_key *k = (const method_key *)key;
+    VALUE um = rb_funcall(k->klass, id_instance_method, 1, ID2SYM(k->mid));
+    return rb_funcall(um, id_source_location, 0);
+}
+
+/* [file, line] of a Ruby method, or [nil, nil] for C methods and methods
+ * that no longer exist. */
+static VALUE method_location(const method_key *k)
+{
+    if (k->is_c) return rb_ary_new_from_args(2, Qnil, Qnil);
+    int state = 0;
+    VALUE loc = rb_protect(source_location, (VALUE)k, &state);
+    if (state) {
+        rb_set_errinfo(Qnil);
+        return rb_ary_new_from_args(2, Qnil, Qnil);
+    }
+    return RB_TYPE_P(loc, T_ARRAY) ? loc : rb_ary_new_from_args(2, Qnil, Qnil);
+}
+
+/* ---- 6. emitters --------------------------------------------------------- */
+
+/* Everything a Ruby profile lends a tg_report while it is rendered. The
+ * strings point into the Ruby objects, which the caller keeps alive. */
+typedef struct report_buffers {
+    tg_report_method *methods;
+    tg_report_edge *edges;
+    uint8_t *focus, *ignore;
+    char *output;
+} report_buffers;
+
+static void report_buffers_free(report_buffers *b)
+{
+    free(b->methods);
+    free(b->edges);
+    free(b->focus);
+    free(b->ignore);
+    free(b->output);
+}
+
+static const char *cstr_or_null(VALUE s)
+{
+    return NIL_P(s) ? NULL : StringValueCStr(s);
+}
+
+static uint64_t u64(VALUE v)
+{
+    return NUM2ULL(v);
+}
+
+typedef struct render_args {
+    VALUE meta, methods, edges, options;
+    report_buffers *buffers;
+} render_args;
+
+static uint8_t *flags_from(VALUE ary, long n)
+{
+    if (NIL_P(ary)) return NULL;
+    Check_Type(ary, T_ARRAY);
+    if (RARRAY_LEN(ary) != n) rb_raise(rb_eArgError, "flag array has %ld entries for %ld methods", RARRAY_LEN(ary), n);
+    uint8_t *flags = calloc((size_t)n + 1, 1);
+    if (!flags) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    for (long i = 0; i < n; i++) flags[i] = RTEST(rb_ary_entry(ary, i)) ? 1 : 0;
+    return flags;
+}
+
+static VALUE render_dot(VALUE arg)
+{
+    render_args *a = (render_args *)arg;
+    report_buffers *b = a->buffers;
+    long nm = RARRAY_LEN(a->methods), ne = RARRAY_LEN(a->edges);
+    b->methods = calloc((size_t)nm + 1, sizeof *b->methods);
+    b->edges = calloc((size_t)ne + 1, sizeof *b->edges);
+    if (!b->methods || !b->edges) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+
+    for (long i = 0; i < nm; i++) {
+        VALUE m = rb_ary_entry(a->methods, i);   /* [name, file, line, is_c, calls, total, self] */
+        Check_Type(m, T_ARRAY);
+        VALUE name = rb_ary_entry(m, 0);
+        b->methods[i] = (tg_report_method){
+            .name = StringValueCStr(name),   /* Ruby replaced NUL bytes */
+            .file = cstr_or_null(rb_ary_entry(m, 1)),
+            .line = NIL_P(rb_ary_entry(m, 2)) ? 0 : NUM2INT(rb_ary_entry(m, 2)),
+            .is_c = RTEST(rb_ary_entry(m, 3)),
+            .calls = u64(rb_ary_entry(m, 4)),
+            .total_time = u64(rb_ary_entry(m, 5)),
+            .self_time = u64(rb_ary_entry(m, 6)),
+        };
+    }
+    for (long i = 0; i < ne; i++) {
+        VALUE e = rb_ary_entry(a->edges, i);     /* [caller, callee, calls, total, self] */
+        Check_Type(e, T_ARRAY);
+        long caller = NUM2LONG(rb_ary_entry(e, 0)), callee = NUM2LONG(rb_ary_entry(e, 1));
+        if (caller < 0 || caller >= nm || callee < 0 || callee >= nm)
+            rb_raise(rb_eArgError, "edge %ld points at a missing method", i);
+        b->edges[i] = (tg_report_edge){
+            .caller = (uint32_t)caller,
+            .callee = (uint32_t)callee,
+            .calls = u64(rb_ary_entry(e, 2)),
+            .total_time = u64(rb_ary_entry(e, 3)),
+            .self_time = u64(rb_ary_entry(e, 4)),
+        };
+    }
+
+    VALUE meta = a->meta;   /* [program, clock, total_time] */
+    VALUE clock = rb_ary_entry(meta, 1);
+    tg_report report = {
+        .program = cstr_or_null(rb_ary_entry(meta, 0)),
+        .clock = StringValueCStr(clock),
+        .total_time = u64(rb_ary_entry(meta, 2)),
+        .methods = b->methods,
+        .method_count = (size_t)nm,
+        .edges = b->edges,
+        .edge_count = (size_t)ne,
+    };
+
+    VALUE o = a->options;   /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd] */
+    tg_dot_options opts;
+    tg_dot_options_default(&opts);
+    opts.node_fraction = NUM2DBL(rb_ary_entry(o, 0));
+    opts.edge_fraction = NUM2DBL(rb_ary_entry(o, 1));
+    opts.max_nodes = NUM2SIZET(rb_ary_entry(o, 2));
+    b->focus = flags_from(rb_ary_entry(o, 3), nm);
+    b->ignore = flags_from(rb_ary_entry(o, 4), nm);
+    opts.focus = b->focus;
+    opts.ignore = b->ignore;
+    opts.cwd = cstr_or_null(rb_ary_entry(o, 5));
+
+    size_t len = 0;
+    b->output = tg_dot_render(&report, &opts, &len);
+    if (!b->output) rb_raise(rb_eNoMemError, "tracegraph: out of memory while rendering DOT");
+    return rb_utf8_str_new(b->output, (long)len);
+}
+
+/* Tracegraph._render_dot(meta, methods, edges, options) -> String.
+ * Lib code prepares plain arrays; see Tracegraph::DotGraph. */
+static VALUE tg_render_dot(VALUE mod, VALUE meta, VALUE methods, VALUE edges, VALUE options)
+{
+    (void)mod;
+    Check_Type(meta, T_ARRAY);
+    Check_Type(methods, T_ARRAY);
+    Check_Type(edges, T_ARRAY);
+    Check_Type(options, T_ARRAY);
+    report_buffers buffers = {0};
+    render_args args = {meta, methods, edges, options, &buffers};
+    int state = 0;
+    VALUE dot = rb_protect(render_dot, (VALUE)&args, &state);
+    report_buffers_free(&buffers);
+    if (state) rb_jump_tag(state);
+    RB_GC_GUARD(meta);
+    RB_GC_GUARD(methods);
+    RB_GC_GUARD(edges);
+    return dot;
+}
+
+void Init_tracegraph(void)
+{
+    id_attached = rb_intern("__attached__");
+    id_instance_method = rb_intern("instance_method");
+    id_source_location = rb_intern("source_location");
+
+    mTracegraph = rb_define_module("Tracegraph");
+    cTracegraphSelf = rb_singleton_class(mTracegraph);
+    rb_gc_register_mark_object(cTracegraphSelf);
+    eError = rb_define_class_under(mTracegraph, "Error", rb_eStandardError);
+
+    session_keeper = TypedData_Wrap_Struct(rb_cObject, &session_type, &S);
+    rb_gc_register_mark_object(session_keeper);
+
+    rb_define_singleton_method(mTracegraph, "_start", tg_start, 2);
+    rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
+    rb_define_singleton_method(mTracegraph, "running?", tg_running_p, 0);
+    rb_define_singleton_method(mTracegraph, "_render_dot", tg_render_dot, 4);
+}

@@ -1,0 +1,76 @@
+# Tracegraph: a tracing profiler for Ruby that draws where the time went.
+#
+#   require "tracegraph"
+#   profile = Tracegraph.profile { run_my_code }
+#   profile.write_dot("call_graph.dot")   # dot -Tpdf call_graph.dot -o call_graph.pdf
+#
+# The C extension records every method call and return; this file is the
+# public API around it: options, start/stop, and the block form.
+require "tracegraph/version"
+require "tracegraph/tracegraph"
+require "tracegraph/profile"
+
+module Tracegraph
+  # Raised for misuse: starting twice, stopping when not started,
+  # malformed profile files.
+  class Error < StandardError; end unless const_defined?(:Error)
+
+  CLOCKS = %i[wall cpu thread_cpu].freeze
+  START_OPTIONS = %i[clock c_calls].freeze
+
+  class << self
+    # The profile from the last stop, including one cut short by an
+    # exception in Tracegraph.profile's block.
+    attr_reader :last_profile
+
+    # Starts profiling the whole process.
+    #   clock:   :wall (CLOCK_MONOTONIC, default), :cpu (process CPU time),
+    #            :thread_cpu (the running thread's CPU time)
+    #   c_calls: also trace methods implemented in C (default true)
+    def start(**options)
+      clock, c_calls = parse_start_options(options)
+      _start(clock, c_calls)
+      nil
+    end
+
+    # Stops profiling and returns the Tracegraph::Profile.
+    def stop
+      raw = _stop
+      @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME)
+    end
+
+    # Profiles the block and returns the profile. If the block raises, the
+    # exception propagates and the profile so far is in last_profile.
+    def profile(**options)
+      raise ArgumentError, "Tracegraph.profile needs a block" unless block_given?
+
+      start(**options)
+      begin
+        yield
+      ensure
+        stop if running?
+      end
+      @last_profile
+    end
+
+    private
+
+    def parse_start_options(options)
+      unknown = options.keys - START_OPTIONS
+      unless unknown.empty?
+        raise ArgumentError, "unknown option#{'s' if unknown.size > 1} #{unknown.map(&:inspect).join(', ')} " \
+                             "(allowed: #{START_OPTIONS.map(&:inspect).join(', ')})"
+      end
+      clock = options.fetch(:clock, :wall)
+      clock = clock.to_sym if clock.is_a?(String)
+      unless CLOCKS.include?(clock)
+        raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
+      end
+      c_calls = options.fetch(:c_calls, true)
+      unless [true, false].include?(c_calls)
+        raise ArgumentError, "c_calls must be true or false, not #{c_calls.inspect}"
+      end
+      [clock, c_calls]
+    end
+  end
+end

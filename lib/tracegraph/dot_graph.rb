@@ -1,0 +1,70 @@
+# DOT call graphs. The C emitter (ext/tracegraph/tg_dot.c) does the layout
+# decisions: pruning, sizes, colours, legend, escaping. This file only
+# validates options and hands it the profile's numbers.
+module Tracegraph
+  class Profile
+    DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, focus: nil, ignore: nil}.freeze
+
+    # The call graph as a DOT string. Options:
+    #   node_fraction: drop methods under this share of total time (0.005; 0 keeps all)
+    #   edge_fraction: drop calls under this share of total time (0.001; 0 keeps all)
+    #   max_nodes:     keep at most this many methods, by total time (80; 0 = no cap)
+    #   focus:         Regexp/String: keep only methods matching it and their callers and callees
+    #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
+    def to_dot(**options)
+      o = DotOptions.parse(options)
+      meta = [program&.to_s, clock.to_s, total_time]
+      rows = methods.map do |m|
+        [m.name, m.file, m.line, m.c_method ? true : false, m.calls, m.total_time, m.self_time]
+      end
+      links = edges.map { |e| [index_of(e.caller), index_of(e.callee), e.calls, e.total_time, e.self_time] }
+      focus = o[:focus] && methods.map { |m| o[:focus].match?(m.name) }
+      ignore = o[:ignore] && methods.map { |m| o[:ignore].match?(m.name) }
+      Tracegraph._render_dot(meta, rows, links,
+                             [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd])
+    end
+
+    # Writes the DOT call graph to path; returns the path.
+    #   dot -Tpdf call_graph.dot -o call_graph.pdf
+    def write_dot(path = "call_graph.dot", **options)
+      Tracegraph.write_output(path, to_dot(**options))
+    end
+  end
+
+  # Validation of to_dot's options, shared by the API and the CLI.
+  module DotOptions
+    def self.parse(options)
+      unknown = options.keys - Profile::DOT_DEFAULTS.keys
+      unless unknown.empty?
+        raise ArgumentError, "unknown option#{'s' if unknown.size > 1} #{unknown.map(&:inspect).join(', ')} " \
+                             "(allowed: #{Profile::DOT_DEFAULTS.keys.map(&:inspect).join(', ')})"
+      end
+      o = Profile::DOT_DEFAULTS.merge(options)
+      %i[node_fraction edge_fraction].each do |key|
+        value = o[key]
+        unless value.is_a?(Numeric) && value >= 0 && value <= 1
+          raise ArgumentError, "#{key} must be a number from 0 to 1, not #{value.inspect}"
+        end
+        o[key] = value.to_f
+      end
+      unless o[:max_nodes].is_a?(Integer) && o[:max_nodes] >= 0
+        raise ArgumentError, "max_nodes must be a non-negative integer (0 = no cap), not #{o[:max_nodes].inspect}"
+      end
+      %i[focus ignore].each { |key| o[key] = regexp(key, o[key]) }
+      o
+    end
+
+    def self.regexp(key, value)
+      case value
+      when nil, Regexp then value
+      when String
+        begin
+          Regexp.new(value)
+        rescue RegexpError => e
+          raise ArgumentError, "#{key}: invalid regular expression #{value.inspect} (#{e.message})"
+        end
+      else raise ArgumentError, "#{key} must be a Regexp or String, not #{value.class}"
+      end
+    end
+  end
+end

@@ -1,0 +1,44 @@
+# The flat profile: a text table of the top methods by self time.
+module Tracegraph
+  class Profile
+    # Prints the top `limit` methods by self time to io:
+    #   calls, self, total, self %, name, location.
+    def print_flat(io = $stdout, limit: 30)
+      raise ArgumentError, "limit must be a positive integer, not #{limit.inspect}" unless limit.is_a?(Integer) && limit > 0
+
+      total = total_time
+      io.puts "#{clock} time, total #{Tracegraph.human_time(total)} in #{methods.size} methods, " \
+              "#{Tracegraph.group_digits(total_calls)} calls"
+      io.puts format("%12s  %10s  %10s  %6s  %s", "calls", "self", "total", "self%", "method")
+      top = methods.sort_by { |m| [-m.self_time, -m.total_time, m.name] }.first(limit)
+      top.each do |m|
+        share = total.zero? ? 0.0 : 100.0 * m.self_time / total
+        where = m.file ? "  #{Tracegraph.short_path(m.file)}:#{m.line}" : ""
+        io.puts format("%12s  %10s  %10s  %5.1f%%  %s%s", Tracegraph.group_digits(m.calls),
+                       Tracegraph.human_time(m.self_time), Tracegraph.human_time(m.total_time), share, m.name, where)
+      end
+      hidden = methods.size - top.size
+      io.puts "(#{hidden} more methods not shown)" if hidden.positive?
+      nil
+    end
+  end
+
+  # 3 significant digits in ns, µs, ms or s, as the graph labels show.
+  def self.human_time(ns)
+    units = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"]]
+    scale, unit = units.find { |s, _| ns >= s } || [1, "ns"]
+    value = ns / scale.to_f
+    digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
+    digits = 0 if unit == "ns"
+    format("%.#{digits}f %s", value, unit)
+  end
+
+  def self.group_digits(n)
+    n.to_s.reverse.scan(/\d{1,3}/).join(",").reverse
+  end
+
+  def self.short_path(path)
+    pwd = "#{Dir.pwd}/"
+    path.start_with?(pwd) ? path.delete_prefix(pwd) : path
+  end
+end

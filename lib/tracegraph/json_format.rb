@@ -1,0 +1,164 @@
+# JSON: the profile's archival format, versioned and validated on load.
+#
+# Schema (version 1); times are integer nanoseconds, "caller"/"callee" are
+# indexes into "methods":
+#   {"version": 1, "clock": "wall", "unit": "ns", "program": "app.rb",
+#    "complete": true, "total_time": 1234567,
+#    "threads": [{"id": 1, "name": "main", "total_time": 1234567}],
+#    "methods": [{"name": "Object#main", "file": "app.rb", "line": 1, "c_method": false,
+#                 "calls": 1, "total_time": 1200000, "self_time": 3000}],
+#    "edges":   [{"caller": 0, "callee": 1, "calls": 3, "total_time": 600000, "self_time": 2000}]}
+require "json"
+
+module Tracegraph
+  # Raised by Profile.load_json for input that is not a valid profile.
+  class FormatError < Error; end
+
+  class Profile
+    JSON_VERSION = 1
+
+    def to_h
+      {
+        "version" => JSON_VERSION, "clock" => clock.to_s, "unit" => "ns", "program" => program,
+        "complete" => complete?, "total_time" => total_time,
+        "threads" => threads.map { |t| {"id" => t.id, "name" => t.name, "total_time" => t.total_time} },
+        "methods" => methods.map do |m|
+          {"name" => m.name, "file" => m.file, "line" => m.line, "c_method" => m.c_method ? true : false,
+           "calls" => m.calls, "total_time" => m.total_time, "self_time" => m.self_time}
+        end,
+        "edges" => edges.map do |e|
+          {"caller" => index_of(e.caller), "callee" => index_of(e.callee), "calls" => e.calls,
+           "total_time" => e.total_time, "self_time" => e.self_time}
+        end
+      }
+    end
+
+    def to_json(*args)
+      JSON.generate(to_h, *args)
+    end
+
+    # Writes the profile as JSON; returns the path.
+    def write_json(path)
+      Tracegraph.write_output(path, to_json)
+    end
+
+    # Loads a profile from a JSON string or a path to a JSON file.
+    def self.load_json(source)
+      text, origin = read_source(source)
+      data = begin
+        JSON.parse(text, max_nesting: 8)
+      rescue JSON::ParserError => e
+        raise FormatError, "#{origin}: not valid JSON (#{e.message.lines.first.strip[0, 200]})"
+      end
+      JsonLoader.new(data, origin).profile
+    end
+
+    def self.read_source(source)
+      raise FormatError, "load_json needs a String (JSON text or a path), not #{source.class}" unless source.is_a?(String)
+      return [source, "JSON text"] if source.lstrip.start_with?("{", "[")
+
+      begin
+        [File.read(source, encoding: Encoding::UTF_8), source]
+      rescue SystemCallError => e
+        raise FormatError, "cannot read profile #{source}: #{e.message}"
+      end
+    end
+    private_class_method :read_source
+  end
+
+  # Validates parsed JSON field by field so a bad file gets an error that
+  # names the field, never a crash or a half-built profile.
+  class JsonLoader
+    def initialize(data, origin)
+      @data = data
+      @origin = origin
+    end
+
+    def profile
+      object!(@data, "the document")
+      version = @data["version"]
+      unless version == Profile::JSON_VERSION
+        fail!("unsupported version #{version.inspect} (this tracegraph reads version #{Profile::JSON_VERSION})")
+      end
+      clock = string!(@data, "clock", "the document")
+      fail!("unknown clock #{clock.inspect}") unless Tracegraph::CLOCKS.include?(clock.to_sym)
+      fail!("unit must be \"ns\"") unless @data.fetch("unit", "ns") == "ns"
+
+      threads = array!(@data, "threads").each_with_index.map { |t, i| thread(t, "threads[#{i}]") }
+      methods = array!(@data, "methods").each_with_index.map { |m, i| method_stats(m, "methods[#{i}]") }
+      edges = array!(@data, "edges").each_with_index.map { |e, i| edge(e, "edges[#{i}]", methods) }
+      program = @data["program"]
+      fail!("program must be a string") unless program.nil? || program.is_a?(String)
+      Profile.new(clock: clock, threads: threads, methods: methods, edges: edges,
+                  program: program, complete: @data.fetch("complete", true) == true)
+    end
+
+    private
+
+    def thread(t, where)
+      object!(t, where)
+      ThreadStats.new(id: count!(t, "id", where), name: string!(t, "name", where),
+                      total_time: count!(t, "total_time", where))
+    end
+
+    def method_stats(m, where)
+      object!(m, where)
+      file = m["file"]
+      fail!("#{where}.file must be a string or null") unless file.nil? || file.is_a?(String)
+      line = m["line"]
+      fail!("#{where}.line must be a non-negative integer or null") unless line.nil? || (line.is_a?(Integer) && line >= 0)
+      MethodStats.new(name: Profile.clean_name(string!(m, "name", where)), file: file, line: line,
+                      calls: count!(m, "calls", where), total_time: count!(m, "total_time", where),
+                      self_time: count!(m, "self_time", where), c_method: m["c_method"] == true)
+    end
+
+    def edge(e, where, methods)
+      object!(e, where)
+      caller, callee = %w[caller callee].map do |key|
+        index = count!(e, key, where)
+        methods.fetch(index) { fail!("#{where}.#{key} points at method #{index}, but there are #{methods.size}") }
+      end
+      EdgeStats.new(caller: caller, callee: callee, calls: count!(e, "calls", where),
+                    total_time: count!(e, "total_time", where), self_time: count!(e, "self_time", where))
+    end
+
+    def object!(value, where)
+      fail!("#{where} must be an object, not #{json_type(value)}") unless value.is_a?(Hash)
+    end
+
+    def array!(data, key)
+      value = data[key]
+      fail!("#{key} must be an array, not #{json_type(value)}") unless value.is_a?(Array)
+      value
+    end
+
+    def string!(data, key, where)
+      value = data[key]
+      fail!("#{where}.#{key} must be a string, not #{json_type(value)}") unless value.is_a?(String)
+      value
+    end
+
+    # Counts and times: integers from 0 up to what 64 bits hold.
+    def count!(data, key, where)
+      value = data[key]
+      unless value.is_a?(Integer) && value >= 0 && value < 2**64
+        fail!("#{where}.#{key} must be a non-negative integer, not #{value.inspect[0, 40]}")
+      end
+      value
+    end
+
+    def json_type(value)
+      case value
+      when nil then "null"
+      when Hash then "an object"
+      when Array then "an array"
+      when String then "a string"
+      else value.class.name.downcase
+      end
+    end
+
+    def fail!(message)
+      raise FormatError, "#{@origin}: #{message}"
+    end
+  end
+end

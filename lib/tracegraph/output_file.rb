@@ -1,0 +1,20 @@
+# Writing output files with errors that say what is wrong with the path,
+# so a profile is never lost to a cryptic Errno.
+module Tracegraph
+  # Writes content to path atomically enough for our use: the bytes go to
+  # path itself, and any problem raises Tracegraph::Error naming the path.
+  def self.write_output(path, content)
+    path = path.to_path if path.respond_to?(:to_path)
+    raise Error, "output path must be a String, not #{path.class}" unless path.is_a?(String)
+    raise Error, "output path is empty" if path.empty?
+    raise Error, "cannot write #{path}: it is a directory" if File.directory?(path)
+
+    dir = File.dirname(path)
+    raise Error, "cannot write #{path}: directory #{dir} does not exist" unless File.directory?(dir)
+
+    File.binwrite(path, content)
+    path
+  rescue SystemCallError => e
+    raise Error, "cannot write #{path}: #{e.message.sub(/ @ .*/, '')}"
+  end
+end

@@ -1,0 +1,117 @@
+# The profile's data model: methods, caller->callee edges and threads, with
+# integer nanosecond times. Every output (DOT, JSON, the flat table) is
+# rendered from this one model.
+module Tracegraph
+  NANOS_PER_SECOND = 1_000_000_000.0
+
+  # Seconds accessors for the nanosecond fields.
+  module Seconds
+    def total_seconds = total_time / NANOS_PER_SECOND
+    def self_seconds = self_time / NANOS_PER_SECOND
+  end
+
+  # One method: "Class#meth" (instance), "Class.meth" (singleton). file and
+  # line are where it is defined (nil for C methods). total_time counts
+  # each moment once even under recursion; self_time excludes callees.
+  MethodStats = Struct.new(:name, :file, :line, :calls, :total_time, :self_time, :c_method,
+                           keyword_init: true) do
+    include Seconds
+    alias_method :c_method?, :c_method
+    def to_s = name
+    def inspect = "#<Tracegraph::MethodStats #{name} calls=#{calls} total=#{total_time}ns self=#{self_time}ns>"
+  end
+
+  # One caller->callee edge. caller and callee are MethodStats; total_time
+  # is the time spent in callee when called from caller, self_time the
+  # callee's self time in those calls.
+  EdgeStats = Struct.new(:caller, :callee, :calls, :total_time, :self_time, keyword_init: true) do
+    include Seconds
+    def inspect = "#<Tracegraph::EdgeStats #{caller.name} -> #{callee.name} calls=#{calls} total=#{total_time}ns>"
+  end
+
+  # One Ruby thread: total_time is the time it spent inside profiled
+  # methods, which is also the sum of its methods' self times.
+  ThreadStats = Struct.new(:id, :name, :total_time, keyword_init: true) do
+    def total_seconds = total_time / NANOS_PER_SECOND
+  end
+
+  class Profile
+    attr_reader :clock, :threads, :methods, :edges, :program
+
+    # Builds a profile from the extension's plain-data result.
+    def self.from_native(raw, program: nil)
+      clock, threads, methods, edges, complete = raw
+      methods = methods.map do |name, file, line, c_method, calls, total, self_time|
+        MethodStats.new(name: Profile.clean_name(name), file: file, line: line, calls: calls,
+                        total_time: total, self_time: self_time, c_method: c_method)
+      end
+      edges = edges.map do |caller, callee, calls, total, self_time|
+        EdgeStats.new(caller: methods[caller], callee: methods[callee], calls: calls,
+                      total_time: total, self_time: self_time)
+      end
+      threads = threads.each_with_index.map do |(thread, total), i|
+        ThreadStats.new(id: i + 1, name: thread_name(thread, i + 1), total_time: total)
+      end
+      new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete)
+    end
+
+    def self.thread_name(thread, id)
+      return "main" if thread == Thread.main
+
+      thread.name || "thread #{id}"
+    end
+
+    # Names are for people and for files: make them valid UTF-8 without NULs.
+    def self.clean_name(name)
+      name = name.dup.force_encoding(Encoding::UTF_8)
+      name = name.scrub("\uFFFD") unless name.valid_encoding?
+      name.tr("\0", "\u2400")
+    end
+
+    def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true)
+      @clock = clock.to_sym
+      @threads = threads.freeze
+      @methods = methods.freeze
+      @edges = edges.freeze
+      @program = program
+      @complete = complete
+      @by_name = methods.group_by(&:name)
+    end
+
+    # False if the profiler ran out of memory and had to drop events.
+    def complete? = @complete
+
+    # Time inside profiled methods, summed over threads (nanoseconds).
+    def total_time = threads.sum(&:total_time)
+    def total_seconds = total_time / NANOS_PER_SECOND
+    def total_calls = methods.sum(&:calls)
+
+    # The method with this name, e.g. profile["Object#main"]. If two
+    # anonymous owners print the same, the first is returned.
+    def [](name)
+      @by_name[name]&.first
+    end
+
+    # The edge from caller to callee (names or MethodStats), or nil.
+    def edge(caller, callee)
+      caller = caller.to_s
+      callee = callee.to_s
+      edges.find { |e| e.caller.name == caller && e.callee.name == callee }
+    end
+
+    # Position of a MethodStats in #methods, for formats that refer by index.
+    def index_of(method)
+      @index_of ||= methods.each_with_index.with_object({}.compare_by_identity) { |(m, i), h| h[m] = i }
+      @index_of.fetch(method)
+    end
+
+    def inspect
+      "#<Tracegraph::Profile clock=#{clock} methods=#{methods.size} edges=#{edges.size} total=#{total_time}ns>"
+    end
+  end
+end
+
+require "tracegraph/output_file"
+require "tracegraph/json_format"
+require "tracegraph/dot_graph"
+require "tracegraph/flat_table"

@@ -1,0 +1,3 @@
+module Tracegraph
+  VERSION = "0.1.0"
+end
