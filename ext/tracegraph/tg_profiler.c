@@ -133,9 +133,59 @@ void tg_context_resume(tg_context *c, uint64_t now)
     if (now > c->suspended_at) c->suspended_time += now - c->suspended_at;
 }
 
-void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t now)
+/* Pops the top frame at context-local time `local` and books its times. */
+static void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
+{
+    tg_frame *f = &c->frames[--c->depth];
+    /* Clamp: per-thread CPU clocks read on another thread, or a clock
+     * that steps, must not produce negative (huge unsigned) times. */
+    uint64_t elapsed = local > f->start ? local - f->start : 0;
+    uint64_t self = elapsed > f->child_time ? elapsed - f->child_time : 0;
+
+    tg_method_stats *m = &p->methods[f->method];
+    if (--m->active == 0) m->total_time += elapsed;
+    m->self_time += self;
+    if (f->edge != TG_NONE) {
+        tg_edge_stats *e = &p->edges[f->edge];
+        if (--e->active == 0) e->total_time += elapsed;
+        e->self_time += self;
+    }
+    p->thread_time[c->thread] += self;
+    /* The parent's child time takes what this frame's self time and its
+     * children booked, so the parent's self time excludes exactly that. */
+    if (c->depth > 0) c->frames[c->depth - 1].child_time += self + f->child_time;
+}
+
+/* Closes frames whose real frames are gone: those at or below `position`
+ * (deeper = smaller) are not ancestors of a frame at `position`. */
+static uint32_t drop_stale_frames(tg_profiler *p, tg_context *c, uint64_t position, bool inclusive, uint64_t now)
+{
+    if (position == 0) return 0;
+    uint64_t local = now - c->suspended_time;
+    uint32_t dropped = 0;
+    while (c->depth > 0) {
+        uint64_t top = c->frames[c->depth - 1].position;
+        if (top == 0 || top > position || (!inclusive && top == position)) break;
+        pop_frame(p, c, local);
+        dropped++;
+    }
+    return dropped;
+}
+
+uint32_t tg_profiler_drop_stale(tg_profiler *p, tg_context *c, uint64_t position, uint64_t now)
+{
+    return drop_stale_frames(p, c, position, true, now);
+}
+
+void tg_profiler_pop(tg_profiler *p, tg_context *c, uint64_t now)
+{
+    if (c->depth > 0) pop_frame(p, c, now - c->suspended_time);
+}
+
+void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
     if (method == TG_NONE) return;
+    drop_stale_frames(p, c, position, true, now);
     if (c->depth == c->capacity &&
         !grow((void **)&c->frames, &c->capacity, c->depth + 1, sizeof *c->frames)) {
         /* The matching return will find no frame and be ignored. */
@@ -165,6 +215,7 @@ void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t n
     c->frames[c->depth++] = (tg_frame){
         .method = method,
         .edge = edge,
+        .position = position,
         .start = now - c->suspended_time,
         .child_time = 0,
         .last_callee = TG_NONE,
@@ -172,33 +223,14 @@ void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t n
     };
 }
 
-/* Pops the top frame at context-local time `local` and books its times. */
-static void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
+void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
-    tg_frame *f = &c->frames[--c->depth];
-    /* Clamp: per-thread CPU clocks read on another thread, or a clock
-     * that steps, must not produce negative (huge unsigned) times. */
-    uint64_t elapsed = local > f->start ? local - f->start : 0;
-    uint64_t self = elapsed > f->child_time ? elapsed - f->child_time : 0;
-
-    tg_method_stats *m = &p->methods[f->method];
-    if (--m->active == 0) m->total_time += elapsed;
-    m->self_time += self;
-    if (f->edge != TG_NONE) {
-        tg_edge_stats *e = &p->edges[f->edge];
-        if (--e->active == 0) e->total_time += elapsed;
-        e->self_time += self;
-    }
-    p->thread_time[c->thread] += self;
-    /* The parent's child time takes what this frame's self time and its
-     * children booked, so the parent's self time excludes exactly that. */
-    if (c->depth > 0) c->frames[c->depth - 1].child_time += self + f->child_time;
-}
-
-void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t now)
-{
-    if (c->depth == 0 || method == TG_NONE) return;   /* called before profiling started */
+    if (method == TG_NONE) return;
+    drop_stale_frames(p, c, position, false, now);   /* frames deeper than this one */
+    if (c->depth == 0) return;   /* called before profiling started */
     uint32_t match = c->depth - 1;
+    uint64_t top = c->frames[match].position;
+    if (position != 0 && top != 0 && top != position) return;   /* its call was before start */
     if (c->frames[match].method != method) {
         /* Frames above the match missed their return events (an exception
          * through C code, a stack overflow). Find the nearest frame of this

@@ -19,6 +19,12 @@
  *    ignored, and a return that matches a frame below the top closes the
  *    frames above it first (frames skipped by exceptions or a stack
  *    overflow).
+ *  - Stack positions resynchronise without waiting for a return: each
+ *    event may carry the position of its frame on the real stack (a number
+ *    that gets smaller as the stack deepens, such as a frame's address; 0
+ *    if unknown). A shadow frame at or below a new call's position cannot
+ *    be its ancestor, so its real frame is gone (Ruby skips return events
+ *    when it unwinds a SystemStackError) and it is closed.
  *  - Time in a context runs only while it is switched in: each context
  *    keeps the time it spent suspended as an offset (fibers).
  *
@@ -54,6 +60,7 @@ typedef struct tg_edge_stats {
 typedef struct tg_frame {
     uint32_t method;
     uint32_t edge;           /* TG_NONE for a context's bottom frame */
+    uint64_t position;       /* where the real frame is; 0 if unknown */
     uint64_t start;          /* context-local time of the call */
     uint64_t child_time;     /* total time of the calls this frame made */
     uint32_t last_callee;    /* one-entry cache of this frame's last edge: */
@@ -112,9 +119,18 @@ void tg_profiler_activate(tg_profiler *p, tg_context *c);
 void tg_context_suspend(tg_context *c, uint64_t now);
 void tg_context_resume(tg_context *c, uint64_t now);
 
-/* Events. `c` must be the running context (see tg_profiler_activate). */
-void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t now);
-void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t now);
+/* Events. `c` must be the running context (see tg_profiler_activate).
+ * `position` is the real frame's stack position, or 0 if unknown. */
+void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
+void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
+
+/* Closes the frames that cannot be ancestors of a call at `position`
+ * (tg_profiler_call does this itself). Returns how many it closed, so a
+ * caller that knows more about the real stack can check further. */
+uint32_t tg_profiler_drop_stale(tg_profiler *p, tg_context *c, uint64_t position, uint64_t now);
+
+/* Closes the top frame of `c` at `now`, if there is one. */
+void tg_profiler_pop(tg_profiler *p, tg_context *c, uint64_t now);
 
 /* Closes every open frame of `c` at `now` (or when it was suspended).
  * Activates `c` first. Used at stop and when a thread ends. */

@@ -206,6 +206,92 @@ static void end_thread(thread_rec *th, uint64_t now)
 
 /* ---- 3. the event hook ------------------------------------------------- */
 
+/* rb_trace_arg_t is opaque, but since Ruby 2.x it has begun with these
+ * three fields (vm_core.h). The control frame pointer tells where on the
+ * VM stack an event happens: frames are pushed downwards, so a smaller
+ * address is deeper. The core uses it to notice frames whose return
+ * events Ruby skipped (it does when unwinding a SystemStackError). */
+struct trace_arg_head {
+    rb_event_flag_t event;
+    void *ec;
+    const void *cfp;
+};
+
+/* The size of one VM control frame, measured at load time (see
+ * measure_frame_size); 0 if it could not be, which turns positions off. */
+static uint64_t frame_size;
+
+static inline uint64_t trace_cfp(rb_trace_arg_t *arg)
+{
+    return (uint64_t)(uintptr_t)((const struct trace_arg_head *)arg)->cfp;
+}
+
+/* At a Ruby call or return, cfp is the method's own frame. At a C call or
+ * return it is the caller's frame (the C frame is pushed after the event
+ * and popped before it), so the C frame is the slot just below it. */
+static inline uint64_t frame_position(rb_trace_arg_t *arg, bool c_method)
+{
+    uint64_t cfp = trace_cfp(arg);
+    if (!frame_size || !cfp) return 0;
+    return c_method ? cfp - frame_size : cfp;
+}
+
+/* Load-time probe: Array#each called from C pushes its frame, then a
+ * frame for our C block; a C call made inside the block sees a cfp two
+ * frames below the one each saw. */
+static uint64_t probe_cfp[2];
+static int probe_count;
+
+static void probe_hook(VALUE data, rb_trace_arg_t *arg)
+{
+    (void)data;
+    if (probe_count < 2) probe_cfp[probe_count] = trace_cfp(arg);
+    probe_count++;
+}
+
+static VALUE probe_block(RB_BLOCK_CALL_FUNC_ARGLIST(item, unused))
+{
+    (void)unused;
+    return rb_funcall(item, rb_intern("itself"), 0);
+}
+
+static void measure_frame_size(void)
+{
+    VALUE one = rb_ary_new_from_args(1, INT2FIX(1));
+    probe_count = 0;
+    rb_add_event_hook2((rb_event_hook_func_t)(void (*)(void))probe_hook, RUBY_EVENT_C_CALL, Qnil,
+                       RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
+    rb_block_call(one, rb_intern("each"), 0, NULL, probe_block, Qnil);
+    rb_remove_event_hook((rb_event_hook_func_t)(void (*)(void))probe_hook);
+    uint64_t size = probe_cfp[0] > probe_cfp[1] ? (probe_cfp[0] - probe_cfp[1]) / 2 : 0;
+    bool plausible = probe_count == 2 && size >= 4 * sizeof(void *) && size <= 32 * sizeof(void *) &&
+                     (probe_cfp[0] - probe_cfp[1]) % 2 == 0;
+    frame_size = plausible ? size : 0;
+}
+
+/* Ruby runs a rescue or ensure clause in a frame of its own, in the slot
+ * just above the method that rescues. After a SystemStackError, whose
+ * unwinding fires no return events, the shadow frame left in that slot
+ * is stale, though its position looks alive. So when positions have just
+ * closed stale frames (a rare event), look at the real caller: a shadow
+ * frame in the caller's slot must be the caller's method. */
+static void drop_frames_in_callers_slot(tg_context *ctx, rb_trace_arg_t *arg, bool c_method, uint64_t now)
+{
+    /* At a C call the caller is the current frame; at a Ruby call, the
+     * one below the callee. */
+    uint64_t caller_slot = trace_cfp(arg) + (c_method ? 0 : frame_size);
+    VALUE frame = Qnil;
+    if (rb_profile_frames(c_method ? 0 : 1, 1, &frame, NULL) != 1) return;
+    VALUE caller_name = rb_profile_frame_method_name(frame);
+    while (ctx->depth > 0) {
+        const tg_frame *top = &ctx->frames[ctx->depth - 1];
+        if (top->position != caller_slot) return;
+        VALUE top_name = rb_id2str(S.keys[top->method].mid);
+        if (RB_TYPE_P(caller_name, T_STRING) && top_name && rb_str_equal(top_name, caller_name) == Qtrue) return;
+        tg_profiler_pop(&S.prof, ctx, now);
+    }
+}
+
 static uint32_t method_for_call(VALUE klass, ID mid, bool is_c)
 {
     uint32_t before = S.prof.method_count;
@@ -239,14 +325,19 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
         thread_rec *th = current_thread();
         if (!th) return;
         tg_context *ctx = &th->current->ctx;
+        bool c_method = event & (RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN);
+        uint64_t position = frame_position(arg, c_method);
         if (event & (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL)) {
-            uint32_t m = method_for_call(klass, mid, event == RUBY_EVENT_C_CALL);
+            uint32_t m = method_for_call(klass, mid, c_method);
             uint64_t now = tg_clock_read(S.clock_id);   /* after our bookkeeping */
-            tg_profiler_call(&S.prof, ctx, m, now);
+            if (tg_profiler_drop_stale(&S.prof, ctx, position, now) > 0)
+                drop_frames_in_callers_slot(ctx, arg, c_method, now);
+            tg_profiler_call(&S.prof, ctx, m, position, now);
             th->last_now = now;
         } else {
             uint64_t now = tg_clock_read(S.clock_id);   /* before our bookkeeping */
-            tg_profiler_return(&S.prof, ctx, tg_profiler_find_method(&S.prof, (uint64_t)klass, (uint64_t)mid), now);
+            uint32_t m = tg_profiler_find_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
+            tg_profiler_return(&S.prof, ctx, m, position, now);
             th->last_now = now;
         }
         return;
@@ -552,6 +643,13 @@ static VALUE tg_render_dot(VALUE mod, VALUE meta, VALUE methods, VALUE edges, VA
     return dot;
 }
 
+/* For tests: the measured control frame size, 0 if positions are off. */
+static VALUE tg_frame_size(VALUE mod)
+{
+    (void)mod;
+    return ULL2NUM(frame_size);
+}
+
 void Init_tracegraph(void)
 {
     id_attached = rb_intern("__attached__");
@@ -570,4 +668,7 @@ void Init_tracegraph(void)
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
     rb_define_singleton_method(mTracegraph, "running?", tg_running_p, 0);
     rb_define_singleton_method(mTracegraph, "_render_dot", tg_render_dot, 4);
+    rb_define_singleton_method(mTracegraph, "_frame_size", tg_frame_size, 0);
+
+    measure_frame_size();
 }

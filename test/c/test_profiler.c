@@ -28,8 +28,8 @@ static void teardown(void)
     tg_profiler_free(&p);
 }
 
-#define CALL(m, t) tg_profiler_call(&p, &ctx, (m), (t))
-#define RET(m, t) tg_profiler_return(&p, &ctx, (m), (t))
+#define CALL(m, t) tg_profiler_call(&p, &ctx, (m), 0, (t))
+#define RET(m, t) tg_profiler_return(&p, &ctx, (m), 0, (t))
 
 static const tg_edge_stats *edge(uint32_t caller, uint32_t callee)
 {
@@ -202,8 +202,8 @@ START_TEST(test_suspended_context_is_not_charged)
     tg_context_suspend(&ctx, 10);
     tg_context_resume(&fiber, 10);
     tg_profiler_activate(&p, &fiber);
-    tg_profiler_call(&p, &fiber, A, 12);   /* A again, but in another stack */
-    tg_profiler_call(&p, &fiber, B, 15);
+    tg_profiler_call(&p, &fiber, A, 0, 12);   /* A again, but in another stack */
+    tg_profiler_call(&p, &fiber, B, 0, 15);
     tg_context_suspend(&fiber, 40);        /* Fiber.yield inside B */
     tg_context_resume(&ctx, 40);
     tg_profiler_activate(&p, &ctx);
@@ -232,13 +232,13 @@ START_TEST(test_interleaved_threads_keep_their_own_recursion)
 
     CALL(A, 0);
     tg_profiler_activate(&p, &other);
-    tg_profiler_call(&p, &other, A, 5);
-    tg_profiler_call(&p, &other, A, 6);
+    tg_profiler_call(&p, &other, A, 0, 5);
+    tg_profiler_call(&p, &other, A, 0, 6);
     tg_profiler_activate(&p, &ctx);
     RET(A, 10);
     tg_profiler_activate(&p, &other);
-    tg_profiler_return(&p, &other, A, 20);
-    tg_profiler_return(&p, &other, A, 25);
+    tg_profiler_return(&p, &other, A, 0, 20);
+    tg_profiler_return(&p, &other, A, 0, 25);
 
     ck_assert_uint_eq(p.methods[A].calls, 3);
     ck_assert_uint_eq(p.methods[A].total_time, 10 + 20);
@@ -287,6 +287,62 @@ START_TEST(test_deep_stack_grows_and_shrinks)
 }
 END_TEST
 
+/* Positions: real frames at smaller numbers are deeper. */
+#define CALL_AT(m, pos, t) tg_profiler_call(&p, &ctx, (m), (pos), (t))
+#define RET_AT(m, pos, t) tg_profiler_return(&p, &ctx, (m), (pos), (t))
+
+START_TEST(test_positions_close_frames_whose_returns_were_skipped)
+{
+    /* A at 1000 recurses into B at 900, 800, ...; a stack overflow unwinds
+     * B's frames without return events, and A calls C at 900. */
+    CALL_AT(A, 1000, 0);
+    uint64_t t = 1;
+    for (uint64_t pos = 900; pos > 100; pos -= 100) CALL_AT(B, pos, t++);
+    ck_assert_uint_eq(ctx.depth, 9);
+    CALL_AT(C, 900, 20);      /* closes every B at 20 before pushing C */
+    ck_assert_uint_eq(ctx.depth, 2);
+    RET_AT(C, 900, 25);
+    RET_AT(A, 1000, 30);
+    ck_assert_uint_eq(ctx.depth, 0);
+    ck_assert_uint_eq(p.methods[B].calls, 8);
+    ck_assert_uint_eq(p.methods[B].total_time, 19);
+    ck_assert_uint_eq(edge(A, C)->calls, 1);
+    ck_assert_uint_eq(tg_profiler_find_edge(&p, B, C), TG_NONE);
+    ck_assert_uint_eq(p.methods[A].self_time, 30 - 19 - 5);
+    ck_assert_uint_eq(self_sum(), 30);
+}
+END_TEST
+
+START_TEST(test_positions_keep_c_frames_that_yield)
+{
+    /* A (at 1000) calls C method B, placed just below its caller (999);
+     * B yields to a block of A at 800, which calls C at 799 then A at 700. */
+    CALL_AT(A, 1000, 0);
+    CALL_AT(B, 999, 1);
+    CALL_AT(C, 799, 2); RET_AT(C, 799, 3);
+    CALL_AT(A, 700, 4); RET_AT(A, 700, 5);
+    RET_AT(B, 999, 6);
+    RET_AT(A, 1000, 7);
+    ck_assert_uint_eq(edge(B, C)->calls, 1);
+    ck_assert_uint_eq(edge(B, A)->calls, 1);
+    ck_assert_uint_eq(p.methods[B].total_time, 5);
+    ck_assert_uint_eq(p.methods[A].total_time, 7);
+}
+END_TEST
+
+START_TEST(test_positions_ignore_returns_of_frames_from_before_start)
+{
+    CALL_AT(A, 500, 0);
+    RET_AT(A, 500, 10);
+    RET_AT(A, 900, 20);       /* an A called before profiling started */
+    ck_assert_uint_eq(p.methods[A].total_time, 10);
+    CALL_AT(B, 500, 30);
+    RET_AT(C, 1000, 40);      /* a caller from before start returns: B's frame is gone */
+    ck_assert_uint_eq(ctx.depth, 0);
+    ck_assert_uint_eq(p.methods[B].total_time, 10);
+}
+END_TEST
+
 static Suite *profiler_suite(void)
 {
     Suite *s = suite_create("profiler");
@@ -305,6 +361,9 @@ static Suite *profiler_suite(void)
     tcase_add_test(tc, test_interleaved_threads_keep_their_own_recursion);
     tcase_add_test(tc, test_table_growth_to_100k_methods);
     tcase_add_test(tc, test_deep_stack_grows_and_shrinks);
+    tcase_add_test(tc, test_positions_close_frames_whose_returns_were_skipped);
+    tcase_add_test(tc, test_positions_keep_c_frames_that_yield);
+    tcase_add_test(tc, test_positions_ignore_returns_of_frames_from_before_start);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,92 @@
+require_relative "test_helper"
+
+# The seed program: exact call and edge counts.
+class SeedProgram
+  def main
+    3.times do
+      find_many_square_roots
+      find_many_squares
+    end
+  end
+
+  def find_many_square_roots
+    5000.times { |i| Math.sqrt(i) }
+  end
+
+  def find_many_squares
+    5000.times { |i| i**2 }
+  end
+end
+
+class TestCounts < TracegraphTest
+  def test_seed_program_counts_are_exact
+    program = SeedProgram.new
+    profile = Tracegraph.profile { program.main }
+
+    assert_equal 1, method_named(profile, "SeedProgram#main").calls
+    assert_equal 3, method_named(profile, "SeedProgram#find_many_square_roots").calls
+    assert_equal 3, method_named(profile, "SeedProgram#find_many_squares").calls
+    assert_equal 15_000, method_named(profile, "Math.sqrt").calls
+    assert_equal 15_000, method_named(profile, "Integer#**").calls
+    assert_equal 7, method_named(profile, "Integer#times").calls
+
+    assert_equal 1, edge_named(profile, "SeedProgram#main", "Integer#times").calls
+    assert_equal 3, edge_named(profile, "Integer#times", "SeedProgram#find_many_square_roots").calls
+    assert_equal 3, edge_named(profile, "SeedProgram#find_many_square_roots", "Integer#times").calls
+    assert_equal 15_000, edge_named(profile, "Integer#times", "Math.sqrt").calls
+    assert_equal 15_000, edge_named(profile, "Integer#times", "Integer#**").calls
+    assert_equal 6, profile.methods.size, profile.methods.map(&:name).inspect
+    assert_equal 7, profile.edges.size
+    assert_consistent profile
+  end
+
+  def test_locations_of_ruby_methods_and_none_for_c
+    profile = Tracegraph.profile { SeedProgram.new.main }
+    main = method_named(profile, "SeedProgram#main")
+    assert_equal __FILE__, main.file
+    assert_equal 5, main.line
+    refute main.c_method?
+    sqrt = method_named(profile, "Math.sqrt")
+    assert sqrt.c_method?
+    assert_nil sqrt.file
+  end
+
+  def test_without_c_calls_only_ruby_methods_are_recorded
+    profile = Tracegraph.profile(c_calls: false) { SeedProgram.new.main }
+    assert_equal %w[SeedProgram#find_many_square_roots SeedProgram#find_many_squares SeedProgram#main],
+                 profile.methods.map(&:name).sort
+    assert_equal 3, edge_named(profile, "SeedProgram#main", "SeedProgram#find_many_squares").calls
+    assert_consistent profile
+  end
+
+  def fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)
+
+  def test_recursion_counts_calls_exactly_and_time_once
+    profile = Tracegraph.profile(c_calls: false) { fib(20) }
+    fib = method_named(profile, "TestCounts#fib")
+    assert_equal 21_891, fib.calls
+    assert_equal 21_890, edge_named(profile, "TestCounts#fib", "TestCounts#fib").calls
+    # The whole profile is fib: its total is the outermost call, not a sum over depths.
+    assert_equal profile.total_time, fib.total_time
+    assert_equal fib.total_time, fib.self_time
+    assert_operator edge_named(profile, "TestCounts#fib", "TestCounts#fib").total_time, :<, fib.total_time
+    assert_consistent profile
+  end
+
+  def test_profile_block_and_tracegraph_methods_are_not_in_the_profile
+    profile = Tracegraph.profile { SeedProgram.new.main }
+    names = profile.methods.map(&:name)
+    assert names.none? { |n| n.start_with?("Tracegraph") }, names.inspect
+    program = SeedProgram.new
+    Tracegraph.start
+    program.find_many_squares
+    profile = Tracegraph.stop
+    assert_equal ["Integer#**", "Integer#times", "SeedProgram#find_many_squares"], profile.methods.map(&:name).sort
+    assert profile.edges.none? { |e| e.caller.name.start_with?("Tracegraph") }
+  end
+
+  def test_a_thread_bottom_frame_has_no_caller_edge
+    profile = Tracegraph.profile(c_calls: false) { SeedProgram.new.main }
+    assert profile.edges.none? { |e| e.callee.name == "SeedProgram#main" }
+  end
+end

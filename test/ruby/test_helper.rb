@@ -1,0 +1,43 @@
+require "minitest/autorun"
+require "tracegraph"
+
+module ProfileAssertions
+  MS = 1_000_000
+
+  # Invariants every profile must keep, whatever the program did.
+  def assert_consistent(profile)
+    profile.methods.each do |m|
+      assert_operator m.self_time, :<=, m.total_time, "#{m.name}: self > total"
+      assert_operator m.calls, :>, 0, "#{m.name} recorded with no calls"
+    end
+    profile.edges.each do |e|
+      assert_operator e.self_time, :<=, e.total_time, "#{e.caller.name} -> #{e.callee.name}: self > total"
+    end
+    assert_equal profile.methods.sum(&:self_time), profile.total_time,
+                 "self times must add up to the threads' profiled time"
+  end
+
+  def method_named(profile, name)
+    profile[name] || flunk("#{name} not in profile: #{profile.methods.map(&:name).sort.inspect}")
+  end
+
+  def edge_named(profile, caller, callee)
+    profile.edge(caller, callee) || flunk("no edge #{caller} -> #{callee}")
+  end
+
+  # Burns CPU for about `seconds` of this thread's CPU time.
+  def burn_cpu(seconds)
+    finish = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + seconds
+    x = 0
+    x += 1 while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < finish
+    x
+  end
+end
+
+class TracegraphTest < Minitest::Test
+  include ProfileAssertions
+
+  def teardown
+    Tracegraph.stop if Tracegraph.running?
+  end
+end

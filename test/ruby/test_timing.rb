@@ -1,0 +1,59 @@
+require_relative "test_helper"
+
+# Times against sleeps and busy loops of known length. Tolerances are wide
+# on purpose: this runs on a noisy 2-core machine.
+class TestTiming < TracegraphTest
+  def sleeper = sleep(0.2)
+  def burner = burn_cpu(0.2)
+
+  def both
+    sleeper
+    burner
+  end
+
+  def test_wall_clock_counts_sleep_and_work
+    profile = Tracegraph.profile(clock: :wall) { both }
+    sleeper = method_named(profile, "TestTiming#sleeper")
+    burner = method_named(profile, "TestTiming#burner")
+    assert_in_delta 200 * MS, sleeper.total_time, 60 * MS
+    assert_operator burner.total_time, :>=, 190 * MS
+    assert_operator burner.total_time, :<, 600 * MS
+    assert_in_delta 200 * MS, method_named(profile, "Kernel#sleep").self_time, 60 * MS
+    both = method_named(profile, "TestTiming#both")
+    assert_equal sleeper.total_time + burner.total_time + both.self_time, both.total_time
+    assert_operator both.self_time, :<, 5 * MS
+    assert_consistent profile
+  end
+
+  %i[cpu thread_cpu].each do |clock|
+    define_method("test_#{clock}_clock_does_not_count_sleep") do
+      profile = Tracegraph.profile(clock: clock) { both }
+      assert_equal clock, profile.clock
+      assert_operator method_named(profile, "TestTiming#sleeper").total_time, :<, 20 * MS
+      assert_in_delta 200 * MS, method_named(profile, "TestTiming#burner").total_time, 60 * MS
+      assert_consistent profile
+    end
+  end
+
+  def test_total_time_is_time_inside_methods
+    profile = Tracegraph.profile { sleeper }
+    assert_in_delta 200 * MS, profile.total_time, 60 * MS
+    assert_equal profile.total_time, profile.threads.first.total_time
+    assert_in_delta 0.2, profile.total_seconds, 0.06
+  end
+
+  def test_stop_closes_open_frames_at_stop_time
+    Tracegraph.start
+    profile = stops_inside
+    m = method_named(profile, "TestTiming#stops_inside")
+    assert_equal 1, m.calls
+    assert_in_delta 100 * MS, m.total_time, 50 * MS
+    assert_consistent profile
+  end
+
+  # Stops the profiler while this method's frame is still open.
+  def stops_inside
+    sleep 0.1
+    Tracegraph.stop
+  end
+end
