@@ -470,16 +470,21 @@ static VALUE tg_running_p(VALUE mod)
  * singleton classes of other objects. */
 static VALUE method_name(const method_key *k)
 {
-    VALUE owner = k->klass;
+    VALUE owner = k->klass, name;
     const char *separator = "#";
     if (RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON)) {
         VALUE attached = rb_attr_get(owner, id_attached);
         if (RB_TYPE_P(attached, T_CLASS) || RB_TYPE_P(attached, T_MODULE)) {
             owner = attached;
             separator = ".";
+            name = rb_str_dup(rb_class_path(owner));
+        } else {
+            /* rb_any_to_s, not #inspect: no user code runs while naming. */
+            name = rb_sprintf("#<Class:%" PRIsVALUE ">", rb_any_to_s(attached));
         }
+    } else {
+        name = rb_str_dup(rb_class_path(owner));
     }
-    VALUE name = rb_str_dup(rb_class_path(owner));
     rb_str_cat_cstr(name, separator);
     VALUE mname = rb_id2str(k->mid);
     if (mname) rb_str_append(name, mname);

@@ -1,0 +1,67 @@
+require_relative "test_helper"
+
+# Classes are hash keys in the profiler: they must survive (and not move
+# under) compaction, and GC.stress must find every object it keeps marked.
+class TestGC < TracegraphTest
+  class Shape
+    def area = 1
+  end
+
+  def make_classes(n)
+    Array.new(n) do |i|
+      klass = Class.new(Shape) { define_method(:area) { i } }
+      klass.new.area
+      klass
+    end
+  end
+
+  def churn = Array.new(200) { |i| "s#{i}" * 3 }
+
+  def test_gc_compact_during_profiling_keeps_names
+    profile = Tracegraph.profile do
+      churn
+      Shape.new.area
+      GC.compact
+      churn
+      Shape.new.area
+      GC.compact
+    end
+    assert_equal 2, method_named(profile, "TestGC::Shape#area").calls
+    assert_equal 2, method_named(profile, "TestGC#churn").calls
+    assert_equal 2, method_named(profile, "GC.compact").calls
+    assert_consistent profile
+  end
+
+  def test_verify_compaction_references
+    skip "needs GC.verify_compaction_references" unless GC.respond_to?(:verify_compaction_references)
+    profile = Tracegraph.profile do
+      make_classes(20)
+      GC.verify_compaction_references(double_heap: true, toward: :empty)
+      Shape.new.area
+    end
+    assert_equal 1, method_named(profile, "TestGC::Shape#area").calls
+    assert_equal 1, method_named(profile, "TestGC#make_classes").calls
+    anonymous = profile.methods.select { |m| m.name.match?(/\A#<Class:0x\h+>#area\z/) }
+    assert_equal 20, anonymous.size
+    assert_consistent profile
+  end
+
+  def test_gc_stress_while_defining_classes_and_methods
+    profile = nil
+    begin
+      GC.stress = true
+      profile = Tracegraph.profile { make_classes(5); churn }
+    ensure
+      GC.stress = false
+    end
+    assert_equal 1, method_named(profile, "TestGC#make_classes").calls
+    assert_equal 5, profile.methods.count { |m| m.name.end_with?("#area") && m.name.start_with?("#<Class:") }
+    assert_consistent profile
+  end
+
+  def test_classes_dropped_while_profiling_keep_their_names
+    profile = Tracegraph.profile { 3.times { make_classes(100) }; GC.start }
+    assert_equal 300, profile.methods.count { |m| m.name.start_with?("#<Class:0x") && m.name.end_with?("#area") }
+    assert_consistent profile
+  end
+end

@@ -1,0 +1,64 @@
+require_relative "test_helper"
+
+module Greeter
+  def self.hello = "hi"
+  def greet = "hello"
+end
+
+class Person
+  include Greeter
+  def self.create = new
+  def name = "ann"
+  alias_method :full_name, :name
+  def method_missing(*) = :missing
+  def respond_to_missing?(*) = true
+end
+
+class TestNaming < TracegraphTest
+  def test_instance_singleton_module_and_alias_names
+    person = Person.new
+    object = Object.new
+    def object.custom = 1
+    anonymous = Class.new { def run = 2 }.new
+    profile = Tracegraph.profile do
+      Person.create
+      person.name
+      person.full_name
+      person.greet
+      Greeter.hello
+      Math.sqrt(4)
+      object.custom
+      anonymous.run
+      [3, 1].sort
+    end
+    names = profile.methods.map(&:name)
+    %w[Person.create Person#name Greeter#greet Greeter.hello Math.sqrt Array#sort Class#new].each do |name|
+      assert_includes names, name
+    end
+    assert_equal 2, method_named(profile, "Person#name").calls, "an alias collapses into the method it calls"
+    refute_includes names, "Person#full_name"
+    assert_match(/\A#<Class:#<Object:0x\h+>>#custom\z/, names.grep(/custom/).first)
+    assert_match(/\A#<Class:0x\h+>#run\z/, names.grep(/#run/).first)
+  end
+
+  def test_kernel_methods_use_the_module_name
+    profile = Tracegraph.profile { format("%d", 1) }
+    assert_includes profile.methods.map(&:name), "Kernel#format"
+  end
+
+  def test_unusual_method_names
+    klass = Class.new do
+      define_method(:"a\"b\\c") { 1 }
+      define_method(:"名前") { 2 }
+      define_method(:[]=) { |_k, _v| 3 }
+    end
+    Object.const_set(:OddNames, klass) unless defined?(OddNames)
+    o = OddNames.new
+    profile = Tracegraph.profile { o.send(:"a\"b\\c"); o.send(:"名前"); o[1] = 2 }
+    names = profile.methods.map(&:name)
+    assert_includes names, "OddNames#a\"b\\c"
+    assert_includes names, "OddNames#名前"
+    assert_includes names, "OddNames#[]="
+    assert names.all?(&:valid_encoding?)
+  end
+end

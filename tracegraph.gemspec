@@ -1,0 +1,15 @@
+require_relative "lib/tracegraph/version"
+
+Gem::Specification.new do |s|
+  s.name = "tracegraph"
+  s.version = Tracegraph::VERSION
+  s.summary = "A tracing profiler for Ruby that draws where the time went as a call graph"
+  s.description = "tracegraph records every method call and return with a C event hook, keeps exact " \
+                  "per-method and per-edge counts and times, and writes Graphviz call graphs and JSON."
+  s.authors = ["tracegraph developers"]
+  s.license = "MIT"
+  s.required_ruby_version = ">= 3.1"
+  s.files = Dir["lib/**/*.rb", "ext/tracegraph/*.{c,h,rb}", "examples/*.rb", "README.md", "CMakeLists.txt"]
+  s.extensions = ["ext/tracegraph/extconf.rb"]
+  s.require_paths = ["lib"]
+end
