@@ -810,7 +810,7 @@ static void emit(tg_buf *b, const plan *p, const edge_list *l, const tg_dot_opti
      * passes, which dominate dot's run time; a slightly less tidy layout
      * of 1,000 boxes in seconds beats a perfect one in minutes.
      */
-    if (large) tg_buf_puts(b, ", nslimit=2, nslimit1=2, mclimit=0.3, searchsize=20, remincross=false");
+    if (large) tg_buf_puts(b, ", nslimit=2, nslimit1=2, mclimit=0.05, searchsize=20, remincross=false");
     tg_buf_puts(b, "];\n"
                    "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", penwidth=1.2, "
                    "margin=\"0.12,0.06\"];\n"
@@ -844,7 +844,7 @@ char *tg_dot_render(const tg_report *r, const tg_dot_options *o, size_t *len)
     bool ok = p.state && p.rank && p.order && adjacency_build(&a, r) && select_methods(&p, &a, o) &&
               collect_solid_edges(&p, &l) && find_hidden_paths(&p, &a, &l);
     if (ok) {
-        qsort(l.items, l.count, sizeof *l.items, compare_edges);
+        if (l.count > 1) qsort(l.items, l.count, sizeof *l.items, compare_edges);
         ok = remove_redundant_paths(&p, &l);
     }
     if (ok) emit(&b, &p, &l, o);

@@ -1,0 +1,55 @@
+# The profiler configurations. Each wraps a workload callable: start the
+# profiler, run it, stop and build the result - everything a user pays for.
+# Libraries load lazily (in run_one.rb) so the baseline process loads nothing.
+module Configs
+  Config = Struct.new(:name, :label, :library, :peer, :wrap, keyword_init: true)
+
+  def self.floor(name, label, clock_id)
+    Config.new(name: name, label: label, library: "tracegraph_bench_floor", peer: false,
+               wrap: lambda { |work|
+                 TracegraphBenchFloor.start(clock_id)
+                 work.call
+                 TracegraphBenchFloor.stop
+               })
+  end
+
+  def self.tracegraph(clock, c_calls)
+    Config.new(name: "tracegraph_#{clock}#{'_no_c' unless c_calls}",
+               label: "tracegraph :#{clock}#{', c_calls: false' unless c_calls}",
+               library: "tracegraph", peer: false,
+               wrap: lambda { |work|
+                 Tracegraph.start(clock: clock, c_calls: c_calls)
+                 work.call
+                 Tracegraph.stop
+               })
+  end
+
+  def self.ruby_prof(name, label, mode_name)
+    Config.new(name: name, label: label, library: "ruby-prof", peer: true,
+               wrap: lambda { |work|
+                 profile = RubyProf::Profile.new(measure_mode: RubyProf.const_get(mode_name))
+                 profile.start
+                 work.call
+                 profile.stop
+               })
+  end
+
+  ALL = [
+    Config.new(name: "baseline", label: "no profiler", library: nil, peer: false, wrap: ->(work) { work.call }),
+    floor("floor_empty", "floor: empty hook", nil),
+    floor("floor_monotonic", "floor: hook + CLOCK_MONOTONIC", Process::CLOCK_MONOTONIC),
+    # :cpu and :thread_cpu read clocks that cost a system call here; this
+    # floor shows how much of their cost is the clock alone.
+    floor("floor_process_cpu", "floor: hook + CLOCK_PROCESS_CPUTIME_ID", Process::CLOCK_PROCESS_CPUTIME_ID),
+    *%i[wall cpu thread_cpu].flat_map { |clock| [tracegraph(clock, true), tracegraph(clock, false)] },
+    ruby_prof("ruby_prof_wall", "ruby-prof WALL_TIME", :WALL_TIME),
+    ruby_prof("ruby_prof_process", "ruby-prof PROCESS_TIME", :PROCESS_TIME),
+    Config.new(name: "stackprof_wall", label: "stackprof :wall (sampling, 1 ms)", library: "stackprof", peer: true,
+               wrap: ->(work) { StackProf.run(mode: :wall, raw: false) { work.call } })
+  ].freeze
+
+  def self.fetch(name)
+    ALL.find { |c| c.name == name } or
+      raise ArgumentError, "unknown config #{name.inspect} (have: #{ALL.map(&:name).join(', ')})"
+  end
+end

@@ -1,0 +1,143 @@
+# Turns the raw samples into the markdown report: machine, method, the
+# slowdown table, the ratios that matter, run-to-run spread and memory.
+require "etc"
+
+class Report
+  # The rows of the ratio table: [label, numerator config, denominator config].
+  RATIOS = [
+    ["tracegraph :wall ÷ floor + CLOCK_MONOTONIC", "tracegraph_wall", "floor_monotonic"],
+    ["tracegraph :wall ÷ ruby-prof WALL_TIME", "tracegraph_wall", "ruby_prof_wall"],
+    ["tracegraph :cpu ÷ floor + CLOCK_PROCESS_CPUTIME_ID", "tracegraph_cpu", "floor_process_cpu"],
+    ["tracegraph :cpu ÷ ruby-prof PROCESS_TIME", "tracegraph_cpu", "ruby_prof_process"]
+  ].freeze
+
+  def initialize(samples:, memory:, runs:, seed:, quick:, started:, finished:)
+    @samples = samples
+    @memory = memory
+    @runs = runs
+    @seed = seed
+    @quick = quick
+    @started = started
+    @finished = finished
+    @workloads = samples.keys.map(&:last).uniq.sort
+  end
+
+  def markdown
+    [header, slowdown_table, ratio_table, spread, memory_table].join("\n")
+  end
+
+  private
+
+  def median(values)
+    sorted = values.sort
+    mid = sorted.size / 2
+    sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
+  end
+
+  def missing?(config, workload) = @samples[[config, workload]].include?(:missing)
+
+  def seconds(config, workload) = median(@samples[[config, workload]])
+
+  def slowdown(config, workload)
+    return if missing?(config, workload)
+
+    seconds(config, workload) / seconds("baseline", workload)
+  end
+
+  def cpu_model = File.read("/proc/cpuinfo")[/^model name\s*:\s*(.+)$/, 1] || "unknown"
+
+  def command
+    env = []
+    env << "BENCH_QUICK=1" if @quick
+    env << "BENCH_RUNS=#{ENV['BENCH_RUNS']}" if ENV["BENCH_RUNS"] && !@quick
+    env << "BENCH_SEED=#{@seed}"
+    "#{env.join(' ')} rake bench"
+  end
+
+  def header
+    uname = Etc.uname
+    <<~MD
+      # tracegraph overhead#{' (BENCH_QUICK smoke run: tiny workloads, not meaningful numbers)' if @quick}
+
+      - Date: #{@started.strftime('%Y-%m-%d %H:%M %Z')} (took #{(@finished - @started).round} s)
+      - Machine: #{Etc.nprocessors} CPUs (nproc), #{cpu_model}, #{uname[:sysname]} #{uname[:release]}
+      - Ruby: #{RUBY_DESCRIPTION}
+      - Command: `#{command}`
+
+      Each cell is the median of #{@runs} round#{'s' if @runs > 1}. In every round each configuration ×
+      workload pair runs in a fresh `ruby` process (`bench/run_one.rb`) that runs the
+      workload once under the configuration to warm up, then once more timed with
+      `CLOCK_MONOTONIC`; rounds visit the pairs in a new random order. The timed region
+      is the whole profiled run: profiler start, the workload, profiler stop and
+      building its result object (`Tracegraph.stop`'s Profile, ruby-prof's
+      `Profile#stop`, stackprof's result hash). Nothing is printed or written.
+      Slowdown = median profiled time ÷ median unprofiled time of the same workload
+      in this run. The floor is a C hook on call/return/c_call/c_return built by the
+      benchmark (`bench/floor/floor.c`): no real profiler can be faster.
+    MD
+  end
+
+  def table(head, rows)
+    lines = [head, head.map { "---" }, *rows].map { |cells| "| #{cells.join(' | ')} |" }
+    lines.join("\n") + "\n"
+  end
+
+  def slowdown_table
+    rows = Configs::ALL.map do |config|
+      cells = @workloads.map do |w|
+        if missing?(config.name, w) then "not installed"
+        elsif config.name == "baseline" then format("1.00× (%.1f ms)", seconds("baseline", w) * 1000)
+        else format("%.2f×", slowdown(config.name, w))
+        end
+      end
+      [config.label, *cells]
+    end
+    "## Slowdown (profiled ÷ unprofiled)\n\n" + table(["configuration", *@workloads], rows)
+  end
+
+  def ratio_table
+    rows = RATIOS.map do |label, ours, theirs|
+      cells = @workloads.map do |w|
+        a = slowdown(ours, w)
+        b = slowdown(theirs, w)
+        a && b ? format("%.2f", a / b) : "n/a"
+      end
+      [label, *cells]
+    end
+    "## Ratios of slowdowns (below 1: tracegraph is faster)\n\n" + table(["ratio", *@workloads], rows)
+  end
+
+  def spread
+    return "" if @runs < 2
+
+    spreads = @samples.reject { |_, v| v.include?(:missing) }.map { |key, v| [v.max / v.min, key] }.sort
+    worst, (config, workload) = spreads.last
+    format("Run-to-run spread (slowest ÷ fastest of the %d rounds): median cell %.2f, worst %.2f (%s, %s).\n",
+           @runs, spreads[spreads.size / 2].first, worst, config, workload)
+  end
+
+  def memory_table
+    rows = @memory.map do |m|
+      [m["profiled_calls"], m["profiled_methods"], m["edges"],
+       "#{ms(m['unprofiled_s'])} → #{ms(m['profiled_s'])} (#{format('%.1f', m['profiled_s'] / m['unprofiled_s'])}×)",
+       mb(m["while_profiling_kb"]), mb(m["after_stop_kb"]), mb(m["after_output_kb"]),
+       ms(m["stop_s"]), ms(m["to_json_s"]), format("%.1f MB", m["json_bytes"] / 1e6),
+       m["to_dot_s"] ? ms(m["to_dot_s"]) : "no to_dot"]
+    end
+    head = ["calls traced", "methods", "edges", "time (unprofiled → profiled)", "peak RSS + while profiling",
+            "+ after stop", "+ after to_json/to_dot", "stop", "to_json", "JSON size", "to_dot"]
+    <<~MD + table(head, rows)
+      ## Memory and result building (`bench/memory.rb`)
+
+      Tracegraph `:wall` with C calls, in a fresh process per row: leaf methods called
+      from one group method per 100 leaves. Peak RSS growth is VmHWM from
+      /proc/self/status compared with the peak after an unprofiled warm-up run of the
+      same program. `stop` includes building the Profile; to_dot uses its defaults.
+
+    MD
+  end
+
+  def mb(kb) = format("%.1f MB", kb / 1024.0)
+
+  def ms(s) = format("%.0f ms", s * 1000)
+end
