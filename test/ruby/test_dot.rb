@@ -1,0 +1,136 @@
+require_relative "test_helper"
+require "open3"
+require "tmpdir"
+
+class DotProgram
+  def main
+    3.times do
+      find_many_square_roots
+      find_many_squares
+    end
+  end
+
+  def find_many_square_roots = 5000.times { |i| Math.sqrt(i) }
+  def find_many_squares = 5000.times { |i| i**2 }
+end
+
+class TestDot < TracegraphTest
+  def demo_profile
+    program = DotProgram.new
+    @demo_profile ||= Tracegraph.profile { program.main }
+  end
+
+  # Renders with the real Graphviz and fails on any warning.
+  def assert_renders(dot)
+    out, err, status = Open3.capture3("dot", "-Tsvg", stdin_data: dot)
+    assert status.success?, "dot failed: #{err}"
+    assert_equal "", err, "dot warned"
+    assert_includes out, "<svg"
+    out
+  end
+
+  def node_labels(dot) = dot.scan(/^\s*N\d+ \[label="([^"\\]*(?:\\.[^"\\]*)*)"/).flatten
+  def node_names(dot) = node_labels(dot).map { |l| l.split('\n').first }
+
+  def test_demo_graph_renders_and_shows_every_method_with_its_numbers
+    dot = demo_profile.to_dot
+    svg = assert_renders(dot)
+    assert_equal ["DotProgram#main", "Integer#times", "DotProgram#find_many_square_roots",
+                  "DotProgram#find_many_squares", "Math.sqrt", "Integer#**"].sort, node_names(dot).sort
+    assert_match(/label="Math.sqrt\\nself [\d.]+ .s \([\d.]+%\)\\ntotal [\d.]+ .s \([\d.]+%\)\\n15,000 calls"/, dot)
+    assert_match(/×15,000 · /, dot)
+    assert_includes dot, "Showing 6 of 6 methods"
+    assert_includes svg, "Integer#times"
+  end
+
+  def test_the_biggest_self_time_is_the_biggest_box
+    dot = demo_profile.to_dot
+    sizes = dot.scan(/^\s*N\d+ \[label="([^\\"]+)[^\n]*fontsize=([\d.]+)/).to_h { |n, s| [n, s.to_f] }
+    biggest = demo_profile.methods.max_by(&:self_time).name
+    assert_equal biggest, sizes.max_by { |_, s| s }.first
+  end
+
+  def test_output_is_deterministic
+    again = Tracegraph::Profile.load_json(demo_profile.to_json)
+    assert_equal demo_profile.to_dot, again.to_dot
+  end
+
+  def test_pruning_options
+    dot = demo_profile.to_dot(max_nodes: 2)
+    assert_equal 2, node_names(dot).size
+    assert_match(/Showing 2 of 6 methods/, dot)
+    assert_renders dot
+    all = demo_profile.to_dot(node_fraction: 0, edge_fraction: 0, max_nodes: 0)
+    assert_equal 6, node_names(all).size
+  end
+
+  def test_ignore_keeps_paths_through_hidden_methods_as_dotted_edges
+    dot = demo_profile.to_dot(ignore: /Integer#times/)
+    refute_includes node_names(dot), "Integer#times"
+    assert_match(/style=dotted/, dot)
+    assert_renders dot
+  end
+
+  def test_focus_keeps_matching_methods_and_their_callers_and_callees
+    dot = demo_profile.to_dot(focus: "sqrt")
+    names = node_names(dot)
+    assert_includes names, "Math.sqrt"
+    assert_includes names, "DotProgram#main"
+    assert_renders dot
+  end
+
+  def test_bad_options_raise_naming_the_problem
+    e = assert_raises(ArgumentError) { demo_profile.to_dot(max_node: 3) }
+    assert_match(/unknown option :max_node \(allowed: :node_fraction, :edge_fraction, :max_nodes, :focus, :ignore\)/, e.message)
+    e = assert_raises(ArgumentError) { demo_profile.to_dot(node_fraction: 2) }
+    assert_match(/node_fraction must be a number from 0 to 1/, e.message)
+    e = assert_raises(ArgumentError) { demo_profile.to_dot(focus: "(") }
+    assert_match(/focus: invalid regular expression/, e.message)
+  end
+
+  def test_write_dot_and_bad_paths
+    Dir.mktmpdir do |dir|
+      path = File.join(dir, "g.dot")
+      assert_equal path, demo_profile.write_dot(path)
+      assert_renders File.read(path)
+      e = assert_raises(Tracegraph::Error) { demo_profile.write_dot(dir) }
+      assert_match(/is a directory/, e.message)
+      e = assert_raises(Tracegraph::Error) { demo_profile.write_dot("/proc/no/such/dir/g.dot") }
+      assert_match(/does not exist/, e.message)
+    end
+  end
+
+  def test_hostile_names_render_without_warnings
+    klass = Class.new do
+      define_method(:"a\"b\\c") { 1 }
+      define_method(:"<=>") { |_| 0 }
+      define_method(:"{x|y}<z>") { 2 }
+      define_method(:"ünï名前") { 3 }
+      define_method(:"line\nbreak") { 4 }
+      define_method(("x" * 5000).to_sym) { 5 }
+    end
+    o = klass.new
+    profile = Tracegraph.profile(c_calls: false) do
+      klass.instance_methods(false).each { |m| m == :<=> ? o.send(m, o) : o.send(m) }
+    end
+    assert_equal 6, profile.methods.size
+    dot = profile.to_dot(node_fraction: 0, edge_fraction: 0)
+    assert_renders dot
+    assert_includes dot, 'a\\"b\\\\c'
+    assert dot.valid_encoding?
+  end
+
+  def test_empty_profile_renders_a_legend
+    assert_renders Tracegraph.profile { nil }.to_dot
+  end
+
+  def test_print_flat
+    out = StringIO.new
+    demo_profile.print_flat(out, limit: 3)
+    lines = out.string.lines
+    assert_match(/\Awall time, total .* in 6 methods, 30,0\d\d calls/, lines[0])
+    assert_match(/calls\s+self\s+total\s+self%\s+method/, lines[1])
+    assert_match(/\A\s+7\s.*Integer#times/, lines[2])
+    assert_equal "(3 more methods not shown)\n", lines.last
+  end
+end
