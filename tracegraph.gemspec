@@ -7,9 +7,10 @@ Gem::Specification.new do |s|
   s.description = "tracegraph records every method call and return with a C event hook, keeps exact " \
                   "per-method and per-edge counts and times, and writes Graphviz call graphs and JSON."
   s.authors = ["tracegraph developers"]
-  s.license = "MIT"
   s.required_ruby_version = ">= 3.1"
-  s.files = Dir["lib/**/*.rb", "ext/tracegraph/*.{c,h,rb}", "examples/*.rb", "README.md", "CMakeLists.txt"]
+  s.files = Dir["lib/**/*.rb", "ext/tracegraph/*.{c,h,rb}", "exe/*", "examples/**/*", "README.md", "CMakeLists.txt"]
+  s.bindir = "exe"
+  s.executables = ["tracegraph"]
   s.extensions = ["ext/tracegraph/extconf.rb"]
   s.require_paths = ["lib"]
 end

@@ -29,8 +29,25 @@ module Tracegraph
     #   c_calls: also trace methods implemented in C (default true)
     def start(**options)
       clock, c_calls = parse_start_options(options)
-      _start(clock, c_calls)
+      _start(clock, c_calls, false)
       nil
+    end
+
+    # Runs the script file (or code, with name "-e") as Ruby's main
+    # program would, profiling it. The load/eval call itself is left out,
+    # so the script's own calls are the roots. Returns what the script's
+    # exit status would be; the profile is in last_profile.
+    def profile_script(path, code: nil, **options)
+      clock, c_calls = parse_start_options(options)
+      _start(clock, c_calls, c_calls) # without C calls, load/eval is not traced anyway
+      begin
+        code ? TOPLEVEL_BINDING.eval(code, path, 1) : load(path)
+        0
+      rescue SystemExit => e
+        e.status
+      ensure
+        stop if running?
+      end
     end
 
     # Stops profiling and returns the Tracegraph::Profile.

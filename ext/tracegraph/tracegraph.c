@@ -69,6 +69,7 @@ static struct session {
     VALUE cached_thread;        /* one-entry cache of the thread lookup */
     thread_rec *cached;
     bool dropped;               /* an event was lost (out of memory) */
+    bool hide_next_call;        /* the CLI's own load/eval of the script */
 } S;
 
 static VALUE mTracegraph, cTracegraphSelf, eError;
@@ -328,6 +329,12 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
         bool c_method = event & (RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN);
         uint64_t position = frame_position(arg, c_method);
         if (event & (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL)) {
+            if (RB_UNLIKELY(S.hide_next_call)) {
+                /* Not pushed, so its return is unmatched and ignored, and
+                 * the calls it makes become bottom frames. */
+                S.hide_next_call = false;
+                return;
+            }
             uint32_t m = method_for_call(klass, mid, c_method);
             uint64_t now = tg_clock_read(S.clock_id);   /* after our bookkeeping */
             if (tg_profiler_drop_stale(&S.prof, ctx, position, now) > 0)
@@ -364,8 +371,11 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
     rb_raise(rb_eArgError, "unknown clock %+" PRIsVALUE " (allowed: :wall, :cpu, :thread_cpu)", sym);
 }
 
-/* Tracegraph._start(clock, c_calls): options are validated in Ruby. */
-static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls)
+/* Tracegraph._start(clock, c_calls, hide_next_call): options are
+ * validated in Ruby. hide_next_call leaves out the first call made after
+ * start: the CLI's `load` of the script, so the script's methods are the
+ * roots of the graph. */
+static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_call)
 {
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
@@ -382,6 +392,7 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls)
     S.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
     if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
     S.cached_thread = Qundef;
+    S.hide_next_call = RTEST(hide_next_call);
     /* Resolve the calling thread here, outside the hook, where allocating
      * its root Fiber object is harmless. */
     if (!current_thread()) {
@@ -669,7 +680,7 @@ void Init_tracegraph(void)
     session_keeper = TypedData_Wrap_Struct(rb_cObject, &session_type, &S);
     rb_gc_register_mark_object(session_keeper);
 
-    rb_define_singleton_method(mTracegraph, "_start", tg_start, 2);
+    rb_define_singleton_method(mTracegraph, "_start", tg_start, 3);
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
     rb_define_singleton_method(mTracegraph, "running?", tg_running_p, 0);
     rb_define_singleton_method(mTracegraph, "_render_dot", tg_render_dot, 4);

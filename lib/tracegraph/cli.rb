@@ -1,0 +1,129 @@
+# The `tracegraph` command. Parses options, runs the script in this process
+# as `ruby script.rb` would, and writes the profile even if the script
+# raises or exits. Exit status: the script's own, or 1 if it was fine but
+# the output could not be written, or 2 for bad usage.
+require "optparse"
+require "tracegraph"
+require "tracegraph/output"
+
+module Tracegraph
+  class CLI
+    USAGE_ERROR = 2
+
+    def initialize(out: $stdout, err: $stderr)
+      @out = out
+      @err = err
+    end
+
+    def run(argv)
+      argv = argv.dup
+      options = parse(argv)
+      return 0 if options == :done
+
+      script, code = target(options, argv)
+      options[:outputs].each { |path| Output.check_path(path) }
+      run_script(script, code, argv, options)
+    rescue OptionParser::ParseError, UsageError => e
+      @err.puts "tracegraph: #{e.message} (see tracegraph --help)"
+      USAGE_ERROR
+    rescue Tracegraph::Error, ArgumentError => e
+      @err.puts "tracegraph: #{e.message}"
+      USAGE_ERROR
+    end
+
+    class UsageError < StandardError; end
+
+    private
+
+    def parse(argv)
+      options = {outputs: [], start: {}, dot: {}, flat: false, code: nil}
+      parser = OptionParser.new do |o|
+        o.banner = <<~TEXT
+          Usage: tracegraph [options] script.rb [script args...]
+                 tracegraph [options] -e 'ruby code'
+
+          Profiles a Ruby program and writes its call graph. The format follows the
+          output's extension: .dot .json .txt .pdf .svg .png (pdf/svg/png run Graphviz's dot,
+          and keep the .dot beside them). -o can be given more than once.
+          Options may come before or after the script; arguments after `--` all go to
+          the script: tracegraph -o g.pdf app.rb -- --app-flag
+
+        TEXT
+        o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot)") { |v| options[:outputs] << v }
+        o.on("-e CODE", "Profile this code instead of a script") { |v| options[:code] = v }
+        o.on("-c", "--clock CLOCK", Tracegraph::CLOCKS.map(&:to_s), "wall (default), cpu or thread_cpu") do |v|
+          options[:start][:clock] = v.to_sym
+        end
+        o.on("--no-c-calls", "Record only methods written in Ruby") { options[:start][:c_calls] = false }
+        o.on("--node-fraction F", Float, "Hide methods under this share of total time (default 0.005)") do |v|
+          options[:dot][:node_fraction] = v
+        end
+        o.on("--edge-fraction F", Float, "Hide calls under this share of total time (default 0.001)") do |v|
+          options[:dot][:edge_fraction] = v
+        end
+        o.on("--max-nodes N", Integer, "Show at most N methods (default 80, 0 = all)") { |v| options[:dot][:max_nodes] = v }
+        o.on("--focus REGEX", "Show only methods matching REGEX and their callers and callees") do |v|
+          options[:dot][:focus] = v
+        end
+        o.on("--ignore REGEX", "Hide methods matching REGEX (paths through them stay, dotted)") do |v|
+          options[:dot][:ignore] = v
+        end
+        o.on("--flat", "Also print the top methods by self time to stderr") { options[:flat] = true }
+        o.on("-h", "--help", "Show this help") do
+          @out.puts o
+          return :done
+        end
+        o.on("--version", "Show the version") do
+          @out.puts "tracegraph #{Tracegraph::VERSION}"
+          return :done
+        end
+      end
+      parser.permute!(argv) # like ruby-prof: `--` passes the rest to the script untouched
+      options[:outputs] << "call_graph.dot" if options[:outputs].empty?
+      Tracegraph::DotOptions.parse(options[:dot]) # fail before running anything
+      options
+    end
+
+    def target(options, argv)
+      return ["-e", options[:code]] if options[:code]
+
+      script = argv.shift or raise UsageError, "no script given"
+      raise Tracegraph::Error, "no such file: #{script}" unless File.file?(script)
+
+      [script, nil]
+    end
+
+    def run_script(script, code, argv, options)
+      status = with_program(script, argv) do
+        Tracegraph.profile_script(script, code: code, **options[:start])
+      rescue Exception => e # rubocop:disable Lint/RescueException -- report it as ruby would, then write the profile
+        @err.print e.full_message(highlight: false)
+        e.is_a?(Interrupt) ? 130 : 1
+      end
+      write_outputs(Tracegraph.last_profile, options) ? status : [status, 1].max
+    end
+
+    # $0 and ARGV as if `ruby script args...` had been run.
+    def with_program(script, argv)
+      saved = [$PROGRAM_NAME, ARGV.dup]
+      $PROGRAM_NAME = script
+      ARGV.replace(argv)
+      yield
+    ensure
+      $PROGRAM_NAME = saved[0]
+      ARGV.replace(saved[1])
+    end
+
+    def write_outputs(profile, options)
+      profile.print_flat(@err) if options[:flat]
+      options[:outputs].all? do |path|
+        written = Output.write(profile, path, options[:dot])
+        @err.puts "tracegraph: wrote #{written.join(', ')}"
+        true
+      rescue Tracegraph::Error => e
+        @err.puts "tracegraph: #{e.message}"
+        false
+      end
+    end
+  end
+end

@@ -1,0 +1,54 @@
+# Every TRACEGRAPH_* environment variable, read in one place. Used by
+# tracegraph/autorun; a bad value raises Tracegraph::Error naming it.
+#
+#   TRACEGRAPH_OUTPUT         where to write at exit (default call_graph.dot; .dot .json .txt .pdf .svg .png)
+#   TRACEGRAPH_CLOCK          wall | cpu | thread_cpu
+#   TRACEGRAPH_C_CALLS        1/true (default) or 0/false
+#   TRACEGRAPH_NODE_FRACTION, TRACEGRAPH_EDGE_FRACTION, TRACEGRAPH_MAX_NODES,
+#   TRACEGRAPH_FOCUS, TRACEGRAPH_IGNORE   graph options, as the CLI's flags
+module Tracegraph
+  class EnvConfig
+    attr_reader :output, :start_options, :dot_options
+
+    def initialize(env = ENV)
+      @env = env
+      @output = env.fetch("TRACEGRAPH_OUTPUT", "call_graph.dot")
+      @start_options = {}
+      @start_options[:clock] = env["TRACEGRAPH_CLOCK"].to_sym if set?("TRACEGRAPH_CLOCK")
+      @start_options[:c_calls] = boolean("TRACEGRAPH_C_CALLS") if set?("TRACEGRAPH_C_CALLS")
+      @dot_options = {}
+      @dot_options[:node_fraction] = number("TRACEGRAPH_NODE_FRACTION") if set?("TRACEGRAPH_NODE_FRACTION")
+      @dot_options[:edge_fraction] = number("TRACEGRAPH_EDGE_FRACTION") if set?("TRACEGRAPH_EDGE_FRACTION")
+      @dot_options[:max_nodes] = integer("TRACEGRAPH_MAX_NODES") if set?("TRACEGRAPH_MAX_NODES")
+      @dot_options[:focus] = env["TRACEGRAPH_FOCUS"] if set?("TRACEGRAPH_FOCUS")
+      @dot_options[:ignore] = env["TRACEGRAPH_IGNORE"] if set?("TRACEGRAPH_IGNORE")
+      DotOptions.parse(@dot_options)
+    rescue ArgumentError => e
+      raise Error, "bad TRACEGRAPH_* setting: #{e.message}"
+    end
+
+    private
+
+    def set?(name) = !@env[name].to_s.empty?
+
+    def boolean(name)
+      case @env[name].downcase
+      when "1", "true", "yes" then true
+      when "0", "false", "no" then false
+      else raise Error, "#{name} must be 1/true or 0/false, not #{@env[name].inspect}"
+      end
+    end
+
+    def number(name)
+      Float(@env[name])
+    rescue ArgumentError
+      raise Error, "#{name} must be a number, not #{@env[name].inspect}"
+    end
+
+    def integer(name)
+      Integer(@env[name], 10)
+    rescue ArgumentError
+      raise Error, "#{name} must be a whole number, not #{@env[name].inspect}"
+    end
+  end
+end

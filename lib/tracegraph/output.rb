@@ -1,0 +1,63 @@
+# Writes a profile in the format its path's extension names, rendering
+# pdf/svg/png with Graphviz. Shared by the CLI, autorun and the rake task.
+require "open3"
+require "stringio"
+
+module Tracegraph
+  module Output
+    TEXT_FORMATS = %w[.dot .json .txt].freeze
+    RENDERED_FORMATS = %w[.pdf .svg .png].freeze
+    FORMATS = (TEXT_FORMATS + RENDERED_FORMATS).freeze
+
+    module_function
+
+    # Raises Tracegraph::Error unless path names a known format in a
+    # directory that exists, so a long run is not wasted on a typo.
+    def check_path(path)
+      ext = File.extname(path).downcase
+      unless FORMATS.include?(ext)
+        raise Error, "cannot write #{path}: unknown format #{ext.empty? ? '(no extension)' : ext} " \
+                     "(use #{FORMATS.join(' ')})"
+      end
+      raise Error, "cannot write #{path}: it is a directory" if File.directory?(path)
+
+      dir = File.dirname(path)
+      raise Error, "cannot write #{path}: directory #{dir} does not exist" unless File.directory?(dir)
+      raise Error, "cannot write #{path}: directory #{dir} is not writable" unless File.writable?(dir)
+    end
+
+    # Writes profile to path; returns the paths written. For pdf/svg/png
+    # the .dot is written beside it first, so the profile survives a
+    # missing or failing `dot`: the error then says where it is.
+    def write(profile, path, dot_options = {})
+      check_path(path)
+      case File.extname(path).downcase
+      when ".dot" then [profile.write_dot(path, **dot_options)]
+      when ".json" then [profile.write_json(path)]
+      when ".txt" then [Tracegraph.write_output(path, flat_text(profile))]
+      else [*render(profile, path, dot_options)]
+      end
+    end
+
+    def flat_text(profile)
+      io = StringIO.new
+      profile.print_flat(io, limit: 100)
+      io.string
+    end
+
+    def render(profile, path, dot_options)
+      dot_path = path.sub(/\.[^.\/]+\z/, ".dot")
+      profile.write_dot(dot_path, **dot_options)
+      format = File.extname(path).delete_prefix(".").downcase
+      _, err, status = Open3.capture3("dot", "-T#{format}", dot_path, "-o", path)
+      unless status.success?
+        raise Error, "Graphviz could not render #{path} (#{err.lines.first&.strip}); the call graph is in #{dot_path}"
+      end
+
+      [dot_path, path]
+    rescue Errno::ENOENT
+      raise Error, "cannot render #{path}: Graphviz's `dot` is not installed (apt-get install graphviz); " \
+                   "the call graph is in #{dot_path}"
+    end
+  end
+end

@@ -1,0 +1,32 @@
+require "open3"
+require "rbconfig"
+require "tmpdir"
+
+# Runs tracegraph's executables in a subprocess, as a user would.
+module CliHelper
+  ROOT = File.expand_path("../..", __dir__)
+  EXE = File.join(ROOT, "exe/tracegraph")
+  LIB = File.join(ROOT, "lib")
+
+  def tracegraph(*args, chdir: @dir, env: {})
+    Open3.capture3(env, RbConfig.ruby, "-I#{LIB}", EXE, *args, chdir: chdir)
+  end
+
+  def ruby(*args, chdir: @dir, env: {})
+    Open3.capture3(env, RbConfig.ruby, "-I#{LIB}", *args, chdir: chdir)
+  end
+
+  def write_script(name, code)
+    path = File.join(@dir, name)
+    File.write(path, code)
+    path
+  end
+
+  # A PATH where `dot` cannot be found, but ruby still can.
+  def path_without_dot
+    bin = File.join(@dir, "bin-no-dot")
+    Dir.mkdir(bin) unless File.directory?(bin)
+    File.symlink(RbConfig.ruby, File.join(bin, "ruby")) unless File.exist?(File.join(bin, "ruby"))
+    bin
+  end
+end

@@ -1,0 +1,76 @@
+require_relative "test_helper"
+require_relative "cli_helper"
+
+class TestAutorun < Minitest::Test
+  include CliHelper
+
+  def setup
+    @dir = Dir.mktmpdir("tracegraph-autorun")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+  end
+
+  def test_profiles_the_whole_process_including_at_exit_handlers
+    app = write_script("app.rb", <<~RUBY)
+      def work = 2.times { }
+      def cleanup = :done
+      at_exit { cleanup }
+      work
+    RUBY
+    _, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "out/graph.json",
+                                                             "TRACEGRAPH_CLOCK" => "cpu"})
+    refute status.success?, "out/ does not exist yet"
+    assert_match(%r{tracegraph/autorun: cannot write out/graph.json: directory out does not exist}, err)
+
+    Dir.mkdir(File.join(@dir, "out"))
+    _, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "out/graph.json",
+                                                             "TRACEGRAPH_CLOCK" => "cpu"})
+    assert status.success?, err
+    profile = Tracegraph::Profile.load_json(File.join(@dir, "out/graph.json"))
+    assert_equal :cpu, profile.clock
+    assert_equal 1, profile["Object#work"].calls
+    assert_equal 1, profile["Object#cleanup"].calls
+  end
+
+  def test_a_forked_child_writes_its_own_file
+    app = write_script("forker.rb", <<~RUBY)
+      def parent_work = :p
+      def child_work = :c
+      parent_work
+      pid = fork { child_work; puts Process.pid }
+      Process.wait(pid)
+    RUBY
+    out, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "g.json"})
+    assert status.success?, err
+    child_pid = out.strip
+    parent = Tracegraph::Profile.load_json(File.join(@dir, "g.json"))
+    child = Tracegraph::Profile.load_json(File.join(@dir, "g.#{child_pid}.json"))
+    assert_nil parent["Object#child_work"]
+    assert_equal 1, child["Object#child_work"].calls
+    assert_equal 1, parent["Object#parent_work"].calls
+  end
+
+  def test_settings_are_validated
+    {
+      {"TRACEGRAPH_CLOCK" => "gpu"} => /unknown clock :gpu/,
+      {"TRACEGRAPH_C_CALLS" => "maybe"} => /TRACEGRAPH_C_CALLS must be 1\/true or 0\/false/,
+      {"TRACEGRAPH_MAX_NODES" => "ten"} => /TRACEGRAPH_MAX_NODES must be a whole number/,
+      {"TRACEGRAPH_OUTPUT" => "g.gif"} => /unknown format .gif/
+    }.each do |env, message|
+      _, err, status = ruby("-rtracegraph/autorun", "-e", "1", env: env)
+      refute status.success?
+      assert_match message, err
+    end
+  end
+
+  def test_graph_settings_apply
+    app = write_script("app.rb", "def a = b\ndef b = 1\na\n")
+    _, err, status = ruby("-rtracegraph/autorun", app,
+                          env: {"TRACEGRAPH_OUTPUT" => "g.dot", "TRACEGRAPH_C_CALLS" => "0",
+                                "TRACEGRAPH_MAX_NODES" => "1", "TRACEGRAPH_NODE_FRACTION" => "0"})
+    assert status.success?, err
+    assert_match(/Showing 1 of 2 methods/, File.read(File.join(@dir, "g.dot")))
+  end
+end
