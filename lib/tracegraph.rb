@@ -16,7 +16,8 @@ module Tracegraph
   class Error < StandardError; end unless const_defined?(:Error)
 
   CLOCKS = %i[wall cpu thread_cpu].freeze
-  START_OPTIONS = %i[clock c_calls].freeze
+  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes].freeze
+  DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
 
   class << self
     # The profile from the last stop, including one cut short by an
@@ -27,9 +28,13 @@ module Tracegraph
     #   clock:   :wall (CLOCK_MONOTONIC, default), :cpu (process CPU time),
     #            :thread_cpu (the running thread's CPU time)
     #   c_calls: also trace methods implemented in C (default true)
+    #   call_tree: also keep one node per distinct call path, for folded
+    #              stacks and flame graphs (default false)
+    #   max_call_tree_nodes: the call tree's cap (default 1,000,000); past
+    #              it, deeper paths are folded into their nearest kept ancestor
     def start(**options)
-      clock, c_calls = parse_start_options(options)
-      _start(clock, c_calls, false)
+      clock, c_calls, tree_nodes = parse_start_options(options)
+      _start(clock, c_calls, false, tree_nodes)
       nil
     end
 
@@ -38,8 +43,8 @@ module Tracegraph
     # so the script's own calls are the roots. Returns what the script's
     # exit status would be; the profile is in last_profile.
     def profile_script(path, code: nil, **options)
-      clock, c_calls = parse_start_options(options)
-      _start(clock, c_calls, c_calls) # without C calls, load/eval is not traced anyway
+      clock, c_calls, tree_nodes = parse_start_options(options)
+      _start(clock, c_calls, c_calls, tree_nodes) # without C calls, load/eval is not traced anyway
       begin
         code ? TOPLEVEL_BINDING.eval(code, path, 1) : load(path)
         0
@@ -83,11 +88,17 @@ module Tracegraph
       unless CLOCKS.include?(clock)
         raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
       end
-      c_calls = options.fetch(:c_calls, true)
-      unless [true, false].include?(c_calls)
-        raise ArgumentError, "c_calls must be true or false, not #{c_calls.inspect}"
+      c_calls, call_tree = %i[c_calls call_tree].map do |key|
+        value = options.fetch(key, key == :c_calls)
+        raise ArgumentError, "#{key} must be true or false, not #{value.inspect}" unless [true, false].include?(value)
+
+        value
       end
-      [clock, c_calls]
+      max_nodes = options.fetch(:max_call_tree_nodes, DEFAULT_MAX_CALL_TREE_NODES)
+      unless max_nodes.is_a?(Integer) && max_nodes.between?(1, 2**32 - 2)
+        raise ArgumentError, "max_call_tree_nodes must be a positive integer, not #{max_nodes.inspect}"
+      end
+      [clock, c_calls, call_tree ? max_nodes : 0]
     end
   end
 end

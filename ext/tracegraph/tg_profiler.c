@@ -151,6 +151,10 @@ static void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
         e->self_time += self;
     }
     p->thread_time[c->thread] += self;
+    if (p->tree && f->node != TG_CALLTREE_ROOT) {
+        p->tree->nodes[f->node].self_time += self;
+        if (!f->folded) p->tree->nodes[f->node].total_time += elapsed;
+    }
     /* The parent's child time takes what this frame's self time and its
      * children booked, so the parent's self time excludes exactly that. */
     if (c->depth > 0) c->frames[c->depth - 1].child_time += self + f->child_time;
@@ -194,14 +198,31 @@ void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t p
     }
 
     uint32_t edge = TG_NONE;
-    if (c->depth > 0) {
-        tg_frame *parent = &c->frames[c->depth - 1];
-        if (parent->last_callee == method) {
-            edge = parent->last_edge;
+    uint32_t node = TG_CALLTREE_ROOT;   /* no node: no tree, or folded */
+    tg_frame *parent = c->depth > 0 ? &c->frames[c->depth - 1] : NULL;
+    bool cached = parent && parent->last_callee == method;
+    if (cached) {
+        edge = parent->last_edge;
+        node = parent->last_node;
+    } else if (parent) {
+        edge = intern_edge(p, parent->method, method);
+        if (p->tree && !parent->folded) node = tg_calltree_child(p->tree, parent->node, method);
+        parent->last_callee = method;
+        parent->last_edge = edge;
+        parent->last_node = node;
+    } else if (p->tree) {
+        node = tg_calltree_child(p->tree, TG_CALLTREE_ROOT, method);
+    }
+    bool folded = false;
+    if (p->tree) {
+        if (node != TG_CALLTREE_ROOT) {
+            p->tree->nodes[node].calls++;
         } else {
-            edge = intern_edge(p, parent->method, method);
-            parent->last_callee = method;
-            parent->last_edge = edge;
+            /* Past the cap (or below a folded frame): this call's time
+             * goes to the nearest kept ancestor's self time. */
+            folded = true;
+            if (cached || (parent && parent->folded)) p->tree->folded_calls++;
+            node = parent ? parent->node : TG_CALLTREE_ROOT;
         }
     }
 
@@ -220,6 +241,9 @@ void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t p
         .child_time = 0,
         .last_callee = TG_NONE,
         .last_edge = TG_NONE,
+        .node = node,
+        .last_node = TG_CALLTREE_ROOT,
+        .folded = folded,
     };
 }
 

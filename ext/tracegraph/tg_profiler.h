@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tg_calltree.h"
 #include "tg_pairmap.h"
 
 #define TG_NONE UINT32_MAX
@@ -65,6 +66,9 @@ typedef struct tg_frame {
     uint64_t child_time;     /* total time of the calls this frame made */
     uint32_t last_callee;    /* one-entry cache of this frame's last edge: */
     uint32_t last_edge;      /* a loop calling one method skips the edge lookup */
+    uint32_t node;           /* call-tree node (when the tree is on) */
+    uint32_t last_node;      /* call-tree node of last_callee under this frame */
+    bool folded;             /* past the tree's cap: `node` is an ancestor's */
 } tg_frame;
 
 typedef struct tg_context {
@@ -87,6 +91,8 @@ typedef struct tg_profiler {
 
     uint64_t *thread_time;     /* per thread: the sum of its self times */
     uint32_t thread_count, thread_capacity;
+
+    tg_calltree *tree;         /* NULL unless the call tree was asked for */
 
     tg_context *running;       /* the context whose frames `active` counts */
     bool out_of_memory;        /* set if an event had to be dropped */

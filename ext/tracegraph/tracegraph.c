@@ -54,6 +54,7 @@ static struct session {
     clockid_t clock_id;
     rb_event_flag_t events;
     tg_profiler prof;
+    tg_calltree tree;           /* used when the call tree was asked for */
 
     method_key *keys;           /* parallel to prof.methods */
     uint32_t key_capacity;
@@ -116,6 +117,7 @@ static void session_free(void)
     free(S.keys);
     tg_pairmap_free(&S.thread_index);
     tg_pairmap_free(&S.fiber_index);
+    tg_calltree_free(&S.tree);
     tg_profiler_free(&S.prof);
     memset(&S, 0, sizeof S);
 }
@@ -371,22 +373,25 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
     rb_raise(rb_eArgError, "unknown clock %+" PRIsVALUE " (allowed: :wall, :cpu, :thread_cpu)", sym);
 }
 
-/* Tracegraph._start(clock, c_calls, hide_next_call): options are
- * validated in Ruby. hide_next_call leaves out the first call made after
- * start: the CLI's `load` of the script, so the script's methods are the
- * roots of the graph. */
-static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_call)
+/* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes):
+ * options are validated in Ruby. hide_next_call leaves out the first call
+ * made after start: the CLI's `load` of the script, so the script's
+ * methods are the roots of the graph. call_tree_nodes > 0 keeps a call
+ * tree of at most that many nodes. */
+static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_call, VALUE call_tree_nodes)
 {
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
     tg_clock_kind kind = clock_from_symbol(clock);
 
     memset(&S, 0, sizeof S);
+    uint32_t tree_nodes = NUM2UINT(call_tree_nodes);
     if (!tg_profiler_init(&S.prof) || !tg_pairmap_init(&S.thread_index, 64) ||
-        !tg_pairmap_init(&S.fiber_index, 64)) {
+        !tg_pairmap_init(&S.fiber_index, 64) || (tree_nodes && !tg_calltree_init(&S.tree, tree_nodes))) {
         session_free();
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
+    if (tree_nodes) S.prof.tree = &S.tree;
     S.clock = kind;
     S.clock_id = tg_clock_id(kind);
     S.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
@@ -408,10 +413,24 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
 static VALUE method_name(const method_key *k);
 static VALUE method_location(const method_key *k);
 
+/* nil, or [folded_calls, [[parent or -1, method, calls, total, self], ...]] */
+static VALUE build_call_tree(void)
+{
+    if (!S.prof.tree) return Qnil;
+    VALUE nodes = rb_ary_new_capa(S.tree.count);
+    for (uint32_t i = 0; i < S.tree.count; i++) {
+        const tg_calltree_node *n = &S.tree.nodes[i];
+        VALUE parent = n->parent == TG_CALLTREE_ROOT ? INT2FIX(-1) : UINT2NUM(n->parent);
+        rb_ary_push(nodes, rb_ary_new_from_args(5, parent, UINT2NUM(n->method), ULL2NUM(n->calls),
+                                                ULL2NUM(n->total_time), ULL2NUM(n->self_time)));
+    }
+    return rb_ary_new_from_args(2, ULL2NUM(S.tree.folded_calls), nodes);
+}
+
 /* Builds the plain-data result that Tracegraph::Profile wraps:
  *   [clock, [[thread, time], ...],
  *    [[name, file, line, is_c, calls, total, self], ...],
- *    [[caller, callee, calls, total, self], ...], complete?] */
+ *    [[caller, callee, calls, total, self], ...], complete?, call_tree] */
 static VALUE build_result(void)
 {
     VALUE threads = rb_ary_new_capa(S.prof.thread_count);
@@ -433,8 +452,8 @@ static VALUE build_result(void)
         rb_ary_push(edges, rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee),
                                                 ULL2NUM(e->calls), ULL2NUM(e->total_time), ULL2NUM(e->self_time)));
     }
-    return rb_ary_new_from_args(5, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
-                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue);
+    return rb_ary_new_from_args(6, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
+                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, build_call_tree());
 }
 
 static VALUE build_result_protected(VALUE unused)
@@ -680,7 +699,7 @@ void Init_tracegraph(void)
     session_keeper = TypedData_Wrap_Struct(rb_cObject, &session_type, &S);
     rb_gc_register_mark_object(session_keeper);
 
-    rb_define_singleton_method(mTracegraph, "_start", tg_start, 3);
+    rb_define_singleton_method(mTracegraph, "_start", tg_start, 4);
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
     rb_define_singleton_method(mTracegraph, "running?", tg_running_p, 0);
     rb_define_singleton_method(mTracegraph, "_render_dot", tg_render_dot, 4);

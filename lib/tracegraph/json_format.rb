@@ -7,7 +7,11 @@
 #    "threads": [{"id": 1, "name": "main", "total_time": 1234567}],
 #    "methods": [{"name": "Object#main", "file": "app.rb", "line": 1, "c_method": false,
 #                 "calls": 1, "total_time": 1200000, "self_time": 3000}],
-#    "edges":   [{"caller": 0, "callee": 1, "calls": 3, "total_time": 600000, "self_time": 2000}]}
+#    "edges":   [{"caller": 0, "callee": 1, "calls": 3, "total_time": 600000, "self_time": 2000}],
+#    "call_tree": {"folded_calls": 0, "nodes": [{"parent": null, "method": 0, "calls": 1,
+#                                                "total_time": 1200000, "self_time": 3000}]}}
+# "call_tree" is present only for profiles recorded with call_tree: true;
+# a node's "parent" indexes an earlier node, or is null for a bottom frame.
 require "json"
 
 module Tracegraph
@@ -30,8 +34,18 @@ module Tracegraph
           {"caller" => index_of(e.caller), "callee" => index_of(e.callee), "calls" => e.calls,
            "total_time" => e.total_time, "self_time" => e.self_time}
         end
-      }
+      }.merge(call_tree ? {"call_tree" => call_tree_to_h} : {})
     end
+
+    def call_tree_to_h
+      node_index = call_tree.nodes.each_with_index.with_object({}.compare_by_identity) { |(n, i), h| h[n] = i }
+      {"folded_calls" => call_tree.folded_calls,
+       "nodes" => call_tree.nodes.map do |n|
+         {"parent" => n.parent && node_index.fetch(n.parent), "method" => index_of(n.method), "calls" => n.calls,
+          "total_time" => n.total_time, "self_time" => n.self_time}
+       end}
+    end
+    private :call_tree_to_h
 
     def to_json(*args)
       JSON.generate(to_h, *args)
@@ -90,10 +104,31 @@ module Tracegraph
       program = @data["program"]
       fail!("program must be a string") unless program.nil? || program.is_a?(String)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges,
-                  program: program, complete: @data.fetch("complete", true) == true)
+                  program: program, complete: @data.fetch("complete", true) == true,
+                  call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods) : nil)
     end
 
     private
+
+    def call_tree(tree, methods)
+      object!(tree, "call_tree")
+      nodes = array!(tree, "nodes").each_with_index.with_object([]) do |(n, i), kept|
+        where = "call_tree.nodes[#{i}]"
+        object!(n, where)
+        parent = n["parent"]
+        unless parent.nil? || (parent.is_a?(Integer) && parent >= 0 && parent < i)
+          fail!("#{where}.parent must be null or the index of an earlier node, not #{parent.inspect[0, 40]}")
+        end
+        method = count!(n, "method", where)
+        kept << CallTreeNode.new(
+          parent: parent && kept[parent],
+          method: methods.fetch(method) { fail!("#{where}.method points at method #{method}, but there are #{methods.size}") },
+          calls: count!(n, "calls", where), total_time: count!(n, "total_time", where),
+          self_time: count!(n, "self_time", where)
+        )
+      end
+      CallTree.new(nodes: nodes.freeze, folded_calls: count!(tree, "folded_calls", "call_tree"))
+    end
 
     def thread(t, where)
       object!(t, where)

@@ -35,12 +35,34 @@ module Tracegraph
     def total_seconds = total_time / NANOS_PER_SECOND
   end
 
+  # One distinct call path (with call_tree: true): parent is the calling
+  # path's node or nil for a stack's bottom frame; method is a MethodStats.
+  CallTreeNode = Struct.new(:parent, :method, :calls, :total_time, :self_time, keyword_init: true) do
+    # The methods from the bottom of the stack to this node.
+    def stack
+      node = self
+      path = []
+      while node
+        path << node.method
+        node = node.parent
+      end
+      path.reverse
+    end
+
+    def inspect = "#<Tracegraph::CallTreeNode #{stack.map(&:name).join(' > ')} calls=#{calls}>"
+  end
+
+  # nodes are in creation order, so a parent always comes before its
+  # children. folded_calls counts calls past max_call_tree_nodes that were
+  # folded into their nearest kept ancestor.
+  CallTree = Struct.new(:nodes, :folded_calls, keyword_init: true)
+
   class Profile
-    attr_reader :clock, :threads, :methods, :edges, :program
+    attr_reader :clock, :threads, :methods, :edges, :program, :call_tree
 
     # Builds a profile from the extension's plain-data result.
     def self.from_native(raw, program: nil)
-      clock, threads, methods, edges, complete = raw
+      clock, threads, methods, edges, complete, tree = raw
       methods = methods.map do |name, file, line, c_method, calls, total, self_time|
         MethodStats.new(name: Profile.clean_name(name), file: file, line: line, calls: calls,
                         total_time: total, self_time: self_time, c_method: c_method)
@@ -52,7 +74,19 @@ module Tracegraph
       threads = threads.each_with_index.map do |(thread, total), i|
         ThreadStats.new(id: i + 1, name: thread_name(thread, i + 1), total_time: total)
       end
-      new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete)
+      new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
+          call_tree: tree && call_tree_from(tree, methods))
+    end
+
+    # [folded_calls, [[parent index or -1, method index, calls, total, self], ...]]
+    def self.call_tree_from(raw, methods)
+      folded_calls, rows = raw
+      nodes = []
+      rows.each do |parent, method, calls, total, self_time|
+        nodes << CallTreeNode.new(parent: parent.negative? ? nil : nodes.fetch(parent), method: methods.fetch(method),
+                                  calls: calls, total_time: total, self_time: self_time)
+      end
+      CallTree.new(nodes: nodes.freeze, folded_calls: folded_calls)
     end
 
     def self.thread_name(thread, id)
@@ -68,13 +102,14 @@ module Tracegraph
       name.tr("\0", "\u2400")
     end
 
-    def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true)
+    def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil)
       @clock = clock.to_sym
       @threads = threads.freeze
       @methods = methods.freeze
       @edges = edges.freeze
       @program = program
       @complete = complete
+      @call_tree = call_tree
       @by_name = methods.group_by(&:name)
     end
 
@@ -115,3 +150,4 @@ require "tracegraph/output_file"
 require "tracegraph/json_format"
 require "tracegraph/dot_graph"
 require "tracegraph/flat_table"
+require "tracegraph/folded_format"

@@ -1,0 +1,49 @@
+/*
+ * tg_calltree.h - the calling-context tree: one node per distinct call path.
+ *
+ * Per-edge statistics cannot rebuild whole stacks (a->b->d and c->b->e
+ * look the same as a->b->e and c->b->d), so folded stacks for flame graphs
+ * need this tree. It is opt-in because it costs one more lookup per call
+ * and memory per distinct path.
+ *
+ * Its size is bounded: past max_nodes, a call whose path is new is folded
+ * into its nearest kept ancestor (its time goes to that node's self time)
+ * and counted in folded_calls, so the weights still add up to the
+ * profile's total.
+ */
+#ifndef TG_CALLTREE_H
+#define TG_CALLTREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tg_pairmap.h"
+
+#define TG_CALLTREE_ROOT UINT32_MAX   /* the parent of a stack's bottom frames */
+
+typedef struct tg_calltree_node {
+    uint32_t parent;       /* node index, or TG_CALLTREE_ROOT */
+    uint32_t method;
+    uint64_t calls;
+    uint64_t total_time;   /* time in this path, callees included */
+    uint64_t self_time;    /* includes calls folded into this node */
+} tg_calltree_node;
+
+typedef struct tg_calltree {
+    tg_calltree_node *nodes;
+    uint32_t count, capacity;
+    uint32_t max_nodes;
+    uint64_t folded_calls;
+    tg_pairmap index;      /* (parent, method) -> node */
+} tg_calltree;
+
+bool tg_calltree_init(tg_calltree *t, uint32_t max_nodes);
+void tg_calltree_free(tg_calltree *t);
+
+/* The node for `method` called in the path ending at `parent`. Creates it
+ * if there is room (bottom frames always get one); otherwise returns
+ * TG_CALLTREE_ROOT, counts the call in folded_calls, and the caller folds
+ * the call into `parent`. */
+uint32_t tg_calltree_child(tg_calltree *t, uint32_t parent, uint32_t method);
+
+#endif

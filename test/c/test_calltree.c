@@ -1,0 +1,154 @@
+/*
+ * Unit tests of the calling-context tree, driven through the profiler
+ * with a fake clock: paths, recursion, the node cap and folding.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "tg_profiler.h"
+
+static tg_profiler p;
+static tg_calltree tree;
+static tg_context ctx;
+static uint32_t A, B, C, D, E;
+
+static void start(uint32_t max_nodes)
+{
+    ck_assert(tg_profiler_init(&p));
+    ck_assert(tg_calltree_init(&tree, max_nodes));
+    p.tree = &tree;
+    tg_context_init(&ctx, tg_profiler_add_thread(&p));
+    tg_profiler_activate(&p, &ctx);
+    A = tg_profiler_method(&p, 1, 1);
+    B = tg_profiler_method(&p, 1, 2);
+    C = tg_profiler_method(&p, 1, 3);
+    D = tg_profiler_method(&p, 1, 4);
+    E = tg_profiler_method(&p, 1, 5);
+}
+
+static void setup(void) { start(1000); }
+
+static void teardown(void)
+{
+    tg_context_free(&ctx);
+    tg_calltree_free(&tree);
+    tg_profiler_free(&p);
+}
+
+#define CALL(m, t) tg_profiler_call(&p, &ctx, (m), 0, (t))
+#define RET(m, t) tg_profiler_return(&p, &ctx, (m), 0, (t))
+
+/* The node for a path given as methods from the bottom, or fails. */
+static const tg_calltree_node *path(int n, const uint32_t *methods)
+{
+    uint32_t node = TG_CALLTREE_ROOT;
+    for (int i = 0; i < n; i++) {
+        node = tg_pairmap_find(&tree.index, node, methods[i]);
+        ck_assert_uint_ne(node, TG_PAIRMAP_NONE);
+    }
+    return &tree.nodes[node];
+}
+#define PATH(...) path(sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t), (uint32_t[]){__VA_ARGS__})
+
+static uint64_t tree_self_sum(void)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < tree.count; i++) sum += tree.nodes[i].self_time;
+    return sum;
+}
+
+START_TEST(test_paths_that_edges_cannot_tell_apart)
+{
+    /* a->b->d and c->b->e: edges alone would also allow a->b->e. */
+    CALL(A, 0); CALL(B, 1); CALL(D, 2); RET(D, 5); RET(B, 6); RET(A, 7);
+    CALL(C, 10); CALL(B, 11); CALL(E, 12); RET(E, 20); RET(B, 21); RET(C, 22);
+    ck_assert_uint_eq(tree.count, 6);
+    ck_assert_uint_eq(PATH(A, B, D)->self_time, 3);
+    ck_assert_uint_eq(PATH(C, B, E)->self_time, 8);
+    ck_assert_uint_eq(tg_pairmap_find(&tree.index, tg_pairmap_find(&tree.index,
+                      tg_pairmap_find(&tree.index, TG_CALLTREE_ROOT, A), B), E), TG_PAIRMAP_NONE);
+    ck_assert_uint_eq(PATH(A, B)->total_time, 5);
+    ck_assert_uint_eq(PATH(C, B)->self_time, 2);
+    ck_assert_uint_eq(tree_self_sum(), p.thread_time[0]);
+    ck_assert_uint_eq(tree.folded_calls, 0);
+}
+END_TEST
+
+START_TEST(test_repeated_calls_share_a_node)
+{
+    CALL(A, 0);
+    for (uint64_t t = 1; t < 200; t += 2) { CALL(B, t); RET(B, t + 1); }
+    CALL(C, 300); RET(C, 301);
+    CALL(B, 302); RET(B, 303);
+    RET(A, 400);
+    ck_assert_uint_eq(tree.count, 3);
+    ck_assert_uint_eq(PATH(A, B)->calls, 101);
+    ck_assert_uint_eq(PATH(A, B)->total_time, 101);
+    ck_assert_uint_eq(PATH(A, C)->calls, 1);
+    ck_assert_uint_eq(tree_self_sum(), 400);
+}
+END_TEST
+
+START_TEST(test_recursion_is_a_path_per_depth)
+{
+    CALL(A, 0); CALL(A, 1); CALL(A, 2); RET(A, 3); RET(A, 4); RET(A, 5);
+    ck_assert_uint_eq(tree.count, 3);
+    ck_assert_uint_eq(PATH(A)->total_time, 5);
+    ck_assert_uint_eq(PATH(A, A)->total_time, 3);
+    ck_assert_uint_eq(PATH(A, A, A)->total_time, 1);
+    ck_assert_uint_eq(tree_self_sum(), 5);
+}
+END_TEST
+
+START_TEST(test_cap_folds_deeper_paths_into_the_nearest_kept_ancestor)
+{
+    teardown();
+    start(3);
+    /* a -> b -> c fills the tree; d under c and e under d are folded into c. */
+    CALL(A, 0); CALL(B, 1); CALL(C, 2);
+    CALL(D, 3); CALL(E, 4); RET(E, 6); RET(D, 8);
+    CALL(D, 9); RET(D, 10);
+    RET(C, 12); RET(B, 13);
+    CALL(D, 14); RET(D, 15);   /* a new path under a: also folded, into a */
+    RET(A, 16);
+    ck_assert_uint_eq(tree.count, 3);
+    ck_assert_uint_eq(tree.folded_calls, 4);
+    ck_assert_uint_eq(PATH(A, B, C)->self_time, 10);   /* 2..12 all stays in c */
+    ck_assert_uint_eq(PATH(A, B, C)->total_time, 10);
+    ck_assert_uint_eq(PATH(A, B)->self_time, 2);
+    ck_assert_uint_eq(PATH(A)->self_time, 3 + 1);
+    ck_assert_uint_eq(tree_self_sum(), 16);
+    ck_assert_uint_eq(p.methods[D].calls, 3);           /* method stats stay exact */
+    ck_assert_uint_eq(p.methods[E].calls, 1);
+}
+END_TEST
+
+START_TEST(test_bottom_frames_ignore_the_cap)
+{
+    teardown();
+    start(1);
+    CALL(A, 0); CALL(B, 1); RET(B, 2); RET(A, 3);
+    CALL(C, 4); RET(C, 6);
+    ck_assert_uint_eq(tree.count, 2);
+    ck_assert_uint_eq(PATH(C)->self_time, 2);
+    ck_assert_uint_eq(tree_self_sum(), 5);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("calltree");
+    TCase *tc = tcase_create("paths");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_paths_that_edges_cannot_tell_apart);
+    tcase_add_test(tc, test_repeated_calls_share_a_node);
+    tcase_add_test(tc, test_recursion_is_a_path_per_depth);
+    tcase_add_test(tc, test_cap_folds_deeper_paths_into_the_nearest_kept_ancestor);
+    tcase_add_test(tc, test_bottom_frames_ignore_the_cap);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,84 @@
+require_relative "test_helper"
+require "tmpdir"
+
+class TestFolded < TracegraphTest
+  def a = b(:d)
+  def c = b(:e)
+  def b(which) = send(which)
+  def d = burn_cpu(0.002)
+  def e = burn_cpu(0.004)
+
+  # The folded format as flamegraph.pl reads it: frames split on ';', the
+  # weight after the last space.
+  def parse_folded(text)
+    text.each_line.map do |line|
+      m = line.match(/\A(.+) (\d+)\n\z/) or flunk("not a folded line: #{line.inspect}")
+      [m[1].split(";"), Integer(m[2])]
+    end
+  end
+
+  def test_folded_stacks_keep_whole_paths_and_add_up_to_the_total
+    profile = Tracegraph.profile(call_tree: true, c_calls: false) { a; c }
+    stacks = parse_folded(profile.to_folded).to_h { |frames, weight| [frames.join(";"), weight] }
+    prefix = "TestFolded"
+    assert_operator stacks.fetch("#{prefix}#a;#{prefix}#b;#{prefix}#d;ProfileAssertions#burn_cpu"), :>, 0
+    assert_operator stacks.fetch("#{prefix}#c;#{prefix}#b;#{prefix}#e;ProfileAssertions#burn_cpu"), :>, 0
+    refute stacks.key?("#{prefix}#a;#{prefix}#b;#{prefix}#e"), "edges alone would allow this path; the tree does not"
+    assert_equal profile.total_time, stacks.values.sum
+  end
+
+  def test_with_c_calls_and_threads
+    profile = Tracegraph.profile(call_tree: true) { 2.times { a }; Thread.new { c }.join }
+    lines = parse_folded(profile.to_folded)
+    assert_equal profile.total_time, lines.sum(&:last)
+    assert(lines.any? { |frames, _| frames.first == "TestFolded#c" }, "a thread's stack starts at its own bottom frame")
+    tree_calls = profile.call_tree.nodes.select { |n| n.method.name == "TestFolded#b" }.sum(&:calls)
+    assert_equal 3, tree_calls
+  end
+
+  def test_the_cap_folds_deeper_paths_and_says_how_many
+    profile = Tracegraph.profile(call_tree: true, max_call_tree_nodes: 2, c_calls: false) { a; c }
+    # a and a>b fill the tree; bottom frames (c) always get a node.
+    assert_equal [%w[TestFolded#a], %w[TestFolded#a TestFolded#b], %w[TestFolded#c]],
+                 profile.call_tree.nodes.map { |n| n.stack.map(&:name) }
+    assert_operator profile.call_tree.folded_calls, :>, 0
+    assert_equal profile.total_time, parse_folded(profile.to_folded).sum(&:last)
+    assert_equal 2, profile["TestFolded#b"].calls, "method statistics stay exact past the cap"
+  end
+
+  def test_round_trip_through_json_and_file
+    profile = Tracegraph.profile(call_tree: true) { a }
+    again = Tracegraph::Profile.load_json(profile.to_json)
+    assert_equal profile.to_folded, again.to_folded
+    Dir.mktmpdir do |dir|
+      path = File.join(dir, "stacks.folded")
+      profile.write_folded(path)
+      assert_equal profile.to_folded, File.read(path)
+    end
+  end
+
+  def test_names_with_separators_stay_one_frame
+    klass = Class.new { define_method(:"x;y") { 1 } }
+    o = klass.new
+    profile = Tracegraph.profile(call_tree: true) { o.send(:"x;y") }
+    frames = parse_folded(profile.to_folded).map(&:first)
+    assert(frames.any? { |f| f.last.end_with?("#x:y") })
+  end
+
+  def test_without_a_call_tree_it_says_how_to_get_one
+    error = assert_raises(Tracegraph::Error) { Tracegraph.profile { a }.to_folded }
+    assert_match(/call_tree: true/, error.message)
+  end
+
+  def test_hostile_call_trees_are_rejected
+    json = JSON.parse(Tracegraph.profile(call_tree: true) { a }.to_json)
+    json["call_tree"]["nodes"][0]["parent"] = 0
+    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.load_json(JSON.generate(json)) }
+    assert_match(/call_tree.nodes\[0\].parent must be null or the index of an earlier node/, error.message)
+  end
+
+  def test_bad_options
+    assert_raises(ArgumentError) { Tracegraph.start(call_tree: 1) }
+    assert_raises(ArgumentError) { Tracegraph.start(call_tree: true, max_call_tree_nodes: 0) }
+  end
+end
