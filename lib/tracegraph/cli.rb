@@ -43,8 +43,9 @@ module Tracegraph
                  tracegraph [options] -e 'ruby code'
 
           Profiles a Ruby program and writes its call graph. The format follows the
-          output's extension: .dot .json .txt .pdf .svg .png (pdf/svg/png run Graphviz's dot,
-          and keep the .dot beside them). -o can be given more than once.
+          output's extension: .dot .json .txt .folded .pdf .svg .png (pdf/svg/png run Graphviz's
+          dot and keep the .dot beside them; .folded is folded stacks for flame graphs).
+          -o can be given more than once.
           Options may come before or after the script; arguments after `--` all go to
           the script: tracegraph -o g.pdf app.rb -- --app-flag
 
@@ -55,6 +56,9 @@ module Tracegraph
           options[:start][:clock] = v.to_sym
         end
         o.on("--no-c-calls", "Record only methods written in Ruby") { options[:start][:c_calls] = false }
+        o.on("--call-tree", "Keep every distinct call path (implied by a .folded output)") do
+          options[:start][:call_tree] = true
+        end
         o.on("--node-fraction F", Float, "Hide methods under this share of total time (default 0.005)") do |v|
           options[:dot][:node_fraction] = v
         end
@@ -80,6 +84,7 @@ module Tracegraph
       end
       parser.permute!(argv) # like ruby-prof: `--` passes the rest to the script untouched
       options[:outputs] << "call_graph.dot" if options[:outputs].empty?
+      options[:start][:call_tree] = true if Output.needs_call_tree?(options[:outputs])
       Tracegraph::DotOptions.parse(options[:dot]) # fail before running anything
       options
     end

@@ -1,11 +1,13 @@
 # Every TRACEGRAPH_* environment variable, read in one place. Used by
 # tracegraph/autorun; a bad value raises Tracegraph::Error naming it.
 #
-#   TRACEGRAPH_OUTPUT         where to write at exit (default call_graph.dot; .dot .json .txt .pdf .svg .png)
+#   TRACEGRAPH_OUTPUT         where to write at exit (default call_graph.dot; .dot .json .txt .folded .pdf .svg .png)
 #   TRACEGRAPH_CLOCK          wall | cpu | thread_cpu
 #   TRACEGRAPH_C_CALLS        1/true (default) or 0/false
 #   TRACEGRAPH_NODE_FRACTION, TRACEGRAPH_EDGE_FRACTION, TRACEGRAPH_MAX_NODES,
 #   TRACEGRAPH_FOCUS, TRACEGRAPH_IGNORE   graph options, as the CLI's flags
+require "tracegraph/output"
+
 module Tracegraph
   class EnvConfig
     attr_reader :output, :start_options, :dot_options
@@ -16,6 +18,7 @@ module Tracegraph
       @start_options = {}
       @start_options[:clock] = env["TRACEGRAPH_CLOCK"].to_sym if set?("TRACEGRAPH_CLOCK")
       @start_options[:c_calls] = boolean("TRACEGRAPH_C_CALLS") if set?("TRACEGRAPH_C_CALLS")
+      @start_options[:call_tree] = true if Output.needs_call_tree?([@output])
       @dot_options = {}
       @dot_options[:node_fraction] = number("TRACEGRAPH_NODE_FRACTION") if set?("TRACEGRAPH_NODE_FRACTION")
       @dot_options[:edge_fraction] = number("TRACEGRAPH_EDGE_FRACTION") if set?("TRACEGRAPH_EDGE_FRACTION")

@@ -5,7 +5,7 @@ require "stringio"
 
 module Tracegraph
   module Output
-    TEXT_FORMATS = %w[.dot .json .txt].freeze
+    TEXT_FORMATS = %w[.dot .json .txt .folded].freeze
     RENDERED_FORMATS = %w[.pdf .svg .png].freeze
     FORMATS = (TEXT_FORMATS + RENDERED_FORMATS).freeze
 
@@ -35,8 +35,15 @@ module Tracegraph
       when ".dot" then [profile.write_dot(path, **dot_options)]
       when ".json" then [profile.write_json(path)]
       when ".txt" then [Tracegraph.write_output(path, flat_text(profile))]
+      when ".folded" then [profile.write_folded(path)]
       else [*render(profile, path, dot_options)]
       end
+    end
+
+    # Folded stacks need the call tree, which costs a little: record it
+    # only when one of these paths asks for it.
+    def needs_call_tree?(paths)
+      paths.any? { |path| File.extname(path).casecmp?(".folded") }
     end
 
     def flat_text(profile)

@@ -21,7 +21,7 @@ class TestCli < Minitest::Test
   end
 
   def test_every_output_format
-    %w[dot json txt pdf svg png].each do |format|
+    %w[dot json txt folded pdf svg png].each do |format|
       out, err, status = tracegraph("-o", "graph.#{format}", @script, "a", "b")
       assert status.success?, err
       assert_equal "program=#{@script} args=[\"a\", \"b\"]\n", out
@@ -36,6 +36,7 @@ class TestCli < Minitest::Test
         assert profile.edges.none? { |e| e.callee.name == "Object#main" }, "the script's own methods are the roots"
         refute profile["Kernel#load"], "the CLI's load of the script is not profiled"
       when "txt" then assert_match(/Object#work/, File.read(path))
+      when "folded" then assert_match(/^Object#main;Integer#times;Object#work;Integer#times \d+$/, File.read(path))
       when "pdf" then assert_equal "%PDF", File.binread(path, 4)
       when "png" then assert_equal "\x89PNG".b, File.binread(path, 4)
       when "svg" then assert_includes File.read(path), "Object#work"
