@@ -13,15 +13,21 @@ module Tracegraph
     #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
     def to_dot(**options)
       o = DotOptions.parse(options)
+      focus = o[:focus] && methods.map { |m| o[:focus].match?(m.name) }
+      ignore = o[:ignore] && methods.map { |m| o[:ignore].match?(m.name) }
+      Tracegraph._render_dot(*native_report_parts,
+                             [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd])
+    end
+
+    # [meta, methods, edges] as plain arrays, the form in which the C
+    # emitters (Tracegraph._render_dot, _render_diff_dot) take a profile.
+    def native_report_parts
       meta = [program&.to_s, clock.to_s, total_time]
       rows = methods.map do |m|
         [m.name, m.file, m.line, m.c_method ? true : false, m.calls, m.total_time, m.self_time]
       end
       links = edges.map { |e| [index_of(e.caller), index_of(e.callee), e.calls, e.total_time, e.self_time] }
-      focus = o[:focus] && methods.map { |m| o[:focus].match?(m.name) }
-      ignore = o[:ignore] && methods.map { |m| o[:ignore].match?(m.name) }
-      Tracegraph._render_dot(meta, rows, links,
-                             [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd])
+      [meta, rows, links]
     end
 
     # Writes the DOT call graph to path; returns the path.

@@ -1,0 +1,813 @@
+/*
+ * tg_diff_dot.c - renders the change from a base to a head tg_report as
+ * a Graphviz DOT call graph (see tg_diff_dot.h for what it shows).
+ *
+ * Reads top-down in the order the work happens:
+ *   1. merge      - one node per method name, one edge per caller/callee
+ *                   name pair, each with its head and base numbers
+ *                   (base times scaled when normalizing)
+ *   2. selection  - which nodes are kept (node cut, cap) by max(head, base)
+ *   3. edges      - kept edges (head's solid, base-only ones ghosted),
+ *                   then dotted edges for head paths through hidden nodes
+ *   4. emission   - legend, nodes, edges as DOT text
+ *
+ * Steps 1-3 only compute numbers; step 4 only formats them. Every piece
+ * of text that reaches the output goes through tg_escape_dot(). The small
+ * formatting helpers are copies of tg_dot.c's static ones.
+ */
+#include "tg_diff_dot.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tg_buf.h"
+#include "tg_escape.h"
+#include "tg_format.h"
+
+/* Above this many boxes, edge labels move into tooltips so `dot` stays fast. */
+#define LARGE_GRAPH_NODES 150
+/* Longest method name drawn in a box; the tooltip has the full name. */
+#define LABEL_NAME_BYTES 160
+/* Longest file path drawn in a box; longer ones keep their tail. */
+#define LABEL_PATH_BYTES 100
+/* Longest method name in an edge tooltip. */
+#define EDGE_TIP_NAME_BYTES 512
+
+#define ARROW " \xE2\x86\x92 "   /* " → " */
+#define MIDDOT " \xC2\xB7 "      /* " · " */
+#define TIMES "\xC3\x97"         /* "×" */
+
+/* Ghosts (only in base) are drawn in the blue end of the scale. */
+#define GHOST_BORDER "#2166ac"
+#define GHOST_FILL "#f4f8fc"
+
+void tg_diff_dot_options_default(tg_diff_dot_options *o)
+{
+    o->node_fraction = 0.005;
+    o->edge_fraction = 0.001;
+    o->max_nodes = 80;
+    o->normalize = false;
+    o->cwd = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* 1. merge                                                           */
+
+/* One method's or one edge's numbers in one of the two reports. */
+typedef struct side {
+    bool present;
+    uint64_t calls, total, self;   /* base times are scaled when normalizing */
+} side;
+
+enum node_state { KEPT, CUT, CAPPED };
+
+typedef struct dnode {
+    const char *name;
+    const tg_report_method *meta;  /* file, line, is_c: head's method if it has one, else base's */
+    side head, base;
+    uint64_t weight;               /* max(head.total, base.total): what pruning looks at */
+    uint8_t state;                 /* enum node_state */
+    uint32_t rank;                 /* position among kept boxes (0-based) */
+} dnode;
+
+typedef struct dedge {
+    uint32_t from, to;             /* node indexes */
+    uint32_t from_rank, to_rank;   /* box order of the endpoints, once both are kept */
+    side head, base;
+    bool dotted;                   /* stands for head calls through hidden nodes */
+} dedge;
+
+typedef struct diff {
+    const tg_report *head, *base;
+    double scale;                  /* base time multiplier: 1, or head total / base total */
+    uint64_t base_total;           /* base's total after scaling */
+    uint64_t grand;                /* max(head total, scaled base total): the colour and cut scale */
+    dnode *nodes;
+    size_t node_count;
+    dedge *edges;                  /* merged report edges, sorted by (from, to) */
+    size_t edge_count;
+    size_t *out_start;             /* edges[out_start[n] .. out_start[n+1]) leave node n */
+    uint32_t *order;               /* kept nodes in display order */
+    size_t kept, cut, capped, only_head, only_base;
+    uint64_t node_cut, edge_cut, cap_cut, max_self;
+    dedge *shown;                  /* edges drawn, in drawing order */
+    size_t shown_count, shown_cap, dropped_edges;
+} diff;
+
+static const char *method_name(const tg_report_method *m)
+{
+    return m->name ? m->name : "";
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t scaled(const diff *d, uint64_t ns)
+{
+    if (d->scale == 1.0) return ns;
+    double v = floor((double)ns * d->scale + 0.5);
+    return v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
+}
+
+/* A method of one report, for sorting by name. */
+typedef struct method_ref {
+    const tg_report_method *m;
+    uint32_t index;
+    uint8_t is_base;
+} method_ref;
+
+static int compare_strings_or_null(const char *a, const char *b)
+{
+    if (!a || !b) return a ? 1 : b ? -1 : 0;
+    return strcmp(a, b);
+}
+
+/* Name, then head before base, then file and line, then index: a total order. */
+static int compare_method_refs(const void *pa, const void *pb)
+{
+    const method_ref *a = pa, *b = pb;
+    int c = strcmp(method_name(a->m), method_name(b->m));
+    if (c) return c;
+    if (a->is_base != b->is_base) return a->is_base ? 1 : -1;
+    c = compare_strings_or_null(a->m->file, b->m->file);
+    if (c) return c;
+    if (a->m->line != b->m->line) return a->m->line < b->m->line ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static void add_to_side(side *s, uint64_t calls, uint64_t total, uint64_t self)
+{
+    s->present = true;
+    s->calls = add_sat(s->calls, calls);
+    s->total = add_sat(s->total, total);
+    s->self = add_sat(s->self, self);
+}
+
+/* One node per distinct name; node_of[0] maps head indexes, node_of[1] base's. */
+static bool merge_methods(diff *d, uint32_t *node_of[2])
+{
+    const tg_report *reports[2] = { d->head, d->base };
+    size_t n = d->head->method_count + d->base->method_count;
+    method_ref *refs = malloc((n + 1) * sizeof *refs);
+    d->nodes = calloc(n + 1, sizeof *d->nodes);
+    if (!refs || !d->nodes) {
+        free(refs);
+        return false;
+    }
+    size_t k = 0;
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < reports[s]->method_count; i++)
+            refs[k++] = (method_ref){ &reports[s]->methods[i], (uint32_t)i, (uint8_t)s };
+    qsort(refs, n, sizeof *refs, compare_method_refs);
+    for (size_t i = 0; i < n; i++) {
+        const method_ref *r = &refs[i];
+        if (d->node_count == 0 || strcmp(d->nodes[d->node_count - 1].name, method_name(r->m)) != 0)
+            d->nodes[d->node_count++] = (dnode){ .name = method_name(r->m), .meta = r->m };
+        dnode *node = &d->nodes[d->node_count - 1];
+        node_of[r->is_base][r->index] = (uint32_t)(d->node_count - 1);
+        if (r->is_base) {
+            /* Scaled per method, after summing, below. */
+            add_to_side(&node->base, r->m->calls, r->m->total_time, r->m->self_time);
+        } else {
+            add_to_side(&node->head, r->m->calls, r->m->total_time, r->m->self_time);
+        }
+    }
+    for (size_t i = 0; i < d->node_count; i++) {
+        dnode *node = &d->nodes[i];
+        node->base.total = scaled(d, node->base.total);
+        node->base.self = scaled(d, node->base.self);
+        node->weight = node->head.total > node->base.total ? node->head.total : node->base.total;
+        if (!node->base.present) d->only_head++;
+        if (!node->head.present) d->only_base++;
+    }
+    free(refs);
+    return true;
+}
+
+/* A report edge mapped onto nodes, for sorting by endpoint. */
+typedef struct edge_ref {
+    uint32_t from, to;
+    const tg_report_edge *e;
+    uint8_t is_base;
+} edge_ref;
+
+static int compare_edge_refs(const void *pa, const void *pb)
+{
+    const edge_ref *a = pa, *b = pb;
+    if (a->from != b->from) return a->from < b->from ? -1 : 1;
+    if (a->to != b->to) return a->to < b->to ? -1 : 1;
+    return 0;   /* equal pairs are summed, so their order does not matter */
+}
+
+/* One edge per (caller name, callee name); invalid report edges are skipped. */
+static bool merge_edges(diff *d, uint32_t *node_of[2])
+{
+    const tg_report *reports[2] = { d->head, d->base };
+    size_t n = d->head->edge_count + d->base->edge_count;
+    edge_ref *refs = malloc((n + 1) * sizeof *refs);
+    d->edges = calloc(n + 1, sizeof *d->edges);
+    d->out_start = calloc(d->node_count + 1, sizeof *d->out_start);
+    if (!refs || !d->edges || !d->out_start) {
+        free(refs);
+        return false;
+    }
+    size_t k = 0;
+    for (int s = 0; s < 2; s++) {
+        const tg_report *r = reports[s];
+        for (size_t i = 0; i < r->edge_count; i++) {
+            const tg_report_edge *e = &r->edges[i];
+            if (e->caller >= r->method_count || e->callee >= r->method_count) continue;
+            refs[k++] = (edge_ref){ node_of[s][e->caller], node_of[s][e->callee], e, (uint8_t)s };
+        }
+    }
+    if (k > 1) qsort(refs, k, sizeof *refs, compare_edge_refs);
+    for (size_t i = 0; i < k; i++) {
+        const edge_ref *r = &refs[i];
+        if (d->edge_count == 0 || d->edges[d->edge_count - 1].from != r->from ||
+            d->edges[d->edge_count - 1].to != r->to) {
+            d->edges[d->edge_count++] = (dedge){ .from = r->from, .to = r->to };
+            d->out_start[r->from + 1]++;
+        }
+        dedge *e = &d->edges[d->edge_count - 1];
+        add_to_side(r->is_base ? &e->base : &e->head, r->e->calls, r->e->total_time, r->e->self_time);
+    }
+    for (size_t i = 0; i < d->edge_count; i++) {
+        d->edges[i].base.total = scaled(d, d->edges[i].base.total);
+        d->edges[i].base.self = scaled(d, d->edges[i].base.self);
+    }
+    for (size_t m = 0; m < d->node_count; m++) d->out_start[m + 1] += d->out_start[m];
+    free(refs);
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. selection                                                       */
+
+/* fraction * total rounded up, so "weight < cut" means "below the fraction". */
+static uint64_t cut_off(double fraction, uint64_t total)
+{
+    if (!(fraction > 0)) return 0;      /* also catches NaN */
+    double cut = ceil(fraction * (double)total);
+    return cut >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)cut;
+}
+
+/* The self time a box is sized by: head's, or base's for a ghost. */
+static uint64_t shown_self(const dnode *n)
+{
+    return n->head.present ? n->head.self : n->base.self;
+}
+
+/* Sort key for nodes: heaviest first, then head self, then base self, then name (unique). */
+typedef struct node_key {
+    uint64_t weight, head_self, base_self;
+    const char *name;
+    uint32_t index;
+} node_key;
+
+static int compare_nodes(const void *pa, const void *pb)
+{
+    const node_key *a = pa, *b = pb;
+    if (a->weight != b->weight) return a->weight > b->weight ? -1 : 1;
+    if (a->head_self != b->head_self) return a->head_self > b->head_self ? -1 : 1;
+    if (a->base_self != b->base_self) return a->base_self > b->base_self ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static bool select_nodes(diff *d, const tg_diff_dot_options *o)
+{
+    d->order = malloc((d->node_count + 1) * sizeof *d->order);
+    node_key *keys = malloc((d->node_count + 1) * sizeof *keys);
+    if (!d->order || !keys) {
+        free(keys);
+        return false;
+    }
+    d->node_cut = cut_off(o->node_fraction, d->grand);
+    d->edge_cut = cut_off(o->edge_fraction, d->grand);
+    size_t count = 0;
+    for (size_t i = 0; i < d->node_count; i++) {
+        dnode *n = &d->nodes[i];
+        if (n->weight < d->node_cut) {
+            n->state = CUT;
+            d->cut++;
+        } else {
+            keys[count++] = (node_key){ n->weight, n->head.self, n->base.self, n->name, (uint32_t)i };
+        }
+    }
+    if (count > 1) qsort(keys, count, sizeof *keys, compare_nodes);
+    for (size_t i = 0; i < count; i++) {
+        dnode *n = &d->nodes[keys[i].index];
+        if (o->max_nodes && i >= o->max_nodes) {
+            if (d->capped++ == 0) d->cap_cut = n->weight;
+            n->state = CAPPED;
+            continue;
+        }
+        n->state = KEPT;
+        n->rank = (uint32_t)d->kept;
+        d->order[d->kept++] = keys[i].index;
+        if (shown_self(n) > d->max_self) d->max_self = shown_self(n);
+    }
+    free(keys);
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. edges                                                           */
+
+static uint64_t edge_weight(const dedge *e)
+{
+    return e->head.total > e->base.total ? e->head.total : e->base.total;
+}
+
+/* Head's time through the call, or base's for a ghost edge. */
+static uint64_t edge_shown_time(const dedge *e)
+{
+    return e->head.present ? e->head.total : e->base.total;
+}
+
+/* Solid before ghost before dotted; heaviest first; then box order. */
+static int compare_shown(const void *pa, const void *pb)
+{
+    const dedge *a = pa, *b = pb;
+    int ka = a->dotted ? 2 : a->head.present ? 0 : 1, kb = b->dotted ? 2 : b->head.present ? 0 : 1;
+    if (ka != kb) return ka < kb ? -1 : 1;
+    if (edge_weight(a) != edge_weight(b)) return edge_weight(a) > edge_weight(b) ? -1 : 1;
+    if (a->from_rank != b->from_rank) return a->from_rank < b->from_rank ? -1 : 1;
+    return a->to_rank < b->to_rank ? -1 : a->to_rank > b->to_rank;
+}
+
+static bool show_edge(diff *d, dedge e)
+{
+    if (d->shown_count == d->shown_cap) {
+        size_t cap = d->shown_cap ? d->shown_cap * 2 : 64;
+        dedge *items = realloc(d->shown, cap * sizeof *items);
+        if (!items) return false;
+        d->shown = items;
+        d->shown_cap = cap;
+    }
+    e.from_rank = d->nodes[e.from].rank;
+    e.to_rank = d->nodes[e.to].rank;
+    d->shown[d->shown_count++] = e;
+    return true;
+}
+
+/*
+ * Dotted edges from kept node `from` to every kept node it reaches
+ * through hidden nodes along head's calls, unless head calls it
+ * directly. Unlike tg_dot there is no time estimate on them: they only
+ * keep the graph connected. `stamp` marks visits per source.
+ */
+static bool add_hidden_paths_from(diff *d, uint32_t from, uint32_t *stamp, uint32_t mark, uint32_t *queue)
+{
+    size_t head = 0, tail = 0;
+    stamp[from] = mark;
+    for (size_t k = d->out_start[from]; k < d->out_start[from + 1]; k++) {
+        const dedge *e = &d->edges[k];
+        if (e->head.present && d->nodes[e->to].state == KEPT) stamp[e->to] = mark;   /* direct */
+    }
+    for (size_t k = d->out_start[from]; k < d->out_start[from + 1]; k++) {
+        const dedge *e = &d->edges[k];
+        if (e->head.present && d->nodes[e->to].state != KEPT && stamp[e->to] != mark) {
+            stamp[e->to] = mark;
+            queue[tail++] = e->to;
+        }
+    }
+    while (head < tail) {
+        uint32_t m = queue[head++];
+        for (size_t k = d->out_start[m]; k < d->out_start[m + 1]; k++) {
+            const dedge *e = &d->edges[k];
+            if (!e->head.present || stamp[e->to] == mark) continue;
+            stamp[e->to] = mark;
+            if (d->nodes[e->to].state != KEPT) {
+                queue[tail++] = e->to;
+            } else if (!show_edge(d, (dedge){ .from = from, .to = e->to, .dotted = true })) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static bool collect_edges(diff *d)
+{
+    uint32_t *stamp = calloc(d->node_count + 1, sizeof *stamp);
+    uint32_t *queue = malloc((d->node_count + 1) * sizeof *queue);
+    bool ok = stamp && queue;
+    for (size_t i = 0; ok && i < d->edge_count; i++) {
+        const dedge *e = &d->edges[i];
+        if (d->nodes[e->from].state != KEPT || d->nodes[e->to].state != KEPT) continue;
+        if (edge_weight(e) < d->edge_cut) {
+            d->dropped_edges++;
+            continue;
+        }
+        ok = show_edge(d, *e);
+    }
+    for (size_t i = 0; ok && i < d->kept; i++) ok = add_hidden_paths_from(d, d->order[i], stamp, (uint32_t)i + 1, queue);
+    if (ok && d->shown_count > 1) qsort(d->shown, d->shown_count, sizeof *d->shown, compare_shown);
+    free(stamp);
+    free(queue);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* 4. emission                                                        */
+
+/* Escaped text; limit 0 means the escaper's default cap. */
+static void put_text(tg_buf *b, const char *s, size_t limit)
+{
+    tg_escape_dot(b, s, strlen(s), limit);
+}
+
+/* Fixed-point tenths as "12.3": no locale, no %f. */
+static void put_tenths(tg_buf *b, double v)
+{
+    uint64_t t = v > 0 ? (uint64_t)floor(v * 10.0 + 0.5) : 0;
+    tg_buf_printf(b, "%u.%u", (unsigned)(t / 10), (unsigned)(t % 10));
+}
+
+static double fraction_of(uint64_t part, uint64_t whole)
+{
+    if (!whole) return 0.0;
+    double f = (double)part / (double)whole;
+    return f > 1.0 ? 1.0 : f;
+}
+
+typedef struct rgb {
+    int r, g, b;
+} rgb;
+
+/*
+ * The diverging scale (ColorBrewer RdBu): near-white at 0, to deep red
+ * for growth and deep blue for shrinkage at |f| = 1. sqrt spreads the
+ * small changes most methods have, as tg_dot's heat scale does.
+ */
+static rgb diverging(uint64_t head, uint64_t base, uint64_t whole)
+{
+    static const rgb red[] = {
+        { 247, 247, 247 }, { 253, 219, 199 }, { 244, 165, 130 }, { 214, 96, 77 }, { 178, 24, 43 },
+    };
+    static const rgb blue[] = {
+        { 247, 247, 247 }, { 209, 229, 240 }, { 146, 197, 222 }, { 67, 147, 195 }, { 33, 102, 172 },
+    };
+    const rgb *stops = head >= base ? red : blue;
+    double t = sqrt(fraction_of(head >= base ? head - base : base - head, whole)) * 4.0;
+    int i = t >= 4.0 ? 3 : (int)t;
+    double u = t - i;
+    rgb a = stops[i], z = stops[i + 1];
+    return (rgb){ (int)floor(a.r + (z.r - a.r) * u + 0.5), (int)floor(a.g + (z.g - a.g) * u + 0.5),
+                  (int)floor(a.b + (z.b - a.b) * u + 0.5) };
+}
+
+/* Darker shade of the same hue, for borders and edges. */
+static rgb shade(rgb c)
+{
+    return (rgb){ c.r * 6 / 10, c.g * 6 / 10, c.b * 6 / 10 };
+}
+
+static void put_color(tg_buf *b, const char *attr, rgb c)
+{
+    tg_buf_printf(b, ", %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
+}
+
+/* "lib/foo.rb" for cwd "/app" and "/app/lib/foo.rb"; the input otherwise. */
+static const char *relative_path(const char *file, const char *cwd)
+{
+    if (!cwd || !*cwd) return file;
+    size_t n = strlen(cwd);
+    while (n > 1 && cwd[n - 1] == '/') n--;
+    if (n == 1 && cwd[0] == '/') return file[0] == '/' && file[1] ? file + 1 : file;
+    if (strncmp(file, cwd, n) == 0 && file[n] == '/' && file[n + 1]) return file + n + 1;
+    return file;
+}
+
+/* The label's "file:line", keeping the tail of very long paths. */
+static void put_location(tg_buf *b, const tg_report_method *m, const char *cwd)
+{
+    const char *path = relative_path(m->file, cwd);
+    size_t len = strlen(path);
+    if (len > LABEL_PATH_BYTES) {
+        const char *tail = path + len - LABEL_PATH_BYTES;
+        while (*tail && ((unsigned char)*tail & 0xC0) == 0x80) tail++;  /* UTF-8 boundary */
+        put_text(b, "\xE2\x80\xA6", 0);
+        path = tail;
+    }
+    put_text(b, path, 0);
+    if (m->line > 0) tg_buf_printf(b, ":%d", m->line);
+}
+
+/* "+4.00 ms, +49.0%" / "-1.20 ms, -10.0%" / "+3.00 ms" (base 0) / "no change". */
+static void put_change(tg_buf *b, uint64_t base, uint64_t head, bool with_percent)
+{
+    char t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
+    if (head == base) {
+        tg_buf_puts(b, "no change");
+        return;
+    }
+    char sign = head > base ? '+' : '-';
+    uint64_t delta = head > base ? head - base : base - head;
+    tg_buf_printf(b, "%c%s", sign, tg_format_ns(t, sizeof t, delta));
+    if (with_percent && base) tg_buf_printf(b, ", %c%s", sign, tg_format_percent(pct, sizeof pct, delta, base));
+}
+
+/* "self 12.1 ms (+4.00 ms, +49.0%)" for a method present in both. */
+static void put_time_change(tg_buf *b, const char *what, uint64_t base, uint64_t head)
+{
+    char t[TG_FORMAT_SIZE];
+    tg_buf_printf(b, "%s %s (", what, tg_format_ns(t, sizeof t, head));
+    put_change(b, base, head, true);
+    tg_buf_puts(b, ")");
+}
+
+/* One line for the legend, escaped, left-justified. */
+static void legend_line(tg_buf *b, tg_buf *line)
+{
+    if (line->failed) b->failed = true;
+    if (line->len) tg_escape_dot(b, line->data, line->len, 0);
+    tg_buf_puts(b, "\\l");
+    line->len = 0;
+    if (line->data) line->data[0] = '\0';
+}
+
+static uint64_t total_calls(const tg_report *r)
+{
+    uint64_t sum = 0;
+    for (size_t m = 0; m < r->method_count; m++) sum = add_sat(sum, r->methods[m].calls);
+    return sum;
+}
+
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
+{
+    const tg_report *head = d->head, *base = d->base;
+    char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
+    tg_buf line = TG_BUF_INIT;
+    tg_buf_puts(b, "  { rank=source; legend [shape=note, style=filled, fillcolor=\"#fbfbf3\", "
+                   "color=\"#9a9a8c\", fontsize=12, margin=\"0.2,0.12\", tooltip=\"Legend\", label=\"");
+    tg_buf_puts(&line, "tracegraph diff");
+    if (base->program && head->program && strcmp(base->program, head->program) != 0) {
+        tg_buf_printf(&line, ": %s" ARROW "%s", base->program, head->program);
+    } else if (head->program || base->program) {
+        tg_buf_printf(&line, ": %s", head->program ? head->program : base->program);
+    }
+    legend_line(b, &line);
+
+    const char *bc = base->clock ? base->clock : "unknown", *hc = head->clock ? head->clock : "unknown";
+    if (strcmp(bc, hc) == 0) {
+        tg_buf_printf(&line, "Clock: %s", hc);
+    } else {
+        tg_buf_printf(&line, "Clock: %s" ARROW "%s (different clocks: changes mix what they measure)", bc, hc);
+    }
+    legend_line(b, &line);
+    /* "total 120 ms → 150 ms (+25.0%)"; the change in time when there is no base to compare with. */
+    tg_buf_printf(&line, "total %s" ARROW "%s (", tg_format_ns(t1, sizeof t1, base->total_time),
+                  tg_format_ns(t2, sizeof t2, head->total_time));
+    if (base->total_time && head->total_time != base->total_time) {
+        uint64_t delta = head->total_time > base->total_time ? head->total_time - base->total_time
+                                                             : base->total_time - head->total_time;
+        tg_buf_printf(&line, "%c%s", head->total_time > base->total_time ? '+' : '-',
+                      tg_format_percent(t1, sizeof t1, delta, base->total_time));
+    } else {
+        put_change(&line, base->total_time, head->total_time, false);
+    }
+    tg_buf_printf(&line, ")" MIDDOT "calls %s" ARROW "%s", tg_format_count(c1, sizeof c1, total_calls(base)),
+                  tg_format_count(c2, sizeof c2, total_calls(head)));
+    legend_line(b, &line);
+    if (o->normalize && base->total_time) {
+        tg_buf_puts(&line, "Normalized: base times scaled \xC3\x97");
+        /* The factor with 3 decimals, integer arithmetic only. */
+        uint64_t milli = (uint64_t)floor(d->scale * 1000.0 + 0.5);
+        tg_buf_printf(&line, "%llu.%03llu to head's total", (unsigned long long)(milli / 1000),
+                      (unsigned long long)(milli % 1000));
+    } else {
+        tg_buf_puts(&line, "Not normalized: base times as measured");
+    }
+    legend_line(b, &line);
+
+    if (d->node_count == 0) {
+        tg_buf_puts(&line, "Nothing was recorded (0 methods).");
+        legend_line(b, &line);
+        tg_buf_puts(b, "\"]; }\n");
+        tg_buf_free(&line);
+        return;
+    }
+    tg_buf_printf(&line, "Showing %s of %s methods (%s new in head, %s gone from base)",
+                  tg_format_count(c1, sizeof c1, d->kept), tg_format_count(c2, sizeof c2, d->node_count),
+                  tg_format_count(t1, sizeof t1, d->only_head), tg_format_count(t2, sizeof t2, d->only_base));
+    legend_line(b, &line);
+    if (d->cut || d->dropped_edges) {
+        tg_buf_puts(&line, "Dropped ");
+        if (d->cut)
+            tg_buf_printf(&line, "%s node%s (total < %s in both)", tg_format_count(c1, sizeof c1, d->cut),
+                          plural(d->cut), tg_format_ns(t1, sizeof t1, d->node_cut));
+        if (d->cut && d->dropped_edges) tg_buf_puts(&line, ", ");
+        if (d->dropped_edges)
+            tg_buf_printf(&line, "%s edge%s (total < %s in both)", tg_format_count(c2, sizeof c2, d->dropped_edges),
+                          plural(d->dropped_edges), tg_format_ns(t2, sizeof t2, d->edge_cut));
+        legend_line(b, &line);
+    }
+    if (d->capped) {
+        tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 %s)",
+                      tg_format_count(c1, sizeof c1, d->capped), plural(d->capped),
+                      tg_format_count(c2, sizeof c2, o->max_nodes), tg_format_ns(t1, sizeof t1, d->cap_cut));
+        legend_line(b, &line);
+    }
+    if (!d->cut && !d->dropped_edges && !d->capped) {
+        tg_buf_puts(&line, "Nothing dropped");
+        legend_line(b, &line);
+    }
+    tg_buf_puts(b, "\\l");
+    tg_buf_puts(&line, "Box size = head self time" MIDDOT "colour = change in self time");
+    legend_line(b, &line);
+    tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest at a change of the whole run)");
+    legend_line(b, &line);
+    tg_buf_puts(&line, "Dashed blue box or edge = only in base (gone)" MIDDOT "\"new\" = only in head");
+    legend_line(b, &line);
+    tg_buf_puts(&line, "Dotted edge = calls via hidden methods" MIDDOT "dashed grey border = C method");
+    legend_line(b, &line);
+    tg_buf_puts(b, "\"]; }\n");
+    tg_buf_free(&line);
+}
+
+static void emit_node(tg_buf *b, const diff *d, const dnode *n, const tg_diff_dot_options *o)
+{
+    const tg_report_method *meta = n->meta;
+    char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
+    bool ghost = !n->head.present, fresh = !n->base.present;
+    tg_buf_printf(b, "  N%u [label=\"", (unsigned)n->rank + 1);
+    put_text(b, n->name, LABEL_NAME_BYTES);
+    if (meta->file) {
+        tg_buf_puts(b, "\\n");
+        put_location(b, meta, o->cwd);
+    }
+    if (ghost) {
+        tg_buf_printf(b, "\\ngone (only in base)\\nbase self %s\\nbase total %s\\nbase %s call%s",
+                      tg_format_ns(t1, sizeof t1, n->base.self), tg_format_ns(t2, sizeof t2, n->base.total),
+                      tg_format_count(c1, sizeof c1, n->base.calls), plural(n->base.calls));
+    } else if (fresh) {
+        tg_buf_printf(b, "\\nnew (only in head)\\nself %s\\ntotal %s\\n%s call%s",
+                      tg_format_ns(t1, sizeof t1, n->head.self), tg_format_ns(t2, sizeof t2, n->head.total),
+                      tg_format_count(c1, sizeof c1, n->head.calls), plural(n->head.calls));
+    } else {
+        tg_buf_puts(b, "\\n");
+        put_time_change(b, "self", n->base.self, n->head.self);
+        tg_buf_puts(b, "\\n");
+        put_time_change(b, "total", n->base.total, n->head.total);
+        tg_buf_printf(b, "\\ncalls %s" ARROW "%s", tg_format_count(c1, sizeof c1, n->base.calls),
+                      tg_format_count(c2, sizeof c2, n->head.calls));
+    }
+
+    tg_buf_puts(b, "\", tooltip=\"");
+    put_text(b, n->name, 0);
+    if (meta->file) {
+        tg_buf_puts(b, "\\n");
+        put_text(b, meta->file, 0);
+        if (meta->line > 0) tg_buf_printf(b, ":%d", meta->line);
+    }
+    static const char *const what[] = { "self", "total" };
+    for (int i = 0; i < 2; i++) {
+        uint64_t bv = i ? n->base.total : n->base.self, hv = i ? n->head.total : n->head.self;
+        tg_buf_printf(b, "\\n%s: %s" ARROW "%s (", what[i], n->base.present ? tg_format_ns(t1, sizeof t1, bv) : "none",
+                      n->head.present ? tg_format_ns(t2, sizeof t2, hv) : "none");
+        put_change(b, bv, hv, true);
+        tg_buf_puts(b, ")");
+    }
+    tg_buf_printf(b, "\\ncalls: %s" ARROW "%s", tg_format_count(c1, sizeof c1, n->base.calls),
+                  tg_format_count(c2, sizeof c2, n->head.calls));
+    if (meta->is_c) tg_buf_puts(b, "\\nimplemented in C");
+    tg_buf_puts(b, "\"");
+
+    /* Size by the self time shown: sublinear so small boxes stay readable. */
+    tg_buf_puts(b, ", fontsize=");
+    put_tenths(b, 9.0 + 15.0 * sqrt(fraction_of(shown_self(n), d->max_self)));
+    if (ghost) {
+        tg_buf_puts(b, ", fillcolor=\"" GHOST_FILL "\", color=\"" GHOST_BORDER "\", fontcolor=\"" GHOST_BORDER
+                       "\", penwidth=2.0, style=\"filled,rounded,dashed\"];\n");
+        return;
+    }
+    rgb fill = diverging(n->head.self, n->base.self, d->grand);
+    put_color(b, "fillcolor", fill);
+    put_color(b, "color", shade(fill));
+    /* Perceived brightness decides whether black text would be legible. */
+    if (fill.r * 299 + fill.g * 587 + fill.b * 114 < 150 * 1000) tg_buf_puts(b, ", fontcolor=\"#ffffff\"");
+    if (meta->is_c) tg_buf_puts(b, ", style=\"filled,rounded,dashed\"");
+    tg_buf_puts(b, "];\n");
+}
+
+static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
+{
+    char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
+    const dnode *from = &d->nodes[e->from], *to = &d->nodes[e->to];
+    bool ghost = !e->dotted && !e->head.present;
+    tg_buf_printf(b, "  N%u -> N%u [", (unsigned)from->rank + 1, (unsigned)to->rank + 1);
+    if (!large) {
+        tg_buf_puts(b, "label=\" ");
+        if (e->dotted) {
+            tg_buf_puts(b, "via hidden");
+        } else if (ghost) {
+            tg_buf_printf(b, "gone" MIDDOT "was " TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->base.calls),
+                          tg_format_ns(t1, sizeof t1, e->base.total));
+        } else {
+            tg_buf_printf(b, TIMES "%s" MIDDOT "%s (", tg_format_count(c1, sizeof c1, e->head.calls),
+                          tg_format_ns(t1, sizeof t1, e->head.total));
+            if (e->base.present) {
+                put_change(b, e->base.total, e->head.total, false);
+            } else {
+                tg_buf_puts(b, "new");
+            }
+            tg_buf_puts(b, ")");
+        }
+        tg_buf_puts(b, " \", ");
+    }
+
+    tg_buf_puts(b, "tooltip=\"");
+    put_text(b, from->name, EDGE_TIP_NAME_BYTES);
+    put_text(b, ARROW, 0);
+    put_text(b, to->name, EDGE_TIP_NAME_BYTES);
+    if (e->dotted) {
+        tg_buf_puts(b, "\\nhead calls via hidden methods");
+    } else {
+        tg_buf_printf(b, "\\ncalls: %s" ARROW "%s", tg_format_count(c1, sizeof c1, e->base.calls),
+                      tg_format_count(c2, sizeof c2, e->head.calls));
+        tg_buf_printf(b, "\\ntotal: %s" ARROW "%s (", tg_format_ns(t1, sizeof t1, e->base.total),
+                      tg_format_ns(t2, sizeof t2, e->head.total));
+        put_change(b, e->base.total, e->head.total, true);
+        tg_buf_puts(b, ")");
+        if (ghost) tg_buf_puts(b, "\\nonly in base");
+        if (!e->base.present) tg_buf_puts(b, "\\nnew in head");
+    }
+    tg_buf_puts(b, "\"");
+
+    double f = e->dotted ? 0.0 : fraction_of(edge_shown_time(e), d->grand);
+    tg_buf_puts(b, ", penwidth=");
+    put_tenths(b, 0.8 + 5.2 * sqrt(f));
+    if (ghost) {
+        tg_buf_puts(b, ", color=\"" GHOST_BORDER "\", fontcolor=\"" GHOST_BORDER "\"");
+    } else {
+        put_color(b, "color", shade(diverging(e->head.total, e->base.total, d->grand)));
+    }
+    /* dot needs an integer weight; head's heavy calls pull their boxes into line. */
+    tg_buf_printf(b, ", weight=%d", e->dotted || ghost ? 1 : 1 + (int)(f * 100.0));
+    if (e->dotted) tg_buf_puts(b, ", style=dotted");
+    if (ghost) tg_buf_puts(b, ", style=dashed");
+    tg_buf_puts(b, "];\n");
+}
+
+static void emit(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
+{
+    bool large = d->kept > LARGE_GRAPH_NODES;
+    tg_buf_puts(b, "digraph tracegraph_diff {\n"
+                   "  graph [rankdir=TB, fontname=\"Helvetica\", bgcolor=\"white\", nodesep=0.3, "
+                   "ranksep=0.5, pad=0.3, outputorder=edgesfirst");
+    /* As in tg_dot: bound dot's slowest passes on large graphs. */
+    if (large) tg_buf_puts(b, ", nslimit=2, nslimit1=2, mclimit=0.05, searchsize=20, remincross=false");
+    tg_buf_puts(b, "];\n"
+                   "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", penwidth=1.2, "
+                   "margin=\"0.12,0.06\"];\n"
+                   "  edge [fontname=\"Helvetica\", fontsize=10, arrowsize=0.7];\n");
+    emit_legend(b, d, o);
+    for (size_t i = 0; i < d->kept; i++) emit_node(b, d, &d->nodes[d->order[i]], o);
+    for (size_t i = 0; i < d->shown_count; i++) emit_edge(b, d, &d->shown[i], large);
+    tg_buf_puts(b, "}\n");
+}
+
+/* ------------------------------------------------------------------ */
+
+char *tg_diff_dot_render(const tg_report *base, const tg_report *head, const tg_diff_dot_options *o, size_t *len)
+{
+    tg_diff_dot_options defaults;
+    if (!o) {
+        tg_diff_dot_options_default(&defaults);
+        o = &defaults;
+    }
+    diff d = { .head = head, .base = base, .scale = 1.0 };
+    if (o->normalize && base->total_time && head->total_time != base->total_time)
+        d.scale = (double)head->total_time / (double)base->total_time;
+    d.base_total = o->normalize && base->total_time ? head->total_time : base->total_time;
+    d.grand = head->total_time > d.base_total ? head->total_time : d.base_total;
+
+    uint32_t *node_of[2] = { calloc(head->method_count + 1, sizeof(uint32_t)),
+                             calloc(base->method_count + 1, sizeof(uint32_t)) };
+    tg_buf b = TG_BUF_INIT;
+    bool ok = node_of[0] && node_of[1] && merge_methods(&d, node_of) && merge_edges(&d, node_of) &&
+              select_nodes(&d, o) && collect_edges(&d);
+    if (ok) emit(&b, &d, o);
+    free(node_of[0]);
+    free(node_of[1]);
+    free(d.nodes);
+    free(d.edges);
+    free(d.out_start);
+    free(d.order);
+    free(d.shown);
+    if (!ok) {
+        tg_buf_free(&b);
+        if (len) *len = 0;
+        return NULL;
+    }
+    return tg_buf_take(&b, len);
+}

@@ -1,0 +1,52 @@
+/*
+ * tg_diff_dot.h - the differential call graph: what changed from a base
+ * profile to a head profile, as Graphviz DOT text.
+ *
+ * Like a red/blue differential flame graph (Brendan Gregg's difffolded),
+ * the graph is drawn for head: one box per method, sized by head's self
+ * time on tg_dot's scale. The colour is the change in self time from base
+ * to head: red where it grew, blue where it shrank, near-white where it
+ * held. Intensity grows with |change| / max(base total, head total), on a
+ * sqrt scale as in tg_dot, so a change of 1% of the run is already
+ * visible and one of 100% is fully saturated.
+ *
+ * Methods are matched by name (two methods of one report with the same
+ * name are summed). Methods only in base are drawn as dashed blue "ghost"
+ * boxes with their base numbers, so code paths that vanished stay
+ * visible; methods only in head are labelled "new". Edges are head's,
+ * plus dashed blue ghosts for calls only base made.
+ *
+ * Pruning follows tg_dot on each method's heavier side, max(head total,
+ * base total): a method that was big in base but vanished in head is
+ * kept. Kept methods joined only through hidden ones in head get a
+ * dotted "via hidden" edge. The rendering is a pure function of the two
+ * reports and the options: the same input gives the same bytes, whatever
+ * the order of methods and edges in either report.
+ */
+#ifndef TG_DIFF_DOT_H
+#define TG_DIFF_DOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tg_report.h"
+
+typedef struct tg_diff_dot_options {
+    double node_fraction;   /* drop methods whose max(head, base) total < node_fraction * max(head, base)
+                               report total; 0 keeps all. default 0.005 */
+    double edge_fraction;   /* the same for edges. default 0.001 */
+    size_t max_nodes;       /* keep at most this many methods, heaviest first; 0 = no cap. default 80 */
+    bool normalize;         /* scale base times by head total / base total first (difffolded -n). default false */
+    const char *cwd;        /* working directory; file paths under it are shown relative. May be NULL */
+} tg_diff_dot_options;
+
+void tg_diff_dot_options_default(tg_diff_dot_options *o);
+
+/*
+ * Renders the differential graph from base to head. Returns a malloc'd
+ * NUL-terminated string (caller frees) and its length in *len, or NULL on
+ * out-of-memory. o may be NULL for the defaults; len may be NULL.
+ */
+char *tg_diff_dot_render(const tg_report *base, const tg_report *head, const tg_diff_dot_options *o, size_t *len);
+
+#endif

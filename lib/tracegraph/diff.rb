@@ -1,0 +1,201 @@
+# Comparing two profiles: what changed from a base run to a head run.
+#
+#   base = Tracegraph::Profile.load_json("before.json")
+#   head = Tracegraph::Profile.load_json("after.json")
+#   diff = base.diff(head)               # reads "from base to head"
+#   diff.write_dot("diff.dot")           # red = slower, blue = faster
+#   diff.print_text(limit: 10)           # top regressions and improvements
+#
+# Methods are matched by name. The graph is drawn by the C emitter
+# (ext/tracegraph/tg_diff_dot.c); this file validates options, builds the
+# per-method table and prints it.
+module Tracegraph
+  class Profile
+    # The change from this profile (the base, "before") to head ("after").
+    def diff(head)
+      ProfileDiff.new(self, head)
+    end
+  end
+
+  class ProfileDiff
+    DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, normalize: false}.freeze
+
+    # One method's numbers in both runs, matched by name. Times are integer
+    # nanoseconds (base ones scaled to head's total when normalizing); a
+    # side the method is missing from has zeros. status is :changed (in
+    # both runs, whether or not its numbers moved), :new (only in head) or
+    # :gone (only in base).
+    Row = Struct.new(:name, :file, :line, :c_method, :base_calls, :head_calls, :base_self, :head_self,
+                     :base_total, :head_total, :status, keyword_init: true) do
+      def self_delta = head_self - base_self
+      def total_delta = head_total - base_total
+      def calls_delta = head_calls - base_calls
+
+      # Change in self time as a percentage of base's, or nil for a new method.
+      def self_change_percent
+        base_self.zero? ? nil : 100.0 * self_delta / base_self
+      end
+
+      def new? = status == :new
+      def gone? = status == :gone
+    end
+
+    attr_reader :base, :head
+
+    def initialize(base, head)
+      [[base, "base"], [head, "head"]].each do |profile, role|
+        raise ArgumentError, "#{role} must be a Tracegraph::Profile, not #{profile.class}" unless profile.is_a?(Profile)
+      end
+      @base = base
+      @head = head
+    end
+
+    # head total - base total, in nanoseconds (never normalized).
+    def total_change = head.total_time - base.total_time
+
+    # The change in total time as a percentage of base's (25.0 for 120 ms
+    # -> 150 ms), or nil when base recorded no time.
+    def total_change_percent
+      base.total_time.zero? ? nil : 100.0 * total_change / base.total_time
+    end
+
+    # The factor base times are multiplied by when normalizing.
+    def normalize_factor
+      base.total_time.zero? ? 1.0 : head.total_time.to_f / base.total_time
+    end
+
+    # Every method of either run, biggest change in self time first (ties:
+    # bigger head self, then name). normalize: scale base times to head's
+    # total first, so a run that is uniformly slower shows no change.
+    def rows(normalize: false)
+      check_boolean(:normalize, normalize)
+      scale = normalize ? normalize_factor : 1.0
+      base_by = group(base)
+      head_by = group(head)
+      names = (base_by.keys | head_by.keys)
+      rows = names.map { |name| row(name, base_by[name], head_by[name], scale) }
+      rows.sort_by { |r| [-r.self_delta.abs, -r.head_self, r.name] }
+    end
+
+    # Rows whose self time grew, biggest growth first.
+    def regressions(normalize: false)
+      rows(normalize: normalize).select { |r| r.self_delta.positive? }
+    end
+
+    # Rows whose self time shrank, biggest drop first.
+    def improvements(normalize: false)
+      rows(normalize: normalize).select { |r| r.self_delta.negative? }
+    end
+
+    # The differential call graph as DOT text: drawn for head, box size by
+    # head's self time, red where self time grew, blue where it shrank,
+    # dashed blue ghosts for methods and calls only base had. Options:
+    #   normalize:     scale base times by head total / base total first (false)
+    #   node_fraction: drop methods under this share of the larger total in both runs (0.005; 0 keeps all)
+    #   edge_fraction: the same for calls (0.001)
+    #   max_nodes:     keep at most this many methods, by max(base, head) total (80; 0 = no cap)
+    def to_dot(**options)
+      o = DiffDotOptions.parse(options)
+      Tracegraph._render_diff_dot(*base.native_report_parts, *head.native_report_parts,
+                                  [o[:node_fraction], o[:edge_fraction], o[:max_nodes], o[:normalize], Dir.pwd])
+    end
+
+    # Writes the differential DOT graph to path; returns the path.
+    #   dot -Tsvg diff.dot -o diff.svg
+    def write_dot(path = "diff.dot", **options)
+      Tracegraph.write_output(path, to_dot(**options))
+    end
+
+    # Prints the top `limit` regressions and improvements by self time as
+    # a table, for CI logs.
+    def print_text(io = $stdout, limit: 10, normalize: false)
+      raise ArgumentError, "limit must be a positive integer, not #{limit.inspect}" unless limit.is_a?(Integer) && limit > 0
+
+      all = rows(normalize: normalize)
+      io.puts summary_line
+      io.puts "base times normalized to head's total (x#{format('%.3f', normalize_factor)})" if normalize
+      [["Regressions (self time grew)", all.select { |r| r.self_delta.positive? }],
+       ["Improvements (self time shrank)", all.select { |r| r.self_delta.negative? }]].each do |title, list|
+        io.puts
+        io.puts "#{title}: #{list.empty? ? 'none' : list.size}"
+        next if list.empty?
+
+        io.puts format("%10s  %10s  %11s  %8s  %21s  %s", "base self", "head self", "change", "change%", "calls", "method")
+        list.first(limit).each { |r| io.puts table_line(r) }
+        io.puts "(#{list.size - limit} more not shown)" if list.size > limit
+      end
+      nil
+    end
+
+    def inspect
+      "#<Tracegraph::ProfileDiff base=#{base.total_time}ns head=#{head.total_time}ns>"
+    end
+
+    private
+
+    def check_boolean(key, value)
+      raise ArgumentError, "#{key} must be true or false, not #{value.inspect}" unless [true, false].include?(value)
+    end
+
+    # Methods of one profile by name; same-named ones (anonymous owners) are summed.
+    def group(profile)
+      profile.methods.group_by(&:name)
+    end
+
+    def row(name, base_methods, head_methods, scale)
+      first = (head_methods || base_methods).first
+      sum = ->(list, field) { list ? list.sum(&field) : 0 }
+      scaled = ->(field) { (sum.(base_methods, field) * scale).round }
+      status = if base_methods.nil? then :new
+               elsif head_methods.nil? then :gone
+               else :changed
+               end
+      Row.new(name: name, file: first.file, line: first.line, c_method: first.c_method ? true : false,
+              base_calls: sum.(base_methods, :calls), head_calls: sum.(head_methods, :calls),
+              base_self: scaled.(:self_time), head_self: sum.(head_methods, :self_time),
+              base_total: scaled.(:total_time), head_total: sum.(head_methods, :total_time), status: status)
+    end
+
+    def summary_line
+      pct = total_change_percent
+      change = pct ? format("%+.1f%%", pct) : "n/a"
+      clocks = base.clock == head.clock ? base.clock.to_s : "#{base.clock} -> #{head.clock} (different clocks!)"
+      "tracegraph diff (#{clocks}): total #{Tracegraph.human_time(base.total_time)} -> " \
+        "#{Tracegraph.human_time(head.total_time)} (#{change}), " \
+        "calls #{Tracegraph.group_digits(base.total_calls)} -> #{Tracegraph.group_digits(head.total_calls)}"
+    end
+
+    def table_line(r)
+      pct = if r.new? then "new"
+            elsif r.gone? then "gone"
+            else format("%+.1f%%", r.self_change_percent)
+            end
+      calls = "#{Tracegraph.group_digits(r.base_calls)} -> #{Tracegraph.group_digits(r.head_calls)}"
+      format("%10s  %10s  %11s  %8s  %21s  %s", Tracegraph.human_time(r.base_self), Tracegraph.human_time(r.head_self),
+             signed_time(r.self_delta), pct, calls, r.name)
+    end
+
+    def signed_time(ns)
+      "#{ns.negative? ? '-' : '+'}#{Tracegraph.human_time(ns.abs)}"
+    end
+  end
+
+  # Validation of ProfileDiff#to_dot's options.
+  module DiffDotOptions
+    def self.parse(options)
+      unknown = options.keys - ProfileDiff::DOT_DEFAULTS.keys
+      unless unknown.empty?
+        raise ArgumentError, "unknown option#{'s' if unknown.size > 1} #{unknown.map(&:inspect).join(', ')} " \
+                             "(allowed: #{ProfileDiff::DOT_DEFAULTS.keys.map(&:inspect).join(', ')})"
+      end
+      o = ProfileDiff::DOT_DEFAULTS.merge(options)
+      # The pruning options mean what they mean for Profile#to_dot.
+      o.merge!(DotOptions.parse(o.slice(:node_fraction, :edge_fraction, :max_nodes)).slice(:node_fraction,
+                                                                                           :edge_fraction, :max_nodes))
+      unless [true, false].include?(o[:normalize])
+        raise ArgumentError, "normalize must be true or false, not #{o[:normalize].inspect}"
+      end
+      o
+    end
+  end
+end
