@@ -8,6 +8,7 @@
 # public API around it: options, start/stop, and the block form.
 require "tracegraph/version"
 require "tracegraph/tracegraph"
+require "tracegraph/frame_probe"
 require "tracegraph/profile"
 
 module Tracegraph

@@ -5,23 +5,22 @@
  * into the plain-C core (tg_profiler) and the core's numbers back into
  * Ruby objects. Sections, top-down:
  *   1. session state and GC marking
- *   2. threads and fibers -> shadow stacks (contexts)
- *   3. the event hook (the hot path, in one screen)
- *   4. start / stop and building the result
- *   5. method naming and source locations (at stop, never in the hook)
- *   6. emitters: Ruby profile -> tg_report -> DOT
+ *   2. where events happen on the VM stack (frame positions)
+ *   3. threads and fibers -> shadow stacks (contexts)
+ *   4. the event hook (the hot path, in one screen)
+ *   5. start / stop and building the result
+ *   6. method naming and source locations (at stop, never in the hook)
+ *   7. emitters: Ruby profile -> tg_report -> DOT and diff DOT
  *
  * Rules for the hook: no Ruby allocation, no Ruby method calls, no raise,
- * no locks. It runs with the GVL held, so plain globals are safe. The one
- * exception is rb_fiber_current() the first time a thread is seen, which
- * may create that thread's root Fiber object: once per thread, never per
- * call (see context_for_new_thread).
+ * no locks. It runs with the GVL held, so plain globals are safe.
  */
 #include <ruby.h>
 #include <ruby/debug.h>
 #include <ruby/encoding.h>
 
 #include "tg_clock.h"
+#include "tg_diff_dot.h"
 #include "tg_dot.h"
 #include "tg_profiler.h"
 #include "tg_report.h"
@@ -38,12 +37,14 @@ typedef struct method_key {
 /* One shadow stack: a thread's root stack or a fiber's. */
 typedef struct context_rec {
     tg_context ctx;
-    VALUE fiber;      /* pinned */
+    VALUE fiber;      /* pinned; Qfalse while unresolved */
+    uint32_t index;   /* in S.contexts */
 } context_rec;
 
 typedef struct thread_rec {
     VALUE thread;           /* pinned */
     context_rec *current;   /* the stack of the fiber running on this thread */
+    context_rec *unresolved; /* its first stack, until we know its fiber */
     uint64_t last_now;      /* clock at its last event: closes its frames at stop
                                in :thread_cpu mode, where our clock is not its clock */
 } thread_rec;
@@ -122,92 +123,7 @@ static void session_free(void)
     memset(&S, 0, sizeof S);
 }
 
-/* ---- 2. threads and fibers -> contexts -------------------------------- */
-
-static context_rec *new_context(VALUE fiber, uint32_t thread)
-{
-    if (!grow_array((void **)&S.contexts, &S.context_capacity, S.context_count + 1, sizeof *S.contexts))
-        return NULL;
-    context_rec *rec = malloc(sizeof *rec);
-    if (!rec) return NULL;
-    if (!tg_pairmap_insert(&S.fiber_index, (uint64_t)fiber, 0, S.context_count)) {
-        free(rec);
-        return NULL;
-    }
-    tg_context_init(&rec->ctx, thread);
-    rec->fiber = fiber;
-    S.contexts[S.context_count++] = rec;
-    return rec;
-}
-
-static context_rec *context_of_fiber(VALUE fiber, uint32_t thread)
-{
-    uint32_t i = tg_pairmap_find(&S.fiber_index, (uint64_t)fiber, 0);
-    return i != TG_PAIRMAP_NONE ? S.contexts[i] : new_context(fiber, thread);
-}
-
-/* Registers a thread seen for the first time. Its current fiber keys its
- * first stack, so that a later switch back to that fiber finds the same
- * stack. rb_fiber_current() may allocate the thread's root Fiber object,
- * so it runs before any of our tables change. */
-static thread_rec *register_thread(VALUE thread)
-{
-    VALUE fiber = rb_fiber_current();
-    if (!grow_array((void **)&S.threads, &S.thread_capacity, S.prof.thread_count + 1, sizeof *S.threads))
-        return NULL;
-    uint32_t index = tg_profiler_add_thread(&S.prof);
-    if (index == TG_NONE) return NULL;
-    context_rec *ctx = context_of_fiber(fiber, index);
-    if (!ctx || !tg_pairmap_insert(&S.thread_index, (uint64_t)thread, 0, index)) return NULL;
-    S.threads[index] = (thread_rec){.thread = thread, .current = ctx};
-    return &S.threads[index];
-}
-
-/* The running thread's record, made the core's running context. */
-static thread_rec *current_thread(void)
-{
-    VALUE thread = rb_thread_current();
-    if (thread == S.cached_thread) return S.cached;
-
-    uint32_t i = tg_pairmap_find(&S.thread_index, (uint64_t)thread, 0);
-    thread_rec *rec = i != TG_PAIRMAP_NONE ? &S.threads[i] : register_thread(thread);
-    if (!rec) {
-        S.dropped = true;
-        return NULL;
-    }
-    S.cached_thread = thread;
-    S.cached = rec;
-    tg_profiler_activate(&S.prof, &rec->current->ctx);
-    return rec;
-}
-
-/* A fiber switch happened on this thread: stop the clock of the stack we
- * left and start the one we entered. */
-static void switch_fiber(thread_rec *th, uint64_t now)
-{
-    uint32_t index = (uint32_t)(th - S.threads);
-    context_rec *next = context_of_fiber(rb_fiber_current(), index);
-    if (!next) {
-        S.dropped = true;
-        return;
-    }
-    if (next == th->current) return;
-    tg_context_suspend(&th->current->ctx, now);
-    tg_context_resume(&next->ctx, now);
-    th->current = next;
-    tg_profiler_activate(&S.prof, &next->ctx);
-}
-
-/* A thread is ending: close whatever it left open (Thread#kill). */
-static void end_thread(thread_rec *th, uint64_t now)
-{
-    uint32_t index = (uint32_t)(th - S.threads);
-    for (uint32_t i = 0; i < S.context_count; i++)
-        if (S.contexts[i]->ctx.thread == index) tg_profiler_close_all(&S.prof, &S.contexts[i]->ctx, now);
-    tg_profiler_activate(&S.prof, &th->current->ctx);
-}
-
-/* ---- 3. the event hook ------------------------------------------------- */
+/* ---- 2. where events happen on the VM stack --------------------------- */
 
 /* rb_trace_arg_t is opaque, but since Ruby 2.x it has begun with these
  * three fields (vm_core.h). The control frame pointer tells where on the
@@ -239,9 +155,10 @@ static inline uint64_t frame_position(rb_trace_arg_t *arg, bool c_method)
     return c_method ? cfp - frame_size : cfp;
 }
 
-/* Load-time probe: Array#each called from C pushes its frame, then a
- * frame for our C block; a C call made inside the block sees a cfp two
- * frames below the one each saw. */
+/* The probe: Tracegraph::FrameProbe.outer (lib/tracegraph/frame_probe.rb)
+ * calls .inner, so inner's frame sits right below outer's. It listens to
+ * Ruby calls only: a C-call hook, even a brief one, leaves Ruby's
+ * instruction sequences instrumented for C calls (and slower) for good. */
 static uint64_t probe_cfp[2];
 static int probe_count;
 
@@ -252,25 +169,144 @@ static void probe_hook(VALUE data, rb_trace_arg_t *arg)
     probe_count++;
 }
 
-static VALUE probe_block(RB_BLOCK_CALL_FUNC_ARGLIST(item, unused))
+static VALUE call_probe(VALUE probe)
 {
-    (void)unused;
-    return rb_funcall(item, rb_intern("itself"), 0);
+    return rb_funcall(probe, rb_intern("outer"), 0);
 }
 
+/* Measured once, at the first start, when profiling is about to
+ * instrument calls anyway. */
 static void measure_frame_size(void)
 {
-    VALUE one = rb_ary_new_from_args(1, INT2FIX(1));
+    static bool measured;
+    if (measured) return;
+    measured = true;
+    if (!rb_const_defined_at(mTracegraph, rb_intern("FrameProbe"))) return;
+    VALUE probe = rb_const_get_at(mTracegraph, rb_intern("FrameProbe"));
     probe_count = 0;
-    rb_add_event_hook2((rb_event_hook_func_t)(void (*)(void))probe_hook, RUBY_EVENT_C_CALL, Qnil,
+    rb_add_event_hook2((rb_event_hook_func_t)(void (*)(void))probe_hook, RUBY_EVENT_CALL, Qnil,
                        RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
-    rb_block_call(one, rb_intern("each"), 0, NULL, probe_block, Qnil);
+    int state = 0;
+    rb_protect(call_probe, probe, &state);
     rb_remove_event_hook((rb_event_hook_func_t)(void (*)(void))probe_hook);
-    uint64_t size = probe_cfp[0] > probe_cfp[1] ? (probe_cfp[0] - probe_cfp[1]) / 2 : 0;
-    bool plausible = probe_count == 2 && size >= 4 * sizeof(void *) && size <= 32 * sizeof(void *) &&
-                     (probe_cfp[0] - probe_cfp[1]) % 2 == 0;
+    if (state) rb_jump_tag(state);
+    uint64_t size = probe_cfp[0] > probe_cfp[1] ? probe_cfp[0] - probe_cfp[1] : 0;
+    bool plausible = probe_count == 2 && size >= 4 * sizeof(void *) && size <= 32 * sizeof(void *);
     frame_size = plausible ? size : 0;
 }
+
+/* ---- 3. threads and fibers -> contexts -------------------------------- */
+
+/* A context is keyed by its fiber. A thread first seen inside the hook
+ * gets an unresolved first context (fiber Qfalse, not in the fiber map):
+ * finding out which Fiber object runs there would mean calling
+ * rb_fiber_current(), which can allocate the thread's root Fiber, and the
+ * hook must not allocate. It is resolved at the first switch back to it
+ * (see returns_to). */
+static context_rec *new_context(VALUE fiber, uint32_t thread)
+{
+    if (!grow_array((void **)&S.contexts, &S.context_capacity, S.context_count + 1, sizeof *S.contexts))
+        return NULL;
+    context_rec *rec = malloc(sizeof *rec);
+    if (!rec) return NULL;
+    if (fiber != Qfalse && !tg_pairmap_insert(&S.fiber_index, (uint64_t)fiber, 0, S.context_count)) {
+        free(rec);
+        return NULL;
+    }
+    tg_context_init(&rec->ctx, thread);
+    rec->fiber = fiber;
+    rec->index = S.context_count;
+    S.contexts[S.context_count++] = rec;
+    return rec;
+}
+
+/* Registers a thread seen for the first time. `fiber` is its current
+ * Fiber if the caller may ask for it safely (outside the hook), else
+ * Qfalse. */
+static thread_rec *register_thread(VALUE thread, VALUE fiber)
+{
+    if (!grow_array((void **)&S.threads, &S.thread_capacity, S.prof.thread_count + 1, sizeof *S.threads))
+        return NULL;
+    uint32_t index = tg_profiler_add_thread(&S.prof);
+    if (index == TG_NONE) return NULL;
+    context_rec *ctx = new_context(fiber, index);
+    if (!ctx || !tg_pairmap_insert(&S.thread_index, (uint64_t)thread, 0, index)) return NULL;
+    S.threads[index] = (thread_rec){.thread = thread, .current = ctx, .unresolved = fiber == Qfalse ? ctx : NULL};
+    return &S.threads[index];
+}
+
+/* The running thread's record, made the core's running context.
+ * `fiber` as for register_thread. */
+static thread_rec *current_thread(VALUE fiber)
+{
+    VALUE thread = rb_thread_current();
+    if (thread == S.cached_thread) return S.cached;
+
+    uint32_t i = tg_pairmap_find(&S.thread_index, (uint64_t)thread, 0);
+    thread_rec *rec = i != TG_PAIRMAP_NONE ? &S.threads[i] : register_thread(thread, fiber);
+    if (!rec) {
+        S.dropped = true;
+        return NULL;
+    }
+    S.cached_thread = thread;
+    S.cached = rec;
+    tg_profiler_activate(&S.prof, &rec->current->ctx);
+    return rec;
+}
+
+/* Does a switch that lands at `cfp` return to the suspended stack `c`?
+ * A stack that switched away sits in Fiber#resume, Fiber.yield or the
+ * like, a few frames below its top shadow frame, and that memory is its
+ * own VM stack: another fiber's frames cannot be there. */
+static bool returns_to(const tg_context *c, uint64_t cfp)
+{
+    if (c->depth == 0 || !cfp) return false;
+    uint64_t top = c->frames[c->depth - 1].position;
+    return top && cfp <= top && top - cfp <= 16 * (frame_size ? frame_size : 64);
+}
+
+/* A fiber switch happened on this thread: stop the clock of the stack we
+ * left and start the one we entered. rb_fiber_current() cannot allocate
+ * here: switching already made the Fiber objects of both sides. */
+static void switch_fiber(thread_rec *th, rb_trace_arg_t *arg, uint64_t now)
+{
+    VALUE fiber = rb_fiber_current();
+    uint32_t i = tg_pairmap_find(&S.fiber_index, (uint64_t)fiber, 0);
+    context_rec *next = i != TG_PAIRMAP_NONE ? S.contexts[i] : NULL;
+    if (!next) {
+        context_rec *first = th->unresolved;
+        if (first && first != th->current && returns_to(&first->ctx, trace_cfp(arg)) &&
+            tg_pairmap_insert(&S.fiber_index, (uint64_t)fiber, 0, first->index)) {
+            first->fiber = fiber;
+            th->unresolved = NULL;
+            next = first;
+        } else {
+            /* A new fiber, or an unresolved first stack with no frames,
+             * which loses nothing by starting afresh. */
+            next = new_context(fiber, (uint32_t)(th - S.threads));
+        }
+    }
+    if (!next) {
+        S.dropped = true;
+        return;
+    }
+    if (next == th->current) return;
+    tg_context_suspend(&th->current->ctx, now);
+    tg_context_resume(&next->ctx, now);
+    th->current = next;
+    tg_profiler_activate(&S.prof, &next->ctx);
+}
+
+/* A thread is ending: close whatever it left open (Thread#kill). */
+static void end_thread(thread_rec *th, uint64_t now)
+{
+    uint32_t index = (uint32_t)(th - S.threads);
+    for (uint32_t i = 0; i < S.context_count; i++)
+        if (S.contexts[i]->ctx.thread == index) tg_profiler_close_all(&S.prof, &S.contexts[i]->ctx, now);
+    tg_profiler_activate(&S.prof, &th->current->ctx);
+}
+
+/* ---- 4. the event hook ------------------------------------------------- */
 
 /* Ruby runs a rescue or ensure clause in a frame of its own, in the slot
  * just above the method that rescues. After a SystemStackError, whose
@@ -325,7 +361,7 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
          * not part of the program being profiled. */
         if (klass == cTracegraphSelf || NIL_P(klass) || !klass) return;
 
-        thread_rec *th = current_thread();
+        thread_rec *th = current_thread(Qfalse);
         if (!th) return;
         tg_context *ctx = &th->current->ctx;
         bool c_method = event & (RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN);
@@ -352,18 +388,18 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
         return;
     }
 
-    thread_rec *th = current_thread();
+    thread_rec *th = current_thread(Qfalse);
     if (!th) return;
     uint64_t now = tg_clock_read(S.clock_id);
     if (event & RUBY_EVENT_FIBER_SWITCH) {
-        switch_fiber(th, now);
+        switch_fiber(th, arg, now);
         th->last_now = now;
     } else if (event & RUBY_EVENT_THREAD_END) {
         end_thread(th, now);
     }
 }
 
-/* ---- 4. start / stop ----------------------------------------------------- */
+/* ---- 5. start / stop ----------------------------------------------------- */
 
 static tg_clock_kind clock_from_symbol(VALUE sym)
 {
@@ -383,6 +419,7 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
     tg_clock_kind kind = clock_from_symbol(clock);
+    measure_frame_size();
 
     memset(&S, 0, sizeof S);
     uint32_t tree_nodes = NUM2UINT(call_tree_nodes);
@@ -400,7 +437,7 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     S.hide_next_call = RTEST(hide_next_call);
     /* Resolve the calling thread here, outside the hook, where allocating
      * its root Fiber object is harmless. */
-    if (!current_thread()) {
+    if (!current_thread(rb_fiber_current())) {
         session_free();
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
@@ -493,7 +530,7 @@ static VALUE tg_running_p(VALUE mod)
     return S.running ? Qtrue : Qfalse;
 }
 
-/* ---- 5. naming and locations ------------------------------------------- */
+/* ---- 6. naming and locations ------------------------------------------- */
 
 /* "Class#meth" for instance methods, "Class.meth" for singleton methods of
  * a class or module, "#<Class:...>#meth" for anonymous owners and for
@@ -543,13 +580,13 @@ static VALUE method_location(const method_key *k)
     return RB_TYPE_P(loc, T_ARRAY) ? loc : rb_ary_new_from_args(2, Qnil, Qnil);
 }
 
-/* ---- 6. emitters --------------------------------------------------------- */
+/* ---- 7. emitters --------------------------------------------------------- */
 
-/* Everything a Ruby profile lends a tg_report while it is rendered. The
+/* Everything Ruby profiles lend tg_reports while they are rendered. The
  * strings point into the Ruby objects, which the caller keeps alive. */
 typedef struct report_buffers {
-    tg_report_method *methods;
-    tg_report_edge *edges;
+    tg_report_method *methods, *base_methods;
+    tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore;
     char *output;
 } report_buffers;
@@ -557,7 +594,9 @@ typedef struct report_buffers {
 static void report_buffers_free(report_buffers *b)
 {
     free(b->methods);
+    free(b->base_methods);
     free(b->edges);
+    free(b->base_edges);
     free(b->focus);
     free(b->ignore);
     free(b->output);
@@ -573,11 +612,6 @@ static uint64_t u64(VALUE v)
     return NUM2ULL(v);
 }
 
-typedef struct render_args {
-    VALUE meta, methods, edges, options;
-    report_buffers *buffers;
-} render_args;
-
 static uint8_t *flags_from(VALUE ary, long n)
 {
     if (NIL_P(ary)) return NULL;
@@ -589,20 +623,31 @@ static uint8_t *flags_from(VALUE ary, long n)
     return flags;
 }
 
-static VALUE render_dot(VALUE arg)
+/*
+ * Converts the plain arrays lib code prepares from a Tracegraph::Profile
+ * (see Profile#native_report_parts) into a tg_report:
+ *   meta    [program, clock, total_time]
+ *   methods [[name, file, line, is_c, calls, total, self], ...]
+ *   edges   [[caller, callee, calls, total, self], ...]
+ * The method and edge arrays are malloc'd into *methods_out and
+ * *edges_out, which the caller frees even when this raises.
+ */
+static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
+                                  tg_report_method **methods_out, tg_report_edge **edges_out)
 {
-    render_args *a = (render_args *)arg;
-    report_buffers *b = a->buffers;
-    long nm = RARRAY_LEN(a->methods), ne = RARRAY_LEN(a->edges);
-    b->methods = calloc((size_t)nm + 1, sizeof *b->methods);
-    b->edges = calloc((size_t)ne + 1, sizeof *b->edges);
-    if (!b->methods || !b->edges) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    Check_Type(meta, T_ARRAY);
+    Check_Type(methods, T_ARRAY);
+    Check_Type(edges, T_ARRAY);
+    long nm = RARRAY_LEN(methods), ne = RARRAY_LEN(edges);
+    tg_report_method *ms = *methods_out = calloc((size_t)nm + 1, sizeof *ms);
+    tg_report_edge *es = *edges_out = calloc((size_t)ne + 1, sizeof *es);
+    if (!ms || !es) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
 
     for (long i = 0; i < nm; i++) {
-        VALUE m = rb_ary_entry(a->methods, i);   /* [name, file, line, is_c, calls, total, self] */
+        VALUE m = rb_ary_entry(methods, i);   /* [name, file, line, is_c, calls, total, self] */
         Check_Type(m, T_ARRAY);
         VALUE name = rb_ary_entry(m, 0);
-        b->methods[i] = (tg_report_method){
+        ms[i] = (tg_report_method){
             .name = StringValueCStr(name),   /* Ruby replaced NUL bytes */
             .file = cstr_or_null(rb_ary_entry(m, 1)),
             .line = NIL_P(rb_ary_entry(m, 2)) ? 0 : NUM2INT(rb_ary_entry(m, 2)),
@@ -613,12 +658,12 @@ static VALUE render_dot(VALUE arg)
         };
     }
     for (long i = 0; i < ne; i++) {
-        VALUE e = rb_ary_entry(a->edges, i);     /* [caller, callee, calls, total, self] */
+        VALUE e = rb_ary_entry(edges, i);     /* [caller, callee, calls, total, self] */
         Check_Type(e, T_ARRAY);
         long caller = NUM2LONG(rb_ary_entry(e, 0)), callee = NUM2LONG(rb_ary_entry(e, 1));
         if (caller < 0 || caller >= nm || callee < 0 || callee >= nm)
             rb_raise(rb_eArgError, "edge %ld points at a missing method", i);
-        b->edges[i] = (tg_report_edge){
+        es[i] = (tg_report_edge){
             .caller = (uint32_t)caller,
             .callee = (uint32_t)callee,
             .calls = u64(rb_ary_entry(e, 2)),
@@ -626,18 +671,29 @@ static VALUE render_dot(VALUE arg)
             .self_time = u64(rb_ary_entry(e, 4)),
         };
     }
-
-    VALUE meta = a->meta;   /* [program, clock, total_time] */
     VALUE clock = rb_ary_entry(meta, 1);
-    tg_report report = {
+    return (tg_report){
         .program = cstr_or_null(rb_ary_entry(meta, 0)),
         .clock = StringValueCStr(clock),
         .total_time = u64(rb_ary_entry(meta, 2)),
-        .methods = b->methods,
+        .methods = ms,
         .method_count = (size_t)nm,
-        .edges = b->edges,
+        .edges = es,
         .edge_count = (size_t)ne,
     };
+}
+
+typedef struct render_args {
+    VALUE meta, methods, edges, options;
+    report_buffers *buffers;
+} render_args;
+
+static VALUE render_dot(VALUE arg)
+{
+    render_args *a = (render_args *)arg;
+    report_buffers *b = a->buffers;
+    tg_report report = report_from_ruby(a->meta, a->methods, a->edges, &b->methods, &b->edges);
+    long nm = (long)report.method_count;
 
     VALUE o = a->options;   /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd] */
     tg_dot_options opts;
@@ -678,6 +734,57 @@ static VALUE tg_render_dot(VALUE mod, VALUE meta, VALUE methods, VALUE edges, VA
     return dot;
 }
 
+typedef struct diff_args {
+    VALUE base[3], head[3];   /* meta, methods, edges of each profile */
+    VALUE options;
+    report_buffers *buffers;
+} diff_args;
+
+static VALUE render_diff_dot(VALUE arg)
+{
+    diff_args *a = (diff_args *)arg;
+    report_buffers *b = a->buffers;
+    tg_report base = report_from_ruby(a->base[0], a->base[1], a->base[2], &b->base_methods, &b->base_edges);
+    tg_report head = report_from_ruby(a->head[0], a->head[1], a->head[2], &b->methods, &b->edges);
+
+    VALUE o = a->options;   /* [node_fraction, edge_fraction, max_nodes, normalize, cwd] */
+    tg_diff_dot_options opts;
+    tg_diff_dot_options_default(&opts);
+    opts.node_fraction = NUM2DBL(rb_ary_entry(o, 0));
+    opts.edge_fraction = NUM2DBL(rb_ary_entry(o, 1));
+    opts.max_nodes = NUM2SIZET(rb_ary_entry(o, 2));
+    opts.normalize = RTEST(rb_ary_entry(o, 3));
+    opts.cwd = cstr_or_null(rb_ary_entry(o, 4));
+
+    size_t len = 0;
+    b->output = tg_diff_dot_render(&base, &head, &opts, &len);
+    if (!b->output) rb_raise(rb_eNoMemError, "tracegraph: out of memory while rendering the diff DOT");
+    return rb_utf8_str_new(b->output, (long)len);
+}
+
+/* Tracegraph._render_diff_dot(base_meta, base_methods, base_edges,
+ *                             head_meta, head_methods, head_edges, options) -> String.
+ * Each profile's parts are as for _render_dot; see Tracegraph::ProfileDiff. */
+static VALUE tg_render_diff_dot(VALUE mod, VALUE base_meta, VALUE base_methods, VALUE base_edges,
+                                VALUE head_meta, VALUE head_methods, VALUE head_edges, VALUE options)
+{
+    (void)mod;
+    Check_Type(options, T_ARRAY);
+    report_buffers buffers = {0};
+    diff_args args = {{base_meta, base_methods, base_edges}, {head_meta, head_methods, head_edges}, options, &buffers};
+    int state = 0;
+    VALUE dot = rb_protect(render_diff_dot, (VALUE)&args, &state);
+    report_buffers_free(&buffers);
+    if (state) rb_jump_tag(state);
+    RB_GC_GUARD(base_meta);
+    RB_GC_GUARD(base_methods);
+    RB_GC_GUARD(base_edges);
+    RB_GC_GUARD(head_meta);
+    RB_GC_GUARD(head_methods);
+    RB_GC_GUARD(head_edges);
+    return dot;
+}
+
 /* For tests: the measured control frame size, 0 if positions are off. */
 static VALUE tg_frame_size(VALUE mod)
 {
@@ -703,7 +810,6 @@ void Init_tracegraph(void)
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
     rb_define_singleton_method(mTracegraph, "running?", tg_running_p, 0);
     rb_define_singleton_method(mTracegraph, "_render_dot", tg_render_dot, 4);
+    rb_define_singleton_method(mTracegraph, "_render_diff_dot", tg_render_diff_dot, 7);
     rb_define_singleton_method(mTracegraph, "_frame_size", tg_frame_size, 0);
-
-    measure_frame_size();
 }

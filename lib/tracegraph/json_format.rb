@@ -69,7 +69,8 @@ module Tracegraph
 
     def self.read_source(source)
       raise FormatError, "load_json needs a String (JSON text or a path), not #{source.class}" unless source.is_a?(String)
-      return [source, "JSON text"] if source.lstrip.start_with?("{", "[")
+      # Binary view: invalid UTF-8 must reach the parser, not break lstrip.
+      return [source, "JSON text"] if source.b.lstrip.start_with?("{", "[")
 
       begin
         [File.read(source, encoding: Encoding::UTF_8), source]
@@ -91,11 +92,11 @@ module Tracegraph
     def profile
       object!(@data, "the document")
       version = @data["version"]
-      unless version == Profile::JSON_VERSION
+      unless version.is_a?(Integer) && version == Profile::JSON_VERSION
         fail!("unsupported version #{version.inspect} (this tracegraph reads version #{Profile::JSON_VERSION})")
       end
       clock = string!(@data, "clock", "the document")
-      fail!("unknown clock #{clock.inspect}") unless Tracegraph::CLOCKS.include?(clock.to_sym)
+      fail!("unknown clock #{clock.inspect}") unless Tracegraph::CLOCKS.map(&:to_s).include?(clock)
       fail!("unit must be \"ns\"") unless @data.fetch("unit", "ns") == "ns"
 
       threads = array!(@data, "threads").each_with_index.map { |t, i| thread(t, "threads[#{i}]") }
@@ -103,6 +104,7 @@ module Tracegraph
       edges = array!(@data, "edges").each_with_index.map { |e, i| edge(e, "edges[#{i}]", methods) }
       program = @data["program"]
       fail!("program must be a string") unless program.nil? || program.is_a?(String)
+      program &&= Profile.clean_name(program)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges,
                   program: program, complete: @data.fetch("complete", true) == true,
                   call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods) : nil)
@@ -120,9 +122,10 @@ module Tracegraph
           fail!("#{where}.parent must be null or the index of an earlier node, not #{parent.inspect[0, 40]}")
         end
         method = count!(n, "method", where)
+        fail!("#{where}.method points at method #{method}, but there are #{methods.size}") unless method < methods.size
         kept << CallTreeNode.new(
           parent: parent && kept[parent],
-          method: methods.fetch(method) { fail!("#{where}.method points at method #{method}, but there are #{methods.size}") },
+          method: methods[method],
           calls: count!(n, "calls", where), total_time: count!(n, "total_time", where),
           self_time: count!(n, "self_time", where)
         )
@@ -132,7 +135,7 @@ module Tracegraph
 
     def thread(t, where)
       object!(t, where)
-      ThreadStats.new(id: count!(t, "id", where), name: string!(t, "name", where),
+      ThreadStats.new(id: count!(t, "id", where), name: Profile.clean_name(string!(t, "name", where)),
                       total_time: count!(t, "total_time", where))
     end
 
@@ -141,20 +144,34 @@ module Tracegraph
       file = m["file"]
       fail!("#{where}.file must be a string or null") unless file.nil? || file.is_a?(String)
       line = m["line"]
-      fail!("#{where}.line must be a non-negative integer or null") unless line.nil? || (line.is_a?(Integer) && line >= 0)
-      MethodStats.new(name: Profile.clean_name(string!(m, "name", where)), file: file, line: line,
-                      calls: count!(m, "calls", where), total_time: count!(m, "total_time", where),
-                      self_time: count!(m, "self_time", where), c_method: m["c_method"] == true)
+      unless line.nil? || (line.is_a?(Integer) && line >= 0 && line < 2**31)
+        fail!("#{where}.line must be a line number or null, not #{line.inspect[0, 40]}")
+      end
+      total, self_time = times!(m, where)
+      MethodStats.new(name: Profile.clean_name(string!(m, "name", where)), file: file && Profile.clean_name(file),
+                      line: line, calls: count!(m, "calls", where), total_time: total, self_time: self_time,
+                      c_method: m["c_method"] == true)
     end
 
     def edge(e, where, methods)
       object!(e, where)
       caller, callee = %w[caller callee].map do |key|
         index = count!(e, key, where)
-        methods.fetch(index) { fail!("#{where}.#{key} points at method #{index}, but there are #{methods.size}") }
+        fail!("#{where}.#{key} points at method #{index}, but there are #{methods.size}") unless index < methods.size
+
+        methods[index]
       end
+      total, self_time = times!(e, where)
       EdgeStats.new(caller: caller, callee: callee, calls: count!(e, "calls", where),
-                    total_time: count!(e, "total_time", where), self_time: count!(e, "self_time", where))
+                    total_time: total, self_time: self_time)
+    end
+
+    # A recorded profile never has self time above total time.
+    def times!(data, where)
+      total = count!(data, "total_time", where)
+      self_time = count!(data, "self_time", where)
+      fail!("#{where}.self_time (#{self_time}) is more than its total_time (#{total})") if self_time > total
+      [total, self_time]
     end
 
     def object!(value, where)

@@ -64,7 +64,7 @@ module Tracegraph
     def self.from_native(raw, program: nil)
       clock, threads, methods, edges, complete, tree = raw
       methods = methods.map do |name, file, line, c_method, calls, total, self_time|
-        MethodStats.new(name: Profile.clean_name(name), file: file, line: line, calls: calls,
+        MethodStats.new(name: Profile.clean_name(name), file: file && Profile.clean_name(file), line: line, calls: calls,
                         total_time: total, self_time: self_time, c_method: c_method)
       end
       edges = edges.map do |caller, callee, calls, total, self_time|
@@ -92,10 +92,10 @@ module Tracegraph
     def self.thread_name(thread, id)
       return "main" if thread == Thread.main
 
-      thread.name || "thread #{id}"
+      thread.name ? clean_name(thread.name) : "thread #{id}"
     end
 
-    # Names are for people and for files: make them valid UTF-8 without NULs.
+    # Names and paths are for people and for files: valid UTF-8, no NULs.
     def self.clean_name(name)
       name = name.dup.force_encoding(Encoding::UTF_8)
       name = name.scrub("\uFFFD") unless name.valid_encoding?
@@ -151,3 +151,5 @@ require "tracegraph/json_format"
 require "tracegraph/dot_graph"
 require "tracegraph/flat_table"
 require "tracegraph/folded_format"
+require "tracegraph/diff"
+require "tracegraph/callgrind_format"

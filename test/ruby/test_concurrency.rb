@@ -85,6 +85,27 @@ class TestConcurrency < TracegraphTest
     assert_consistent profile
   end
 
+  def consume(enum) = 5.times.map { next_value(enum) }
+
+  # A thread first seen while profiling: its first stack is only tied to
+  # its Fiber when the thread switches back to it.
+  def test_enumerator_next_in_a_thread_started_while_profiling
+    [true, false].each do |c_calls|
+      enum = Enumerator.new { |y| 5.times { |i| produce(y, i) } }
+      values = nil
+      profile = Tracegraph.profile(c_calls: c_calls) { Thread.new { values = consume(enum) }.join }
+      assert_equal (0..4).to_a, values
+      assert_equal 5, method_named(profile, "TestConcurrency#next_value").calls
+      caller = c_calls ? "Integer#times" : "TestConcurrency#consume"
+      assert_equal 5, edge_named(profile, caller, "TestConcurrency#next_value").calls,
+                   "every call after a switch back lands in the same stack (c_calls: #{c_calls})"
+      consume = method_named(profile, "TestConcurrency#consume")
+      assert_equal 1, consume.calls
+      assert_operator consume.total_time, :>=, method_named(profile, "TestConcurrency#next_value").total_time
+      assert_consistent profile
+    end
+  end
+
   def test_a_thousand_enumerators
     enums = Array.new(1000) { |i| [i, i + 1].each }
     profile = Tracegraph.profile { enums.sum { |e| next_value(e) + next_value(e) } }

@@ -37,9 +37,11 @@ class TestTiming < TracegraphTest
 
   def test_total_time_is_time_inside_methods
     profile = Tracegraph.profile { sleeper }
-    assert_in_delta 200 * MS, profile.total_time, 60 * MS
-    assert_equal profile.total_time, profile.threads.first.total_time
-    assert_in_delta 0.2, profile.total_seconds, 0.06
+    main = profile.threads.find { |t| t.name == "main" }
+    assert_in_delta 200 * MS, main.total_time, 60 * MS
+    # Other threads of the test process may run meanwhile: they add their own time.
+    assert_equal profile.threads.sum(&:total_time), profile.total_time
+    assert_in_delta 0.2, main.total_time / 1e9, 0.06
   end
 
   def test_stop_closes_open_frames_at_stop_time
