@@ -11,12 +11,14 @@ class Report
     ["tracegraph :cpu ÷ ruby-prof PROCESS_TIME", "tracegraph_cpu", "ruby_prof_process"]
   ].freeze
 
-  def initialize(samples:, memory:, runs:, seed:, quick:, started:, finished:)
+  def initialize(samples:, memory:, runs:, seed:, quick:, revision:, load:, started:, finished:)
     @samples = samples
     @memory = memory
     @runs = runs
     @seed = seed
     @quick = quick
+    @revision = revision
+    @load = load
     @started = started
     @finished = finished
     @workloads = samples.keys.map(&:last).uniq.sort
@@ -61,7 +63,10 @@ class Report
 
       - Date: #{@started.strftime('%Y-%m-%d %H:%M %Z')} (took #{(@finished - @started).round} s)
       - Machine: #{Etc.nprocessors} CPUs (nproc), #{cpu_model}, #{uname[:sysname]} #{uname[:release]}
+      - Load average (1/5/15 min) at start: #{@load.first}; at end: #{@load.last}
+        (other processes compete for the CPUs: compare with the spread below)
       - Ruby: #{RUBY_DESCRIPTION}
+      - tracegraph: git #{@revision} (lib/ copied to tmp/bench/lib at the start)
       - Command: `#{command}`
 
       Each cell is the median of #{@runs} round#{'s' if @runs > 1}. In every round each configuration ×

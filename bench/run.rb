@@ -1,11 +1,11 @@
 # The benchmark driver behind `rake bench` (which builds the extension first).
 #
-# Builds the floor hook, then for BENCH_RUNS rounds (default 5) runs every
-# configuration x workload cell in a fresh process (bench/run_one.rb: one
-# warm-up run, one timed run), visiting the cells in a new random order each
-# round so that machine noise spreads over all of them. Then measures memory
-# (bench/memory.rb), prints the report and writes it to bench/RESULTS.md
-# (tmp/bench/RESULTS.md for BENCH_QUICK=1 smoke runs).
+# Snapshots lib/ and builds the floor hook, then for BENCH_RUNS rounds
+# (default 5) runs every configuration x workload cell in a fresh process
+# (bench/run_one.rb: one warm-up run, one timed run), visiting the cells in a
+# new random order each round so that machine noise spreads over all of them.
+# Then measures memory (bench/memory.rb), prints the report and writes it to
+# bench/RESULTS.md (tmp/bench/RESULTS.md for BENCH_QUICK=1 smoke runs).
 require "fileutils"
 require "json"
 require "open3"
@@ -16,11 +16,28 @@ require_relative "report"
 
 ROOT = File.expand_path("..", __dir__)
 FLOOR_DIR = File.join(ROOT, "tmp/bench/floor")
+LIB_SNAPSHOT = File.join(ROOT, "tmp/bench/lib")
 QUICK = Workloads.quick?
 RUNS = QUICK ? 1 : Integer(ENV.fetch("BENCH_RUNS", "5"))
 SEED = Integer(ENV.fetch("BENCH_SEED", Random.new_seed % 100_000))
 # [calls, distinct methods] for the memory measurement.
 MEMORY_SIZES = QUICK ? [[10_000, 1_000], [100_000, 1_000]] : [[1_000_000, 10_000], [10_000_000, 10_000]]
+
+# Every run measures the build that existed when the benchmark started: a
+# rebuild of lib/ during the run (cp overwrites the .so in place) would crash
+# the processes that have it mapped, or mix two builds in one table.
+def snapshot_lib
+  FileUtils.rm_rf(LIB_SNAPSHOT)
+  FileUtils.cp_r(File.join(ROOT, "lib"), LIB_SNAPSHOT)
+end
+
+def load_average = File.read("/proc/loadavg").split.first(3).join(" ")
+
+def revision
+  IO.popen(["git", "-C", ROOT, "describe", "--always", "--dirty"], err: File::NULL, &:read).strip
+rescue Errno::ENOENT
+  "unknown (no git)"
+end
 
 def build_floor
   FileUtils.mkdir_p(FLOOR_DIR)
@@ -32,12 +49,15 @@ end
 
 # Runs a Ruby script in a fresh process and parses the JSON on its last line.
 def ruby_json(script, *args)
-  cmd = [RbConfig.ruby, "-I", File.join(ROOT, "lib"), "-I", FLOOR_DIR, script, *args.map(&:to_s)]
+  cmd = [RbConfig.ruby, "-I", LIB_SNAPSHOT, "-I", FLOOR_DIR, script, *args.map(&:to_s)]
   out, err, status = Open3.capture3(*cmd)
   abort "bench: #{cmd.join(' ')} failed:\n#{err}#{out}" unless status.success?
   JSON.parse(out.lines.last)
 end
 
+# A fresh process per cell, not one process per configuration: in Ruby 3.1
+# a C_CALL hook, once enabled, leaves code slower after it is removed (fib
+# about 2x), so nothing measured after any profiler ran is a clean baseline.
 def measure_overhead
   cells = Configs::ALL.product(Workloads.names)
   samples = Hash.new { |h, k| h[k] = [] }
@@ -60,9 +80,13 @@ def measure_memory
 end
 
 started = Time.now
+load_before = load_average
+snapshot_lib
 build_floor
-report = Report.new(samples: measure_overhead, memory: measure_memory, runs: RUNS, seed: SEED, quick: QUICK,
-                    started: started, finished: Time.now)
+samples = measure_overhead
+memory = measure_memory
+report = Report.new(samples: samples, memory: memory, runs: RUNS, seed: SEED, quick: QUICK, revision: revision,
+                    load: [load_before, load_average], started: started, finished: Time.now)
 out = File.join(ROOT, QUICK ? "tmp/bench/RESULTS.md" : "bench/RESULTS.md")
 File.write(out, report.markdown)
 puts report.markdown

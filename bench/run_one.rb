@@ -2,7 +2,7 @@
 #   ruby -Ilib -Itmp/bench/floor bench/run_one.rb CONFIG WORKLOAD
 # Runs the workload once under the configuration to warm up (method caches,
 # lazy requires, heap growth, the profiler's own first-use costs), then
-# times one more run. Prints one JSON line: {"seconds": s} or
+# collects garbage and times one more run. Prints one JSON line: {"seconds": s} or
 # {"missing": library} when a peer profiler is not installed.
 require "json"
 require_relative "configs"
@@ -23,6 +23,7 @@ end
 
 work = Workloads.load(workload_name)
 config.wrap.call(work)
+GC.start # the timed run starts from the same heap state in every process
 started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 config.wrap.call(work)
 seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
