@@ -5,10 +5,13 @@
 require "optparse"
 require "tracegraph"
 require "tracegraph/output"
+require "tracegraph/diff_cli"
 
 module Tracegraph
   class CLI
     USAGE_ERROR = 2
+
+    class UsageError < StandardError; end
 
     def initialize(out: $stdout, err: $stderr)
       @out = out
@@ -16,6 +19,8 @@ module Tracegraph
     end
 
     def run(argv)
+      return DiffCLI.new(out: @out, err: @err).run(argv.drop(1)) if argv.first == "diff"
+
       argv = argv.dup
       options = parse(argv)
       return 0 if options == :done
@@ -31,8 +36,6 @@ module Tracegraph
       USAGE_ERROR
     end
 
-    class UsageError < StandardError; end
-
     private
 
     def parse(argv)
@@ -41,6 +44,7 @@ module Tracegraph
         o.banner = <<~TEXT
           Usage: tracegraph [options] script.rb [script args...]
                  tracegraph [options] -e 'ruby code'
+                 tracegraph diff [options] base.json head.json   (see tracegraph diff --help)
 
           Profiles a Ruby program and writes its call graph. The format follows the
           output's extension: .dot .json .txt .folded .pdf .svg .png (pdf/svg/png run Graphviz's

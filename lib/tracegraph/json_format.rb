@@ -75,7 +75,7 @@ module Tracegraph
       begin
         [File.read(source, encoding: Encoding::UTF_8), source]
       rescue SystemCallError => e
-        raise FormatError, "cannot read profile #{source}: #{e.message}"
+        raise FormatError, "cannot read profile #{source}: #{e.message.sub(/ @ .*/, '')}"
       end
     end
     private_class_method :read_source

@@ -26,17 +26,37 @@ module Tracegraph
       raise Error, "cannot write #{path}: directory #{dir} is not writable" unless File.writable?(dir)
     end
 
+    GRAPH_FORMATS = (%w[.dot] + RENDERED_FORMATS).freeze
+
     # Writes profile to path; returns the paths written. For pdf/svg/png
     # the .dot is written beside it first, so the profile survives a
     # missing or failing `dot`: the error then says where it is.
     def write(profile, path, dot_options = {})
       check_path(path)
       case File.extname(path).downcase
-      when ".dot" then [profile.write_dot(path, **dot_options)]
       when ".json" then [profile.write_json(path)]
       when ".txt" then [Tracegraph.write_output(path, flat_text(profile))]
       when ".folded" then [profile.write_folded(path)]
-      else [*render(profile, path, dot_options)]
+      else write_graph(profile, path, dot_options)
+      end
+    end
+
+    # check_path for outputs that can only be a graph.
+    def check_graph_path(path)
+      check_path(path)
+      return if GRAPH_FORMATS.include?(File.extname(path).downcase)
+
+      raise Error, "cannot write #{path}: a graph is #{GRAPH_FORMATS.join(' ')}"
+    end
+
+    # Writes anything with a write_dot (a Profile, a ProfileDiff) as
+    # .dot, .pdf, .svg or .png.
+    def write_graph(graph, path, dot_options = {})
+      check_graph_path(path)
+      if File.extname(path).casecmp?(".dot")
+        [graph.write_dot(path, **dot_options)]
+      else
+        render(graph, path, dot_options)
       end
     end
 
@@ -52,9 +72,9 @@ module Tracegraph
       io.string
     end
 
-    def render(profile, path, dot_options)
+    def render(graph, path, dot_options)
       dot_path = path.sub(/\.[^.\/]+\z/, ".dot")
-      profile.write_dot(dot_path, **dot_options)
+      graph.write_dot(dot_path, **dot_options)
       format = File.extname(path).delete_prefix(".").downcase
       _, err, status = Open3.capture3("dot", "-T#{format}", dot_path, "-o", path)
       unless status.success?
