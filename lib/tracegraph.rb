@@ -17,7 +17,7 @@ module Tracegraph
   class Error < StandardError; end unless const_defined?(:Error)
 
   CLOCKS = %i[wall cpu thread_cpu].freeze
-  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes].freeze
+  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes exact_clock].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
 
   class << self
@@ -33,9 +33,12 @@ module Tracegraph
     #              stacks and flame graphs (default false)
     #   max_call_tree_nodes: the call tree's cap (default 1,000,000); past
     #              it, deeper paths are folded into their nearest kept ancestor
+    #   exact_clock: with :cpu and :thread_cpu, read the CPU clock on every
+    #              event (default false: read it only after gaps of 20 us or
+    #              more, and every millisecond, and advance it with the
+    #              monotonic clock in between; see the README's Overhead)
     def start(**options)
-      clock, c_calls, tree_nodes = parse_start_options(options)
-      _start(clock, c_calls, false, tree_nodes)
+      _start(*parse_start_options(options, hide_next_call: false))
       nil
     end
 
@@ -44,8 +47,7 @@ module Tracegraph
     # so the script's own calls are the roots. Returns what the script's
     # exit status would be; the profile is in last_profile.
     def profile_script(path, code: nil, **options)
-      clock, c_calls, tree_nodes = parse_start_options(options)
-      _start(clock, c_calls, c_calls, tree_nodes) # without C calls, load/eval is not traced anyway
+      _start(*parse_start_options(options, hide_next_call: true))
       begin
         code ? TOPLEVEL_BINDING.eval(code, path, 1) : load(path)
         0
@@ -78,7 +80,10 @@ module Tracegraph
 
     private
 
-    def parse_start_options(options)
+    # The arguments of _start: clock, c_calls, hide_next_call (without C
+    # calls the load/eval to hide is not traced anyway), call-tree node
+    # cap (0 = no tree), exact_clock.
+    def parse_start_options(options, hide_next_call:)
       unknown = options.keys - START_OPTIONS
       unless unknown.empty?
         raise ArgumentError, "unknown option#{'s' if unknown.size > 1} #{unknown.map(&:inspect).join(', ')} " \
@@ -89,7 +94,7 @@ module Tracegraph
       unless CLOCKS.include?(clock)
         raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
       end
-      c_calls, call_tree = %i[c_calls call_tree].map do |key|
+      c_calls, call_tree, exact_clock = %i[c_calls call_tree exact_clock].map do |key|
         value = options.fetch(key, key == :c_calls)
         raise ArgumentError, "#{key} must be true or false, not #{value.inspect}" unless [true, false].include?(value)
 
@@ -99,7 +104,7 @@ module Tracegraph
       unless max_nodes.is_a?(Integer) && max_nodes.between?(1, 2**32 - 2)
         raise ArgumentError, "max_call_tree_nodes must be a positive integer, not #{max_nodes.inspect}"
       end
-      [clock, c_calls, call_tree ? max_nodes : 0]
+      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock]
     end
   end
 end

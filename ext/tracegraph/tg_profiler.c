@@ -20,6 +20,7 @@ static bool grow(void **array, uint32_t *capacity, uint32_t need, size_t size)
 bool tg_profiler_init(tg_profiler *p)
 {
     memset(p, 0, sizeof *p);
+    for (size_t i = 0; i < TG_EDGE_CACHE_SIZE; i++) p->edge_cache[i].caller = TG_NONE;
     if (!tg_pairmap_init(&p->method_index, 1024)) return false;
     if (!tg_pairmap_init(&p->edge_index, 2048)) {
         tg_pairmap_free(&p->method_index);
@@ -66,8 +67,13 @@ uint32_t tg_profiler_find_edge(const tg_profiler *p, uint32_t caller, uint32_t c
 
 static uint32_t intern_edge(tg_profiler *p, uint32_t caller, uint32_t callee)
 {
+    tg_edge_cache_entry *cached = &p->edge_cache[(caller * 2654435761u ^ callee) & (TG_EDGE_CACHE_SIZE - 1)];
+    if (cached->caller == caller && cached->callee == callee) return cached->edge;
     uint32_t e = tg_profiler_find_edge(p, caller, callee);
-    if (e != TG_NONE) return e;
+    if (e != TG_NONE) {
+        *cached = (tg_edge_cache_entry){caller, callee, e};
+        return e;
+    }
     if (p->edge_count == TG_NONE - 1 ||
         !grow((void **)&p->edges, &p->edge_capacity, p->edge_count + 1, sizeof *p->edges) ||
         !tg_pairmap_insert(&p->edge_index, caller, callee, p->edge_count)) {
@@ -75,6 +81,7 @@ static uint32_t intern_edge(tg_profiler *p, uint32_t caller, uint32_t callee)
         return TG_NONE;
     }
     p->edges[p->edge_count] = (tg_edge_stats){.caller = caller, .callee = callee};
+    *cached = (tg_edge_cache_entry){caller, callee, p->edge_count};
     return p->edge_count++;
 }
 
@@ -176,7 +183,7 @@ static uint32_t drop_stale_frames(tg_profiler *p, tg_context *c, uint64_t positi
     return dropped;
 }
 
-uint32_t tg_profiler_drop_stale(tg_profiler *p, tg_context *c, uint64_t position, uint64_t now)
+uint32_t tg_profiler_drop_stale_frames(tg_profiler *p, tg_context *c, uint64_t position, uint64_t now)
 {
     return drop_stale_frames(p, c, position, true, now);
 }
@@ -189,7 +196,7 @@ void tg_profiler_pop(tg_profiler *p, tg_context *c, uint64_t now)
 void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
     if (method == TG_NONE) return;
-    drop_stale_frames(p, c, position, true, now);
+    tg_profiler_drop_stale(p, c, position, now);   /* a no-op if the caller just did it */
     if (c->depth == c->capacity &&
         !grow((void **)&c->frames, &c->capacity, c->depth + 1, sizeof *c->frames)) {
         /* The matching return will find no frame and be ignored. */

@@ -80,6 +80,14 @@ typedef struct tg_context {
     bool suspended;
 } tg_context;
 
+/* A direct-mapped cache in front of the edge map: calls alternate between a
+ * few callees (fib calls <, -, fib, +), which defeats a frame's one-entry
+ * cache, and a hash-map probe costs more than this one compare. */
+#define TG_EDGE_CACHE_SIZE 4096
+typedef struct tg_edge_cache_entry {
+    uint32_t caller, callee, edge;
+} tg_edge_cache_entry;
+
 typedef struct tg_profiler {
     tg_method_stats *methods;
     uint32_t method_count, method_capacity;
@@ -88,6 +96,7 @@ typedef struct tg_profiler {
     tg_edge_stats *edges;
     uint32_t edge_count, edge_capacity;
     tg_pairmap edge_index;     /* (caller, callee) -> edge */
+    tg_edge_cache_entry edge_cache[TG_EDGE_CACHE_SIZE];
 
     uint64_t *thread_time;     /* per thread: the sum of its self times */
     uint32_t thread_count, thread_capacity;
@@ -132,8 +141,18 @@ void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t
 
 /* Closes the frames that cannot be ancestors of a call at `position`
  * (tg_profiler_call does this itself). Returns how many it closed, so a
- * caller that knows more about the real stack can check further. */
-uint32_t tg_profiler_drop_stale(tg_profiler *p, tg_context *c, uint64_t position, uint64_t now);
+ * caller that knows more about the real stack can check further. Inline:
+ * on almost every call the top frame is above `position` and nothing
+ * needs closing. */
+uint32_t tg_profiler_drop_stale_frames(tg_profiler *p, tg_context *c, uint64_t position, uint64_t now);
+
+static inline uint32_t tg_profiler_drop_stale(tg_profiler *p, tg_context *c, uint64_t position, uint64_t now)
+{
+    if (position == 0 || c->depth == 0) return 0;
+    uint64_t top = c->frames[c->depth - 1].position;
+    if (top == 0 || top > position) return 0;
+    return tg_profiler_drop_stale_frames(p, c, position, now);
+}
 
 /* Closes the top frame of `c` at `now`, if there is one. */
 void tg_profiler_pop(tg_profiler *p, tg_context *c, uint64_t now);

@@ -41,18 +41,28 @@ typedef struct context_rec {
     uint32_t index;   /* in S.contexts */
 } context_rec;
 
+/* A thread's CPU clock, estimated between real readings (see event_time). */
+typedef struct cpu_estimate {
+    uint64_t value;         /* the last time handed out, on the CPU clock */
+    uint64_t last_mono;     /* CLOCK_MONOTONIC at the last event */
+    uint64_t last_sync;     /* CLOCK_MONOTONIC at the last real reading */
+    bool estimate_valid;    /* false until a real reading, and after another thread ran */
+} cpu_estimate;
+
 typedef struct thread_rec {
     VALUE thread;           /* pinned */
     context_rec *current;   /* the stack of the fiber running on this thread */
     context_rec *unresolved; /* its first stack, until we know its fiber */
     uint64_t last_now;      /* clock at its last event: closes its frames at stop
                                in :thread_cpu mode, where our clock is not its clock */
+    cpu_estimate clock;
 } thread_rec;
 
 static struct session {
     bool running;
     tg_clock_kind clock;
     clockid_t clock_id;
+    bool estimate_cpu;          /* CPU clocks: read them only when needed */
     rb_event_flag_t events;
     tg_profiler prof;
     tg_calltree tree;           /* used when the call tree was asked for */
@@ -68,7 +78,8 @@ static struct session {
     uint32_t context_count, context_capacity;
     tg_pairmap fiber_index;     /* Fiber VALUE -> context */
 
-    VALUE cached_thread;        /* one-entry cache of the thread lookup */
+    VALUE cached_thread;        /* one-entry cache of the thread lookup, */
+    const void *cached_ec;      /* and of the execution context it ran in */
     thread_rec *cached;
     bool dropped;               /* an event was lost (out of memory) */
     bool hide_next_call;        /* the CLI's own load/eval of the script */
@@ -126,19 +137,33 @@ static void session_free(void)
 /* ---- 2. where events happen on the VM stack --------------------------- */
 
 /* rb_trace_arg_t is opaque, but since Ruby 2.x it has begun with these
- * three fields (vm_core.h). The control frame pointer tells where on the
- * VM stack an event happens: frames are pushed downwards, so a smaller
+ * fields (vm_core.h). The control frame pointer tells where on the VM
+ * stack an event happens: frames are pushed downwards, so a smaller
  * address is deeper. The core uses it to notice frames whose return
- * events Ruby skipped (it does when unwinding a SystemStackError). */
+ * events Ruby skipped (it does when unwinding a SystemStackError). For C
+ * calls and returns Ruby fills in id and klass before the hook runs, so
+ * reading them directly saves three calls into Ruby per event; for Ruby
+ * methods they are 0 and Ruby's accessors find them from the frame. */
 struct trace_arg_head {
     rb_event_flag_t event;
     void *ec;
     const void *cfp;
+    VALUE self;
+    ID id;
+    ID called_id;
+    VALUE klass;
 };
 
 /* The size of one VM control frame, measured at load time (see
  * measure_frame_size); 0 if it could not be, which turns positions off. */
 static uint64_t frame_size;
+
+/* The execution context: one per fiber, so a cheap key for "same thread
+ * and fiber as the last event". */
+static inline const void *trace_ec(rb_trace_arg_t *arg)
+{
+    return ((const struct trace_arg_head *)arg)->ec;
+}
 
 static inline uint64_t trace_cfp(rb_trace_arg_t *arg)
 {
@@ -241,6 +266,7 @@ static thread_rec *current_thread(VALUE fiber)
 {
     VALUE thread = rb_thread_current();
     if (thread == S.cached_thread) return S.cached;
+    if (S.cached) S.cached->clock.estimate_valid = false;   /* another thread ran */
 
     uint32_t i = tg_pairmap_find(&S.thread_index, (uint64_t)thread, 0);
     thread_rec *rec = i != TG_PAIRMAP_NONE ? &S.threads[i] : register_thread(thread, fiber);
@@ -333,35 +359,86 @@ static void drop_frames_in_callers_slot(tg_context *ctx, rb_trace_arg_t *arg, bo
 
 static uint32_t method_for_call(VALUE klass, ID mid, bool is_c)
 {
+    /* Room for a new method's key first, so keys and methods stay parallel
+     * even when memory runs out. */
+    if (!grow_array((void **)&S.keys, &S.key_capacity, S.prof.method_count + 1, sizeof *S.keys)) {
+        S.dropped = true;
+        return TG_NONE;
+    }
     uint32_t before = S.prof.method_count;
     uint32_t m = tg_profiler_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
-    if (m == before) {   /* a new method: remember how to name it */
-        if (!grow_array((void **)&S.keys, &S.key_capacity, m + 1, sizeof *S.keys)) {
-            /* Keep keys and methods parallel: forget nothing, drop the event. */
-            S.prof.method_count--;
-            S.dropped = true;
-            return TG_NONE;
-        }
-        S.keys[m] = (method_key){.klass = klass, .mid = mid, .is_c = is_c};
-    }
+    if (m == before) S.keys[m] = (method_key){.klass = klass, .mid = mid, .is_c = is_c};   /* a new method */
     return m;
+}
+
+/* The CPU clocks cost a system call per reading on many machines (about
+ * 0.65 us here, ten times the monotonic clock). Between two events a few
+ * microseconds apart a running thread cannot have lost the CPU for long,
+ * so there the CPU clock advances like the monotonic one: read that, and
+ * read the real CPU clock only after a longer gap (where a sleep, I/O or
+ * another thread may hide), after another thread ran, and at least every
+ * millisecond, so an estimate never drifts far. The estimate never steps
+ * backwards; a constant offset does not change any duration. */
+#define CPU_SHORT_GAP_NS 20000ull
+#define CPU_SYNC_PERIOD_NS 1000000ull
+
+static inline uint64_t event_time(thread_rec *th)
+{
+    if (!S.estimate_cpu) return tg_clock_read(S.clock_id);
+    cpu_estimate *c = &th->clock;
+    uint64_t mono = tg_clock_read(CLOCK_MONOTONIC);
+    uint64_t gap = mono - c->last_mono;
+    c->last_mono = mono;
+    if (c->estimate_valid && gap < CPU_SHORT_GAP_NS && mono - c->last_sync < CPU_SYNC_PERIOD_NS)
+        return c->value += gap;
+    uint64_t cpu = tg_clock_read(S.clock_id);
+    if (cpu > c->value) c->value = cpu;
+    c->last_sync = mono;
+    c->estimate_valid = true;
+    return c->value;
+}
+
+/* current_thread, remembering the execution context it was found for. */
+static thread_rec *event_thread(rb_trace_arg_t *arg)
+{
+    thread_rec *th = current_thread(Qfalse);
+    S.cached_ec = th ? trace_ec(arg) : NULL;
+    return th;
+}
+
+/* The method a return event is for: almost always the top frame's, which
+ * one compare confirms without a hash lookup. */
+static inline uint32_t returning_method(const tg_context *ctx, VALUE klass, ID mid)
+{
+    if (ctx->depth > 0) {
+        uint32_t top = ctx->frames[ctx->depth - 1].method;
+        if (S.keys[top].klass == klass && S.keys[top].mid == mid) return top;
+    }
+    return tg_profiler_find_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
 }
 
 static void on_event(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
-    rb_event_flag_t event = rb_tracearg_event_flag(arg);
+    const struct trace_arg_head *head = (const struct trace_arg_head *)arg;
+    rb_event_flag_t event = head->event;
 
     if (event & (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) {
         /* The defining class and original name: aliases collapse. For Ruby
          * methods Ruby finds these from the frame (no allocation). */
-        VALUE klass = rb_tracearg_defined_class(arg);
-        ID mid = SYM2ID(rb_tracearg_method_id(arg));
+        VALUE klass = head->klass;
+        ID mid = head->id;
+        if (!klass || !mid) {
+            klass = rb_tracearg_defined_class(arg);
+            mid = head->id;   /* filled in with klass */
+        }
         /* Tracegraph's own singleton methods (start, stop, profile) are
          * not part of the program being profiled. */
         if (klass == cTracegraphSelf || NIL_P(klass) || !klass) return;
 
-        thread_rec *th = current_thread(Qfalse);
+            /* Same execution context as the last event: same thread, no
+         * lookup. (A fiber switch changes it too; that event resets it.) */
+        thread_rec *th = trace_ec(arg) == S.cached_ec ? S.cached : event_thread(arg);
         if (!th) return;
         tg_context *ctx = &th->current->ctx;
         bool c_method = event & (RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN);
@@ -374,23 +451,23 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
                 return;
             }
             uint32_t m = method_for_call(klass, mid, c_method);
-            uint64_t now = tg_clock_read(S.clock_id);   /* after our bookkeeping */
+            uint64_t now = event_time(th);   /* after our bookkeeping */
             if (tg_profiler_drop_stale(&S.prof, ctx, position, now) > 0)
                 drop_frames_in_callers_slot(ctx, arg, c_method, now);
             tg_profiler_call(&S.prof, ctx, m, position, now);
             th->last_now = now;
         } else {
-            uint64_t now = tg_clock_read(S.clock_id);   /* before our bookkeeping */
-            uint32_t m = tg_profiler_find_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
+            uint64_t now = event_time(th);   /* before our bookkeeping */
+            uint32_t m = returning_method(ctx, klass, mid);
             tg_profiler_return(&S.prof, ctx, m, position, now);
             th->last_now = now;
         }
         return;
     }
 
-    thread_rec *th = current_thread(Qfalse);
+    thread_rec *th = event_thread(arg);
     if (!th) return;
-    uint64_t now = tg_clock_read(S.clock_id);
+    uint64_t now = event_time(th);
     if (event & RUBY_EVENT_FIBER_SWITCH) {
         switch_fiber(th, arg, now);
         th->last_now = now;
@@ -409,12 +486,14 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
     rb_raise(rb_eArgError, "unknown clock %+" PRIsVALUE " (allowed: :wall, :cpu, :thread_cpu)", sym);
 }
 
-/* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes):
- * options are validated in Ruby. hide_next_call leaves out the first call
- * made after start: the CLI's `load` of the script, so the script's
- * methods are the roots of the graph. call_tree_nodes > 0 keeps a call
- * tree of at most that many nodes. */
-static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_call, VALUE call_tree_nodes)
+/* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes,
+ * exact_clock): options are validated in Ruby. hide_next_call leaves out
+ * the first call made after start: the CLI's `load` of the script, so the
+ * script's methods are the roots of the graph. call_tree_nodes > 0 keeps a
+ * call tree of at most that many nodes. exact_clock reads a CPU clock on
+ * every event instead of estimating it between readings. */
+static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_call, VALUE call_tree_nodes,
+                      VALUE exact_clock)
 {
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
@@ -431,6 +510,7 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     if (tree_nodes) S.prof.tree = &S.tree;
     S.clock = kind;
     S.clock_id = tg_clock_id(kind);
+    S.estimate_cpu = kind != TG_CLOCK_WALL && !RTEST(exact_clock);
     S.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
     if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
     S.cached_thread = Qundef;
@@ -509,12 +589,17 @@ static VALUE tg_stop(VALUE mod)
 
     uint64_t now = tg_clock_read(S.clock_id);
     VALUE me = rb_thread_current();
-    for (uint32_t i = 0; i < S.context_count; i++) {
-        tg_context *ctx = &S.contexts[i]->ctx;
-        const thread_rec *th = &S.threads[ctx->thread];
-        /* A thread's CPU clock is only readable on that thread. */
-        bool own_clock = S.clock != TG_CLOCK_THREAD_CPU || th->thread == me;
-        tg_profiler_close_all(&S.prof, ctx, own_clock ? now : th->last_now);
+    for (uint32_t i = 0; i < S.prof.thread_count; i++) {
+        thread_rec *th = &S.threads[i];
+        /* Close each thread's frames on that thread's own time line: the
+         * calling thread's is read now; another thread's CPU clock cannot
+         * be read from here, and its estimate may run a constant ahead. */
+        uint64_t at = th->thread == me                 ? event_time(th)
+                      : S.clock == TG_CLOCK_THREAD_CPU ? th->last_now
+                      : S.estimate_cpu                 ? (now > th->clock.value ? now : th->clock.value)
+                                                       : now;
+        for (uint32_t c = 0; c < S.context_count; c++)
+            if (S.contexts[c]->ctx.thread == i) tg_profiler_close_all(&S.prof, &S.contexts[c]->ctx, at);
     }
 
     int state = 0;
@@ -806,7 +891,7 @@ void Init_tracegraph(void)
     session_keeper = TypedData_Wrap_Struct(rb_cObject, &session_type, &S);
     rb_gc_register_mark_object(session_keeper);
 
-    rb_define_singleton_method(mTracegraph, "_start", tg_start, 4);
+    rb_define_singleton_method(mTracegraph, "_start", tg_start, 5);
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
     rb_define_singleton_method(mTracegraph, "running?", tg_running_p, 0);
     rb_define_singleton_method(mTracegraph, "_render_dot", tg_render_dot, 4);

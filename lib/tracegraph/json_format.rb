@@ -61,8 +61,8 @@ module Tracegraph
       text, origin = read_source(source)
       data = begin
         JSON.parse(text, max_nesting: 8)
-      rescue JSON::ParserError => e
-        raise FormatError, "#{origin}: not valid JSON (#{e.message.lines.first.strip[0, 200]})"
+      rescue JSON::ParserError, EncodingError, ArgumentError => e # ArgumentError: invalid UTF-8
+        raise FormatError, "#{origin}: not valid JSON (#{e.message.lines.first.to_s.strip[0, 200]})"
       end
       JsonLoader.new(data, origin).profile
     end
@@ -75,7 +75,8 @@ module Tracegraph
       begin
         [File.read(source, encoding: Encoding::UTF_8), source]
       rescue SystemCallError => e
-        raise FormatError, "cannot read profile #{source}: #{e.message.sub(/ @ .*/, '')}"
+        raise FormatError, "cannot read profile #{Profile.clean_name(source)}: " \
+                           "#{Profile.clean_name(e.message).sub(/ @ .*/, '')}"
       end
     end
     private_class_method :read_source

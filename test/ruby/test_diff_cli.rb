@@ -36,7 +36,8 @@ class TestDiffCli < Minitest::Test
   end
 
   def test_fail_above_gates_on_total_time
-    _, err, status = tracegraph("diff", "--fail-above", "50", @base, @head)
+    faster = write_faster_copy(@head, File.join(@dir, "faster.json"), 10)
+    _, err, status = tracegraph("diff", "--fail-above", "50", faster, @head)
     assert_equal 3, status.exitstatus, err
     assert_match(/total time \+\d+\.\d%, more than the allowed \+50\.0%/, err)
     _, err, status = tracegraph("diff", "--fail-above", "50", @head, @head)

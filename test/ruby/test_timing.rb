@@ -25,9 +25,11 @@ class TestTiming < TracegraphTest
     assert_consistent profile
   end
 
-  %i[cpu thread_cpu].each do |clock|
-    define_method("test_#{clock}_clock_does_not_count_sleep") do
-      profile = Tracegraph.profile(clock: clock) { both }
+  # Both with the CPU clock estimated between real readings (the default)
+  # and read on every event.
+  [[:cpu, false], [:thread_cpu, false], [:cpu, true], [:thread_cpu, true]].each do |clock, exact|
+    define_method("test_#{clock}_clock#{'_exact' if exact}_does_not_count_sleep") do
+      profile = Tracegraph.profile(clock: clock, exact_clock: exact) { both }
       assert_equal clock, profile.clock
       assert_operator method_named(profile, "TestTiming#sleeper").total_time, :<, 20 * MS
       assert_in_delta 200 * MS, method_named(profile, "TestTiming#burner").total_time, 60 * MS
