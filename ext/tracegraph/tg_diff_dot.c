@@ -11,9 +11,9 @@
  *                   then dotted edges for head paths through hidden nodes
  *   4. emission   - legend, nodes, edges as DOT text
  *
- * Steps 1-3 only compute numbers; step 4 only formats them. Every piece
- * of text that reaches the output goes through tg_escape_dot(). The small
- * formatting helpers are copies of tg_dot.c's static ones.
+ * Steps 1-3 only compute numbers; step 4 only formats them, in the look
+ * it shares with tg_dot (tg_dot_style.h). Every piece of text that
+ * reaches the output goes through tg_escape_dot().
  */
 #include "tg_diff_dot.h"
 
@@ -22,17 +22,8 @@
 #include <string.h>
 
 #include "tg_buf.h"
-#include "tg_escape.h"
+#include "tg_dot_style.h"
 #include "tg_format.h"
-
-/* Above this many boxes, edge labels move into tooltips so `dot` stays fast. */
-#define LARGE_GRAPH_NODES 150
-/* Longest method name drawn in a box; the tooltip has the full name. */
-#define LABEL_NAME_BYTES 160
-/* Longest file path drawn in a box; longer ones keep their tail. */
-#define LABEL_PATH_BYTES 100
-/* Longest method name in an edge tooltip. */
-#define EDGE_TIP_NAME_BYTES 512
 
 #define ARROW " \xE2\x86\x92 "   /* " → " */
 #define MIDDOT " \xC2\xB7 "      /* " · " */
@@ -414,87 +405,21 @@ static bool collect_edges(diff *d)
 /* ------------------------------------------------------------------ */
 /* 4. emission                                                        */
 
-/* Escaped text; limit 0 means the escaper's default cap. */
-static void put_text(tg_buf *b, const char *s, size_t limit)
-{
-    tg_escape_dot(b, s, strlen(s), limit);
-}
-
-/* Fixed-point tenths as "12.3": no locale, no %f. */
-static void put_tenths(tg_buf *b, double v)
-{
-    uint64_t t = v > 0 ? (uint64_t)floor(v * 10.0 + 0.5) : 0;
-    tg_buf_printf(b, "%u.%u", (unsigned)(t / 10), (unsigned)(t % 10));
-}
-
-static double fraction_of(uint64_t part, uint64_t whole)
-{
-    if (!whole) return 0.0;
-    double f = (double)part / (double)whole;
-    return f > 1.0 ? 1.0 : f;
-}
-
-typedef struct rgb {
-    int r, g, b;
-} rgb;
-
 /*
  * The diverging scale (ColorBrewer RdBu): near-white at 0, to deep red
- * for growth and deep blue for shrinkage at |f| = 1. sqrt spreads the
- * small changes most methods have, as tg_dot's heat scale does.
+ * for growth and deep blue for shrinkage at |f| = 1, on the same sqrt
+ * scale as tg_dot's heat.
  */
-static rgb diverging(uint64_t head, uint64_t base, uint64_t whole)
+static tg_style_rgb diverging(uint64_t head, uint64_t base, uint64_t whole)
 {
-    static const rgb red[] = {
+    static const tg_style_rgb red[TG_STYLE_SCALE_STOPS] = {
         { 247, 247, 247 }, { 253, 219, 199 }, { 244, 165, 130 }, { 214, 96, 77 }, { 178, 24, 43 },
     };
-    static const rgb blue[] = {
+    static const tg_style_rgb blue[TG_STYLE_SCALE_STOPS] = {
         { 247, 247, 247 }, { 209, 229, 240 }, { 146, 197, 222 }, { 67, 147, 195 }, { 33, 102, 172 },
     };
-    const rgb *stops = head >= base ? red : blue;
-    double t = sqrt(fraction_of(head >= base ? head - base : base - head, whole)) * 4.0;
-    int i = t >= 4.0 ? 3 : (int)t;
-    double u = t - i;
-    rgb a = stops[i], z = stops[i + 1];
-    return (rgb){ (int)floor(a.r + (z.r - a.r) * u + 0.5), (int)floor(a.g + (z.g - a.g) * u + 0.5),
-                  (int)floor(a.b + (z.b - a.b) * u + 0.5) };
-}
-
-/* Darker shade of the same hue, for borders and edges. */
-static rgb shade(rgb c)
-{
-    return (rgb){ c.r * 6 / 10, c.g * 6 / 10, c.b * 6 / 10 };
-}
-
-static void put_color(tg_buf *b, const char *attr, rgb c)
-{
-    tg_buf_printf(b, ", %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
-}
-
-/* "lib/foo.rb" for cwd "/app" and "/app/lib/foo.rb"; the input otherwise. */
-static const char *relative_path(const char *file, const char *cwd)
-{
-    if (!cwd || !*cwd) return file;
-    size_t n = strlen(cwd);
-    while (n > 1 && cwd[n - 1] == '/') n--;
-    if (n == 1 && cwd[0] == '/') return file[0] == '/' && file[1] ? file + 1 : file;
-    if (strncmp(file, cwd, n) == 0 && file[n] == '/' && file[n + 1]) return file + n + 1;
-    return file;
-}
-
-/* The label's "file:line", keeping the tail of very long paths. */
-static void put_location(tg_buf *b, const tg_report_method *m, const char *cwd)
-{
-    const char *path = relative_path(m->file, cwd);
-    size_t len = strlen(path);
-    if (len > LABEL_PATH_BYTES) {
-        const char *tail = path + len - LABEL_PATH_BYTES;
-        while (*tail && ((unsigned char)*tail & 0xC0) == 0x80) tail++;  /* UTF-8 boundary */
-        put_text(b, "\xE2\x80\xA6", 0);
-        path = tail;
-    }
-    put_text(b, path, 0);
-    if (m->line > 0) tg_buf_printf(b, ":%d", m->line);
+    uint64_t change = head >= base ? head - base : base - head;
+    return tg_style_scale_color(head >= base ? red : blue, tg_style_fraction_of(change, whole));
 }
 
 /* "+4.00 ms, +49.0%" / "-1.20 ms, -10.0%" / "+3.00 ms" (base 0) / "no change". */
@@ -520,16 +445,6 @@ static void put_time_change(tg_buf *b, const char *what, uint64_t base, uint64_t
     tg_buf_puts(b, ")");
 }
 
-/* One line for the legend, escaped, left-justified. */
-static void legend_line(tg_buf *b, tg_buf *line)
-{
-    if (line->failed) b->failed = true;
-    if (line->len) tg_escape_dot(b, line->data, line->len, 0);
-    tg_buf_puts(b, "\\l");
-    line->len = 0;
-    if (line->data) line->data[0] = '\0';
-}
-
 static uint64_t total_calls(const tg_report *r)
 {
     uint64_t sum = 0;
@@ -547,15 +462,14 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     const tg_report *head = d->head, *base = d->base;
     char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
     tg_buf line = TG_BUF_INIT;
-    tg_buf_puts(b, "  { rank=source; legend [shape=note, style=filled, fillcolor=\"#fbfbf3\", "
-                   "color=\"#9a9a8c\", fontsize=12, margin=\"0.2,0.12\", tooltip=\"Legend\", label=\"");
+    tg_style_put_legend_open(b);
     tg_buf_puts(&line, "tracegraph diff");
     if (base->program && head->program && strcmp(base->program, head->program) != 0) {
         tg_buf_printf(&line, ": %s" ARROW "%s", base->program, head->program);
     } else if (head->program || base->program) {
         tg_buf_printf(&line, ": %s", head->program ? head->program : base->program);
     }
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
 
     const char *bc = base->clock ? base->clock : "unknown", *hc = head->clock ? head->clock : "unknown";
     if (strcmp(bc, hc) == 0) {
@@ -563,7 +477,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     } else {
         tg_buf_printf(&line, "Clock: %s" ARROW "%s (different clocks: changes mix what they measure)", bc, hc);
     }
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     /* "total 120 ms → 150 ms (+25.0%)"; the change in time when there is no base to compare with. */
     tg_buf_printf(&line, "total %s" ARROW "%s (", tg_format_ns(t1, sizeof t1, base->total_time),
                   tg_format_ns(t2, sizeof t2, head->total_time));
@@ -577,7 +491,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     }
     tg_buf_printf(&line, ")" MIDDOT "calls %s" ARROW "%s", tg_format_count(c1, sizeof c1, total_calls(base)),
                   tg_format_count(c2, sizeof c2, total_calls(head)));
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     if (o->normalize && base->total_time) {
         tg_buf_puts(&line, "Normalized: base times scaled \xC3\x97");
         /* The factor with 3 decimals, integer arithmetic only. */
@@ -587,19 +501,19 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     } else {
         tg_buf_puts(&line, "Not normalized: base times as measured");
     }
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
 
     if (d->node_count == 0) {
         tg_buf_puts(&line, "Nothing was recorded (0 methods).");
-        legend_line(b, &line);
-        tg_buf_puts(b, "\"]; }\n");
+        tg_style_put_legend_line(b, &line);
+        tg_style_put_legend_close(b);
         tg_buf_free(&line);
         return;
     }
     tg_buf_printf(&line, "Showing %s of %s methods (%s new in head, %s gone from base)",
                   tg_format_count(c1, sizeof c1, d->kept), tg_format_count(c2, sizeof c2, d->node_count),
                   tg_format_count(t1, sizeof t1, d->only_head), tg_format_count(t2, sizeof t2, d->only_base));
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     if (d->cut || d->dropped_edges) {
         tg_buf_puts(&line, "Dropped ");
         if (d->cut)
@@ -609,28 +523,28 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
         if (d->dropped_edges)
             tg_buf_printf(&line, "%s edge%s (total < %s in both)", tg_format_count(c2, sizeof c2, d->dropped_edges),
                           plural(d->dropped_edges), tg_format_ns(t2, sizeof t2, d->edge_cut));
-        legend_line(b, &line);
+        tg_style_put_legend_line(b, &line);
     }
     if (d->capped) {
         tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 %s)",
                       tg_format_count(c1, sizeof c1, d->capped), plural(d->capped),
                       tg_format_count(c2, sizeof c2, o->max_nodes), tg_format_ns(t1, sizeof t1, d->cap_cut));
-        legend_line(b, &line);
+        tg_style_put_legend_line(b, &line);
     }
     if (!d->cut && !d->dropped_edges && !d->capped) {
         tg_buf_puts(&line, "Nothing dropped");
-        legend_line(b, &line);
+        tg_style_put_legend_line(b, &line);
     }
     tg_buf_puts(b, "\\l");
     tg_buf_puts(&line, "Box size = head self time" MIDDOT "colour = change in self time");
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest at a change of the whole run)");
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed blue box or edge = only in base (gone)" MIDDOT "\"new\" = only in head");
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dotted edge = calls via hidden methods" MIDDOT "dashed grey border = C method");
-    legend_line(b, &line);
-    tg_buf_puts(b, "\"]; }\n");
+    tg_style_put_legend_line(b, &line);
+    tg_style_put_legend_close(b);
     tg_buf_free(&line);
 }
 
@@ -640,11 +554,7 @@ static void emit_node(tg_buf *b, const diff *d, const dnode *n, const tg_diff_do
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
     bool ghost = !n->head.present, fresh = !n->base.present;
     tg_buf_printf(b, "  N%u [label=\"", (unsigned)n->rank + 1);
-    put_text(b, n->name, LABEL_NAME_BYTES);
-    if (meta->file) {
-        tg_buf_puts(b, "\\n");
-        put_location(b, meta, o->cwd);
-    }
+    tg_style_put_label_title(b, n->name, meta, o->cwd);
     if (ghost) {
         tg_buf_printf(b, "\\ngone (only in base)\\nbase self %s\\nbase total %s\\nbase %s call%s",
                       tg_format_ns(t1, sizeof t1, n->base.self), tg_format_ns(t2, sizeof t2, n->base.total),
@@ -663,12 +573,7 @@ static void emit_node(tg_buf *b, const diff *d, const dnode *n, const tg_diff_do
     }
 
     tg_buf_puts(b, "\", tooltip=\"");
-    put_text(b, n->name, 0);
-    if (meta->file) {
-        tg_buf_puts(b, "\\n");
-        put_text(b, meta->file, 0);
-        if (meta->line > 0) tg_buf_printf(b, ":%d", meta->line);
-    }
+    tg_style_put_tooltip_title(b, n->name, meta);
     static const char *const what[] = { "self", "total" };
     for (int i = 0; i < 2; i++) {
         uint64_t bv = i ? n->base.total : n->base.self, hv = i ? n->head.total : n->head.self;
@@ -682,19 +587,14 @@ static void emit_node(tg_buf *b, const diff *d, const dnode *n, const tg_diff_do
     if (meta->is_c) tg_buf_puts(b, "\\nimplemented in C");
     tg_buf_puts(b, "\"");
 
-    /* Size by the self time shown: sublinear so small boxes stay readable. */
-    tg_buf_puts(b, ", fontsize=");
-    put_tenths(b, 9.0 + 15.0 * sqrt(fraction_of(shown_self(n), d->max_self)));
+    /* Size by the self time shown, colour by the change in self time. */
+    tg_style_put_box_size(b, shown_self(n), d->max_self);
     if (ghost) {
         tg_buf_puts(b, ", fillcolor=\"" GHOST_FILL "\", color=\"" GHOST_BORDER "\", fontcolor=\"" GHOST_BORDER
                        "\", penwidth=2.0, style=\"filled,rounded,dashed\"];\n");
         return;
     }
-    rgb fill = diverging(n->head.self, n->base.self, d->grand);
-    put_color(b, "fillcolor", fill);
-    put_color(b, "color", shade(fill));
-    /* Perceived brightness decides whether black text would be legible. */
-    if (fill.r * 299 + fill.g * 587 + fill.b * 114 < 150 * 1000) tg_buf_puts(b, ", fontcolor=\"#ffffff\"");
+    tg_style_put_box_colors(b, diverging(n->head.self, n->base.self, d->grand));
     if (meta->is_c) tg_buf_puts(b, ", style=\"filled,rounded,dashed\"");
     tg_buf_puts(b, "];\n");
 }
@@ -726,9 +626,7 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
     }
 
     tg_buf_puts(b, "tooltip=\"");
-    put_text(b, from->name, EDGE_TIP_NAME_BYTES);
-    put_text(b, ARROW, 0);
-    put_text(b, to->name, EDGE_TIP_NAME_BYTES);
+    tg_style_put_call_names(b, from->name, to->name);
     if (e->dotted) {
         tg_buf_puts(b, "\\nhead calls via hidden methods");
     } else {
@@ -743,13 +641,12 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
     }
     tg_buf_puts(b, "\"");
 
-    double f = e->dotted ? 0.0 : fraction_of(edge_shown_time(e), d->grand);
-    tg_buf_puts(b, ", penwidth=");
-    put_tenths(b, 0.8 + 5.2 * sqrt(f));
+    double f = e->dotted ? 0.0 : tg_style_fraction_of(edge_shown_time(e), d->grand);
+    tg_style_put_edge_width(b, f);
     if (ghost) {
         tg_buf_puts(b, ", color=\"" GHOST_BORDER "\", fontcolor=\"" GHOST_BORDER "\"");
     } else {
-        put_color(b, "color", shade(diverging(e->head.total, e->base.total, d->grand)));
+        tg_style_put_edge_color(b, diverging(e->head.total, e->base.total, d->grand));
     }
     /* dot needs an integer weight; head's heavy calls pull their boxes into line. */
     tg_buf_printf(b, ", weight=%d", e->dotted || ghost ? 1 : 1 + (int)(f * 100.0));
@@ -760,16 +657,8 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
 
 static void emit(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
 {
-    bool large = d->kept > LARGE_GRAPH_NODES;
-    tg_buf_puts(b, "digraph tracegraph_diff {\n"
-                   "  graph [rankdir=TB, fontname=\"Helvetica\", bgcolor=\"white\", nodesep=0.3, "
-                   "ranksep=0.5, pad=0.3, outputorder=edgesfirst");
-    /* As in tg_dot: bound dot's slowest passes on large graphs. */
-    if (large) tg_buf_puts(b, ", nslimit=2, nslimit1=2, mclimit=0.05, searchsize=20, remincross=false");
-    tg_buf_puts(b, "];\n"
-                   "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", penwidth=1.2, "
-                   "margin=\"0.12,0.06\"];\n"
-                   "  edge [fontname=\"Helvetica\", fontsize=10, arrowsize=0.7];\n");
+    bool large = d->kept > TG_STYLE_LARGE_GRAPH_NODES;
+    tg_style_put_graph_open(b, "tracegraph_diff", large);
     emit_legend(b, d, o);
     for (size_t i = 0; i < d->kept; i++) emit_node(b, d, &d->nodes[d->order[i]], o);
     for (size_t i = 0; i < d->shown_count; i++) emit_edge(b, d, &d->shown[i], large);

@@ -8,8 +8,9 @@
  *                   hidden methods, minus the redundant ones
  *   4. emission   - legend, nodes, edges as DOT text
  *
- * Steps 1-3 only compute numbers; step 4 only formats them. Every piece
- * of text that reaches the output goes through tg_escape_dot().
+ * Steps 1-3 only compute numbers; step 4 only formats them, in the look
+ * it shares with the diff graph (tg_dot_style.h). Every piece of text
+ * that reaches the output goes through tg_escape_dot().
  */
 #include "tg_dot.h"
 
@@ -19,17 +20,9 @@
 #include <string.h>
 
 #include "tg_buf.h"
+#include "tg_dot_style.h"
 #include "tg_escape.h"
 #include "tg_format.h"
-
-/* Above this many boxes, edge labels move into tooltips so `dot` stays fast. */
-#define LARGE_GRAPH_NODES 150
-/* Longest method name drawn in a box; the tooltip has the full name. */
-#define LABEL_NAME_BYTES 160
-/* Longest file path drawn in a box; longer ones keep their tail. */
-#define LABEL_PATH_BYTES 100
-/* Longest method name in an edge tooltip. */
-#define EDGE_TIP_NAME_BYTES 512
 
 void tg_dot_options_default(tg_dot_options *o)
 {
@@ -530,83 +523,16 @@ static bool remove_redundant_paths(const plan *p, edge_list *l)
 /* ------------------------------------------------------------------ */
 /* 4. emission                                                        */
 
-/* Escaped text; limit 0 means the escaper's default cap. */
-static void put_text(tg_buf *b, const char *s, size_t limit)
-{
-    tg_escape_dot(b, s, strlen(s), limit);
-}
-
-/* Fixed-point tenths as "12.3": no locale, no %f. */
-static void put_tenths(tg_buf *b, double v)
-{
-    uint64_t t = v > 0 ? (uint64_t)floor(v * 10.0 + 0.5) : 0;
-    tg_buf_printf(b, "%u.%u", (unsigned)(t / 10), (unsigned)(t % 10));
-}
-
-static double fraction_of(uint64_t part, uint64_t whole)
-{
-    if (!whole) return 0.0;
-    double f = (double)part / (double)whole;
-    return f > 1.0 ? 1.0 : f;
-}
-
-typedef struct rgb {
-    int r, g, b;
-} rgb;
-
 /*
  * The heat scale: pale grey at 0, through peach and orange, to deep red
- * at 1 (ColorBrewer OrRd-like). sqrt spreads the small fractions most
- * methods have, so a 2% method is already visibly warmer than a 0% one.
+ * at 1 (ColorBrewer OrRd-like).
  */
-static rgb heat(double f)
+static tg_style_rgb heat(double f)
 {
-    static const rgb stops[] = {
+    static const tg_style_rgb stops[TG_STYLE_SCALE_STOPS] = {
         { 242, 242, 242 }, { 254, 232, 200 }, { 253, 187, 132 }, { 239, 101, 72 }, { 179, 0, 0 },
     };
-    double t = sqrt(f) * 4.0;
-    int i = t >= 4.0 ? 3 : (int)t;
-    double u = t - i;
-    rgb a = stops[i], z = stops[i + 1];
-    return (rgb){ (int)floor(a.r + (z.r - a.r) * u + 0.5), (int)floor(a.g + (z.g - a.g) * u + 0.5),
-                  (int)floor(a.b + (z.b - a.b) * u + 0.5) };
-}
-
-/* Darker shade of the same hue, for borders and edges. */
-static rgb shade(rgb c)
-{
-    return (rgb){ c.r * 6 / 10, c.g * 6 / 10, c.b * 6 / 10 };
-}
-
-static void put_color(tg_buf *b, const char *attr, rgb c)
-{
-    tg_buf_printf(b, ", %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
-}
-
-/* "lib/foo.rb" for cwd "/app" and "/app/lib/foo.rb"; the input otherwise. */
-static const char *relative_path(const char *file, const char *cwd)
-{
-    if (!cwd || !*cwd) return file;
-    size_t n = strlen(cwd);
-    while (n > 1 && cwd[n - 1] == '/') n--;
-    if (n == 1 && cwd[0] == '/') return file[0] == '/' && file[1] ? file + 1 : file;
-    if (strncmp(file, cwd, n) == 0 && file[n] == '/' && file[n + 1]) return file + n + 1;
-    return file;
-}
-
-/* The label's "file:line", keeping the tail of very long paths. */
-static void put_location(tg_buf *b, const tg_report_method *m, const char *cwd)
-{
-    const char *path = relative_path(m->file, cwd);
-    size_t len = strlen(path);
-    if (len > LABEL_PATH_BYTES) {
-        const char *tail = path + len - LABEL_PATH_BYTES;
-        while (*tail && ((unsigned char)*tail & 0xC0) == 0x80) tail++;  /* UTF-8 boundary */
-        put_text(b, "\xE2\x80\xA6", 0);
-        path = tail;
-    }
-    put_text(b, path, 0);
-    if (m->line > 0) tg_buf_printf(b, ":%d", m->line);
+    return tg_style_scale_color(stops, f);
 }
 
 static void put_time_line(tg_buf *b, const char *what, uint64_t ns, uint64_t whole)
@@ -614,16 +540,6 @@ static void put_time_line(tg_buf *b, const char *what, uint64_t ns, uint64_t who
     char t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
     tg_buf_printf(b, "%s %s (%s)", what, tg_format_ns(t, sizeof t, ns),
                   tg_format_percent(pct, sizeof pct, ns, whole));
-}
-
-/* One "what" line for the legend, escaped, left-justified. */
-static void legend_line(tg_buf *b, tg_buf *line)
-{
-    if (line->failed) b->failed = true;
-    if (line->len) tg_escape_dot(b, line->data, line->len, 0);
-    tg_buf_puts(b, "\\l");
-    line->len = 0;
-    if (line->data) line->data[0] = '\0';
 }
 
 static uint64_t total_calls(const tg_report *r)
@@ -641,36 +557,35 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
     const tg_report *r = p->r;
     char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
     tg_buf line = TG_BUF_INIT;
-    tg_buf_puts(b, "  { rank=source; legend [shape=note, style=filled, fillcolor=\"#fbfbf3\", "
-                   "color=\"#9a9a8c\", fontsize=12, margin=\"0.2,0.12\", tooltip=\"Legend\", label=\"");
+    tg_style_put_legend_open(b);
     tg_buf_puts(&line, "tracegraph");
     if (r->program) tg_buf_printf(&line, ": %s", r->program);
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     tg_buf_printf(&line, "Clock: %s \xC2\xB7 total %s \xC2\xB7 %s call%s", r->clock ? r->clock : "unknown",
                   tg_format_ns(t1, sizeof t1, r->total_time), tg_format_count(c1, sizeof c1, total_calls(r)),
                   total_calls(r) == 1 ? "" : "s");
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     if (r->method_count == 0) {
         tg_buf_puts(&line, "Nothing was recorded (0 methods).");
-        legend_line(b, &line);
-        tg_buf_puts(b, "\"]; }\n");
+        tg_style_put_legend_line(b, &line);
+        tg_style_put_legend_close(b);
         tg_buf_free(&line);
         return;
     }
     tg_buf_printf(&line, "Showing %s of %s methods (%s of total time)",
                   tg_format_count(c1, sizeof c1, p->kept), tg_format_count(c2, sizeof c2, r->method_count),
                   tg_format_percent(t1, sizeof t1, p->shown_self, r->total_time));
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     if (p->focus) {
         tg_buf_printf(&line, "Focus: %s matching method%s; %s unrelated method%s hidden",
                       tg_format_count(c1, sizeof c1, p->focus_matches), p->focus_matches == 1 ? "" : "s",
                       tg_format_count(c2, sizeof c2, p->unrelated), p->unrelated == 1 ? "" : "s");
-        legend_line(b, &line);
+        tg_style_put_legend_line(b, &line);
     }
     if (p->ignored) {
         tg_buf_printf(&line, "Ignored %s method%s", tg_format_count(c1, sizeof c1, p->ignored),
                       p->ignored == 1 ? "" : "s");
-        legend_line(b, &line);
+        tg_style_put_legend_line(b, &line);
     }
     if (p->cut || l->dropped) {
         tg_buf_puts(&line, "Dropped ");
@@ -681,28 +596,28 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
         if (l->dropped)
             tg_buf_printf(&line, "%s edge%s (total < %s)", tg_format_count(c2, sizeof c2, l->dropped),
                           l->dropped == 1 ? "" : "s", tg_format_ns(t2, sizeof t2, p->edge_cut));
-        legend_line(b, &line);
+        tg_style_put_legend_line(b, &line);
     }
     if (p->capped) {
         tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 %s)",
                       tg_format_count(c1, sizeof c1, p->capped), p->capped == 1 ? "" : "s",
                       tg_format_count(c2, sizeof c2, o->max_nodes), tg_format_ns(t1, sizeof t1, p->cap_cut));
-        legend_line(b, &line);
+        tg_style_put_legend_line(b, &line);
     }
     if (!p->cut && !l->dropped && !p->capped) {
         tg_buf_puts(&line, "Nothing dropped");
-        legend_line(b, &line);
+        tg_style_put_legend_line(b, &line);
     }
     tg_buf_puts(b, "\\l");
     tg_buf_puts(&line, "Box size = self time \xC2\xB7 colour = total time");
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Edge width and colour = time through the call");
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dotted edge = calls via hidden methods (~ = widest-path estimate)");
-    legend_line(b, &line);
+    tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed border = C method");
-    legend_line(b, &line);
-    tg_buf_puts(b, "\"]; }\n");
+    tg_style_put_legend_line(b, &line);
+    tg_style_put_legend_close(b);
     tg_buf_free(&line);
 }
 
@@ -713,11 +628,7 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
     const char *name = method_name(meth);
     char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
     tg_buf_printf(b, "  N%u [label=\"", (unsigned)p->rank[m] + 1);
-    put_text(b, name, LABEL_NAME_BYTES);
-    if (meth->file) {
-        tg_buf_puts(b, "\\n");
-        put_location(b, meth, o->cwd);
-    }
+    tg_style_put_label_title(b, name, meth, o->cwd);
     tg_buf_puts(b, "\\n");
     put_time_line(b, "self", meth->self_time, r->total_time);
     tg_buf_puts(b, "\\n");
@@ -725,12 +636,7 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
     tg_buf_printf(b, "\\n%s call%s\", tooltip=\"", tg_format_count(c, sizeof c, meth->calls),
                   meth->calls == 1 ? "" : "s");
 
-    put_text(b, name, 0);
-    if (meth->file) {
-        tg_buf_puts(b, "\\n");
-        put_text(b, meth->file, 0);
-        if (meth->line > 0) tg_buf_printf(b, ":%d", meth->line);
-    }
+    tg_style_put_tooltip_title(b, name, meth);
     tg_buf_printf(b, "\\nself: %s (%s), %s ns", tg_format_ns(t, sizeof t, meth->self_time),
                   tg_format_percent(pct, sizeof pct, meth->self_time, r->total_time),
                   tg_format_count(c, sizeof c, meth->self_time));
@@ -741,14 +647,9 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
     if (meth->is_c) tg_buf_puts(b, "\\nimplemented in C");
     tg_buf_puts(b, "\"");
 
-    /* Size by self time: sublinear so small boxes stay readable. */
-    tg_buf_puts(b, ", fontsize=");
-    put_tenths(b, 9.0 + 15.0 * sqrt(fraction_of(meth->self_time, p->max_self)));
-    rgb fill = heat(fraction_of(meth->total_time, r->total_time));
-    put_color(b, "fillcolor", fill);
-    put_color(b, "color", shade(fill));
-    /* Perceived brightness decides whether black text would be legible. */
-    if (fill.r * 299 + fill.g * 587 + fill.b * 114 < 150 * 1000) tg_buf_puts(b, ", fontcolor=\"#ffffff\"");
+    /* Size by self time, colour by total time. */
+    tg_style_put_box_size(b, meth->self_time, p->max_self);
+    tg_style_put_box_colors(b, heat(tg_style_fraction_of(meth->total_time, r->total_time)));
     if (meth->is_c) tg_buf_puts(b, ", style=\"filled,rounded,dashed\"");
     tg_buf_puts(b, "];\n");
 }
@@ -757,7 +658,7 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
 {
     const tg_report *r = p->r;
     char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
-    double f = fraction_of(e->time, r->total_time);
+    double f = tg_style_fraction_of(e->time, r->total_time);
     tg_buf_printf(b, "  N%u -> N%u [", (unsigned)e->from_rank + 1, (unsigned)e->to_rank + 1);
     tg_buf t_label = TG_BUF_INIT;
     if (e->dotted) {
@@ -775,9 +676,7 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
     tg_buf_free(&t_label);
 
     tg_buf_puts(b, "tooltip=\"");
-    put_text(b, method_name(&r->methods[e->from]), EDGE_TIP_NAME_BYTES);
-    put_text(b, " \xE2\x86\x92 ", 0);
-    put_text(b, method_name(&r->methods[e->to]), EDGE_TIP_NAME_BYTES);
+    tg_style_put_call_names(b, method_name(&r->methods[e->from]), method_name(&r->methods[e->to]));
     if (e->dotted) {
         tg_buf_printf(b, "\\nvia hidden methods, ~%s (%s): the busiest path's narrowest call",
                       tg_format_ns(t, sizeof t, e->time), tg_format_percent(pct, sizeof pct, e->time, r->total_time));
@@ -790,9 +689,8 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
     tg_buf_puts(b, "\"");
 
     /* Width and colour grow continuously with the time through the call. */
-    tg_buf_puts(b, ", penwidth=");
-    put_tenths(b, 0.8 + 5.2 * sqrt(f));
-    put_color(b, "color", shade(heat(f)));
+    tg_style_put_edge_width(b, f);
+    tg_style_put_edge_color(b, heat(f));
     /* dot needs an integer weight; heavy calls pull their boxes into line. */
     tg_buf_printf(b, ", weight=%d", e->dotted ? 1 : 1 + (int)(f * 100.0));
     if (e->dotted) tg_buf_puts(b, ", style=dotted");
@@ -801,20 +699,8 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
 
 static void emit(tg_buf *b, const plan *p, const edge_list *l, const tg_dot_options *o)
 {
-    bool large = p->kept > LARGE_GRAPH_NODES;
-    tg_buf_puts(b, "digraph tracegraph {\n"
-                   "  graph [rankdir=TB, fontname=\"Helvetica\", bgcolor=\"white\", nodesep=0.3, "
-                   "ranksep=0.5, pad=0.3, outputorder=edgesfirst");
-    /*
-     * Large graphs: cap the network-simplex and crossing-minimisation
-     * passes, which dominate dot's run time; a slightly less tidy layout
-     * of 1,000 boxes in seconds beats a perfect one in minutes.
-     */
-    if (large) tg_buf_puts(b, ", nslimit=2, nslimit1=2, mclimit=0.05, searchsize=20, remincross=false");
-    tg_buf_puts(b, "];\n"
-                   "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", penwidth=1.2, "
-                   "margin=\"0.12,0.06\"];\n"
-                   "  edge [fontname=\"Helvetica\", fontsize=10, arrowsize=0.7];\n");
+    bool large = p->kept > TG_STYLE_LARGE_GRAPH_NODES;
+    tg_style_put_graph_open(b, "tracegraph", large);
     emit_legend(b, p, l, o);
     for (size_t i = 0; i < p->kept; i++) emit_node(b, p, p->order[i], o);
     for (size_t i = 0; i < l->count; i++) {

@@ -1,0 +1,180 @@
+/*
+ * tg_dot_style.c - the look shared by the call graph and the diff graph
+ * (see tg_dot_style.h). Small text helpers first, then the public pieces
+ * in the order a graph is written: graph, legend, boxes, edges.
+ */
+#include "tg_dot_style.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "tg_escape.h"
+
+/* Longest method name drawn in a box; the tooltip has the full name. */
+#define LABEL_NAME_BYTES 160
+/* Longest file path drawn in a box; longer ones keep their tail. */
+#define LABEL_PATH_BYTES 100
+/* Longest method name in an edge tooltip. */
+#define EDGE_TIP_NAME_BYTES 512
+
+/* Escaped text; limit 0 means the escaper's default cap. */
+static void put_text(tg_buf *b, const char *s, size_t limit)
+{
+    tg_escape_dot(b, s, strlen(s), limit);
+}
+
+/* Fixed-point tenths as "12.3": no locale, no %f. */
+static void put_tenths(tg_buf *b, double v)
+{
+    uint64_t t = v > 0 ? (uint64_t)floor(v * 10.0 + 0.5) : 0;
+    tg_buf_printf(b, "%u.%u", (unsigned)(t / 10), (unsigned)(t % 10));
+}
+
+/* "lib/foo.rb" for cwd "/app" and "/app/lib/foo.rb"; the input otherwise. */
+static const char *relative_path(const char *file, const char *cwd)
+{
+    if (!cwd || !*cwd) return file;
+    size_t n = strlen(cwd);
+    while (n > 1 && cwd[n - 1] == '/') n--;
+    if (n == 1 && cwd[0] == '/') return file[0] == '/' && file[1] ? file + 1 : file;
+    if (strncmp(file, cwd, n) == 0 && file[n] == '/' && file[n + 1]) return file + n + 1;
+    return file;
+}
+
+/* The label's "file:line", keeping the tail of very long paths. */
+static void put_location(tg_buf *b, const tg_report_method *m, const char *cwd)
+{
+    const char *path = relative_path(m->file, cwd);
+    size_t len = strlen(path);
+    if (len > LABEL_PATH_BYTES) {
+        const char *tail = path + len - LABEL_PATH_BYTES;
+        while (*tail && ((unsigned char)*tail & 0xC0) == 0x80) tail++;  /* UTF-8 boundary */
+        put_text(b, "\xE2\x80\xA6", 0);
+        path = tail;
+    }
+    put_text(b, path, 0);
+    if (m->line > 0) tg_buf_printf(b, ":%d", m->line);
+}
+
+/* Darker shade of the same hue, for borders and edges. */
+static tg_style_rgb shade(tg_style_rgb c)
+{
+    return (tg_style_rgb){ c.r * 6 / 10, c.g * 6 / 10, c.b * 6 / 10 };
+}
+
+static void put_color(tg_buf *b, const char *attr, tg_style_rgb c)
+{
+    tg_buf_printf(b, ", %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
+}
+
+/* ------------------------------------------------------------------ */
+
+double tg_style_fraction_of(uint64_t part, uint64_t whole)
+{
+    if (!whole) return 0.0;
+    double f = (double)part / (double)whole;
+    return f > 1.0 ? 1.0 : f;
+}
+
+/*
+ * Linear between the stops of sqrt(f): sqrt spreads the small fractions
+ * most methods have, so 2% is already visibly warmer than 0%.
+ */
+tg_style_rgb tg_style_scale_color(const tg_style_rgb stops[TG_STYLE_SCALE_STOPS], double f)
+{
+    double t = sqrt(f) * 4.0;
+    int i = t >= 4.0 ? 3 : (int)t;
+    double u = t - i;
+    tg_style_rgb a = stops[i], z = stops[i + 1];
+    return (tg_style_rgb){ (int)floor(a.r + (z.r - a.r) * u + 0.5), (int)floor(a.g + (z.g - a.g) * u + 0.5),
+                           (int)floor(a.b + (z.b - a.b) * u + 0.5) };
+}
+
+void tg_style_put_graph_open(tg_buf *b, const char *name, bool large)
+{
+    tg_buf_printf(b, "digraph %s {\n", name);
+    tg_buf_puts(b, "  graph [rankdir=TB, fontname=\"Helvetica\", bgcolor=\"white\", nodesep=0.3, "
+                   "ranksep=0.5, pad=0.3, outputorder=edgesfirst");
+    /*
+     * Large graphs: cap the network-simplex and crossing-minimisation
+     * passes, which dominate dot's run time; a slightly less tidy layout
+     * of 1,000 boxes in seconds beats a perfect one in minutes.
+     */
+    if (large) tg_buf_puts(b, ", nslimit=2, nslimit1=2, mclimit=0.05, searchsize=20, remincross=false");
+    tg_buf_puts(b, "];\n"
+                   "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", penwidth=1.2, "
+                   "margin=\"0.12,0.06\"];\n"
+                   "  edge [fontname=\"Helvetica\", fontsize=10, arrowsize=0.7];\n");
+}
+
+void tg_style_put_legend_open(tg_buf *b)
+{
+    tg_buf_puts(b, "  { rank=source; legend [shape=note, style=filled, fillcolor=\"#fbfbf3\", "
+                   "color=\"#9a9a8c\", fontsize=12, margin=\"0.2,0.12\", tooltip=\"Legend\", label=\"");
+}
+
+void tg_style_put_legend_line(tg_buf *b, tg_buf *line)
+{
+    if (line->failed) b->failed = true;
+    if (line->len) tg_escape_dot(b, line->data, line->len, 0);
+    tg_buf_puts(b, "\\l");
+    line->len = 0;
+    if (line->data) line->data[0] = '\0';
+}
+
+void tg_style_put_legend_close(tg_buf *b)
+{
+    tg_buf_puts(b, "\"]; }\n");
+}
+
+void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd)
+{
+    put_text(b, name, LABEL_NAME_BYTES);
+    if (m->file) {
+        tg_buf_puts(b, "\\n");
+        put_location(b, m, cwd);
+    }
+}
+
+void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_report_method *m)
+{
+    put_text(b, name, 0);
+    if (m->file) {
+        tg_buf_puts(b, "\\n");
+        put_text(b, m->file, 0);
+        if (m->line > 0) tg_buf_printf(b, ":%d", m->line);
+    }
+}
+
+void tg_style_put_call_names(tg_buf *b, const char *caller, const char *callee)
+{
+    put_text(b, caller, EDGE_TIP_NAME_BYTES);
+    put_text(b, " \xE2\x86\x92 ", 0);   /* " → " */
+    put_text(b, callee, EDGE_TIP_NAME_BYTES);
+}
+
+void tg_style_put_box_size(tg_buf *b, uint64_t self, uint64_t max_self)
+{
+    /* Sublinear so small boxes stay readable. */
+    tg_buf_puts(b, ", fontsize=");
+    put_tenths(b, 9.0 + 15.0 * sqrt(tg_style_fraction_of(self, max_self)));
+}
+
+void tg_style_put_box_colors(tg_buf *b, tg_style_rgb fill)
+{
+    put_color(b, "fillcolor", fill);
+    put_color(b, "color", shade(fill));
+    /* Perceived brightness decides whether black text would be legible. */
+    if (fill.r * 299 + fill.g * 587 + fill.b * 114 < 150 * 1000) tg_buf_puts(b, ", fontcolor=\"#ffffff\"");
+}
+
+void tg_style_put_edge_width(tg_buf *b, double f)
+{
+    tg_buf_puts(b, ", penwidth=");
+    put_tenths(b, 0.8 + 5.2 * sqrt(f));
+}
+
+void tg_style_put_edge_color(tg_buf *b, tg_style_rgb c)
+{
+    put_color(b, "color", shade(c));
+}

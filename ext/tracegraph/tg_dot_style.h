@@ -1,0 +1,67 @@
+/*
+ * tg_dot_style.h - the look shared by the call graph (tg_dot) and the
+ * diff graph (tg_diff_dot): graph and legend attributes, colours, box
+ * sizes and edge widths, number and text formatting into DOT, and the
+ * file locations in labels and tooltips.
+ *
+ * The two emitters decide what to draw and with which numbers; these
+ * helpers decide how it looks, so both graphs read the same way. Every
+ * name, path and legend line written here goes through tg_escape_dot(),
+ * and nothing depends on the locale: the same input gives the same bytes.
+ */
+#ifndef TG_DOT_STYLE_H
+#define TG_DOT_STYLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tg_buf.h"
+#include "tg_report.h"
+
+/* Above this many boxes, edge labels move into tooltips so `dot` stays fast. */
+#define TG_STYLE_LARGE_GRAPH_NODES 150
+
+/* Colour stops of a scale, from 0 to 1 at even steps of sqrt(fraction). */
+#define TG_STYLE_SCALE_STOPS 5
+
+typedef struct tg_style_rgb {
+    int r, g, b;
+} tg_style_rgb;
+
+/* part / whole clamped to [0, 1]; 0 when whole is 0. */
+double tg_style_fraction_of(uint64_t part, uint64_t whole);
+
+/* The colour at fraction f (0..1) of a scale, on a sqrt scale. */
+tg_style_rgb tg_style_scale_color(const tg_style_rgb stops[TG_STYLE_SCALE_STOPS], double f);
+
+/* "digraph <name> {" and the graph, node and edge defaults. */
+void tg_style_put_graph_open(tg_buf *b, const char *name, bool large);
+
+/* The legend box: open, one escaped left-justified line per call (line is emptied), close. */
+void tg_style_put_legend_open(tg_buf *b);
+void tg_style_put_legend_line(tg_buf *b, tg_buf *line);
+void tg_style_put_legend_close(tg_buf *b);
+
+/* A box label's first lines: the name, cut short, then the file:line relative to cwd (may be NULL). */
+void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd);
+
+/* A box tooltip's first lines: the full name, then the full file:line. */
+void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_report_method *m);
+
+/* An edge tooltip's first line: "caller → callee". */
+void tg_style_put_call_names(tg_buf *b, const char *caller, const char *callee);
+
+/* ", fontsize=..." for a box with this self time, the largest shown being max_self. */
+void tg_style_put_box_size(tg_buf *b, uint64_t self, uint64_t max_self);
+
+/* ", fillcolor=..., color=..." and a white font when the fill is dark. */
+void tg_style_put_box_colors(tg_buf *b, tg_style_rgb fill);
+
+/* ", penwidth=..." for an edge carrying fraction f (0..1) of the time. */
+void tg_style_put_edge_width(tg_buf *b, double f);
+
+/* ", color=..." for an edge: a darker shade of its scale colour. */
+void tg_style_put_edge_color(tg_buf *b, tg_style_rgb c);
+
+#endif
