@@ -11,9 +11,10 @@ class Report
     ["tracegraph :cpu ÷ ruby-prof PROCESS_TIME", "tracegraph_cpu", "ruby_prof_process"]
   ].freeze
 
-  def initialize(samples:, memory:, runs:, seed:, quick:, revision:, load:, started:, finished:)
+  def initialize(samples:, memory:, accuracy:, runs:, seed:, quick:, revision:, load:, started:, finished:)
     @samples = samples
     @memory = memory
+    @accuracy = accuracy
     @runs = runs
     @seed = seed
     @quick = quick
@@ -25,7 +26,7 @@ class Report
   end
 
   def markdown
-    [header, slowdown_table, ratio_table, spread, memory_table].join("\n")
+    [header, slowdown_table, ratio_table, spread, memory_table, accuracy_table].join("\n")
   end
 
   private
@@ -140,6 +141,35 @@ class Report
       same program. `stop` includes building the Profile; to_dot uses its defaults.
 
     MD
+  end
+
+  def accuracy_table
+    rows = @accuracy.map do |a|
+      ["`:#{a['clock']}`", a["scale"] == 1 ? "sparse (calls of 40 µs–1.2 ms)" : "dense (calls of 1–25 µs)",
+       *%w[estimated_vs_exact estimated_vs_wall exact_vs_wall].map { |k| difference(a[k]) }]
+    end
+    head = ["clock", "events", "estimated vs exact", "estimated vs wall", "exact vs wall"]
+    <<~MD + table(head, rows)
+      ## CPU clock: estimated vs read on every event (`bench/cpu_accuracy.rb`)
+
+      By default `:cpu` and `:thread_cpu` read the CPU clock only after gaps of 20 µs
+      or more, after another thread ran, and every millisecond, and advance it with
+      the monotonic clock in between (`exact_clock: true` reads it on every event).
+      A CPU-bound workload of loops without calls (`c_calls: false`) runs in each mode
+      alternately, 5 times; each cell is the largest relative difference in any
+      method's or edge's share of self time, among those with at least 5% of it
+      under the wall clock. The wall clock is a third opinion: on one busy thread
+      it runs with the CPU clock and costs a vDSO read, not a system call. With
+      dense events the exact clock's own system calls, paid inside the methods
+      being timed, are what distort the picture (the loop driver gains several
+      times its share); the estimate stays with the wall clock.
+
+    MD
+  end
+
+  def difference(pair)
+    name, value = pair
+    format("%.1f%% (%s)", value * 100, name)
   end
 
   def mb(kb) = format("%.1f MB", kb / 1024.0)

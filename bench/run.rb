@@ -79,13 +79,23 @@ def measure_memory
   end
 end
 
+# Estimated against exact CPU clock, on a workload of sparse events (scale
+# 1) and one of dense events (scale 0.02), for both CPU clocks.
+def measure_cpu_accuracy
+  %w[cpu thread_cpu].product(QUICK ? [1] : [1, 0.02]).map do |clock, scale|
+    warn "bench: CPU clock accuracy, #{clock}, scale #{scale}"
+    ruby_json(File.join(__dir__, "cpu_accuracy.rb"), clock, QUICK ? 1 : 5, scale)
+  end
+end
+
 started = Time.now
 load_before = load_average
 snapshot_lib
 build_floor
 samples = measure_overhead
 memory = measure_memory
-report = Report.new(samples: samples, memory: memory, runs: RUNS, seed: SEED, quick: QUICK, revision: revision,
+accuracy = measure_cpu_accuracy
+report = Report.new(samples: samples, memory: memory, accuracy: accuracy, runs: RUNS, seed: SEED, quick: QUICK, revision: revision,
                     load: [load_before, load_average], started: started, finished: Time.now)
 out = File.join(ROOT, QUICK ? "tmp/bench/RESULTS.md" : "bench/RESULTS.md")
 File.write(out, report.markdown)
