@@ -74,7 +74,7 @@ module Tracegraph
 
       begin
         [File.read(source, encoding: Encoding::UTF_8), source]
-      rescue SystemCallError => e
+      rescue SystemCallError, ArgumentError => e # ArgumentError: a NUL in the path
         raise FormatError, "cannot read profile #{Profile.clean_name(source)}: " \
                            "#{Profile.clean_name(e.message).sub(/ @ .*/, '')}"
       end

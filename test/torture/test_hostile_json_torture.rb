@@ -77,7 +77,7 @@ class TestHostileJsonTorture < TortureTest
   end
 
   def test_not_a_profile_at_all
-    ["", " ", "null", "1", "[]", "{}", '"x"', "\xFF\xFE{", "{\"version\":1}\0", "NaN",
+    ["", " ", "null", "1", "[]", "{}", '"x"', "\xFF\xFE{", "a path\0with a NUL", "{\"version\":1}\0", "NaN",
      '{"version":1,"clock":"\\ud800"}', "{\"version\":1,\"clock\":\"wa\xFFll\"}"].each do |text|
       assert_format_error(text)
     end
