@@ -92,7 +92,6 @@ static ID id_attached, id_instance_method, id_source_location;
 static void session_mark(void *unused)
 {
     (void)unused;
-    if (!S.keys) return;
     /* rb_gc_mark pins: classes, threads and fibers are hash keys here, so
      * they must not move under GC.compact. */
     for (uint32_t i = 0; i < S.prof.method_count; i++) rb_gc_mark(S.keys[i].klass);
@@ -154,7 +153,7 @@ struct trace_arg_head {
     VALUE klass;
 };
 
-/* The size of one VM control frame, measured at load time (see
+/* The size of one VM control frame, measured at the first start (see
  * measure_frame_size); 0 if it could not be, which turns positions off. */
 static uint64_t frame_size;
 
