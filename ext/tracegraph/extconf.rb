@@ -4,8 +4,11 @@ require "mkmf"
 
 $CFLAGS << " -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-parameter"
 $CFLAGS << " -O2" unless $CFLAGS.include?("-O")
-# Link-time optimisation lets the hook (tracegraph.c) inline the core's
-# per-event functions (tg_profiler.c) across files.
+# Only Init_tracegraph is exported. Everything else stays inside the .so,
+# so the hook (tracegraph.c) calls the core's per-event functions
+# (tg_profiler.c) directly rather than through the PLT, and link-time
+# optimisation can inline them across files.
+$CFLAGS << " -fvisibility=hidden"
 unless ENV["TRACEGRAPH_ASAN"]
   $CFLAGS << " -flto"
   $LDFLAGS << " -flto"

@@ -876,7 +876,7 @@ static VALUE tg_frame_size(VALUE mod)
     return ULL2NUM(frame_size);
 }
 
-void Init_tracegraph(void)
+RUBY_FUNC_EXPORTED void Init_tracegraph(void)
 {
     id_attached = rb_intern("__attached__");
     id_instance_method = rb_intern("instance_method");
