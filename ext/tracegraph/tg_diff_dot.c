@@ -86,11 +86,6 @@ typedef struct diff {
     size_t shown_count, shown_cap, dropped_edges;
 } diff;
 
-static const char *method_name(const tg_report_method *m)
-{
-    return m->name ? m->name : "";
-}
-
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -120,7 +115,7 @@ static int compare_strings_or_null(const char *a, const char *b)
 static int compare_method_refs(const void *pa, const void *pb)
 {
     const method_ref *a = pa, *b = pb;
-    int c = strcmp(method_name(a->m), method_name(b->m));
+    int c = strcmp(tg_report_method_name(a->m), tg_report_method_name(b->m));
     if (c) return c;
     if (a->is_base != b->is_base) return a->is_base ? 1 : -1;
     c = compare_strings_or_null(a->m->file, b->m->file);
@@ -155,8 +150,8 @@ static bool merge_methods(diff *d, uint32_t *node_of[2])
     qsort(refs, n, sizeof *refs, compare_method_refs);
     for (size_t i = 0; i < n; i++) {
         const method_ref *r = &refs[i];
-        if (d->node_count == 0 || strcmp(d->nodes[d->node_count - 1].name, method_name(r->m)) != 0)
-            d->nodes[d->node_count++] = (dnode){ .name = method_name(r->m), .meta = r->m };
+        if (d->node_count == 0 || strcmp(d->nodes[d->node_count - 1].name, tg_report_method_name(r->m)) != 0)
+            d->nodes[d->node_count++] = (dnode){ .name = tg_report_method_name(r->m), .meta = r->m };
         dnode *node = &d->nodes[d->node_count - 1];
         node_of[r->is_base][r->index] = (uint32_t)(d->node_count - 1);
         if (r->is_base) {
@@ -238,13 +233,6 @@ static bool merge_edges(diff *d, uint32_t *node_of[2])
 /* 2. selection                                                       */
 
 /* fraction * total rounded up, so "weight < cut" means "below the fraction". */
-static uint64_t cut_off(double fraction, uint64_t total)
-{
-    if (!(fraction > 0)) return 0;      /* also catches NaN */
-    double cut = ceil(fraction * (double)total);
-    return cut >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)cut;
-}
-
 /* The self time a box is sized by: head's, or base's for a ghost. */
 static uint64_t shown_self(const dnode *n)
 {
@@ -275,8 +263,8 @@ static bool select_nodes(diff *d, const tg_diff_dot_options *o)
         free(keys);
         return false;
     }
-    d->node_cut = cut_off(o->node_fraction, d->grand);
-    d->edge_cut = cut_off(o->edge_fraction, d->grand);
+    d->node_cut = tg_report_cut_off(o->node_fraction, d->grand);
+    d->edge_cut = tg_report_cut_off(o->edge_fraction, d->grand);
     size_t count = 0;
     for (size_t i = 0; i < d->node_count; i++) {
         dnode *n = &d->nodes[i];
@@ -445,13 +433,6 @@ static void put_time_change(tg_buf *b, const char *what, uint64_t base, uint64_t
     tg_buf_puts(b, ")");
 }
 
-static uint64_t total_calls(const tg_report *r)
-{
-    uint64_t sum = 0;
-    for (size_t m = 0; m < r->method_count; m++) sum = add_sat(sum, r->methods[m].calls);
-    return sum;
-}
-
 static const char *plural(uint64_t n)
 {
     return n == 1 ? "" : "s";
@@ -489,8 +470,8 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     } else {
         put_change(&line, base->total_time, head->total_time, false);
     }
-    tg_buf_printf(&line, ")" MIDDOT "calls %s" ARROW "%s", tg_format_count(c1, sizeof c1, total_calls(base)),
-                  tg_format_count(c2, sizeof c2, total_calls(head)));
+    tg_buf_printf(&line, ")" MIDDOT "calls %s" ARROW "%s", tg_format_count(c1, sizeof c1, tg_report_total_calls(base)),
+                  tg_format_count(c2, sizeof c2, tg_report_total_calls(head)));
     tg_style_put_legend_line(b, &line);
     if (o->normalize && base->total_time) {
         tg_buf_puts(&line, "Normalized: base times scaled \xC3\x97");

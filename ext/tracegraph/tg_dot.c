@@ -14,7 +14,6 @@
  */
 #include "tg_dot.h"
 
-#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,11 +125,6 @@ typedef struct method_key {
     uint32_t index;
 } method_key;
 
-static const char *method_name(const tg_report_method *m)
-{
-    return m->name ? m->name : "";
-}
-
 static int compare_methods(const void *pa, const void *pb)
 {
     const method_key *a = pa, *b = pb;
@@ -142,13 +136,6 @@ static int compare_methods(const void *pa, const void *pb)
 }
 
 /* fraction * total rounded up, so "total < cut" means "below the fraction". */
-static uint64_t cut_off(double fraction, uint64_t total)
-{
-    if (!(fraction > 0)) return 0;      /* also catches NaN */
-    double cut = ceil(fraction * (double)total);
-    return cut >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)cut;
-}
-
 /* Marks every method reachable from a focus match, along `dir` edges. */
 static void mark_reachable(const tg_report *r, const adjacency *a, const uint8_t *focus,
                            bool forward, uint8_t *mark, uint32_t *queue)
@@ -212,8 +199,8 @@ static bool select_methods(plan *p, const adjacency *a, const tg_dot_options *o)
     }
     p->focus = o->focus != NULL;
     if (o->focus && !apply_focus(p, a, o->focus)) return false;
-    p->node_cut = cut_off(o->node_fraction, r->total_time);
-    p->edge_cut = cut_off(o->edge_fraction, r->total_time);
+    p->node_cut = tg_report_cut_off(o->node_fraction, r->total_time);
+    p->edge_cut = tg_report_cut_off(o->edge_fraction, r->total_time);
 
     method_key *keys = malloc((n + 1) * sizeof *keys);
     if (!keys) return false;
@@ -226,7 +213,7 @@ static bool select_methods(plan *p, const adjacency *a, const tg_dot_options *o)
             continue;
         }
         keys[count++] = (method_key){ r->methods[m].total_time, r->methods[m].self_time,
-                                      method_name(&r->methods[m]), (uint32_t)m };
+                                      tg_report_method_name(&r->methods[m]), (uint32_t)m };
     }
     qsort(keys, count, sizeof *keys, compare_methods);
     for (size_t i = 0; i < count; i++) {
@@ -542,16 +529,6 @@ static void put_time_line(tg_buf *b, const char *what, uint64_t ns, uint64_t who
                   tg_format_percent(pct, sizeof pct, ns, whole));
 }
 
-static uint64_t total_calls(const tg_report *r)
-{
-    uint64_t sum = 0;
-    for (size_t m = 0; m < r->method_count; m++) {
-        uint64_t c = r->methods[m].calls;
-        sum = c > UINT64_MAX - sum ? UINT64_MAX : sum + c;
-    }
-    return sum;
-}
-
 static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_dot_options *o)
 {
     const tg_report *r = p->r;
@@ -562,8 +539,8 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
     if (r->program) tg_buf_printf(&line, ": %s", r->program);
     tg_style_put_legend_line(b, &line);
     tg_buf_printf(&line, "Clock: %s \xC2\xB7 total %s \xC2\xB7 %s call%s", r->clock ? r->clock : "unknown",
-                  tg_format_ns(t1, sizeof t1, r->total_time), tg_format_count(c1, sizeof c1, total_calls(r)),
-                  total_calls(r) == 1 ? "" : "s");
+                  tg_format_ns(t1, sizeof t1, r->total_time), tg_format_count(c1, sizeof c1, tg_report_total_calls(r)),
+                  tg_report_total_calls(r) == 1 ? "" : "s");
     tg_style_put_legend_line(b, &line);
     if (r->method_count == 0) {
         tg_buf_puts(&line, "Nothing was recorded (0 methods).");
@@ -625,7 +602,7 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
 {
     const tg_report *r = p->r;
     const tg_report_method *meth = &r->methods[m];
-    const char *name = method_name(meth);
+    const char *name = tg_report_method_name(meth);
     char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
     tg_buf_printf(b, "  N%u [label=\"", (unsigned)p->rank[m] + 1);
     tg_style_put_label_title(b, name, meth, o->cwd);
@@ -676,7 +653,7 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
     tg_buf_free(&t_label);
 
     tg_buf_puts(b, "tooltip=\"");
-    tg_style_put_call_names(b, method_name(&r->methods[e->from]), method_name(&r->methods[e->to]));
+    tg_style_put_call_names(b, tg_report_method_name(&r->methods[e->from]), tg_report_method_name(&r->methods[e->to]));
     if (e->dotted) {
         tg_buf_printf(b, "\\nvia hidden methods, ~%s (%s): the busiest path's narrowest call",
                       tg_format_ns(t, sizeof t, e->time), tg_format_percent(pct, sizeof pct, e->time, r->total_time));

@@ -7,6 +7,7 @@
  * emitters can be tested with hand-built reports.
  *
  * All times are nanoseconds of the profile's clock.
+ * tg_report.c has the few helpers every emitter shares.
  */
 #ifndef TG_REPORT_H
 #define TG_REPORT_H
@@ -42,5 +43,17 @@ typedef struct tg_report {
     const tg_report_edge *edges;
     size_t edge_count;
 } tg_report;
+
+/* Arithmetic on reports that every emitter needs. */
+
+/* The method's name, or "" if it has none. */
+const char *tg_report_method_name(const tg_report_method *m);
+
+/* The sum of all methods' calls, saturating at UINT64_MAX. */
+uint64_t tg_report_total_calls(const tg_report *r);
+
+/* The smallest time kept by a pruning threshold: ceil(fraction * total),
+ * 0 (keep everything) for a fraction of 0 or NaN, saturating. */
+uint64_t tg_report_cut_off(double fraction, uint64_t total);
 
 #endif
