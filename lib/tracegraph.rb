@@ -9,6 +9,7 @@
 require "tracegraph/version"
 require "tracegraph/tracegraph"
 require "tracegraph/frame_probe"
+require "tracegraph/option_checks"
 require "tracegraph/profile"
 
 module Tracegraph
@@ -84,21 +85,14 @@ module Tracegraph
     # calls the load/eval to hide is not traced anyway), call-tree node
     # cap (0 = no tree), exact_clock.
     def parse_start_options(options, hide_next_call:)
-      unknown = options.keys - START_OPTIONS
-      unless unknown.empty?
-        raise ArgumentError, "unknown option#{'s' if unknown.size > 1} #{unknown.map(&:inspect).join(', ')} " \
-                             "(allowed: #{START_OPTIONS.map(&:inspect).join(', ')})"
-      end
+      OptionChecks.known!(options, START_OPTIONS)
       clock = options.fetch(:clock, :wall)
       clock = clock.to_sym if clock.is_a?(String)
       unless CLOCKS.include?(clock)
         raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
       end
       c_calls, call_tree, exact_clock = %i[c_calls call_tree exact_clock].map do |key|
-        value = options.fetch(key, key == :c_calls)
-        raise ArgumentError, "#{key} must be true or false, not #{value.inspect}" unless [true, false].include?(value)
-
-        value
+        OptionChecks.boolean!(key, options.fetch(key, key == :c_calls))
       end
       max_nodes = options.fetch(:max_call_tree_nodes, DEFAULT_MAX_CALL_TREE_NODES)
       unless max_nodes.is_a?(Integer) && max_nodes.between?(1, 2**32 - 2)

@@ -68,7 +68,7 @@ module Tracegraph
     # bigger head self, then name). normalize: scale base times to head's
     # total first, so a run that is uniformly slower shows no change.
     def rows(normalize: false)
-      check_boolean(:normalize, normalize)
+      OptionChecks.boolean!(:normalize, normalize)
       scale = normalize ? normalize_factor : 1.0
       base_by = group(base)
       head_by = group(head)
@@ -133,10 +133,6 @@ module Tracegraph
 
     private
 
-    def check_boolean(key, value)
-      raise ArgumentError, "#{key} must be true or false, not #{value.inspect}" unless [true, false].include?(value)
-    end
-
     # Methods of one profile by name; same-named ones (anonymous owners) are summed.
     def group(profile)
       profile.methods.group_by(&:name)
@@ -183,18 +179,12 @@ module Tracegraph
   # Validation of ProfileDiff#to_dot's options.
   module DiffDotOptions
     def self.parse(options)
-      unknown = options.keys - ProfileDiff::DOT_DEFAULTS.keys
-      unless unknown.empty?
-        raise ArgumentError, "unknown option#{'s' if unknown.size > 1} #{unknown.map(&:inspect).join(', ')} " \
-                             "(allowed: #{ProfileDiff::DOT_DEFAULTS.keys.map(&:inspect).join(', ')})"
-      end
+      OptionChecks.known!(options, ProfileDiff::DOT_DEFAULTS.keys)
       o = ProfileDiff::DOT_DEFAULTS.merge(options)
       # The pruning options mean what they mean for Profile#to_dot.
       o.merge!(DotOptions.parse(o.slice(:node_fraction, :edge_fraction, :max_nodes)).slice(:node_fraction,
                                                                                            :edge_fraction, :max_nodes))
-      unless [true, false].include?(o[:normalize])
-        raise ArgumentError, "normalize must be true or false, not #{o[:normalize].inspect}"
-      end
+      OptionChecks.boolean!(:normalize, o[:normalize])
       o
     end
   end

@@ -40,11 +40,7 @@ module Tracegraph
   # Validation of to_dot's options, shared by the API and the CLI.
   module DotOptions
     def self.parse(options)
-      unknown = options.keys - Profile::DOT_DEFAULTS.keys
-      unless unknown.empty?
-        raise ArgumentError, "unknown option#{'s' if unknown.size > 1} #{unknown.map(&:inspect).join(', ')} " \
-                             "(allowed: #{Profile::DOT_DEFAULTS.keys.map(&:inspect).join(', ')})"
-      end
+      OptionChecks.known!(options, Profile::DOT_DEFAULTS.keys)
       o = Profile::DOT_DEFAULTS.merge(options)
       %i[node_fraction edge_fraction].each do |key|
         value = o[key]

@@ -19,10 +19,7 @@ module Tracegraph
         raise Error, "cannot write #{path}: unknown format #{ext.empty? ? '(no extension)' : ext} " \
                      "(use #{FORMATS.join(' ')})"
       end
-      raise Error, "cannot write #{path}: it is a directory" if File.directory?(path)
-
-      dir = File.dirname(path)
-      raise Error, "cannot write #{path}: directory #{dir} does not exist" unless File.directory?(dir)
+      dir = Tracegraph.check_output_location(path)
       raise Error, "cannot write #{path}: directory #{dir} is not writable" unless File.writable?(dir)
     end
 

@@ -7,14 +7,22 @@ module Tracegraph
     path = path.to_path if path.respond_to?(:to_path)
     raise Error, "output path must be a String, not #{path.class}" unless path.is_a?(String)
     raise Error, "output path is empty" if path.empty?
+
+    check_output_location(path)
+    File.binwrite(path, content)
+    path
+  rescue SystemCallError => e
+    raise Error, "cannot write #{path}: #{e.message.sub(/ @ .*/, '')}"
+  end
+
+  # Raises Tracegraph::Error unless path names a file in a directory that
+  # exists; returns that directory.
+  def self.check_output_location(path)
     raise Error, "cannot write #{path}: it is a directory" if File.directory?(path)
 
     dir = File.dirname(path)
     raise Error, "cannot write #{path}: directory #{dir} does not exist" unless File.directory?(dir)
 
-    File.binwrite(path, content)
-    path
-  rescue SystemCallError => e
-    raise Error, "cannot write #{path}: #{e.message.sub(/ @ .*/, '')}"
+    dir
   end
 end

@@ -1,0 +1,23 @@
+# Checks on keyword options, shared by every API that takes them, so a
+# mistake gets the same clear ArgumentError wherever it is made.
+module Tracegraph
+  module OptionChecks
+    module_function
+
+    # Raises ArgumentError naming the unknown keys and the allowed ones.
+    def known!(options, allowed)
+      unknown = options.keys - allowed
+      return if unknown.empty?
+
+      raise ArgumentError, "unknown option#{'s' if unknown.size > 1} #{unknown.map(&:inspect).join(', ')} " \
+                           "(allowed: #{allowed.map(&:inspect).join(', ')})"
+    end
+
+    # Returns value if it is true or false; raises ArgumentError otherwise.
+    def boolean!(key, value)
+      raise ArgumentError, "#{key} must be true or false, not #{value.inspect}" unless [true, false].include?(value)
+
+      value
+    end
+  end
+end
