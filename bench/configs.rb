@@ -4,10 +4,10 @@
 module Configs
   Config = Struct.new(:name, :label, :library, :peer, :wrap, keyword_init: true)
 
-  def self.floor(name, label, clock_id)
+  def self.floor(name, label, clock_id, c_calls: true)
     Config.new(name: name, label: label, library: "tracegraph_bench_floor", peer: false,
                wrap: lambda { |work|
-                 TracegraphBenchFloor.start(clock_id)
+                 TracegraphBenchFloor.start(clock_id, c_calls)
                  work.call
                  TracegraphBenchFloor.stop
                })
@@ -37,7 +37,12 @@ module Configs
   ALL = [
     Config.new(name: "baseline", label: "no profiler", library: nil, peer: false, wrap: ->(work) { work.call }),
     floor("floor_empty", "floor: empty hook", nil),
+    floor("floor_empty_no_c", "floor: empty hook, call/return only", nil, c_calls: false),
     floor("floor_monotonic", "floor: hook + CLOCK_MONOTONIC", Process::CLOCK_MONOTONIC),
+    # tracegraph's wall clock reads the TSC where the kernel keeps time with
+    # it; this floor reads the same counter, so the gap to it is tracegraph's
+    # bookkeeping alone.
+    floor("floor_tsc", "floor: hook + rdtsc", :tsc),
     # :cpu and :thread_cpu read clocks that cost a system call here; this
     # floor shows how much of their cost is the clock alone.
     floor("floor_process_cpu", "floor: hook + CLOCK_PROCESS_CPUTIME_ID", Process::CLOCK_PROCESS_CPUTIME_ID),

@@ -27,17 +27,20 @@ module Tracegraph
     attr_reader :last_profile
 
     # Starts profiling the whole process.
-    #   clock:   :wall (CLOCK_MONOTONIC, default), :cpu (process CPU time),
+    #   clock:   :wall (CLOCK_MONOTONIC, default; read through the TSC where
+    #            the kernel keeps time with it), :cpu (process CPU time),
     #            :thread_cpu (the running thread's CPU time)
     #   c_calls: also trace methods implemented in C (default true)
     #   call_tree: also keep one node per distinct call path, for folded
     #              stacks and flame graphs (default false)
     #   max_call_tree_nodes: the call tree's cap (default 1,000,000); past
     #              it, deeper paths are folded into their nearest kept ancestor
-    #   exact_clock: with :cpu and :thread_cpu, read the CPU clock on every
-    #              event (default false: read it only after gaps of 20 us or
-    #              more, and every millisecond, and advance it with the
-    #              monotonic clock in between; see the README's Overhead)
+    #   exact_clock: read the kernel's clock on every event (default false).
+    #              :cpu and :thread_cpu otherwise read the CPU clock only
+    #              after gaps of 20 us or more, and every millisecond, and
+    #              advance it with the monotonic clock in between; :wall
+    #              otherwise reads the TSC where the kernel's clocksource is
+    #              "tsc". See the README's Overhead.
     def start(**options)
       _start(*parse_start_options(options, hide_next_call: false))
       nil

@@ -24,6 +24,7 @@
 #include "tg_dot.h"
 #include "tg_profiler.h"
 #include "tg_report.h"
+#include "tg_tsc.h"
 
 /* ---- 1. session state and GC marking ---------------------------------- */
 
@@ -44,8 +45,8 @@ typedef struct context_rec {
 /* A thread's CPU clock, estimated between real readings (see event_time). */
 typedef struct cpu_estimate {
     uint64_t value;         /* the last time handed out, on the CPU clock */
-    uint64_t last_mono;     /* CLOCK_MONOTONIC at the last event */
-    uint64_t last_sync;     /* CLOCK_MONOTONIC at the last real reading */
+    uint64_t last_mono;     /* monotonic clock at the last event */
+    uint64_t last_sync;     /* monotonic clock at the last real reading */
     bool estimate_valid;    /* false until a real reading, and after another thread ran */
 } cpu_estimate;
 
@@ -63,6 +64,7 @@ static struct session {
     tg_clock_kind clock;
     clockid_t clock_id;
     bool estimate_cpu;          /* CPU clocks: read them only when needed */
+    bool use_tsc;               /* CLOCK_MONOTONIC readings come from the TSC */
     rb_event_flag_t events;
     tg_profiler prof;
     tg_calltree tree;           /* used when the call tree was asked for */
@@ -381,11 +383,30 @@ static uint32_t method_for_call(VALUE klass, ID mid, bool is_c)
 #define CPU_SHORT_GAP_NS 20000ull
 #define CPU_SYNC_PERIOD_NS 1000000ull
 
+/* The wall clock: CLOCK_MONOTONIC, or the same clock read for less
+ * through the TSC where the kernel keeps time with it (tg_tsc.h). */
+static tg_tsc tsc;
+
+static inline uint64_t monotonic_now(void)
+{
+    return S.use_tsc ? tg_tsc_now(&tsc) : tg_clock_read(CLOCK_MONOTONIC);
+}
+
+/* Calibrates the TSC once (2 ms, at the first start that can use it) and
+ * refines its scale at every later start. */
+static bool tsc_ready(void)
+{
+    static int state;   /* 0: not tried yet, 1: usable, -1: not usable */
+    if (state == 0) state = tg_tsc_calibrate(&tsc, 2000000) ? 1 : -1;
+    else if (state == 1) tg_tsc_refine(&tsc);
+    return state == 1;
+}
+
 static inline uint64_t event_time(thread_rec *th)
 {
-    if (!S.estimate_cpu) return tg_clock_read(S.clock_id);
+    if (!S.estimate_cpu) return S.use_tsc ? tg_tsc_now(&tsc) : tg_clock_read(S.clock_id);
     cpu_estimate *c = &th->clock;
-    uint64_t mono = tg_clock_read(CLOCK_MONOTONIC);
+    uint64_t mono = monotonic_now();
     uint64_t gap = mono - c->last_mono;
     c->last_mono = mono;
     if (c->estimate_valid && gap < CPU_SHORT_GAP_NS && mono - c->last_sync < CPU_SYNC_PERIOD_NS)
@@ -395,6 +416,13 @@ static inline uint64_t event_time(thread_rec *th)
     c->last_sync = mono;
     c->estimate_valid = true;
     return c->value;
+}
+
+/* A reading of the session's clock from any thread: for CPU clocks the
+ * calling thread's (or process's) real CPU time. */
+static uint64_t session_clock_read(void)
+{
+    return S.clock == TG_CLOCK_WALL ? monotonic_now() : tg_clock_read(S.clock_id);
 }
 
 /* current_thread, remembering the execution context it was found for. */
@@ -510,6 +538,9 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     S.clock = kind;
     S.clock_id = tg_clock_id(kind);
     S.estimate_cpu = kind != TG_CLOCK_WALL && !RTEST(exact_clock);
+    /* exact_clock keeps the wall clock on CLOCK_MONOTONIC itself; with the
+     * CPU clocks it only matters between real CPU readings. */
+    S.use_tsc = (kind == TG_CLOCK_WALL ? !RTEST(exact_clock) : S.estimate_cpu) && tsc_ready();
     S.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
     if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
     S.cached_thread = Qundef;
@@ -586,7 +617,7 @@ static VALUE tg_stop(VALUE mod)
     rb_remove_event_hook((rb_event_hook_func_t)(void (*)(void))on_event);
     S.running = false;
 
-    uint64_t now = tg_clock_read(S.clock_id);
+    uint64_t now = session_clock_read();
     VALUE me = rb_thread_current();
     for (uint32_t i = 0; i < S.prof.thread_count; i++) {
         thread_rec *th = &S.threads[i];

@@ -11,8 +11,14 @@ class TestTiming < TracegraphTest
     burner
   end
 
-  def test_wall_clock_counts_sleep_and_work
-    profile = Tracegraph.profile(clock: :wall) { both }
+  # Both from the TSC (the default, where the kernel keeps time with it)
+  # and from CLOCK_MONOTONIC itself.
+  [false, true].each do |exact|
+    define_method("test_wall_clock#{'_exact' if exact}_counts_sleep_and_work") { wall_clock_counts_sleep_and_work(exact) }
+  end
+
+  def wall_clock_counts_sleep_and_work(exact)
+    profile = Tracegraph.profile(clock: :wall, exact_clock: exact) { both }
     sleeper = method_named(profile, "TestTiming#sleeper")
     burner = method_named(profile, "TestTiming#burner")
     assert_in_delta 200 * MS, sleeper.total_time, 60 * MS
