@@ -59,6 +59,18 @@ typedef struct thread_rec {
     cpu_estimate clock;
 } thread_rec;
 
+/* A direct-mapped cache from an event's method key to the method index:
+ * (class, method id) for C methods, (method entry, 0) for Ruby methods
+ * (see frame_method_entry). Cheaper than the method map's hash probe, and
+ * for Ruby methods it skips asking Ruby for the class and name. */
+#define METHOD_CACHE_SIZE 1024
+#define METHOD_IGNORED (TG_NONE - 1)   /* tracegraph's own methods; never a method index */
+typedef struct method_cache_entry {
+    VALUE a;          /* 0: empty. Pinned while cached (session_mark) */
+    ID b;
+    uint32_t method;  /* an index, or METHOD_IGNORED */
+} method_cache_entry;
+
 static struct session {
     bool running;
     tg_clock_kind clock;
@@ -80,6 +92,8 @@ static struct session {
     uint32_t context_count, context_capacity;
     tg_pairmap fiber_index;     /* Fiber VALUE -> context */
 
+    method_cache_entry method_cache[METHOD_CACHE_SIZE];
+
     VALUE cached_thread;        /* one-entry cache of the thread lookup, */
     const void *cached_ec;      /* and of the execution context it ran in */
     thread_rec *cached;
@@ -99,6 +113,10 @@ static void session_mark(void *unused)
     for (uint32_t i = 0; i < S.prof.method_count; i++) rb_gc_mark(S.keys[i].klass);
     for (uint32_t i = 0; i < S.prof.thread_count; i++) rb_gc_mark(S.threads[i].thread);
     for (uint32_t i = 0; i < S.context_count; i++) rb_gc_mark(S.contexts[i]->fiber);
+    /* A cached method entry must not be freed and its slot reused by
+     * another method while the cache still maps it. */
+    for (uint32_t i = 0; i < METHOD_CACHE_SIZE; i++)
+        if (S.method_cache[i].a) rb_gc_mark(S.method_cache[i].a);
 }
 
 static const rb_data_type_t session_type = {
@@ -181,18 +199,53 @@ static inline uint64_t frame_position(rb_trace_arg_t *arg, bool c_method)
     return c_method ? cfp - frame_size : cfp;
 }
 
+/* A Ruby method's frame holds its method entry (an imemo_ment, one per
+ * method definition) in the slot before its environment's flags, where
+ * Ruby's own rb_vm_frame_method_entry looks first (vm_core.h, since 2.3:
+ * the control frame's fifth word is `ep`, and ep[-2] is `me_cref`). For
+ * calls and returns of Ruby methods, Ruby leaves the event's class and
+ * name to be found from the frame, which costs about 67 instructions
+ * through rb_tracearg_defined_class; the entry's address, cached, names
+ * the method for a few. Anything else in that slot (an svar once the
+ * method used $~, a cref) returns 0 and takes the slow way. Trusted only
+ * after the probe at the first start has checked the layout. */
+#define IMEMO_TYPE_MASK ((VALUE)0x0f << RUBY_FL_USHIFT)
+#define IMEMO_MENT ((VALUE)6 << RUBY_FL_USHIFT)   /* imemo_ment (internal/imemo.h) */
+static bool method_entries_checked;
+
+static inline VALUE frame_method_entry(const void *cfp)
+{
+    const VALUE *ep = ((const VALUE *const *)cfp)[4];
+    VALUE v = ep[-2];
+    if (RB_SPECIAL_CONST_P(v)) return 0;
+    return (RBASIC(v)->flags & (RUBY_T_MASK | IMEMO_TYPE_MASK)) == (RUBY_T_IMEMO | IMEMO_MENT) ? v : 0;
+}
+
+/* The method entry's owner (rb_method_entry_t: flags, defined_class,
+ * def, called_id, owner); the probe compares it with Ruby's answer. */
+static VALUE method_entry_owner(VALUE me)
+{
+    return ((const VALUE *)me)[4];
+}
+
 /* The probe: Tracegraph::FrameProbe.outer (lib/tracegraph/frame_probe.rb)
  * calls .inner, so inner's frame sits right below outer's. It listens to
  * Ruby calls only: a C-call hook, even a brief one, leaves Ruby's
- * instruction sequences instrumented for C calls (and slower) for good. */
+ * instruction sequences instrumented for C calls (and slower) for good.
+ * It also checks that frame_method_entry finds each method's entry. */
 static uint64_t probe_cfp[2];
 static int probe_count;
+static bool probe_entries_ok;
 
 static void probe_hook(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     if (probe_count < 2) probe_cfp[probe_count] = trace_cfp(arg);
     probe_count++;
+    const void *cfp = ((const struct trace_arg_head *)arg)->cfp;
+    VALUE me = cfp ? frame_method_entry(cfp) : 0;
+    VALUE klass = rb_tracearg_defined_class(arg);
+    if (!me || method_entry_owner(me) != klass) probe_entries_ok = false;
 }
 
 static VALUE call_probe(VALUE probe)
@@ -210,6 +263,7 @@ static void measure_frame_size(void)
     if (!rb_const_defined_at(mTracegraph, rb_intern("FrameProbe"))) return;
     VALUE probe = rb_const_get_at(mTracegraph, rb_intern("FrameProbe"));
     probe_count = 0;
+    probe_entries_ok = true;
     rb_add_event_hook2((rb_event_hook_func_t)(void (*)(void))probe_hook, RUBY_EVENT_CALL, Qnil,
                        RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
     int state = 0;
@@ -219,6 +273,7 @@ static void measure_frame_size(void)
     uint64_t size = probe_cfp[0] > probe_cfp[1] ? probe_cfp[0] - probe_cfp[1] : 0;
     bool plausible = probe_count == 2 && size >= 4 * sizeof(void *) && size <= 32 * sizeof(void *);
     frame_size = plausible ? size : 0;
+    method_entries_checked = probe_count == 2 && probe_entries_ok;
 }
 
 /* ---- 3. threads and fibers -> contexts -------------------------------- */
@@ -433,65 +488,65 @@ static thread_rec *event_thread(rb_trace_arg_t *arg)
     return th;
 }
 
-/* The method a return event is for: almost always the top frame's, which
- * one compare confirms without a hash lookup. */
-static inline uint32_t returning_method(const tg_context *ctx, VALUE klass, ID mid)
+/* Rare paths stay out of the hook's body, so the common path keeps its
+ * registers (and its prologue) small. */
+#define TG_SLOW_PATH __attribute__((noinline, cold))
+
+#define CALL_EVENTS (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL)
+#define C_EVENTS (RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN)
+#define METHOD_EVENTS (CALL_EVENTS | RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)
+
+static inline uint32_t method_cache_index(VALUE a, ID b)
 {
-    if (ctx->depth > 0) {
-        uint32_t top = ctx->frames[ctx->depth - 1].method;
-        if (S.keys[top].klass == klass && S.keys[top].mid == mid) return top;
-    }
-    return tg_profiler_find_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
+    return (uint32_t)(((((uint64_t)a >> 3) ^ (uint64_t)b) * 0x9E3779B97F4A7C15ull) >> 54) & (METHOD_CACHE_SIZE - 1);
 }
 
-static void on_event(VALUE data, rb_trace_arg_t *arg)
+/* The defining class and original name of the event's method (aliases
+ * collapse). For Ruby methods Ruby finds them from the frame, without
+ * allocating. */
+static VALUE event_class(rb_trace_arg_t *arg, ID *mid)
 {
-    (void)data;
     const struct trace_arg_head *head = (const struct trace_arg_head *)arg;
-    rb_event_flag_t event = head->event;
+    VALUE klass = head->klass;
+    if (!klass || !head->id) klass = rb_tracearg_defined_class(arg);   /* fills in head->id too */
+    *mid = head->id;
+    return klass;
+}
 
-    if (event & (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) {
-        /* The defining class and original name: aliases collapse. For Ruby
-         * methods Ruby finds these from the frame (no allocation). */
-        VALUE klass = head->klass;
-        ID mid = head->id;
-        if (!klass || !mid) {
-            klass = rb_tracearg_defined_class(arg);
-            mid = head->id;   /* filled in with klass */
-        }
-        /* Tracegraph's own singleton methods (start, stop, profile) are
-         * not part of the program being profiled. */
-        if (klass == cTracegraphSelf || NIL_P(klass) || !klass) return;
+/* Tracegraph's own singleton methods (start, stop, profile) are not part
+ * of the program being profiled. */
+static bool ignored_class(VALUE klass)
+{
+    return klass == cTracegraphSelf || NIL_P(klass) || !klass;
+}
 
-            /* Same execution context as the last event: same thread, no
-         * lookup. (A fiber switch changes it too; that event resets it.) */
-        thread_rec *th = trace_ec(arg) == S.cached_ec ? S.cached : event_thread(arg);
-        if (!th) return;
-        tg_context *ctx = &th->current->ctx;
-        bool c_method = event & (RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN);
-        uint64_t position = frame_position(arg, c_method);
-        if (event & (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL)) {
-            if (RB_UNLIKELY(S.hide_next_call)) {
-                /* Not pushed, so its return is unmatched and ignored, and
-                 * the calls it makes become bottom frames. */
-                S.hide_next_call = false;
-                return;
-            }
-            uint32_t m = method_for_call(klass, mid, c_method);
-            uint64_t now = event_time(th);   /* after our bookkeeping */
-            if (tg_profiler_drop_stale(&S.prof, ctx, position, now) > 0)
-                drop_frames_in_callers_slot(ctx, arg, c_method, now);
-            tg_profiler_call(&S.prof, ctx, m, position, now);
-            th->last_now = now;
-        } else {
-            uint64_t now = event_time(th);   /* before our bookkeeping */
-            uint32_t m = returning_method(ctx, klass, mid);
-            tg_profiler_return(&S.prof, ctx, m, position, now);
-            th->last_now = now;
-        }
-        return;
-    }
+/* The method an event is for, the slow way (a cache miss), remembered in
+ * `slot` when the key allows. A return never creates a method: one that
+ * was never called started before profiling did. */
+static TG_SLOW_PATH uint32_t method_slow(rb_trace_arg_t *arg, method_cache_entry *slot, VALUE a, ID b, bool call,
+                                        bool c_method)
+{
+    ID mid;
+    VALUE klass = event_class(arg, &mid);
+    uint32_t m = ignored_class(klass) ? METHOD_IGNORED
+                 : call               ? method_for_call(klass, mid, c_method)
+                                      : tg_profiler_find_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
+    if (a && m != TG_NONE) *slot = (method_cache_entry){.a = a, .b = b, .method = m};
+    return m;
+}
 
+/* The CLI's load of the script: not pushed, so its return is unmatched
+ * and ignored, and the calls it makes become bottom frames. Our own
+ * methods do not count as that call. */
+static TG_SLOW_PATH void hide_call(rb_trace_arg_t *arg)
+{
+    ID mid;
+    if (!ignored_class(event_class(arg, &mid))) S.hide_next_call = false;
+}
+
+/* Thread and fiber events: rare, so out of the hot path. */
+static TG_SLOW_PATH void on_thread_event(rb_trace_arg_t *arg, rb_event_flag_t event)
+{
     thread_rec *th = event_thread(arg);
     if (!th) return;
     uint64_t now = event_time(th);
@@ -500,6 +555,53 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
         th->last_now = now;
     } else if (event & RUBY_EVENT_THREAD_END) {
         end_thread(th, now);
+    }
+}
+
+static void on_event(VALUE data, rb_trace_arg_t *arg)
+{
+    (void)data;
+    const struct trace_arg_head *head = (const struct trace_arg_head *)arg;
+    rb_event_flag_t event = head->event;
+    if (RB_UNLIKELY(!(event & METHOD_EVENTS))) {
+        on_thread_event(arg, event);
+        return;
+    }
+    bool call = event & CALL_EVENTS;
+    if (call && RB_UNLIKELY(S.hide_next_call)) {
+        hide_call(arg);
+        return;
+    }
+
+    /* The method: C events carry their class and name; Ruby methods are
+     * known by their method entry. */
+    VALUE a = head->klass;
+    ID b = head->id;
+    if (!a || !b) {
+        a = method_entries_checked ? frame_method_entry(head->cfp) : 0;
+        b = 0;
+    }
+    bool c_method = event & C_EVENTS;
+    method_cache_entry *slot = &S.method_cache[method_cache_index(a, b)];
+    uint32_t m = a && slot->a == a && slot->b == b ? slot->method : method_slow(arg, slot, a, b, call, c_method);
+    if (m >= METHOD_IGNORED) return;   /* ours, or a return from before the start */
+
+    /* Same execution context as the last event: same thread, no lookup.
+     * (A fiber switch changes it too; that event resets it.) */
+    thread_rec *th = trace_ec(arg) == S.cached_ec ? S.cached : event_thread(arg);
+    if (!th) return;
+    tg_context *ctx = &th->current->ctx;
+    uint64_t position = frame_position(arg, c_method);
+    if (call) {
+        uint64_t now = event_time(th);   /* after our bookkeeping */
+        if (tg_profiler_drop_stale(&S.prof, ctx, position, now) > 0)
+            drop_frames_in_callers_slot(ctx, arg, c_method, now);
+        tg_profiler_call(&S.prof, ctx, m, position, now);
+        th->last_now = now;
+    } else {
+        uint64_t now = event_time(th);   /* before our bookkeeping */
+        tg_profiler_return(&S.prof, ctx, m, position, now);
+        th->last_now = now;
     }
 }
 

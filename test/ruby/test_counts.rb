@@ -89,4 +89,30 @@ class TestCounts < TracegraphTest
     profile = Tracegraph.profile(c_calls: false) { SeedProgram.new.main }
     assert profile.edges.none? { |e| e.callee.name == "SeedProgram#main" }
   end
+
+  class Redefined
+    def greet = :first
+    def match?(text) = text =~ /b+/ ? $~[0] : nil   # leaves $~ in its frame
+    def call_both = [greet, match?("abba")]
+  end
+
+  # A method redefined mid-profile gets a new method entry (how the hook
+  # recognises Ruby methods), but it is the same method by class and name.
+  # A method that sets $~ keeps it where the entry usually sits.
+  def test_redefined_methods_and_methods_using_backrefs_count_once_by_name
+    object = Redefined.new
+    profile = Tracegraph.profile(c_calls: false) do
+      3.times { object.call_both }
+      Redefined.class_eval { def greet = :second }
+      3.times { object.call_both }
+    end
+    assert_equal 6, method_named(profile, "TestCounts::Redefined#greet").calls
+    assert_equal 6, method_named(profile, "TestCounts::Redefined#match?").calls
+    assert_equal 6, edge_named(profile, "TestCounts::Redefined#call_both", "TestCounts::Redefined#match?").calls
+    assert_equal %w[TestCounts::Redefined#call_both TestCounts::Redefined#greet TestCounts::Redefined#match?],
+                 profile.methods.map(&:name).sort
+    assert_consistent profile
+  ensure
+    Redefined.class_eval { def greet = :first }
+  end
 end

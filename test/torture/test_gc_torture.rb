@@ -96,4 +96,24 @@ class TestGCTorture < TortureTest
     assert(ticks.all? { |m| m.calls == 1 && m.name.start_with?("#<Class:0x") })
     assert_sane profile
   end
+
+  # Ruby methods are recognised in the hook by their method entry, a heap
+  # object: one freed mid-profile must not lend its address, and with it
+  # its statistics, to a method defined later.
+  def test_methods_defined_called_and_removed
+    n = Torture.scaled(3_000)
+    holder = Class.new
+    profile = Tracegraph.profile(c_calls: false) do
+      n.times do |i|
+        holder.class_eval("def m#{i} = #{i}", __FILE__, __LINE__)
+        holder.new.public_send(:"m#{i}")
+        holder.send(:remove_method, :"m#{i}")
+        GC.start if i % 50 == 49
+      end
+    end
+    defined = profile.methods.select { |m| m.name.match?(/#m\d+\z/) }
+    assert_equal n, defined.size
+    assert(defined.all? { |m| m.calls == 1 }, "calls attributed to the wrong method")
+    assert_sane profile
+  end
 end
