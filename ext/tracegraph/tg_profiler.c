@@ -193,65 +193,70 @@ void tg_profiler_pop(tg_profiler *p, tg_context *c, uint64_t now)
     if (c->depth > 0) pop_frame(p, c, now - c->suspended_time);
 }
 
-void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
+/* The call tree's part of a call: the new frame's node, found through the
+ * parent's one-entry cache of its last callee. */
+static void push_tree_node(tg_profiler *p, tg_frame *parent, tg_frame *f, uint32_t method)
+{
+    uint32_t node = TG_CALLTREE_ROOT;   /* no node: folded */
+    bool cached = parent && parent->last_callee == method;
+    if (cached) {
+        node = parent->last_node;
+    } else if (parent) {
+        if (!parent->folded) node = tg_calltree_child(p->tree, parent->node, method);
+        parent->last_callee = method;
+        parent->last_node = node;
+    } else {
+        node = tg_calltree_child(p->tree, TG_CALLTREE_ROOT, method);
+    }
+    bool folded = false;
+    if (node != TG_CALLTREE_ROOT) {
+        p->tree->nodes[node].calls++;
+    } else {
+        /* Past the cap (or below a folded frame): this call's time goes
+         * to the nearest kept ancestor's self time. */
+        folded = true;
+        if (cached || (parent && parent->folded)) p->tree->folded_calls++;
+        node = parent ? parent->node : TG_CALLTREE_ROOT;
+    }
+    f->last_callee = TG_NONE;
+    f->node = node;
+    f->last_node = TG_CALLTREE_ROOT;
+    f->folded = folded;
+}
+
+void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
     if (method == TG_NONE) return;
-    tg_profiler_drop_stale(p, c, position, now);   /* a no-op if the caller just did it */
     if (c->depth == c->capacity &&
         !grow((void **)&c->frames, &c->capacity, c->depth + 1, sizeof *c->frames)) {
         /* The matching return will find no frame and be ignored. */
         p->out_of_memory = true;
         return;
     }
-
-    uint32_t edge = TG_NONE;
-    uint32_t node = TG_CALLTREE_ROOT;   /* no node: no tree, or folded */
     tg_frame *parent = c->depth > 0 ? &c->frames[c->depth - 1] : NULL;
-    bool cached = parent && parent->last_callee == method;
-    if (cached) {
-        edge = parent->last_edge;
-        node = parent->last_node;
-    } else if (parent) {
-        edge = intern_edge(p, parent->method, method);
-        if (p->tree && !parent->folded) node = tg_calltree_child(p->tree, parent->node, method);
-        parent->last_callee = method;
-        parent->last_edge = edge;
-        parent->last_node = node;
-    } else if (p->tree) {
-        node = tg_calltree_child(p->tree, TG_CALLTREE_ROOT, method);
-    }
-    bool folded = false;
-    if (p->tree) {
-        if (node != TG_CALLTREE_ROOT) {
-            p->tree->nodes[node].calls++;
-        } else {
-            /* Past the cap (or below a folded frame): this call's time
-             * goes to the nearest kept ancestor's self time. */
-            folded = true;
-            if (cached || (parent && parent->folded)) p->tree->folded_calls++;
-            node = parent ? parent->node : TG_CALLTREE_ROOT;
-        }
-    }
+    tg_frame *f = &c->frames[c->depth++];
+    /* Only the fields every pop reads; the tree's are set when it is on. */
+    f->method = method;
+    f->edge = parent ? intern_edge(p, parent->method, method) : TG_NONE;
+    f->position = position;
+    f->start = now - c->suspended_time;
+    f->child_time = 0;
+    if (p->tree) push_tree_node(p, parent, f, method);
 
     tg_method_stats *m = &p->methods[method];
     m->calls++;
     m->active++;
-    if (edge != TG_NONE) {
-        p->edges[edge].calls++;
-        p->edges[edge].active++;
+    if (f->edge != TG_NONE) {
+        p->edges[f->edge].calls++;
+        p->edges[f->edge].active++;
     }
-    c->frames[c->depth++] = (tg_frame){
-        .method = method,
-        .edge = edge,
-        .position = position,
-        .start = now - c->suspended_time,
-        .child_time = 0,
-        .last_callee = TG_NONE,
-        .last_edge = TG_NONE,
-        .node = node,
-        .last_node = TG_CALLTREE_ROOT,
-        .folded = folded,
-    };
+}
+
+void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
+{
+    if (method == TG_NONE) return;
+    tg_profiler_drop_stale(p, c, position, now);
+    tg_profiler_push(p, c, method, position, now);
 }
 
 void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)

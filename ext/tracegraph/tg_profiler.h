@@ -64,9 +64,9 @@ typedef struct tg_frame {
     uint64_t position;       /* where the real frame is; 0 if unknown */
     uint64_t start;          /* context-local time of the call */
     uint64_t child_time;     /* total time of the calls this frame made */
-    uint32_t last_callee;    /* one-entry cache of this frame's last edge: */
-    uint32_t last_edge;      /* a loop calling one method skips the edge lookup */
-    uint32_t node;           /* call-tree node (when the tree is on) */
+    /* Set and read only while the call tree is on: */
+    uint32_t last_callee;    /* one-entry cache of this frame's last callee */
+    uint32_t node;           /* call-tree node */
     uint32_t last_node;      /* call-tree node of last_callee under this frame */
     bool folded;             /* past the tree's cap: `node` is an ancestor's */
 } tg_frame;
@@ -80,9 +80,9 @@ typedef struct tg_context {
     bool suspended;
 } tg_context;
 
-/* A direct-mapped cache in front of the edge map: calls alternate between a
- * few callees (fib calls <, -, fib, +), which defeats a frame's one-entry
- * cache, and a hash-map probe costs more than this one compare. */
+/* A direct-mapped cache in front of the edge map: a hash-map probe costs
+ * more than this one compare, and calls alternate between a few callees
+ * (fib calls <, -, fib, +), which would defeat a one-entry cache per frame. */
 #define TG_EDGE_CACHE_SIZE 4096
 typedef struct tg_edge_cache_entry {
     uint32_t caller, callee, edge;
@@ -138,6 +138,10 @@ void tg_context_resume(tg_context *c, uint64_t now);
  * `position` is the real frame's stack position, or 0 if unknown. */
 void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
 void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
+
+/* tg_profiler_call without closing stale frames first: for a caller that
+ * has just done that with tg_profiler_drop_stale. */
+void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
 
 /* Closes the frames that cannot be ancestors of a call at `position`
  * (tg_profiler_call does this itself). Returns how many it closed, so a

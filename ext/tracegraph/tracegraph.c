@@ -558,7 +558,9 @@ static TG_SLOW_PATH void on_thread_event(rb_trace_arg_t *arg, rb_event_flag_t ev
     }
 }
 
-static void on_event(VALUE data, rb_trace_arg_t *arg)
+/* No stack protector: nothing here writes through a local buffer, and
+ * the canary check would cost every event a few instructions. */
+__attribute__((no_stack_protector)) static void on_event(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     const struct trace_arg_head *head = (const struct trace_arg_head *)arg;
@@ -596,7 +598,7 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
         uint64_t now = event_time(th);   /* after our bookkeeping */
         if (tg_profiler_drop_stale(&S.prof, ctx, position, now) > 0)
             drop_frames_in_callers_slot(ctx, arg, c_method, now);
-        tg_profiler_call(&S.prof, ctx, m, position, now);
+        tg_profiler_push(&S.prof, ctx, m, position, now);
         th->last_now = now;
     } else {
         uint64_t now = event_time(th);   /* before our bookkeeping */
