@@ -183,7 +183,9 @@ static uint32_t drop_stale_frames(tg_profiler *p, tg_context *c, uint64_t positi
     return dropped;
 }
 
-uint32_t tg_profiler_drop_stale_frames(tg_profiler *p, tg_context *c, uint64_t position, uint64_t now)
+/* Out of line: the inline check in tg_profiler.h makes this rare. */
+__attribute__((noinline)) uint32_t tg_profiler_drop_stale_frames(tg_profiler *p, tg_context *c, uint64_t position,
+                                                                 uint64_t now)
 {
     return drop_stale_frames(p, c, position, true, now);
 }

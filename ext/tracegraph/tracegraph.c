@@ -28,6 +28,10 @@
 
 /* ---- 1. session state and GC marking ---------------------------------- */
 
+/* Rare paths stay out of the hook's body, so the common path keeps its
+ * registers (and its prologue) small. */
+#define TG_SLOW_PATH __attribute__((noinline, cold))
+
 /* What we know about a method beyond its statistics: its key. */
 typedef struct method_key {
     VALUE klass;      /* the defining class or module (pinned while profiling) */
@@ -396,7 +400,7 @@ static void end_thread(thread_rec *th, uint64_t now)
  * is stale, though its position looks alive. So when positions have just
  * closed stale frames (a rare event), look at the real caller: a shadow
  * frame in the caller's slot must be the caller's method. */
-static void drop_frames_in_callers_slot(tg_context *ctx, rb_trace_arg_t *arg, bool c_method, uint64_t now)
+static TG_SLOW_PATH void drop_frames_in_callers_slot(tg_context *ctx, rb_trace_arg_t *arg, bool c_method, uint64_t now)
 {
     /* At a C call the caller is the current frame; at a Ruby call, the
      * one below the callee. */
@@ -481,20 +485,14 @@ static uint64_t session_clock_read(void)
 }
 
 /* current_thread, remembering the execution context it was found for. */
-static thread_rec *event_thread(rb_trace_arg_t *arg)
+static TG_SLOW_PATH thread_rec *event_thread(rb_trace_arg_t *arg)
 {
     thread_rec *th = current_thread(Qfalse);
     S.cached_ec = th ? trace_ec(arg) : NULL;
     return th;
 }
 
-/* Rare paths stay out of the hook's body, so the common path keeps its
- * registers (and its prologue) small. */
-#define TG_SLOW_PATH __attribute__((noinline, cold))
-
 #define CALL_EVENTS (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL)
-#define C_EVENTS (RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN)
-#define METHOD_EVENTS (CALL_EVENTS | RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)
 
 static inline uint32_t method_cache_index(VALUE a, ID b)
 {
@@ -558,53 +556,71 @@ static TG_SLOW_PATH void on_thread_event(rb_trace_arg_t *arg, rb_event_flag_t ev
     }
 }
 
-/* No stack protector: nothing here writes through a local buffer, and
- * the canary check would cost every event a few instructions. */
-__attribute__((no_stack_protector)) static void on_event(VALUE data, rb_trace_arg_t *arg)
+/* The method of a call or return event: C events carry their class and
+ * name; Ruby methods are known by their method entry. METHOD_IGNORED for
+ * our own methods, TG_NONE for a return from before the start. */
+static inline uint32_t event_method(rb_trace_arg_t *arg, bool call, bool c_method)
 {
-    (void)data;
     const struct trace_arg_head *head = (const struct trace_arg_head *)arg;
-    rb_event_flag_t event = head->event;
-    if (RB_UNLIKELY(!(event & METHOD_EVENTS))) {
-        on_thread_event(arg, event);
-        return;
-    }
-    bool call = event & CALL_EVENTS;
-    if (call && RB_UNLIKELY(S.hide_next_call)) {
-        hide_call(arg);
-        return;
-    }
-
-    /* The method: C events carry their class and name; Ruby methods are
-     * known by their method entry. */
     VALUE a = head->klass;
     ID b = head->id;
     if (!a || !b) {
         a = method_entries_checked ? frame_method_entry(head->cfp) : 0;
         b = 0;
     }
-    bool c_method = event & C_EVENTS;
     method_cache_entry *slot = &S.method_cache[method_cache_index(a, b)];
-    uint32_t m = a && slot->a == a && slot->b == b ? slot->method : method_slow(arg, slot, a, b, call, c_method);
-    if (m >= METHOD_IGNORED) return;   /* ours, or a return from before the start */
+    return a && slot->a == a && slot->b == b ? slot->method : method_slow(arg, slot, a, b, call, c_method);
+}
 
-    /* Same execution context as the last event: same thread, no lookup.
-     * (A fiber switch changes it too; that event resets it.) */
-    thread_rec *th = trace_ec(arg) == S.cached_ec ? S.cached : event_thread(arg);
+/* The running thread: the same execution context as the last event
+ * means the same thread, with no lookup. (A fiber switch changes it too;
+ * that event resets it.) */
+static inline thread_rec *event_thread_cached(rb_trace_arg_t *arg)
+{
+    return trace_ec(arg) == S.cached_ec ? S.cached : event_thread(arg);
+}
+
+/* Calls and returns each get their own function, so each keeps only the
+ * registers it needs. No stack protector: nothing here writes through a
+ * local buffer, and the canary check would cost every event. */
+#define TG_HOOK_PATH __attribute__((noinline, no_stack_protector))
+
+static TG_HOOK_PATH void on_call(rb_trace_arg_t *arg, bool c_method)
+{
+    if (RB_UNLIKELY(S.hide_next_call)) {
+        hide_call(arg);
+        return;
+    }
+    uint32_t m = event_method(arg, true, c_method);
+    if (m >= METHOD_IGNORED) return;   /* ours, or out of memory */
+    thread_rec *th = event_thread_cached(arg);
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
     uint64_t position = frame_position(arg, c_method);
-    if (call) {
-        uint64_t now = event_time(th);   /* after our bookkeeping */
-        if (tg_profiler_drop_stale(&S.prof, ctx, position, now) > 0)
-            drop_frames_in_callers_slot(ctx, arg, c_method, now);
-        tg_profiler_push(&S.prof, ctx, m, position, now);
-        th->last_now = now;
-    } else {
-        uint64_t now = event_time(th);   /* before our bookkeeping */
-        tg_profiler_return(&S.prof, ctx, m, position, now);
-        th->last_now = now;
-    }
+    uint64_t now = event_time(th);   /* after our bookkeeping */
+    if (tg_profiler_drop_stale(&S.prof, ctx, position, now) > 0) drop_frames_in_callers_slot(ctx, arg, c_method, now);
+    tg_profiler_push(&S.prof, ctx, m, position, now);
+    th->last_now = now;
+}
+
+static TG_HOOK_PATH void on_return(rb_trace_arg_t *arg, bool c_method)
+{
+    uint32_t m = event_method(arg, false, c_method);
+    if (m >= METHOD_IGNORED) return;   /* ours, or a return from before the start */
+    thread_rec *th = event_thread_cached(arg);
+    if (!th) return;
+    uint64_t now = event_time(th);   /* before our bookkeeping */
+    tg_profiler_return(&S.prof, &th->current->ctx, m, frame_position(arg, c_method), now);
+    th->last_now = now;
+}
+
+static void on_event(VALUE data, rb_trace_arg_t *arg)
+{
+    (void)data;
+    rb_event_flag_t event = ((const struct trace_arg_head *)arg)->event;
+    if (event & CALL_EVENTS) on_call(arg, event & RUBY_EVENT_C_CALL);
+    else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) on_return(arg, event & RUBY_EVENT_C_RETURN);
+    else on_thread_event(arg, event);
 }
 
 /* ---- 5. start / stop ----------------------------------------------------- */
