@@ -99,6 +99,7 @@ void tg_context_init(tg_context *c, uint32_t thread)
 {
     memset(c, 0, sizeof *c);
     c->thread = thread;
+    c->leaf_method = TG_NONE;
 }
 
 void tg_context_free(tg_context *c)
@@ -121,7 +122,12 @@ static void count_active(tg_profiler *p, const tg_context *c, int delta)
 void tg_profiler_activate(tg_profiler *p, tg_context *c)
 {
     if (p->running == c) return;
-    if (p->running) count_active(p, p->running, -1);
+    if (p->running) {
+        /* A pending leaf has no active counts yet: give it its frame
+         * while its context still counts as running. */
+        tg_profiler_settle_leaf(p, p->running);
+        count_active(p, p->running, -1);
+    }
     if (c) count_active(p, c, +1);
     p->running = c;
 }
@@ -172,6 +178,7 @@ static void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
 static uint32_t drop_stale_frames(tg_profiler *p, tg_context *c, uint64_t position, bool inclusive, uint64_t now)
 {
     if (position == 0) return 0;
+    tg_profiler_settle_leaf(p, c);
     uint64_t local = now - c->suspended_time;
     uint32_t dropped = 0;
     while (c->depth > 0) {
@@ -192,6 +199,7 @@ __attribute__((noinline)) uint32_t tg_profiler_drop_stale_frames(tg_profiler *p,
 
 void tg_profiler_pop(tg_profiler *p, tg_context *c, uint64_t now)
 {
+    tg_profiler_settle_leaf(p, c);
     if (c->depth > 0) pop_frame(p, c, now - c->suspended_time);
 }
 
@@ -226,9 +234,9 @@ static void push_tree_node(tg_profiler *p, tg_frame *parent, tg_frame *f, uint32
     f->folded = folded;
 }
 
-void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
+/* Pushes a frame that started at context-local time `start`. */
+static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t start)
 {
-    if (method == TG_NONE) return;
     if (c->depth == c->capacity &&
         !grow((void **)&c->frames, &c->capacity, c->depth + 1, sizeof *c->frames)) {
         /* The matching return will find no frame and be ignored. */
@@ -241,7 +249,7 @@ void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t p
     f->method = method;
     f->edge = parent ? intern_edge(p, parent->method, method) : TG_NONE;
     f->position = position;
-    f->start = now - c->suspended_time;
+    f->start = start;
     f->child_time = 0;
     if (p->tree) push_tree_node(p, parent, f, method);
 
@@ -254,6 +262,60 @@ void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t p
     }
 }
 
+void tg_profiler_settle_leaf(tg_profiler *p, tg_context *c)
+{
+    if (c->leaf_method == TG_NONE) return;
+    uint32_t method = c->leaf_method;
+    c->leaf_method = TG_NONE;
+    push_frame(p, c, method, c->leaf_position, c->leaf_start);
+}
+
+void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
+{
+    if (method == TG_NONE) return;
+    tg_profiler_settle_leaf(p, c);
+    push_frame(p, c, method, position, now - c->suspended_time);
+}
+
+void tg_profiler_push_leaf(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
+{
+    if (method == TG_NONE) return;
+    tg_profiler_settle_leaf(p, c);
+    if (p->tree) {
+        push_frame(p, c, method, position, now - c->suspended_time);
+        return;
+    }
+    c->leaf_method = method;
+    c->leaf_position = position;
+    c->leaf_start = now - c->suspended_time;
+}
+
+/* The pending leaf returns: what push_frame and pop_frame would book for a
+ * frame that made no calls, without the frame. Its method (edge) is
+ * outermost if no frame of it is active, as pop_frame's --active == 0. */
+static void book_leaf(tg_profiler *p, tg_context *c, uint64_t local)
+{
+    uint32_t method = c->leaf_method;
+    c->leaf_method = TG_NONE;
+    uint64_t elapsed = local > c->leaf_start ? local - c->leaf_start : 0;
+    tg_method_stats *m = &p->methods[method];
+    m->calls++;
+    if (m->active == 0) m->total_time += elapsed;
+    m->self_time += elapsed;
+    if (c->depth > 0) {
+        tg_frame *parent = &c->frames[c->depth - 1];
+        uint32_t edge = intern_edge(p, parent->method, method);
+        if (edge != TG_NONE) {
+            tg_edge_stats *e = &p->edges[edge];
+            e->calls++;
+            if (e->active == 0) e->total_time += elapsed;
+            e->self_time += elapsed;
+        }
+        parent->child_time += elapsed;
+    }
+    p->thread_time[c->thread] += elapsed;
+}
+
 void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
     if (method == TG_NONE) return;
@@ -264,6 +326,13 @@ void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t p
 void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
     if (method == TG_NONE) return;
+    if (c->leaf_method != TG_NONE) {
+        if (c->leaf_method == method && (position == 0 || c->leaf_position == 0 || position == c->leaf_position)) {
+            book_leaf(p, c, now - c->suspended_time);
+            return;
+        }
+        tg_profiler_settle_leaf(p, c);
+    }
     drop_stale_frames(p, c, position, false, now);   /* frames deeper than this one */
     if (c->depth == 0) return;   /* called before profiling started */
     uint32_t match = c->depth - 1;
@@ -285,6 +354,7 @@ void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t
 void tg_profiler_close_all(tg_profiler *p, tg_context *c, uint64_t now)
 {
     tg_profiler_activate(p, c);
+    tg_profiler_settle_leaf(p, c);
     uint64_t at = c->suspended ? c->suspended_at : now;
     uint64_t local = at - c->suspended_time;
     while (c->depth > 0) pop_frame(p, c, local);

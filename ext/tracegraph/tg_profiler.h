@@ -27,6 +27,12 @@
  *    when it unwinds a SystemStackError) and it is closed.
  *  - Time in a context runs only while it is switched in: each context
  *    keeps the time it spent suspended as an offset (fibers).
+ *  - A leaf costs no frame: most C method calls return before making a
+ *    call of their own, so such a call (tg_profiler_push_leaf) is only
+ *    noted as the context's pending leaf and booked at its return, with
+ *    exactly the numbers a push and a pop would give. Any other event on
+ *    the context first turns the pending leaf into a real frame, so
+ *    everything else sees ordinary frames.
  *
  * A context is one shadow stack: one per Ruby thread and one per fiber.
  * No Ruby headers here; the binding maps Ruby objects to indexes.
@@ -74,6 +80,9 @@ typedef struct tg_frame {
 typedef struct tg_context {
     tg_frame *frames;
     uint32_t depth, capacity;
+    uint32_t leaf_method;    /* the pending leaf's method; TG_NONE if none */
+    uint64_t leaf_position;  /* the pending leaf's stack position */
+    uint64_t leaf_start;     /* and its context-local start time */
     uint32_t thread;         /* which thread's time this context adds to */
     uint64_t suspended_time; /* time spent switched out; local time = clock - this */
     uint64_t suspended_at;   /* clock reading when last switched out */
@@ -143,6 +152,16 @@ void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t
  * has just done that with tg_profiler_drop_stale. */
 void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
 
+/* tg_profiler_push for a call that usually returns before it calls
+ * anything (a C method): it becomes the context's pending leaf. With the
+ * call tree on, an ordinary push. */
+void tg_profiler_push_leaf(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
+
+/* Turns a pending leaf into a real frame. Every function here that reads
+ * or changes frames does this first; a caller reading c->frames itself
+ * must too. Cheap when there is none. */
+void tg_profiler_settle_leaf(tg_profiler *p, tg_context *c);
+
 /* Closes the frames that cannot be ancestors of a call at `position`
  * (tg_profiler_call does this itself). Returns how many it closed, so a
  * caller that knows more about the real stack can check further. Inline:
@@ -152,8 +171,11 @@ uint32_t tg_profiler_drop_stale_frames(tg_profiler *p, tg_context *c, uint64_t p
 
 static inline uint32_t tg_profiler_drop_stale(tg_profiler *p, tg_context *c, uint64_t position, uint64_t now)
 {
-    if (position == 0 || c->depth == 0) return 0;
-    uint64_t top = c->frames[c->depth - 1].position;
+    if (position == 0) return 0;
+    uint64_t top;   /* the pending leaf, if any, is the top frame */
+    if (c->leaf_method != TG_NONE) top = c->leaf_position;
+    else if (c->depth > 0) top = c->frames[c->depth - 1].position;
+    else return 0;
     if (top == 0 || top > position) return 0;
     return tg_profiler_drop_stale_frames(p, c, position, now);
 }

@@ -599,7 +599,10 @@ static TG_HOOK_PATH void on_call(rb_trace_arg_t *arg, bool c_method)
     uint64_t position = frame_position(arg, c_method);
     uint64_t now = event_time(th);   /* after our bookkeeping */
     if (tg_profiler_drop_stale(&S.prof, ctx, position, now) > 0) drop_frames_in_callers_slot(ctx, arg, c_method, now);
-    tg_profiler_push(&S.prof, ctx, m, position, now);
+    /* Most C methods return before they call anything: no frame for them
+     * unless they do. */
+    if (c_method) tg_profiler_push_leaf(&S.prof, ctx, m, position, now);
+    else tg_profiler_push(&S.prof, ctx, m, position, now);
     th->last_now = now;
 }
 
