@@ -13,8 +13,11 @@ class Report
     ["tracegraph :cpu ÷ ruby-prof PROCESS_TIME", "tracegraph_cpu", "ruby_prof_process"]
   ].freeze
 
-  def initialize(samples:, memory:, accuracy:, runs:, seed:, quick:, revision:, load:, started:, finished:)
+  def initialize(samples:, memory:, accuracy:, runs:, seed:, quick:, revision:, load:, started:, finished:, pin_cpu:,
+                 repeat:)
     @samples = samples
+    @pin_cpu = pin_cpu
+    @repeat = repeat
     @memory = memory
     @accuracy = accuracy
     @runs = runs
@@ -56,6 +59,8 @@ class Report
     env << "BENCH_QUICK=1" if @quick
     env << "BENCH_RUNS=#{ENV['BENCH_RUNS']}" if ENV["BENCH_RUNS"] && !@quick
     env << "BENCH_SEED=#{@seed}"
+    env << "BENCH_REPEAT=#{@repeat}" if ENV["BENCH_REPEAT"]
+    env << "BENCH_CPU=#{ENV['BENCH_CPU']}" if ENV["BENCH_CPU"]
     "#{env.join(' ')} rake bench"
   end
 
@@ -73,16 +78,24 @@ class Report
       - Command: `#{command}`
 
       Each cell is the median of #{@runs} round#{'s' if @runs > 1}. In every round each configuration ×
-      workload pair runs in a fresh `ruby` process (`bench/run_one.rb`) that runs the
-      workload once under the configuration to warm up, then once more timed with
-      `CLOCK_MONOTONIC`; rounds visit the pairs in a new random order. The timed region
+      workload pair runs in a fresh `ruby` process (`bench/run_one.rb`) #{pinning}that runs the
+      workload once under the configuration to warm up, then #{@repeat} more times, timed with
+      `CLOCK_MONOTONIC`, and keeps the fastest of those; rounds visit the pairs in a
+      new random order. The timed region
       is the whole profiled run: profiler start, the workload, profiler stop and
       building its result object (`Tracegraph.stop`'s Profile, ruby-prof's
       `Profile#stop`, stackprof's result hash). Nothing is printed or written.
       Slowdown = median profiled time ÷ median unprofiled time of the same workload
-      in this run. The floor is a C hook on call/return/c_call/c_return built by the
-      benchmark (`bench/floor/floor.c`): no real profiler can be faster.
+      in this run. The floors are C hooks on call/return/c_call/c_return built by the
+      benchmark (`bench/floor/floor.c`) that do nothing, or only read a clock: no
+      profiler reading the same clock can be faster. tracegraph's `:wall` reads the
+      TSC where the kernel keeps time with it, so "floor + rdtsc" is its own
+      floor, and the gap to it is its bookkeeping alone.
     MD
+  end
+
+  def pinning
+    @pin_cpu ? "pinned to CPU #{@pin_cpu} with `taskset` " : ""
   end
 
   def table(head, rows)

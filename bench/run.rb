@@ -2,10 +2,14 @@
 #
 # Snapshots lib/ and builds the floor hook, then for BENCH_RUNS rounds
 # (default 5) runs every configuration x workload cell in a fresh process
-# (bench/run_one.rb: one warm-up run, one timed run), visiting the cells in a
-# new random order each round so that machine noise spreads over all of them.
+# (bench/run_one.rb: one warm-up run, the fastest of BENCH_REPEAT timed runs),
+# visiting the cells in a new random order each round so that machine noise
+# spreads over all of them. Every process is pinned to one CPU (BENCH_CPU,
+# default the last; BENCH_CPU=none to let the scheduler move it), which on
+# this 2-CPU VM cuts the run-to-run spread several-fold.
 # Then measures memory (bench/memory.rb), prints the report and writes it to
 # bench/RESULTS.md (tmp/bench/RESULTS.md for BENCH_QUICK=1 smoke runs).
+require "etc"
 require "fileutils"
 require "json"
 require "open3"
@@ -20,6 +24,15 @@ LIB_SNAPSHOT = File.join(ROOT, "tmp/bench/lib")
 QUICK = Workloads.quick?
 RUNS = QUICK ? 1 : Integer(ENV.fetch("BENCH_RUNS", "5"))
 SEED = Integer(ENV.fetch("BENCH_SEED", Random.new_seed % 100_000))
+# The CPU every measured process runs on, or nil (taskset missing, or
+# BENCH_CPU=none). The 4-thread workload loses nothing: under the GVL only
+# one of its threads runs at a time anyway.
+PIN_CPU = begin
+  cpu = ENV.fetch("BENCH_CPU", (Etc.nprocessors - 1).to_s)
+  cpu != "none" && system("taskset", "-c", cpu, "true", out: File::NULL, err: File::NULL) ? cpu : nil
+rescue SystemCallError
+  nil
+end
 # [calls, distinct methods] for the memory measurement.
 MEMORY_SIZES = QUICK ? [[10_000, 1_000], [100_000, 1_000]] : [[1_000_000, 10_000], [10_000_000, 10_000]]
 
@@ -50,6 +63,7 @@ end
 # Runs a Ruby script in a fresh process and parses the JSON on its last line.
 def ruby_json(script, *args)
   cmd = [RbConfig.ruby, "-I", LIB_SNAPSHOT, "-I", FLOOR_DIR, script, *args.map(&:to_s)]
+  cmd = ["taskset", "-c", PIN_CPU, *cmd] if PIN_CPU
   out, err, status = Open3.capture3(*cmd)
   abort "bench: #{cmd.join(' ')} failed:\n#{err}#{out}" unless status.success?
   JSON.parse(out.lines.last)
@@ -96,7 +110,8 @@ samples = measure_overhead
 memory = measure_memory
 accuracy = measure_cpu_accuracy
 report = Report.new(samples: samples, memory: memory, accuracy: accuracy, runs: RUNS, seed: SEED, quick: QUICK, revision: revision,
-                    load: [load_before, load_average], started: started, finished: Time.now)
+                    load: [load_before, load_average], started: started, finished: Time.now, pin_cpu: PIN_CPU,
+                    repeat: Integer(ENV.fetch("BENCH_REPEAT", "3")))
 out = File.join(ROOT, QUICK ? "tmp/bench/RESULTS.md" : "bench/RESULTS.md")
 File.write(out, report.markdown)
 puts report.markdown

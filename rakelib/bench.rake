@@ -1,5 +1,7 @@
 # `rake bench`: profiler overhead against the floor and the peers; see
-# bench/run.rb. BENCH_RUNS=n rounds (5), BENCH_QUICK=1 for a smoke run.
+# bench/run.rb. BENCH_RUNS=n rounds (5), BENCH_REPEAT=n timed runs per process
+# (3, fastest kept), BENCH_CPU=n (the last CPU; "none" to not pin),
+# BENCH_QUICK=1 for a smoke run.
 desc "Measure profiling overhead vs. a bare event hook, ruby-prof and stackprof; writes bench/RESULTS.md"
 task bench: :compile do
   ruby "bench/run.rb"
