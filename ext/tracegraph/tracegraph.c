@@ -773,6 +773,14 @@ static VALUE tg_running_p(VALUE mod)
 /* "Class#meth" for instance methods, "Class.meth" for singleton methods of
  * a class or module, "#<Class:...>#meth" for anonymous owners and for
  * singleton classes of other objects. */
+/* Names and paths are labelled UTF-8 here, where it costs nothing on a
+ * fresh string; Profile.clean_name then only has to check them (and
+ * scrubs the rare one in another encoding). */
+static VALUE as_utf8(VALUE fresh)
+{
+    return rb_enc_associate(fresh, rb_utf8_encoding());
+}
+
 static VALUE method_name(const method_key *k)
 {
     VALUE owner = k->klass, name;
@@ -794,7 +802,7 @@ static VALUE method_name(const method_key *k)
     VALUE mname = rb_id2str(k->mid);
     if (mname) rb_str_append(name, mname);
     else rb_str_cat_cstr(name, "?");
-    return name;
+    return as_utf8(name);
 }
 
 static VALUE source_location(VALUE key)
@@ -815,7 +823,11 @@ static VALUE method_location(const method_key *k)
         rb_set_errinfo(Qnil);
         return rb_ary_new_from_args(2, Qnil, Qnil);
     }
-    return RB_TYPE_P(loc, T_ARRAY) ? loc : rb_ary_new_from_args(2, Qnil, Qnil);
+    if (!RB_TYPE_P(loc, T_ARRAY)) return rb_ary_new_from_args(2, Qnil, Qnil);
+    VALUE file = rb_ary_entry(loc, 0);
+    /* The path is the iseq's own string: label a copy. */
+    if (RB_TYPE_P(file, T_STRING)) rb_ary_store(loc, 0, as_utf8(rb_str_dup(file)));
+    return loc;
 }
 
 /* ---- 7. emitters --------------------------------------------------------- */

@@ -92,11 +92,15 @@ module Tracegraph
     def self.thread_name(thread, id)
       return "main" if thread == Thread.main
 
-      thread.name ? clean_name(thread.name) : "thread #{id}"
+      thread.name ? clean_name(thread.name.dup) : "thread #{id}"
     end
 
     # Names and paths are for people and for files: valid UTF-8, no NULs.
+    # Those the extension builds are labelled UTF-8 already, and nearly
+    # always clean, so they are checked without a copy.
     def self.clean_name(name)
+      return name if name.encoding == Encoding::UTF_8 && name.valid_encoding? && !name.include?("\0")
+
       name = name.dup.force_encoding(Encoding::UTF_8)
       name = name.scrub("\uFFFD") unless name.valid_encoding?
       name.tr("\0", "\u2400")
