@@ -65,10 +65,11 @@ uint32_t tg_profiler_find_edge(const tg_profiler *p, uint32_t caller, uint32_t c
     return e == TG_PAIRMAP_NONE ? TG_NONE : e;
 }
 
-static uint32_t intern_edge(tg_profiler *p, uint32_t caller, uint32_t callee)
+/* The edge map's part of intern_edge: a cache miss, rare once a program's
+ * edges have been seen, so out of line. */
+static __attribute__((noinline)) uint32_t intern_edge_slow(tg_profiler *p, uint32_t caller, uint32_t callee,
+                                                          tg_edge_cache_entry *cached)
 {
-    tg_edge_cache_entry *cached = &p->edge_cache[(caller * 2654435761u ^ callee) & (TG_EDGE_CACHE_SIZE - 1)];
-    if (cached->caller == caller && cached->callee == callee) return cached->edge;
     uint32_t e = tg_profiler_find_edge(p, caller, callee);
     if (e != TG_NONE) {
         *cached = (tg_edge_cache_entry){caller, callee, e};
@@ -83,6 +84,15 @@ static uint32_t intern_edge(tg_profiler *p, uint32_t caller, uint32_t callee)
     p->edges[p->edge_count] = (tg_edge_stats){.caller = caller, .callee = callee};
     *cached = (tg_edge_cache_entry){caller, callee, p->edge_count};
     return p->edge_count++;
+}
+
+/* The edge index for (caller, callee), created on first sight; TG_NONE if
+ * out of memory. Inline: a hit is one compare. */
+static inline uint32_t intern_edge(tg_profiler *p, uint32_t caller, uint32_t callee)
+{
+    tg_edge_cache_entry *cached = &p->edge_cache[(caller * 2654435761u ^ callee) & (TG_EDGE_CACHE_SIZE - 1)];
+    if (cached->caller == caller && cached->callee == callee) return cached->edge;
+    return intern_edge_slow(p, caller, callee, cached);
 }
 
 uint32_t tg_profiler_add_thread(tg_profiler *p)
@@ -333,10 +343,16 @@ void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t
         }
         tg_profiler_settle_leaf(p, c);
     }
-    drop_stale_frames(p, c, position, false, now);   /* frames deeper than this one */
     if (c->depth == 0) return;   /* called before profiling started */
+    uint64_t top = c->frames[c->depth - 1].position;
+    if (position != 0 && top != 0 && top < position) {
+        /* Frames deeper than this one are gone. Checked here first: on
+         * almost every return the top frame is the one returning. */
+        drop_stale_frames(p, c, position, false, now);
+        if (c->depth == 0) return;
+        top = c->frames[c->depth - 1].position;
+    }
     uint32_t match = c->depth - 1;
-    uint64_t top = c->frames[match].position;
     if (position != 0 && top != 0 && top != position) return;   /* its call was before start */
     if (c->frames[match].method != method) {
         /* Frames above the match missed their return events (an exception
