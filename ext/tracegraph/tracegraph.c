@@ -452,13 +452,16 @@ static inline uint64_t monotonic_now(void)
 }
 
 /* Calibrates the TSC once (2 ms, at the first start that can use it) and
- * refines its scale at every later start. */
+ * refines its scale at every later start, if the kernel still keeps time
+ * with it (it stops when it finds the counter unreliable, which a VM
+ * moved to another host can cause). */
 static bool tsc_ready(void)
 {
-    static int state;   /* 0: not tried yet, 1: usable, -1: not usable */
-    if (state == 0) state = tg_tsc_calibrate(&tsc, 2000000) ? 1 : -1;
-    else if (state == 1) tg_tsc_refine(&tsc);
-    return state == 1;
+    static int state;   /* 0: not tried yet, 1: calibrated, -1: not usable */
+    if (state == 0) return (state = tg_tsc_calibrate(&tsc, 2000000) ? 1 : -1) == 1;
+    if (state == -1 || !tg_tsc_usable(TG_TSC_CLOCKSOURCE_PATH)) return false;
+    tg_tsc_refine(&tsc);
+    return true;
 }
 
 static inline uint64_t event_time(thread_rec *th)
