@@ -568,7 +568,9 @@ static inline uint32_t event_method(rb_trace_arg_t *arg, bool call, bool c_metho
     VALUE a = head->klass;
     ID b = head->id;
     if (!a || !b) {
-        a = method_entries_checked ? frame_method_entry(head->cfp) : 0;
+        /* Only a Ruby method's own frame holds its entry: at a C event
+         * cfp is the caller's frame. */
+        a = method_entries_checked && !c_method ? frame_method_entry(head->cfp) : 0;
         b = 0;
     }
     method_cache_entry *slot = &S.method_cache[method_cache_index(a, b)];
