@@ -24,6 +24,8 @@ LIB_SNAPSHOT = File.join(ROOT, "tmp/bench/lib")
 QUICK = Workloads.quick?
 RUNS = QUICK ? 1 : Integer(ENV.fetch("BENCH_RUNS", "5"))
 SEED = Integer(ENV.fetch("BENCH_SEED", Random.new_seed % 100_000))
+# Timed runs per process; run_one.rb keeps the fastest.
+REPEAT = Integer(ENV.fetch("BENCH_REPEAT", "3"))
 # The CPU every measured process runs on, or nil (taskset missing, or
 # BENCH_CPU=none). The 4-thread workload loses nothing: under the GVL only
 # one of its threads runs at a time anyway.
@@ -79,7 +81,7 @@ def measure_overhead
   RUNS.times do |round|
     warn "bench: round #{round + 1}/#{RUNS} (#{cells.size} cells)"
     cells.shuffle(random: rng).each do |config, workload|
-      result = ruby_json(File.join(__dir__, "run_one.rb"), config.name, workload)
+      result = ruby_json(File.join(__dir__, "run_one.rb"), config.name, workload, REPEAT)
       samples[[config.name, workload]] << (result["missing"] ? :missing : result.fetch("seconds"))
     end
   end
@@ -111,7 +113,7 @@ memory = measure_memory
 accuracy = measure_cpu_accuracy
 report = Report.new(samples: samples, memory: memory, accuracy: accuracy, runs: RUNS, seed: SEED, quick: QUICK, revision: revision,
                     load: [load_before, load_average], started: started, finished: Time.now, pin_cpu: PIN_CPU,
-                    repeat: Integer(ENV.fetch("BENCH_REPEAT", "3")))
+                    repeat: REPEAT)
 out = File.join(ROOT, QUICK ? "tmp/bench/RESULTS.md" : "bench/RESULTS.md")
 File.write(out, report.markdown)
 puts report.markdown

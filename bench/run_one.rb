@@ -1,17 +1,19 @@
 # One measurement in a fresh process:
-#   ruby -Ilib -Itmp/bench/floor bench/run_one.rb CONFIG WORKLOAD
+#   ruby -Ilib -Itmp/bench/floor bench/run_one.rb CONFIG WORKLOAD [REPEAT]
 # Runs the workload once under the configuration to warm up (method caches,
 # lazy requires, heap growth, the profiler's own first-use costs), then
-# times BENCH_REPEAT more runs (default 3), each after a full GC, and keeps
-# the fastest: noise on a shared machine only ever adds time. Prints one JSON
+# times REPEAT more runs (default 1; bench/run.rb passes BENCH_REPEAT), each
+# after a full GC, and keeps the fastest: noise on a shared machine only
+# ever adds time. Prints one JSON
 # line: {"seconds": s} or {"missing": library} when a peer profiler is not
 # installed.
 require "json"
 require_relative "configs"
 require_relative "workloads"
 
-config_name, workload_name = ARGV
-abort "usage: run_one.rb CONFIG WORKLOAD" unless workload_name
+config_name, workload_name, repeat = ARGV
+abort "usage: run_one.rb CONFIG WORKLOAD [REPEAT]" unless workload_name
+repeat = Integer(repeat || "1")
 config = Configs.fetch(config_name)
 
 begin
@@ -23,7 +25,6 @@ rescue LoadError
   exit
 end
 
-repeat = Integer(ENV.fetch("BENCH_REPEAT", "3"))
 work = Workloads.load(workload_name)
 config.wrap.call(work)
 seconds = Array.new(repeat) do
