@@ -197,6 +197,7 @@ static uint32_t drop_stale_frames(tg_profiler *p, tg_context *c, uint64_t positi
         pop_frame(p, c, local);
         dropped++;
     }
+    if (dropped) c->resync = true;
     return dropped;
 }
 
@@ -333,38 +334,46 @@ void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t p
     tg_profiler_push(p, c, method, position, now);
 }
 
-void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
+bool tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
-    if (method == TG_NONE) return;
+    if (method == TG_NONE) return false;
     if (c->leaf_method != TG_NONE) {
         if (c->leaf_method == method && (position == 0 || c->leaf_position == 0 || position == c->leaf_position)) {
             book_leaf(p, c, now - c->suspended_time);
-            return;
+            return true;
         }
         tg_profiler_settle_leaf(p, c);
     }
-    if (c->depth == 0) return;   /* called before profiling started */
+    if (c->depth == 0) return false;   /* called before profiling started */
     uint64_t top = c->frames[c->depth - 1].position;
-    if (position != 0 && top != 0 && top < position) {
-        /* Frames deeper than this one are gone. Checked here first: on
-         * almost every return the top frame is the one returning. */
-        drop_stale_frames(p, c, position, false, now);
-        if (c->depth == 0) return;
-        top = c->frames[c->depth - 1].position;
+    if (position != 0 && top != 0) {
+        if (top < position) {
+            /* Frames deeper than this one are gone. Checked here first: on
+             * almost every return the top frame is the one returning. */
+            drop_stale_frames(p, c, position, false, now);
+            if (c->depth == 0) return false;
+            top = c->frames[c->depth - 1].position;
+        }
+        /* Positions say exactly which frame returns: the one in this slot,
+         * or none we know of (its call was before start). */
+        if (top != position || c->frames[c->depth - 1].method != method) return false;
+        pop_frame(p, c, now - c->suspended_time);
+        return true;
     }
     uint32_t match = c->depth - 1;
-    if (position != 0 && top != 0 && top != position) return;   /* its call was before start */
     if (c->frames[match].method != method) {
-        /* Frames above the match missed their return events (an exception
-         * through C code, a stack overflow). Find the nearest frame of this
-         * method; if there is none, this return belongs to a call made
-         * before profiling started, and the stack is left alone. */
+        /* Without positions: frames above the match missed their return
+         * events (an exception through C code, a stack overflow). Find the
+         * nearest frame of this method; if there is none, this return
+         * belongs to a call made before profiling started, and the stack
+         * is left alone. */
         while (match > 0 && c->frames[match - 1].method != method) match--;
-        if (match == 0) return;
+        if (match == 0) return false;
         match--;
     }
     uint64_t local = now - c->suspended_time;
     while (c->depth > match) pop_frame(p, c, local);
+    return true;
 }
 
 void tg_profiler_close_all(tg_profiler *p, tg_context *c, uint64_t now)

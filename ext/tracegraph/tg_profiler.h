@@ -17,8 +17,8 @@
  *    (tg_profiler_activate), so the check is O(1) per event.
  *  - Unbalanced events are normal: a return with no matching frame is
  *    ignored, and a return that matches a frame below the top closes the
- *    frames above it first (frames skipped by exceptions or a stack
- *    overflow).
+ *    frames above it first (frames skipped by a stack overflow). With
+ *    positions the match is exact: the frame in the returning slot.
  *  - Stack positions resynchronise without waiting for a return: each
  *    event may carry the position of its frame on the real stack (a number
  *    that gets smaller as the stack deepens, such as a frame's address; 0
@@ -87,6 +87,8 @@ typedef struct tg_context {
     uint64_t suspended_time; /* time spent switched out; local time = clock - this */
     uint64_t suspended_at;   /* clock reading when last switched out */
     bool suspended;
+    bool resync;             /* positions closed frames whose returns were
+                                skipped: the binding may check the rest */
 } tg_context;
 
 /* A direct-mapped cache in front of the edge map: a hash-map probe costs
@@ -146,7 +148,10 @@ void tg_context_resume(tg_context *c, uint64_t now);
 /* Events. `c` must be the running context (see tg_profiler_activate).
  * `position` is the real frame's stack position, or 0 if unknown. */
 void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
-void tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
+/* Returns whether a frame (or the pending leaf) was closed. With a
+ * position, only the frame in exactly that slot can return, and only if it
+ * is `method`; frames deeper than it are closed first. */
+bool tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
 
 /* tg_profiler_call without closing stale frames first: for a caller that
  * has just done that with tg_profiler_drop_stale. */

@@ -313,6 +313,26 @@ START_TEST(test_positions_close_frames_whose_returns_were_skipped)
 }
 END_TEST
 
+START_TEST(test_positions_match_returns_exactly)
+{
+    /* A at 1000 calls C method B at 900; an exception unwinds B, whose
+     * return the binding reports first from the slot below it (800). */
+    CALL_AT(A, 1000, 0);
+    CALL_AT(B, 900, 1);
+    ck_assert(!RET_AT(B, 800, 2));   /* nothing in that slot: no change */
+    ck_assert_uint_eq(ctx.depth, 2);
+    ck_assert(RET_AT(B, 900, 3));    /* B's own slot */
+    ck_assert_uint_eq(ctx.depth, 1);
+    ck_assert(!RET_AT(C, 1000, 4));  /* not the method in that slot */
+    ck_assert_uint_eq(ctx.depth, 1);
+    ck_assert(!RET_AT(A, 1100, 5));  /* a caller from before the start: A is gone */
+    ck_assert_uint_eq(ctx.depth, 0);
+    ck_assert_uint_eq(p.methods[B].total_time, 2);
+    ck_assert_uint_eq(p.methods[A].total_time, 5);
+    ck_assert_uint_eq(self_sum(), 5);
+}
+END_TEST
+
 START_TEST(test_positions_keep_c_frames_that_yield)
 {
     /* A (at 1000) calls C method B, placed just below its caller (999);
@@ -362,6 +382,7 @@ static Suite *profiler_suite(void)
     tcase_add_test(tc, test_table_growth_to_100k_methods);
     tcase_add_test(tc, test_deep_stack_grows_and_shrinks);
     tcase_add_test(tc, test_positions_close_frames_whose_returns_were_skipped);
+    tcase_add_test(tc, test_positions_match_returns_exactly);
     tcase_add_test(tc, test_positions_keep_c_frames_that_yield);
     tcase_add_test(tc, test_positions_ignore_returns_of_frames_from_before_start);
     suite_add_tcase(s, tc);
