@@ -18,4 +18,8 @@ if ENV["TRACEGRAPH_ASAN"]
   $LDFLAGS << " -fsanitize=address"
 end
 
+# Singleton classes name their object through the public API since Ruby
+# 3.2; 3.1 keeps it in the hidden __attached__ instance variable.
+have_func("rb_class_attached_object", "ruby.h")
+
 create_makefile("tracegraph/tracegraph")

@@ -25,6 +25,7 @@
 #include "tg_profiler.h"
 #include "tg_report.h"
 #include "tg_tsc.h"
+#include "ruby_vm.h"
 
 /* ---- 1. session state and GC marking ---------------------------------- */
 
@@ -65,7 +66,7 @@ typedef struct thread_rec {
 
 /* A direct-mapped cache from an event's method key to the method index:
  * (class, method id) for C methods, (method entry, 0) for Ruby methods
- * (see frame_method_entry). Cheaper than the method map's hash probe, and
+ * (see vm_frame_method_entry). Cheaper than the method map's hash probe, and
  * for Ruby methods it skips asking Ruby for the class and name. */
 #define METHOD_CACHE_SIZE 1024
 #define METHOD_IGNORED (TG_NONE - 1)   /* tracegraph's own methods; never a method index */
@@ -159,125 +160,47 @@ static void session_free(void)
 
 /* ---- 2. where events happen on the VM stack --------------------------- */
 
-/* rb_trace_arg_t is opaque, but since Ruby 2.x it has begun with these
- * fields (vm_core.h). The control frame pointer tells where on the VM
- * stack an event happens: frames are pushed downwards, so a smaller
- * address is deeper. The core uses it to notice frames whose return
- * events Ruby skipped (it does when unwinding a SystemStackError). For C
- * calls and returns Ruby fills in id and klass before the hook runs, so
- * reading them directly saves three calls into Ruby per event; for Ruby
- * methods they are 0 and Ruby's accessors find them from the frame. */
-struct trace_arg_head {
-    rb_event_flag_t event;
-    void *ec;
-    const void *cfp;
-    VALUE self;
-    ID id;
-    ID called_id;
-    VALUE klass;
-};
-
-/* The size of one VM control frame, measured at the first start (see
- * measure_frame_size); 0 if it could not be, which turns positions off. */
-static uint64_t frame_size;
+/* What the probe found at the first start (ruby_vm.h): whether the VM
+ * reads are trusted, and the size of one control frame. When they are
+ * not, frame positions are off and the hook uses the public API only. */
+static vm_layout vm;
 
 /* The execution context: one per fiber, so a cheap key for "same thread
  * and fiber as the last event". */
 static inline const void *trace_ec(rb_trace_arg_t *arg)
 {
-    return ((const struct trace_arg_head *)arg)->ec;
+    return vm_trace_arg(arg)->ec;
 }
 
 static inline uint64_t trace_cfp(rb_trace_arg_t *arg)
 {
-    return (uint64_t)(uintptr_t)((const struct trace_arg_head *)arg)->cfp;
+    return (uint64_t)(uintptr_t)vm_trace_arg(arg)->cfp;
 }
 
-/* At a Ruby call or return, cfp is the method's own frame. At a C call or
- * return it is the caller's frame (the C frame is pushed after the event
- * and popped before it), so the C frame is the slot just below it. */
+/* Where a method's frame is on the VM stack: the address of its control
+ * frame. Frames are pushed downwards, so a smaller address is deeper. At
+ * a Ruby call or return, cfp is the method's own frame. At a C call or
+ * return it is the caller's frame (the C frame is pushed after the call
+ * event and popped before the return event), so the C frame is the slot
+ * just below it. The exception: a C frame unwound by an exception, throw
+ * or break fires its return with cfp still at the C frame itself; see
+ * on_return. */
 static inline uint64_t frame_position(rb_trace_arg_t *arg, bool c_method)
 {
     uint64_t cfp = trace_cfp(arg);
-    if (!frame_size || !cfp) return 0;
-    return c_method ? cfp - frame_size : cfp;
-}
-
-/* A Ruby method's frame holds its method entry (an imemo_ment, one per
- * method definition) in the slot before its environment's flags, where
- * Ruby's own rb_vm_frame_method_entry looks first (vm_core.h, since 2.3:
- * the control frame's fifth word is `ep`, and ep[-2] is `me_cref`). For
- * calls and returns of Ruby methods, Ruby leaves the event's class and
- * name to be found from the frame, which costs about 67 instructions
- * through rb_tracearg_defined_class; the entry's address, cached, names
- * the method for a few. Anything else in that slot (an svar once the
- * method used $~, a cref) returns 0 and takes the slow way. Trusted only
- * after the probe at the first start has checked the layout. */
-#define IMEMO_TYPE_MASK ((VALUE)0x0f << RUBY_FL_USHIFT)
-#define IMEMO_MENT ((VALUE)6 << RUBY_FL_USHIFT)   /* imemo_ment (internal/imemo.h) */
-static bool method_entries_checked;
-
-static inline VALUE frame_method_entry(const void *cfp)
-{
-    const VALUE *ep = ((const VALUE *const *)cfp)[4];
-    VALUE v = ep[-2];
-    if (RB_SPECIAL_CONST_P(v)) return 0;
-    return (RBASIC(v)->flags & (RUBY_T_MASK | IMEMO_TYPE_MASK)) == (RUBY_T_IMEMO | IMEMO_MENT) ? v : 0;
-}
-
-/* The method entry's owner (rb_method_entry_t: flags, defined_class,
- * def, called_id, owner); the probe compares it with Ruby's answer. */
-static VALUE method_entry_owner(VALUE me)
-{
-    return ((const VALUE *)me)[4];
-}
-
-/* The probe: Tracegraph::FrameProbe.outer (lib/tracegraph/frame_probe.rb)
- * calls .inner, so inner's frame sits right below outer's. It listens to
- * Ruby calls only: a C-call hook, even a brief one, leaves Ruby's
- * instruction sequences instrumented for C calls (and slower) for good.
- * It also checks that frame_method_entry finds each method's entry. */
-static uint64_t probe_cfp[2];
-static int probe_count;
-static bool probe_entries_ok;
-
-static void probe_hook(VALUE data, rb_trace_arg_t *arg)
-{
-    (void)data;
-    if (probe_count < 2) probe_cfp[probe_count] = trace_cfp(arg);
-    probe_count++;
-    const void *cfp = ((const struct trace_arg_head *)arg)->cfp;
-    VALUE me = cfp ? frame_method_entry(cfp) : 0;
-    VALUE klass = rb_tracearg_defined_class(arg);
-    if (!me || method_entry_owner(me) != klass) probe_entries_ok = false;
-}
-
-static VALUE call_probe(VALUE probe)
-{
-    return rb_funcall(probe, rb_intern("outer"), 0);
+    if (!vm.frame_size || !cfp) return 0;
+    return c_method ? cfp - vm.frame_size : cfp;
 }
 
 /* Measured once, at the first start, when profiling is about to
  * instrument calls anyway. */
-static void measure_frame_size(void)
+static void measure_vm_layout(void)
 {
     static bool measured;
     if (measured) return;
     measured = true;
     if (!rb_const_defined_at(mTracegraph, rb_intern("FrameProbe"))) return;
-    VALUE probe = rb_const_get_at(mTracegraph, rb_intern("FrameProbe"));
-    probe_count = 0;
-    probe_entries_ok = true;
-    rb_add_event_hook2((rb_event_hook_func_t)(void (*)(void))probe_hook, RUBY_EVENT_CALL, Qnil,
-                       RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
-    int state = 0;
-    rb_protect(call_probe, probe, &state);
-    rb_remove_event_hook((rb_event_hook_func_t)(void (*)(void))probe_hook);
-    if (state) rb_jump_tag(state);
-    uint64_t size = probe_cfp[0] > probe_cfp[1] ? probe_cfp[0] - probe_cfp[1] : 0;
-    bool plausible = probe_count == 2 && size >= 4 * sizeof(void *) && size <= 32 * sizeof(void *);
-    frame_size = plausible ? size : 0;
-    method_entries_checked = probe_count == 2 && probe_entries_ok;
+    vm = vm_probe(rb_const_get_at(mTracegraph, rb_intern("FrameProbe")));
 }
 
 /* ---- 3. threads and fibers -> contexts -------------------------------- */
@@ -348,7 +271,7 @@ static bool returns_to(const tg_context *c, uint64_t cfp)
 {
     if (c->depth == 0 || !cfp) return false;
     uint64_t top = c->frames[c->depth - 1].position;
-    return top && cfp <= top && top - cfp <= 16 * (frame_size ? frame_size : 64);
+    return top && cfp <= top && top - cfp <= 16 * (vm.frame_size ? vm.frame_size : 64);
 }
 
 /* A fiber switch happened on this thread: stop the clock of the stack we
@@ -361,7 +284,7 @@ static void switch_fiber(thread_rec *th, rb_trace_arg_t *arg, uint64_t now)
     context_rec *next = i != TG_PAIRMAP_NONE ? S.contexts[i] : NULL;
     if (!next) {
         context_rec *first = th->unresolved;
-        if (first && first != th->current && returns_to(&first->ctx, trace_cfp(arg)) &&
+        if (first && first != th->current && returns_to(&first->ctx, vm.trusted ? trace_cfp(arg) : 0) &&
             tg_pairmap_insert(&S.fiber_index, (uint64_t)fiber, 0, first->index)) {
             first->fiber = fiber;
             th->unresolved = NULL;
@@ -394,25 +317,37 @@ static void end_thread(thread_rec *th, uint64_t now)
 
 /* ---- 4. the event hook ------------------------------------------------- */
 
-/* Ruby runs a rescue or ensure clause in a frame of its own, in the slot
- * just above the method that rescues. After a SystemStackError, whose
- * unwinding fires no return events, the shadow frame left in that slot
- * is stale, though its position looks alive. So when positions have just
- * closed stale frames (a rare event), look at the real caller: a shadow
- * frame in the caller's slot must be the caller's method. */
-static TG_SLOW_PATH void drop_frames_in_callers_slot(tg_context *ctx, rb_trace_arg_t *arg, bool c_method, uint64_t now)
+/* Is the shadow frame of method `m` at `position` still the real frame
+ * in that slot? Dead frames are left behind when Ruby skips return events
+ * (it does while a SystemStackError unwinds), and their slots are then
+ * reused: by a rescue or ensure clause's frame, a block's, or a C frame
+ * we were not told about (c_calls: false). A method frame we were told
+ * about would have closed them when it was pushed. So a shadow frame is
+ * live exactly when its slot holds a method frame of its own kind. The
+ * slot must be a frame boundary between the event's frame and the end of
+ * the running fiber's VM stack, which makes the read safe whatever the
+ * shadow stack holds. */
+static bool frame_is_live(rb_trace_arg_t *arg, uint64_t position, uint32_t m)
 {
-    /* At a C call the caller is the current frame; at a Ruby call, the
-     * one below the callee. */
-    uint64_t caller_slot = trace_cfp(arg) + (c_method ? 0 : frame_size);
-    VALUE frame = Qnil;
-    if (rb_profile_frames(c_method ? 0 : 1, 1, &frame, NULL) != 1) return;
-    VALUE caller_name = rb_profile_frame_method_name(frame);
-    while (ctx->depth > 0) {
+    uint64_t end = vm_stack_end(trace_ec(arg));
+    if (position < trace_cfp(arg) || position >= end || !tg_stride_divides(&vm.frames, end - position)) return false;
+    return vm_frame_kind_at(position) == (S.keys[m].is_c ? VM_FRAME_C_METHOD : VM_FRAME_RUBY_METHOD);
+}
+
+/* Before a call is pushed, after positions closed frames whose returns
+ * Ruby skipped (tg_context.resync): the dead frames above that call's
+ * position are still on the stack, and are closed here. Below the first
+ * live one, all are live: a frame's callers cannot return before it
+ * does. Every silent unwinding leaves its deepest dead frames below the
+ * next event, so that event closes some and sets resync. */
+static TG_SLOW_PATH void close_dead_frames(tg_context *ctx, rb_trace_arg_t *arg, uint64_t now)
+{
+    ctx->resync = false;
+    for (;;) {
+        tg_profiler_settle_leaf(&S.prof, ctx);
+        if (ctx->depth == 0) return;
         const tg_frame *top = &ctx->frames[ctx->depth - 1];
-        if (top->position != caller_slot) return;
-        VALUE top_name = rb_id2str(S.keys[top->method].mid);
-        if (RB_TYPE_P(caller_name, T_STRING) && top_name && rb_str_equal(top_name, caller_name) == Qtrue) return;
+        if (frame_is_live(arg, top->position, top->method)) return;
         tg_profiler_pop(&S.prof, ctx, now);
     }
 }
@@ -491,7 +426,7 @@ static uint64_t session_clock_read(void)
 static TG_SLOW_PATH thread_rec *event_thread(rb_trace_arg_t *arg)
 {
     thread_rec *th = current_thread(Qfalse);
-    S.cached_ec = th ? trace_ec(arg) : NULL;
+    S.cached_ec = th && vm.trusted ? trace_ec(arg) : NULL;
     return th;
 }
 
@@ -507,7 +442,11 @@ static inline uint32_t method_cache_index(VALUE a, ID b)
  * allocating. */
 static VALUE event_class(rb_trace_arg_t *arg, ID *mid)
 {
-    const struct trace_arg_head *head = (const struct trace_arg_head *)arg;
+    if (!vm.trusted) {
+        *mid = vm_symbol_id(rb_tracearg_method_id(arg));
+        return rb_tracearg_defined_class(arg);
+    }
+    const struct vm_trace_arg *head = vm_trace_arg(arg);
     VALUE klass = head->klass;
     if (!klass || !head->id) klass = rb_tracearg_defined_class(arg);   /* fills in head->id too */
     *mid = head->id;
@@ -564,13 +503,14 @@ static TG_SLOW_PATH void on_thread_event(rb_trace_arg_t *arg, rb_event_flag_t ev
  * our own methods, TG_NONE for a return from before the start. */
 static inline uint32_t event_method(rb_trace_arg_t *arg, bool call, bool c_method)
 {
-    const struct trace_arg_head *head = (const struct trace_arg_head *)arg;
+    if (RB_UNLIKELY(!vm.trusted)) return method_slow(arg, NULL, 0, 0, call, c_method);
+    const struct vm_trace_arg *head = vm_trace_arg(arg);
     VALUE a = head->klass;
     ID b = head->id;
     if (!a || !b) {
         /* Only a Ruby method's own frame holds its entry: at a C event
          * cfp is the caller's frame. */
-        a = method_entries_checked && !c_method ? frame_method_entry(head->cfp) : 0;
+        a = c_method ? 0 : vm_frame_method_entry(head->cfp);
         b = 0;
     }
     method_cache_entry *slot = &S.method_cache[method_cache_index(a, b)];
@@ -582,7 +522,7 @@ static inline uint32_t event_method(rb_trace_arg_t *arg, bool call, bool c_metho
  * that event resets it.) */
 static inline thread_rec *event_thread_cached(rb_trace_arg_t *arg)
 {
-    return trace_ec(arg) == S.cached_ec ? S.cached : event_thread(arg);
+    return RB_LIKELY(vm.trusted) && trace_ec(arg) == S.cached_ec ? S.cached : event_thread(arg);
 }
 
 /* Calls and returns each get their own function, so each keeps only the
@@ -603,7 +543,8 @@ static TG_HOOK_PATH void on_call(rb_trace_arg_t *arg, bool c_method)
     tg_context *ctx = &th->current->ctx;
     uint64_t position = frame_position(arg, c_method);
     uint64_t now = event_time(th);   /* after our bookkeeping */
-    if (tg_profiler_drop_stale(&S.prof, ctx, position, now) > 0) drop_frames_in_callers_slot(ctx, arg, c_method, now);
+    tg_profiler_drop_stale(&S.prof, ctx, position, now);
+    if (RB_UNLIKELY(ctx->resync) && vm.trusted) close_dead_frames(ctx, arg, now);
     /* Most C methods return before they call anything: no frame for them
      * unless they do. */
     if (c_method) tg_profiler_push_leaf(&S.prof, ctx, m, position, now);
@@ -618,14 +559,22 @@ static TG_HOOK_PATH void on_return(rb_trace_arg_t *arg, bool c_method)
     thread_rec *th = event_thread_cached(arg);
     if (!th) return;
     uint64_t now = event_time(th);   /* before our bookkeeping */
-    tg_profiler_return(&S.prof, &th->current->ctx, m, frame_position(arg, c_method), now);
+    tg_context *ctx = &th->current->ctx;
+    uint64_t position = frame_position(arg, c_method);
+    /* A C frame unwound by an exception, throw or break returns from its
+     * own slot, one below where a normal return happens: try that slot
+     * when the normal one holds nothing. (The normal slot cannot hold a
+     * frame then, and the C frame's own slot can hold no other method:
+     * its callers are above it.) */
+    if (!tg_profiler_return(&S.prof, ctx, m, position, now) && c_method && position)
+        tg_profiler_return(&S.prof, ctx, m, trace_cfp(arg), now);
     th->last_now = now;
 }
 
 static void on_event(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
-    rb_event_flag_t event = ((const struct trace_arg_head *)arg)->event;
+    rb_event_flag_t event = RB_LIKELY(vm.trusted) ? vm_trace_arg(arg)->event : rb_tracearg_event_flag(arg);
     if (event & CALL_EVENTS) on_call(arg, event & RUBY_EVENT_C_CALL);
     else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) on_return(arg, event & RUBY_EVENT_C_RETURN);
     else on_thread_event(arg, event);
@@ -653,7 +602,7 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
     tg_clock_kind kind = clock_from_symbol(clock);
-    measure_frame_size();
+    measure_vm_layout();
 
     memset(&S, 0, sizeof S);
     uint32_t tree_nodes = NUM2UINT(call_tree_nodes);
@@ -786,12 +735,22 @@ static VALUE as_utf8(VALUE fresh)
     return rb_enc_associate(fresh, rb_utf8_encoding());
 }
 
+/* The object a singleton class belongs to. */
+static VALUE singleton_object(VALUE singleton_class)
+{
+#ifdef HAVE_RB_CLASS_ATTACHED_OBJECT
+    return rb_class_attached_object(singleton_class);
+#else
+    return rb_attr_get(singleton_class, id_attached);
+#endif
+}
+
 static VALUE method_name(const method_key *k)
 {
     VALUE owner = k->klass, name;
     const char *separator = "#";
     if (RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON)) {
-        VALUE attached = rb_attr_get(owner, id_attached);
+        VALUE attached = singleton_object(owner);
         if (RB_TYPE_P(attached, T_CLASS) || RB_TYPE_P(attached, T_MODULE)) {
             owner = attached;
             separator = ".";
@@ -1044,7 +1003,7 @@ static VALUE tg_render_diff_dot(VALUE mod, VALUE base_meta, VALUE base_methods, 
 static VALUE tg_frame_size(VALUE mod)
 {
     (void)mod;
-    return ULL2NUM(frame_size);
+    return ULL2NUM(vm.frame_size);
 }
 
 RUBY_FUNC_EXPORTED void Init_tracegraph(void)
