@@ -1006,6 +1006,13 @@ static VALUE tg_frame_size(VALUE mod)
     return ULL2NUM(vm.frame_size);
 }
 
+/* For tests: whether the probe trusted the VM reads (ruby_vm.h). */
+static VALUE tg_vm_reads_p(VALUE mod)
+{
+    (void)mod;
+    return vm.trusted ? Qtrue : Qfalse;
+}
+
 RUBY_FUNC_EXPORTED void Init_tracegraph(void)
 {
     id_attached = rb_intern("__attached__");
@@ -1026,4 +1033,5 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     rb_define_singleton_method(mTracegraph, "_render_dot", tg_render_dot, 4);
     rb_define_singleton_method(mTracegraph, "_render_diff_dot", tg_render_diff_dot, 7);
     rb_define_singleton_method(mTracegraph, "_frame_size", tg_frame_size, 0);
+    rb_define_singleton_method(mTracegraph, "_vm_reads?", tg_vm_reads_p, 0);
 }
