@@ -1,0 +1,276 @@
+require_relative "test_helper"
+require_relative "stack_tracer"
+
+# Issue #12, exact stacks through every non-local exit: a differential
+# test. Every program in stack_programs/ runs once per setting of
+# c_calls with two tracers recording the same run: tracegraph (with its
+# call tree) and StackTracer, a plain TracePoint tracer whose stacks are
+# exact because TracePoint reports every return, also while exceptions,
+# throw, break and Thread#kill unwind. Their caller->callee edges with
+# counts, and their folded stacks with counts, must be identical. A
+# wrong shadow stack shows up as a call charged to the wrong caller.
+#
+# Ruby reports no returns while a SystemStackError unwinds, to any hook,
+# TracePoint included. The programs that overflow the stack (those that
+# define RECURSIVE) are checked against expectations written by hand in
+# the program itself instead.
+#
+# One test per program and setting: test_<program>__c_calls_on / _off.
+class TestExactStacks < Minitest::Test
+  PROGRAM_DIR = File.join(__dir__, "stack_programs")
+  PROGRAM_FILES = Dir[File.join(PROGRAM_DIR, "*.rb")].sort
+  PROGRAM_FILES.each { |path| require path }
+
+  # [file name without .rb, its module]
+  PROGRAMS = PROGRAM_FILES.map do |path|
+    name = File.basename(path, ".rb")
+    [name, StackPrograms.const_get(name.split("_").map(&:capitalize).join, false)]
+  end.freeze
+
+  # Lines of each kind a failure message shows.
+  DIFF_LINES = 25
+
+  # Runs the program with both tracers on the same run. The tracer starts
+  # first and stops last, and records only while Tracegraph.running? (its
+  # hook is installed and removed inside _start and _stop, with the GVL
+  # held throughout), so in every thread both see the same events. In the
+  # calling thread it also skips what Tracegraph's own singleton methods
+  # do (tracegraph ignores those), and its own start and stop.
+  def self.record_both(program, c_calls)
+    tracer = StackTracer.new(c_calls: c_calls, gate: -> { Tracegraph.running? })
+    profile = nil
+    tracer.start
+    Tracegraph.start(call_tree: true, c_calls: c_calls)
+    begin
+      program.run
+    ensure
+      profile = Tracegraph.stop
+      tracer.stop
+    end
+    [tracer, profile]
+  end
+
+  def self.record_tracegraph(program, c_calls)
+    Tracegraph.start(call_tree: true, c_calls: c_calls)
+    begin
+      program.run
+    ensure
+      profile = Tracegraph.stop
+    end
+    profile
+  end
+
+  # Threads that were running before (minitest's, say) are left out: a
+  # thread that first runs during one of the runs would make them differ.
+  def self.record_tracer(program, c_calls)
+    tracer = StackTracer.new(c_calls: c_calls, ignore_threads: Thread.list - [Thread.current])
+    tracer.start
+    begin
+      program.run
+    ensure
+      tracer.stop
+    end
+    tracer
+  end
+
+  def self.overflows?(program) = program.const_defined?(:RECURSIVE, false)
+
+  PROGRAMS.each do |name, program|
+    { "on" => true, "off" => false }.each do |label, c_calls|
+      define_method("test_#{name}__c_calls_#{label}") do
+        if self.class.overflows?(program)
+          check_against_expectations(name, program, c_calls)
+        else
+          check_against_tracer(name, program, c_calls)
+        end
+      end
+    end
+  end
+
+  def setup
+    settle_other_threads
+  end
+
+  def teardown
+    Tracegraph.stop if Tracegraph.running?
+  end
+
+  # Threads that exist before a test (minitest's parallel executor starts
+  # a pool whose threads block in Queue#pop) must be blocked, or their
+  # first calls land in whichever run they happen to run during: the
+  # tracer would see them too, but the hand-checked expectations would not.
+  def settle_other_threads
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 2
+    until (Thread.list - [Thread.current]).all?(&:stop?)
+      break if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+
+      sleep 0.001
+    end
+  end
+
+  # ---- the tracer checks itself ---------------------------------------------
+
+  # The reference must be a reference: for every program that does not
+  # overflow, two runs under the tracer alone give the same edges and
+  # stacks, and its stacks stay balanced (every return matches its call).
+  { "on" => true, "off" => false }.each do |label, c_calls|
+    define_method("test_tracer_is_deterministic_and_balanced__c_calls_#{label}") do
+      problems = []
+      PROGRAMS.each do |name, program|
+        next if self.class.overflows?(program)
+
+        self.class.record_tracer(program, c_calls) # warm up: autoloads, caches
+        first = self.class.record_tracer(program, c_calls)
+        second = self.class.record_tracer(program, c_calls)
+        [first, second].each { |t| problems << "#{name}: #{t.errors.first}" unless t.errors.empty? }
+        problems << "#{name}: edges differ between runs" unless same_counts?(first.edges, second.edges)
+        problems << "#{name}: stacks differ between runs" unless same_counts?(first.stacks, second.stacks)
+        problems << "#{name}: recorded nothing" if first.edges.empty?
+      end
+      assert_empty problems
+    end
+  end
+
+  # A hand-checked run: the tracer names, nests and counts as expected,
+  # skipping Tracegraph.start/stop and itself.
+  module Handmade
+    def self.leaf = :leaf
+    def self.middle = [1, 2].each { leaf }
+    def self.run
+      middle
+      Integer("x")
+    rescue ArgumentError
+      leaf
+    end
+  end
+
+  def test_tracer_against_a_hand_checked_run
+    tracer, = self.class.record_both(Handmade, false)
+    h = "TestExactStacks::Handmade"
+    assert_equal({ ["#{h}.run", "#{h}.middle"] => 1, ["#{h}.middle", "#{h}.leaf"] => 2,
+                   ["#{h}.run", "#{h}.leaf"] => 1 }, tracer.edges)
+    assert_equal({ "#{h}.run" => 1, "#{h}.run;#{h}.middle" => 1, "#{h}.run;#{h}.middle;#{h}.leaf" => 2,
+                   "#{h}.run;#{h}.leaf" => 1 }, tracer.stacks)
+    assert_empty tracer.errors
+
+    tracer, = self.class.record_both(Handmade, true)
+    assert_equal 2, tracer.edges.fetch(["Array#each", "#{h}.leaf"])
+    assert_equal 1, tracer.edges.fetch(["#{h}.run", "Kernel#Integer"])
+    assert_equal 1, tracer.edges.fetch(["#{h}.run", "#{h}.leaf"])
+    assert_equal 1, tracer.stacks.fetch("#{h}.run;#{h}.middle;Array#each")
+    assert_equal 2, tracer.stacks.fetch("#{h}.run;#{h}.middle;Array#each;#{h}.leaf")
+    refute(tracer.stacks.keys.any? { |k| k.include?("Tracegraph") || k.include?("StackTracer") || k.include?("TracePoint") })
+    assert_empty tracer.errors
+  end
+
+  # Why the programs that overflow the stack need hand-checked
+  # expectations: TracePoint misses the returns of the frames a
+  # SystemStackError unwinds, so the tracer's stack goes wrong.
+  def test_tracepoint_misses_returns_while_a_stack_overflow_unwinds
+    tracer = self.class.record_tracer(StackPrograms::StackOverflowRescuedByCaller, false)
+    refute_empty tracer.errors
+    assert_match(/unbalanced return of .*\.guarded with .*\.descend on top/, tracer.errors.first)
+  end
+
+  # ---- checks ---------------------------------------------------------------
+
+  private
+
+  # Equal but for the addresses in the names of anonymous classes and
+  # singleton objects, which each run makes afresh.
+  def same_counts?(a, b)
+    normal = ->(h) { h.to_h { |k, v| [k.to_s.gsub(/0x\h+/, "0x"), v] } }
+    normal[a] == normal[b]
+  end
+
+  def check_against_tracer(name, program, c_calls)
+    tracer, profile = self.class.record_both(program, c_calls)
+    assert_empty tracer.errors, "#{name}: the reference tracer lost its balance (a TracePoint limitation?)"
+    refute_empty tracer.edges, "#{name}: nothing recorded"
+    assert profile.complete?, "#{name}: tracegraph dropped events"
+    diffs = []
+    diffs << count_diff("edges (caller -> callee)", tracer.edges, tracegraph_edges(profile)) { |k| k.join(" -> ") }
+    diffs << count_diff("folded stacks", tracer.stacks, tracegraph_stacks(profile)) { |k| k }
+    diffs.compact!
+    flunk(failure_message(name, c_calls, "TracePoint", diffs)) unless diffs.empty?
+  end
+
+  def check_against_expectations(name, program, c_calls)
+    profile = self.class.record_tracegraph(program, c_calls)
+    assert profile.complete?, "#{name}: tracegraph dropped events"
+    recursive = program::RECURSIVE
+    long_run = program::LONG_RUN
+    edges = tracegraph_edges(profile).to_h do |(caller, callee), calls|
+      many = recursive.include?(caller) && recursive.include?(callee) && calls >= long_run
+      [[caller, callee], many ? :many : calls]
+    end
+    stacks = tracegraph_stacks(profile, recursive, long_run).to_h do |path, calls|
+      [path, path.split(";").include?("...") && calls >= long_run ? :many : calls]
+    end
+    diffs = []
+    diffs << count_diff("edges (caller -> callee)", program.expected_edges(c_calls), edges) { |k| k.join(" -> ") }
+    diffs << count_diff("folded stacks", program.expected_stacks(c_calls), stacks) { |k| k }
+    diffs.compact!
+    flunk(failure_message(name, c_calls, "the hand-checked expectations", diffs)) unless diffs.empty?
+  end
+
+  def tracegraph_edges(profile)
+    edges = Hash.new(0)
+    profile.edges.each { |e| edges[[e.caller.name, e.callee.name]] += e.calls }
+    edges.to_h
+  end
+
+  # Folded stacks from the call tree: each node's path => its calls.
+  # Paths are built from the parent's (nodes come after their parents),
+  # not with CallTreeNode#stack, which would take time quadratic in the
+  # depth of a stack overflow. With recursive names, runs of more than
+  # long_run consecutive frames of them fold into one "..." element.
+  def tracegraph_stacks(profile, recursive = [], long_run = nil)
+    state = {}.compare_by_identity # node => [prefix, run]: run is an Array of names, or :long
+    stacks = Hash.new(0)
+    profile.call_tree.nodes.each do |node|
+      name = node.method.name
+      prefix, run = node.parent ? state.fetch(node.parent) : [nil, []]
+      if recursive.include?(name)
+        run = run == :long || run.size >= long_run ? :long : run + [name]
+      else
+        prefix = join_path(prefix, render_run(run), name)
+        run = []
+      end
+      state[node] = [prefix, run]
+      stacks[join_path(prefix, render_run(run))] += node.calls
+    end
+    stacks.to_h
+  end
+
+  def render_run(run) = run == :long ? "..." : (run.empty? ? nil : run.join(";"))
+  def join_path(*parts) = parts.compact.join(";")
+
+  # nil if equal, else a readable report: what tracegraph lacks, what it
+  # has extra, and what it counts differently.
+  def count_diff(title, expected, actual, &show)
+    return nil if expected == actual
+
+    missing = (expected.keys - actual.keys).sort_by(&show)
+    extra = (actual.keys - expected.keys).sort_by(&show)
+    different = (expected.keys & actual.keys).reject { |k| expected[k] == actual[k] }.sort_by(&show)
+    lines = ["#{title}:"]
+    section = lambda do |heading, keys, &line|
+      return if keys.empty?
+
+      lines << "  #{heading} (#{keys.size}):"
+      keys.first(DIFF_LINES).each { |k| lines << "    #{line.call(k)}" }
+      lines << "    ... #{keys.size - DIFF_LINES} more" if keys.size > DIFF_LINES
+    end
+    section.call("missing from tracegraph", missing) { |k| "#{show.call(k)}  x#{expected[k]}" }
+    section.call("extra in tracegraph", extra) { |k| "#{show.call(k)}  x#{actual[k]}" }
+    section.call("counted differently (expected / tracegraph)", different) do |k|
+      "#{show.call(k)}  #{expected[k]} / #{actual[k]}"
+    end
+    lines.join("\n")
+  end
+
+  def failure_message(name, c_calls, reference, diffs)
+    "#{name} (c_calls: #{c_calls}): tracegraph disagrees with #{reference}\n#{diffs.join("\n")}"
+  end
+end
