@@ -53,6 +53,15 @@ module Configs
                wrap: ->(work) { StackProf.run(mode: :wall, raw: false) { work.call } })
   ].freeze
 
+  # BENCH_CONFIGS="a,b" measures only those (and the baseline).
+  def self.selected
+    names = ENV.fetch("BENCH_CONFIGS", "").split(",")
+    return ALL if names.empty?
+
+    names.each { |name| fetch(name) }
+    ALL.select { |c| c.name == "baseline" || names.include?(c.name) }
+  end
+
   def self.fetch(name)
     ALL.find { |c| c.name == name } or
       raise ArgumentError, "unknown config #{name.inspect} (have: #{ALL.map(&:name).join(', ')})"

@@ -34,6 +34,13 @@ class Report
     [header, slowdown_table, ratio_table, spread, memory_table, accuracy_table].join("\n")
   end
 
+  # {config => {workload => slowdown or nil}} for the measured configs.
+  def slowdowns
+    measured_configs.to_h do |config|
+      [config.name, @workloads.to_h { |w| [w, slowdown(config.name, w)] }]
+    end
+  end
+
   private
 
   def median(values)
@@ -42,7 +49,9 @@ class Report
     sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
   end
 
-  def missing?(config, workload) = @samples[[config, workload]].include?(:missing)
+  def missing?(config, workload) = @samples.fetch([config, workload], [:missing]).include?(:missing)
+
+  def measured_configs = Configs::ALL.select { |c| @samples.key?([c.name, @workloads.first]) }
 
   def seconds(config, workload) = median(@samples[[config, workload]])
 
@@ -104,7 +113,7 @@ class Report
   end
 
   def slowdown_table
-    rows = Configs::ALL.map do |config|
+    rows = measured_configs.map do |config|
       cells = @workloads.map do |w|
         if missing?(config.name, w) then "not installed"
         elsif config.name == "baseline" then format("1.00× (%.1f ms)", seconds("baseline", w) * 1000)

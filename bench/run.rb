@@ -43,6 +43,7 @@ MEMORY_SIZES = QUICK ? [[10_000, 1_000], [100_000, 1_000]] : [[1_000_000, 10_000
 # the processes that have it mapped, or mix two builds in one table.
 def snapshot_lib
   FileUtils.rm_rf(LIB_SNAPSHOT)
+  FileUtils.mkdir_p(File.dirname(LIB_SNAPSHOT))
   FileUtils.cp_r(File.join(ROOT, "lib"), LIB_SNAPSHOT)
 end
 
@@ -75,7 +76,7 @@ end
 # a C_CALL hook, once enabled, leaves code slower after it is removed (fib
 # about 2x), so nothing measured after any profiler ran is a clean baseline.
 def measure_overhead
-  cells = Configs::ALL.product(Workloads.names)
+  cells = Configs.selected.product(Workloads.names)
   samples = Hash.new { |h, k| h[k] = [] }
   rng = Random.new(SEED)
   RUNS.times do |round|
@@ -104,17 +105,25 @@ def measure_cpu_accuracy
   end
 end
 
+# BENCH_OVERHEAD_ONLY=1 (used by bench/rubies.rb) measures the slowdowns
+# alone, and prints them as one JSON line instead of writing RESULTS.md.
+OVERHEAD_ONLY = ENV["BENCH_OVERHEAD_ONLY"] == "1"
+
 started = Time.now
 load_before = load_average
 snapshot_lib
 build_floor
 samples = measure_overhead
-memory = measure_memory
-accuracy = measure_cpu_accuracy
+memory = OVERHEAD_ONLY ? [] : measure_memory
+accuracy = OVERHEAD_ONLY ? [] : measure_cpu_accuracy
 report = Report.new(samples: samples, memory: memory, accuracy: accuracy, runs: RUNS, seed: SEED, quick: QUICK, revision: revision,
                     load: [load_before, load_average], started: started, finished: Time.now, pin_cpu: PIN_CPU,
                     repeat: REPEAT)
-out = File.join(ROOT, QUICK ? "tmp/bench/RESULTS.md" : "bench/RESULTS.md")
-File.write(out, report.markdown)
-puts report.markdown
-warn "bench: wrote #{out}"
+if OVERHEAD_ONLY
+  puts JSON.generate("ruby" => RUBY_DESCRIPTION, "slowdowns" => report.slowdowns)
+else
+  out = File.join(ROOT, QUICK ? "tmp/bench/RESULTS.md" : "bench/RESULTS.md")
+  File.write(out, report.markdown)
+  puts report.markdown
+  warn "bench: wrote #{out}"
+end

@@ -6,3 +6,10 @@ desc "Measure profiling overhead vs. a bare event hook, ruby-prof and stackprof;
 task bench: :compile do
   ruby "bench/run.rb"
 end
+
+namespace :bench do
+  desc "The overhead ratios on the host Ruby and every chroot Ruby (RUBIES, as test:rubies; root); writes bench/RUBIES.md"
+  task rubies: :compile do
+    ruby "bench/rubies.rb"
+  end
+end
