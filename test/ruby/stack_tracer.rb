@@ -15,13 +15,14 @@
 # and Thread#kill unwind, so its stacks are exact without guessing, with
 # two exceptions:
 #
-# - attr_writer/attr_reader methods run without a VM frame of their own.
-#   Ruby reports their c_call, and their c_return only if they do not
-#   raise (a FrozenError from an attr_writer on a frozen object). They
-#   call no methods of their own, so they are counted as leaves and never
-#   pushed: what runs while one raises (FrozenError#initialize, inspect)
-#   belongs to its caller, as in Ruby's backtrace, which has no line for
-#   them either.
+# - attr_writer/attr_reader methods, and Struct member accessors (which
+#   Ruby reports as C calls since 3.3), run without a VM frame of their
+#   own. Ruby reports their c_call, and their c_return only if they do
+#   not raise (a FrozenError when the object is frozen). They call no
+#   methods of their own, so they are counted as leaves and never pushed:
+#   what runs while one raises (FrozenError#initialize, inspect) belongs
+#   to its caller, as in Ruby's backtrace, which has no line for them
+#   either.
 # - While a SystemStackError unwinds, Ruby reports no returns at all
 #   (vm.c, hook_before_rewind). A return that does not match the top of
 #   its stack is recorded in #errors (the run cannot serve as a
@@ -168,10 +169,12 @@ class StackTracer
     stack.frames << Frame.new(name, node, klass, mid) unless frameless
   end
 
-  # attr_reader/attr_writer methods: reported as C calls, but defined with
-  # a source location (where attr_* was called). Looked up by the name
-  # they were called by: the original name may since have been redefined
-  # (RubyGems' Kernel#require, whose C original it calls by an alias).
+  # Methods without a frame of their own, among those reported as C
+  # calls: attr_reader/attr_writer methods, which have a source location
+  # (where attr_* was called), and a Struct's member accessors. Looked up
+  # by the name they were called by: the original name may since have
+  # been redefined (RubyGems' Kernel#require, whose C original it calls
+  # by an alias).
   def frameless?(klass, callee)
     @frameless.fetch([klass, callee]) do
       location = begin
@@ -179,7 +182,8 @@ class StackTracer
       rescue NameError
         nil
       end
-      @frameless[[klass, callee]] = !location.nil?
+      member = Class === klass && klass < Struct && klass.members.include?(callee.to_s.delete_suffix("=").to_sym)
+      @frameless[[klass, callee]] = !location.nil? || member
     end
   end
 
