@@ -334,22 +334,33 @@ static bool frame_is_live(rb_trace_arg_t *arg, uint64_t position, uint32_t m)
     return vm_frame_kind_at(position) == (S.keys[m].is_c ? VM_FRAME_C_METHOD : VM_FRAME_RUBY_METHOD);
 }
 
+/* While a SystemStackError is being handled ($! is one: in the rescue and
+ * ensure clauses it runs, and what they call), the frames it unwound may
+ * still die silently after a check (an ensure clause runs, then its
+ * method is unwound without a return event). Reading $! calls its C
+ * getter, which walks the frames without allocating. */
+static bool stack_overflow_in_flight(void)
+{
+    return RTEST(rb_obj_is_kind_of(rb_gv_get("$!"), rb_eSysStackError));
+}
+
 /* Before a call is pushed, after positions closed frames whose returns
  * Ruby skipped (tg_context.resync): the dead frames above that call's
  * position are still on the stack, and are closed here. Below the first
  * live one, all are live: a frame's callers cannot return before it
  * does. Every silent unwinding leaves its deepest dead frames below the
- * next event, so that event closes some and sets resync. */
+ * next event, so that event closes some and sets resync; the check then
+ * repeats at every call while the SystemStackError is being handled. */
 static TG_SLOW_PATH void close_dead_frames(tg_context *ctx, rb_trace_arg_t *arg, uint64_t now)
 {
-    ctx->resync = false;
     for (;;) {
         tg_profiler_settle_leaf(&S.prof, ctx);
-        if (ctx->depth == 0) return;
+        if (ctx->depth == 0) break;
         const tg_frame *top = &ctx->frames[ctx->depth - 1];
-        if (frame_is_live(arg, top->position, top->method)) return;
+        if (frame_is_live(arg, top->position, top->method)) break;
         tg_profiler_pop(&S.prof, ctx, now);
     }
+    ctx->resync = stack_overflow_in_flight();
 }
 
 static uint32_t method_for_call(VALUE klass, ID mid, bool is_c)

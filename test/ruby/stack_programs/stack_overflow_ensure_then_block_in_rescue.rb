@@ -1,0 +1,71 @@
+# SystemStackError through a method whose ensure calls a method that calls
+# another; the caller rescues and calls its marker from a block. The
+# ensure's method frame dies silently only after its ensure clause ran,
+# so it must still be found dead when the rescue clause calls. Checked
+# against hand-checked expectations; see stack_overflow_rescued_by_caller.rb
+# for the rules.
+module StackPrograms
+  module StackOverflowEnsureThenBlockInRescue
+    NAME = name
+    LONG_RUN = 100
+    RECURSIVE = ["#{NAME}.descend"].freeze
+
+    def self.descend = descend
+    def self.cleanup = helper
+    def self.helper = :helper
+    def self.recovered = :recovered
+    def self.after = :after
+
+    def self.with_ensure
+      descend
+    ensure
+      cleanup
+    end
+
+    def self.run
+      begin
+        with_ensure
+      rescue SystemStackError
+        [1].each { recovered }
+      end
+      after
+    end
+
+    def self.expected_edges(c_calls)
+      q = ->(m) { "#{NAME}.#{m}" }
+      edges = {
+        [q[:run], q[:with_ensure]] => 1,
+        [q[:with_ensure], q[:descend]] => 1,
+        [q[:descend], q[:descend]] => :many,
+        [q[:with_ensure], q[:cleanup]] => 1,
+        [q[:cleanup], q[:helper]] => 1,
+        [q[:run], q[:after]] => 1,
+      }
+      if c_calls
+        edges[[q[:run], "Module#==="]] = 1
+        edges[[q[:run], "Array#each"]] = 1
+        edges[["Array#each", q[:recovered]]] = 1
+      else
+        edges[[q[:run], q[:recovered]]] = 1
+      end
+      edges
+    end
+
+    def self.expected_stacks(c_calls)
+      q = ->(m) { "#{NAME}.#{m}" }
+      run = q[:run]
+      with_ensure = "#{run};#{q[:with_ensure]}"
+      stacks = { run => 1, with_ensure => 1, "#{with_ensure};..." => :many, "#{with_ensure};#{q[:cleanup]}" => 1,
+                 "#{with_ensure};#{q[:cleanup]};#{q[:helper]}" => 1, "#{run};#{q[:after]}" => 1 }
+      (1..LONG_RUN).each { |k| stacks[([with_ensure] + [q[:descend]] * k).join(";")] = 1 }
+      if c_calls
+        stacks["#{run};Module#==="] = 1
+        stacks["#{run};Array#each"] = 1
+        stacks["#{run};Array#each;#{q[:recovered]}"] = 1
+      else
+        stacks["#{run};#{q[:recovered]}"] = 1
+      end
+      stacks
+    end
+  end
+end
