@@ -36,11 +36,11 @@ class TestExactStacks < Minitest::Test
   # held throughout), so in every thread both see the same events. In the
   # calling thread it also skips what Tracegraph's own singleton methods
   # do (tracegraph ignores those), and its own start and stop.
-  def self.record_both(program, c_calls)
+  def self.record_both(program, c_calls, call_tree: true)
     tracer = StackTracer.new(c_calls: c_calls, gate: -> { Tracegraph.running? })
     profile = nil
     tracer.start
-    Tracegraph.start(call_tree: true, c_calls: c_calls)
+    Tracegraph.start(call_tree: call_tree, c_calls: c_calls)
     begin
       program.run
     ensure
@@ -50,8 +50,8 @@ class TestExactStacks < Minitest::Test
     [tracer, profile]
   end
 
-  def self.record_tracegraph(program, c_calls)
-    Tracegraph.start(call_tree: true, c_calls: c_calls)
+  def self.record_tracegraph(program, c_calls, call_tree: true)
+    Tracegraph.start(call_tree: call_tree, c_calls: c_calls)
     begin
       program.run
     ensure
@@ -197,6 +197,10 @@ class TestExactStacks < Minitest::Test
     diffs = []
     diffs << count_diff("edges (caller -> callee)", tracer.edges, tracegraph_edges(profile)) { |k| k.join(" -> ") }
     diffs << count_diff("folded stacks", tracer.stacks, tracegraph_stacks(profile)) { |k| k }
+    # Without the call tree, C methods that call nothing get no frame
+    # (tg_profiler.h, pending leaves): the edges must not change.
+    tracer, profile = self.class.record_both(program, c_calls, call_tree: false)
+    diffs << count_diff("edges without the call tree", tracer.edges, tracegraph_edges(profile)) { |k| k.join(" -> ") }
     diffs.compact!
     flunk(failure_message(name, c_calls, "TracePoint", diffs)) unless diffs.empty?
   end
@@ -206,18 +210,26 @@ class TestExactStacks < Minitest::Test
     assert profile.complete?, "#{name}: tracegraph dropped events"
     recursive = program::RECURSIVE
     long_run = program::LONG_RUN
-    edges = tracegraph_edges(profile).to_h do |(caller, callee), calls|
-      many = recursive.include?(caller) && recursive.include?(callee) && calls >= long_run
-      [[caller, callee], many ? :many : calls]
-    end
+    edges = recursion_folded_edges(profile, recursive, long_run)
     stacks = tracegraph_stacks(profile, recursive, long_run).to_h do |path, calls|
       [path, path.split(";").include?("...") && calls >= long_run ? :many : calls]
     end
     diffs = []
     diffs << count_diff("edges (caller -> callee)", program.expected_edges(c_calls), edges) { |k| k.join(" -> ") }
     diffs << count_diff("folded stacks", program.expected_stacks(c_calls), stacks) { |k| k }
+    without_tree = recursion_folded_edges(self.class.record_tracegraph(program, c_calls, call_tree: false),
+                                          recursive, long_run)
+    diffs << count_diff("edges without the call tree", program.expected_edges(c_calls), without_tree) { |k| k.join(" -> ") }
     diffs.compact!
     flunk(failure_message(name, c_calls, "the hand-checked expectations", diffs)) unless diffs.empty?
+  end
+
+  # Edges between recursive methods called long_run times or more count as :many.
+  def recursion_folded_edges(profile, recursive, long_run)
+    tracegraph_edges(profile).to_h do |(caller, callee), calls|
+      many = recursive.include?(caller) && recursive.include?(callee) && calls >= long_run
+      [[caller, callee], many ? :many : calls]
+    end
   end
 
   def tracegraph_edges(profile)
