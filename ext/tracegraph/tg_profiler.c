@@ -304,7 +304,7 @@ void tg_profiler_push_leaf(tg_profiler *p, tg_context *c, uint32_t method, uint6
 /* The pending leaf returns: what push_frame and pop_frame would book for a
  * frame that made no calls, without the frame. Its method (edge) is
  * outermost if no frame of it is active, as pop_frame's --active == 0. */
-static void book_leaf(tg_profiler *p, tg_context *c, uint64_t local)
+static inline __attribute__((always_inline)) void book_leaf(tg_profiler *p, tg_context *c, uint64_t local)
 {
     uint32_t method = c->leaf_method;
     c->leaf_method = TG_NONE;
@@ -334,7 +334,7 @@ void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t p
     tg_profiler_push(p, c, method, position, now);
 }
 
-bool tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
+static inline __attribute__((always_inline)) bool return_event(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
     if (method == TG_NONE) return false;
     if (c->leaf_method != TG_NONE) {
@@ -374,6 +374,17 @@ bool tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t
     uint64_t local = now - c->suspended_time;
     while (c->depth > match) pop_frame(p, c, local);
     return true;
+}
+
+bool tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
+{
+    return return_event(p, c, method, position, now);
+}
+
+__attribute__((noinline)) bool tg_profiler_return_rare(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position,
+                                                       uint64_t now)
+{
+    return return_event(p, c, method, position, now);
 }
 
 void tg_profiler_close_all(tg_profiler *p, tg_context *c, uint64_t now)

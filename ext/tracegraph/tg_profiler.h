@@ -153,6 +153,11 @@ void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t p
  * is `method`; frames deeper than it are closed first. */
 bool tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
 
+/* The same, for a caller's rare paths: a symbol of its own, so that
+ * link-time optimisation can inline the hot path's one call of
+ * tg_profiler_return. */
+bool tg_profiler_return_rare(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);
+
 /* tg_profiler_call without closing stale frames first: for a caller that
  * has just done that with tg_profiler_drop_stale. */
 void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now);

@@ -512,9 +512,15 @@ static TG_SLOW_PATH void on_thread_event(rb_trace_arg_t *arg, rb_event_flag_t ev
 /* The method of a call or return event: C events carry their class and
  * name; Ruby methods are known by their method entry. METHOD_IGNORED for
  * our own methods, TG_NONE for a return from before the start. */
-static inline uint32_t event_method(rb_trace_arg_t *arg, bool call, bool c_method)
+/* The hook comes in two builds of the same code: one that reads the VM
+ * internals the probe trusted (ruby_vm.h), and one that uses Ruby's
+ * public API only. `vm_reads` is a constant in each, so neither pays for
+ * the other's branches. */
+#define TG_ALWAYS_INLINE inline __attribute__((always_inline))
+
+static TG_ALWAYS_INLINE uint32_t event_method(rb_trace_arg_t *arg, bool call, bool c_method, bool vm_reads)
 {
-    if (RB_UNLIKELY(!vm.trusted)) return method_slow(arg, NULL, 0, 0, call, c_method);
+    if (!vm_reads) return method_slow(arg, NULL, 0, 0, call, c_method);
     const struct vm_trace_arg *head = vm_trace_arg(arg);
     VALUE a = head->klass;
     ID b = head->id;
@@ -531,9 +537,9 @@ static inline uint32_t event_method(rb_trace_arg_t *arg, bool call, bool c_metho
 /* The running thread: the same execution context as the last event
  * means the same thread, with no lookup. (A fiber switch changes it too;
  * that event resets it.) */
-static inline thread_rec *event_thread_cached(rb_trace_arg_t *arg)
+static TG_ALWAYS_INLINE thread_rec *event_thread_cached(rb_trace_arg_t *arg, bool vm_reads)
 {
-    return RB_LIKELY(vm.trusted) && trace_ec(arg) == S.cached_ec ? S.cached : event_thread(arg);
+    return vm_reads && trace_ec(arg) == S.cached_ec ? S.cached : event_thread(arg);
 }
 
 /* Calls and returns each get their own function, so each keeps only the
@@ -541,21 +547,23 @@ static inline thread_rec *event_thread_cached(rb_trace_arg_t *arg)
  * local buffer, and the canary check would cost every event. */
 #define TG_HOOK_PATH __attribute__((noinline, no_stack_protector))
 
-static TG_HOOK_PATH void on_call(rb_trace_arg_t *arg, bool c_method)
+static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool vm_reads)
 {
     if (RB_UNLIKELY(S.hide_next_call)) {
         hide_call(arg);
         return;
     }
-    uint32_t m = event_method(arg, true, c_method);
+    uint32_t m = event_method(arg, true, c_method, vm_reads);
     if (m >= METHOD_IGNORED) return;   /* ours, or out of memory */
-    thread_rec *th = event_thread_cached(arg);
+    thread_rec *th = event_thread_cached(arg, vm_reads);
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
-    uint64_t position = frame_position(arg, c_method);
+    uint64_t position = vm_reads ? frame_position(arg, c_method) : 0;
     uint64_t now = event_time(th);   /* after our bookkeeping */
-    tg_profiler_drop_stale(&S.prof, ctx, position, now);
-    if (RB_UNLIKELY(ctx->resync) && vm.trusted) close_dead_frames(ctx, arg, now);
+    if (vm_reads) {
+        tg_profiler_drop_stale(&S.prof, ctx, position, now);
+        if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
+    }
     /* Most C methods return before they call anything: no frame for them
      * unless they do. */
     if (c_method) tg_profiler_push_leaf(&S.prof, ctx, m, position, now);
@@ -563,32 +571,66 @@ static TG_HOOK_PATH void on_call(rb_trace_arg_t *arg, bool c_method)
     th->last_now = now;
 }
 
-static TG_HOOK_PATH void on_return(rb_trace_arg_t *arg, bool c_method)
+/* A C frame unwound by an exception, throw or break returns from its own
+ * slot, one below where a normal return happens: tried when the normal
+ * slot holds nothing. (The normal slot cannot hold a frame then, and the
+ * C frame's own slot can hold no other method: its callers are above.) */
+static TG_SLOW_PATH void return_from_own_slot(tg_context *ctx, uint32_t m, rb_trace_arg_t *arg, uint64_t now)
 {
-    uint32_t m = event_method(arg, false, c_method);
+    tg_profiler_return_rare(&S.prof, ctx, m, trace_cfp(arg), now);
+}
+
+static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bool vm_reads)
+{
+    uint32_t m = event_method(arg, false, c_method, vm_reads);
     if (m >= METHOD_IGNORED) return;   /* ours, or a return from before the start */
-    thread_rec *th = event_thread_cached(arg);
+    thread_rec *th = event_thread_cached(arg, vm_reads);
     if (!th) return;
     uint64_t now = event_time(th);   /* before our bookkeeping */
     tg_context *ctx = &th->current->ctx;
-    uint64_t position = frame_position(arg, c_method);
-    /* A C frame unwound by an exception, throw or break returns from its
-     * own slot, one below where a normal return happens: try that slot
-     * when the normal one holds nothing. (The normal slot cannot hold a
-     * frame then, and the C frame's own slot can hold no other method:
-     * its callers are above it.) */
-    if (!tg_profiler_return(&S.prof, ctx, m, position, now) && c_method && position)
-        tg_profiler_return(&S.prof, ctx, m, trace_cfp(arg), now);
+    uint64_t position = vm_reads ? frame_position(arg, c_method) : 0;
+    if (!vm_reads) {
+        tg_profiler_return_rare(&S.prof, ctx, m, 0, now);
+    } else if (!tg_profiler_return(&S.prof, ctx, m, position, now) && c_method && position) {
+        return_from_own_slot(ctx, m, arg, now);
+    }
     th->last_now = now;
+}
+
+static TG_HOOK_PATH void on_call(rb_trace_arg_t *arg, bool c_method)
+{
+    call_event(arg, c_method, true);
+}
+
+static TG_HOOK_PATH void on_return(rb_trace_arg_t *arg, bool c_method)
+{
+    return_event(arg, c_method, true);
 }
 
 static void on_event(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
-    rb_event_flag_t event = RB_LIKELY(vm.trusted) ? vm_trace_arg(arg)->event : rb_tracearg_event_flag(arg);
+    rb_event_flag_t event = vm_trace_arg(arg)->event;
     if (event & CALL_EVENTS) on_call(arg, event & RUBY_EVENT_C_CALL);
     else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) on_return(arg, event & RUBY_EVENT_C_RETURN);
     else on_thread_event(arg, event);
+}
+
+/* The hook when the probe did not trust the VM reads: no frame positions,
+ * every method looked up through rb_tracearg_*. */
+static void on_event_public(VALUE data, rb_trace_arg_t *arg)
+{
+    (void)data;
+    rb_event_flag_t event = rb_tracearg_event_flag(arg);
+    if (event & CALL_EVENTS) call_event(arg, event & RUBY_EVENT_C_CALL, false);
+    else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) return_event(arg, event & RUBY_EVENT_C_RETURN, false);
+    else on_thread_event(arg, event);
+}
+
+/* The hook this session installs. */
+static rb_event_hook_func_t session_hook(void)
+{
+    return (rb_event_hook_func_t)(void (*)(void))(vm.trusted ? on_event : on_event_public);
 }
 
 /* ---- 5. start / stop ----------------------------------------------------- */
@@ -640,7 +682,7 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
     S.running = true;
-    rb_add_event_hook2((rb_event_hook_func_t)(void (*)(void))on_event, S.events, Qnil,
+    rb_add_event_hook2(session_hook(), S.events, Qnil,
                        RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
     return Qnil;
 }
@@ -702,7 +744,7 @@ static VALUE tg_stop(VALUE mod)
 {
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
-    rb_remove_event_hook((rb_event_hook_func_t)(void (*)(void))on_event);
+    rb_remove_event_hook(session_hook());
     S.running = false;
 
     uint64_t now = session_clock_read();
