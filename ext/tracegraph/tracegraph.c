@@ -184,7 +184,7 @@ static inline uint64_t trace_cfp(rb_trace_arg_t *arg)
  * event and popped before the return event), so the C frame is the slot
  * just below it. The exception: a C frame unwound by an exception, throw
  * or break fires its return with cfp still at the C frame itself; see
- * on_return. */
+ * return_from_own_slot. */
 static inline uint64_t frame_position(rb_trace_arg_t *arg, bool c_method)
 {
     uint64_t cfp = trace_cfp(arg);
