@@ -15,7 +15,7 @@ namespace :test do
     build_extension(ASAN_BUILD, "TRACEGRAPH_ASAN" => "1")
     so = "tracegraph.#{RbConfig::CONFIG['DLEXT']}"
     mkdir_p File.join(ASAN_LIB, "tracegraph")
-    cp File.join(ASAN_BUILD, so), File.join(ASAN_LIB, "tracegraph", so)
+    install_library(File.join(ASAN_BUILD, so), File.join(ASAN_LIB, "tracegraph", so))
 
     libasan = `gcc -print-file-name=libasan.so`.strip
     env = {"LD_PRELOAD" => libasan, "ASAN_OPTIONS" => "detect_leaks=0:abort_on_error=1:use_sigaltstack=0:quarantine_size_mb=4",
