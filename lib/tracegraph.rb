@@ -9,6 +9,7 @@
 require "tracegraph/version"
 require "tracegraph/tracegraph"
 require "tracegraph/frame_probe"
+require "tracegraph/naming"
 require "tracegraph/option_checks"
 require "tracegraph/profile"
 

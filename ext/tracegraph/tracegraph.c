@@ -777,9 +777,6 @@ static VALUE tg_running_p(VALUE mod)
 
 /* ---- 6. naming and locations ------------------------------------------- */
 
-/* "Class#meth" for instance methods, "Class.meth" for singleton methods of
- * a class or module, "#<Class:...>#meth" for anonymous owners and for
- * singleton classes of other objects. */
 /* Names and paths are labelled UTF-8 here, where it costs nothing on a
  * fresh string; Profile.clean_name then only has to check them (and
  * scrubs the rare one in another encoding). */
@@ -798,26 +795,55 @@ static VALUE singleton_object(VALUE singleton_class)
 #endif
 }
 
+/* A class or module with a permanent name (not "#<Class:0x...>", nor
+ * nested in one): its path is stable from run to run. */
+static bool named_module(VALUE mod)
+{
+    VALUE name = rb_mod_name(mod);
+    return RB_TYPE_P(name, T_STRING) && !memchr(RSTRING_PTR(name), '<', (size_t)RSTRING_LEN(name));
+}
+
+static VALUE naming_owner(VALUE klass)
+{
+    return rb_funcall(rb_const_get_at(mTracegraph, rb_intern("Naming")), rb_intern("owner"), 1, klass);
+}
+
+/* "Class#meth" for instance methods, "Class.meth" for singleton methods of
+ * a class or module. Anonymous owners and singleton classes of other
+ * objects, which Ruby names by memory address, are named by
+ * Tracegraph::Naming (lib/tracegraph/naming.rb) so that names are the
+ * same in every run. */
 static VALUE method_name(const method_key *k)
 {
-    VALUE owner = k->klass, name;
+    VALUE owner = k->klass, name = Qnil;
     const char *separator = "#";
     if (RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON)) {
         VALUE attached = singleton_object(owner);
-        if (RB_TYPE_P(attached, T_CLASS) || RB_TYPE_P(attached, T_MODULE)) {
-            owner = attached;
+        if ((RB_TYPE_P(attached, T_CLASS) || RB_TYPE_P(attached, T_MODULE)) && named_module(attached)) {
             separator = ".";
-            name = rb_str_dup(rb_class_path(owner));
-        } else {
-            /* rb_any_to_s, not #inspect: no user code runs while naming. */
-            name = rb_sprintf("#<Class:%" PRIsVALUE ">", rb_any_to_s(attached));
+            name = rb_str_dup(rb_class_path(attached));
         }
-    } else {
+    } else if (named_module(owner)) {
         name = rb_str_dup(rb_class_path(owner));
+    }
+    if (NIL_P(name)) {
+        int state = 0;
+        VALUE pair = rb_protect(naming_owner, owner, &state);
+        if (state || !RB_TYPE_P(pair, T_ARRAY) || RARRAY_LEN(pair) != 2) {
+            rb_set_errinfo(Qnil);
+            pair = rb_ary_new_from_args(2, rb_any_to_s(owner), rb_str_new_cstr("#"));
+        }
+        /* A path in the name may be in any encoding: label it UTF-8
+         * before the method name joins it (Profile.clean_name scrubs). */
+        name = as_utf8(rb_str_dup(rb_obj_as_string(rb_ary_entry(pair, 0))));
+        VALUE sep = rb_ary_entry(pair, 1);
+        separator = RB_TYPE_P(sep, T_STRING) && RSTRING_LEN(sep) == 1 && RSTRING_PTR(sep)[0] == '.' ? "." : "#";
     }
     rb_str_cat_cstr(name, separator);
     VALUE mname = rb_id2str(k->mid);
-    if (mname) rb_str_append(name, mname);
+    /* Bytes, whatever either part's encoding: the whole is labelled UTF-8
+     * and Profile.clean_name scrubs what is not. */
+    if (mname) rb_str_cat(name, RSTRING_PTR(mname), RSTRING_LEN(mname));
     else rb_str_cat_cstr(name, "?");
     return as_utf8(name);
 }

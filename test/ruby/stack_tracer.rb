@@ -8,7 +8,7 @@
 # naming methods exactly as tracegraph does (see method_name in
 # ext/tracegraph/tracegraph.c): "Class#meth" for instance methods under
 # their defining class or module, "Mod.meth" for singleton methods of a
-# class or module, "#<Class:#<Obj:0x...>>#meth" for singleton methods of
+# class or module, "#<Object>.meth" for singleton methods of
 # other objects, and the original name for aliases.
 #
 # TracePoint reports every return, also while exceptions, throw, break
@@ -208,15 +208,15 @@ class StackTracer
   # ---- naming, as tracegraph's method_name ----------------------------------
 
   MODULE_NAME = Module.instance_method(:name)
-  MODULE_TO_S = Module.instance_method(:to_s)
-  ANY_TO_S = Kernel.instance_method(:to_s)
 
   def method_name(klass, mid, receiver)
     owner = (@names[klass] ||= owner_name(klass, receiver))
     "#{owner}#{mid}"
   end
 
-  # The owner part with its separator: "Foo#", "Foo.", "#<Class:#<Object:0x...>>#".
+  # The owner part with its separator: "Foo#", "Foo.", "#<Object>.".
+  # Owners Ruby names by address are named by Tracegraph::Naming, as
+  # tracegraph does (test_naming.rb tests that naming itself).
   def owner_name(klass, receiver)
     return "#{class_path(klass)}#" unless klass.singleton_class?
 
@@ -224,15 +224,18 @@ class StackTracer
     if Module === attached
       "#{class_path(attached)}."
     elsif Kernel === attached
-      "#<Class:#{ANY_TO_S.bind_call(attached)}>#"
+      "#{Tracegraph::Naming.object_name(attached)}."
     else
       @errors << "cannot name the singleton class of a BasicObject"
       "#<Class:?>#"
     end
   end
 
-  # rb_class_path: the name, or "#<Class:0x...>" for anonymous classes.
-  def class_path(mod) = MODULE_NAME.bind_call(mod) || MODULE_TO_S.bind_call(mod)
+  # The permanent name, else Tracegraph::Naming's stable one.
+  def class_path(mod)
+    name = MODULE_NAME.bind_call(mod)
+    name && !name.include?("#<") ? name : Tracegraph::Naming.module_name(mod)
+  end
 
   # The object a singleton class belongs to: public since Ruby 3.2 (on
   # 3.3+, tracegraph's committed code still reads the hidden __attached__

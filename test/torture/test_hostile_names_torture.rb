@@ -22,7 +22,7 @@ class TestHostileNamesTorture < TortureTest
       object.from_bad_file
     end
     assert_sane profile
-    called = profile.methods.select { |m| m.name.start_with?("#<Class:0x") }
+    called = profile.methods.select { |m| m.name.start_with?("#<Class:") }
     assert_equal HOSTILE.size + 1, called.size
     assert(called.all? { |m| m.calls == 1 })
 
@@ -31,7 +31,7 @@ class TestHostileNamesTorture < TortureTest
     refute dot.include?("\0")
 
     json = profile.to_json
-    again = Tracegraph::Profile.load_json(json)
+    again = Tracegraph::Profile.parse_json(json)
     assert_equal profile.methods.map(&:name), again.methods.map(&:name)
     assert_sane again
     assert_equal dot, again.to_dot(node_fraction: 0, edge_fraction: 0) if profile.program == again.program
