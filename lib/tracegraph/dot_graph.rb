@@ -39,6 +39,8 @@ module Tracegraph
 
   # Validation of to_dot's options, shared by the API and the CLI.
   module DotOptions
+    MAX_NODES_LIMIT = 2**32 - 1
+
     def self.parse(options)
       OptionChecks.known!(options, Profile::DOT_DEFAULTS.keys)
       o = Profile::DOT_DEFAULTS.merge(options)
@@ -49,8 +51,10 @@ module Tracegraph
         end
         o[key] = value.to_f
       end
-      unless o[:max_nodes].is_a?(Integer) && o[:max_nodes] >= 0
-        raise ArgumentError, "max_nodes must be a non-negative integer (0 = no cap), not #{o[:max_nodes].inspect}"
+      # The renderer counts methods in 32 bits; more cannot exist anyway.
+      unless o[:max_nodes].is_a?(Integer) && o[:max_nodes].between?(0, MAX_NODES_LIMIT)
+        raise ArgumentError, "max_nodes must be an integer from 0 (no cap) to #{MAX_NODES_LIMIT}, " \
+                             "not #{o[:max_nodes].inspect}"
       end
       %i[focus ignore].each { |key| o[key] = regexp(key, o[key]) }
       o
