@@ -6,6 +6,8 @@
 #   TRACEGRAPH_C_CALLS        1/true (default) or 0/false
 #   TRACEGRAPH_NODE_FRACTION, TRACEGRAPH_EDGE_FRACTION, TRACEGRAPH_MAX_NODES,
 #   TRACEGRAPH_FOCUS, TRACEGRAPH_IGNORE   graph options, as the CLI's flags
+# (TRACEGRAPH_MAX_PROFILE_BYTES, the largest profile load_json reads, is
+# read by tracegraph/profile_file when a profile is loaded.)
 require "tracegraph/output"
 
 module Tracegraph

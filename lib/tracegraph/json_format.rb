@@ -13,9 +13,10 @@
 # "call_tree" is present only for profiles recorded with call_tree: true;
 # a node's "parent" indexes an earlier node, or is null for a bottom frame.
 require "json"
+require "tracegraph/profile_file"
 
 module Tracegraph
-  # Raised by Profile.load_json for input that is not a valid profile.
+  # Raised by Profile.load_json and parse_json for input that is not a valid profile.
   class FormatError < Error; end
 
   class Profile
@@ -56,30 +57,52 @@ module Tracegraph
       Tracegraph.write_output(path, to_json)
     end
 
-    # Loads a profile from a JSON string or a path to a JSON file.
-    def self.load_json(source)
-      text, origin = read_source(source)
+    # Loads a profile from the JSON file at `path` (a String or Pathname),
+    # always a path: JSON text goes to parse_json. Files over max_bytes
+    # (default TRACEGRAPH_MAX_PROFILE_BYTES, else 1 GiB) are refused unread.
+    def self.load_json(path, max_bytes: nil)
+      path = path.to_path if path.respond_to?(:to_path)
+      raise FormatError, "load_json needs a path (a String), not #{path.class}" unless path.is_a?(String)
+
+      parse_document(ProfileFile.read(path, max_bytes: max_bytes), ProfileFile.display(path))
+    rescue FormatError => e
+      raise unless json_text_given_as_path?(path)
+
+      raise FormatError, "#{e.message} (load_json takes a path; for JSON text use Profile.parse_json)"
+    end
+
+    # Loads a profile from JSON text.
+    def self.parse_json(text)
+      raise FormatError, "parse_json needs JSON text (a String), not #{text.class}" unless text.is_a?(String)
+
+      text = text.encode(Encoding::UTF_8) if !text.encoding.ascii_compatible? && text.valid_encoding? # UTF-16 Strings
+      parse_document(ProfileFile.text(text, "JSON text"), "JSON text")
+    rescue EncodingError => e
+      raise FormatError, "JSON text: not a profile (#{e.class})"
+    end
+
+    def self.parse_document(text, origin)
       data = begin
         JSON.parse(text, max_nesting: 8)
-      rescue JSON::ParserError, EncodingError, ArgumentError => e # ArgumentError: invalid UTF-8
-        raise FormatError, "#{origin}: not valid JSON (#{e.message.lines.first.to_s.strip[0, 200]})"
+      rescue JSON::ParserError, EncodingError, ArgumentError => e
+        raise FormatError, "#{origin}: not valid JSON (#{parser_complaint(e)})"
       end
       JsonLoader.new(data, origin).profile
     end
 
-    def self.read_source(source)
-      raise FormatError, "load_json needs a String (JSON text or a path), not #{source.class}" unless source.is_a?(String)
-      # Binary view: invalid UTF-8 must reach the parser, not break lstrip.
-      return [source, "JSON text"] if source.b.lstrip.start_with?("{", "[")
-
-      begin
-        [File.read(source, encoding: Encoding::UTF_8), source]
-      rescue SystemCallError, ArgumentError => e # ArgumentError: a NUL in the path
-        raise FormatError, "cannot read profile #{Profile.clean_name(source)}: " \
-                           "#{Profile.clean_name(e.message).sub(/ @ .*/, '')}"
-      end
+    # The parser's message, cut to one short line of valid UTF-8: it quotes
+    # the input, which may be binary.
+    def self.parser_complaint(error)
+      line = error.message.b.lines.first.to_s.force_encoding(Encoding::UTF_8).scrub("?")
+      line.gsub(/[[:cntrl:]]/, "?").strip[0, 200]
     end
-    private_class_method :read_source
+
+    def self.json_text_given_as_path?(path)
+      path.is_a?(String) && path.b.lstrip.start_with?("{", "[") && !File.exist?(path)
+    rescue ArgumentError # a NUL in it
+      true
+    end
+    private_class_method :parse_document, :parser_complaint, :json_text_given_as_path?
   end
 
   # Validates parsed JSON field by field so a bad file gets an error that

@@ -1,11 +1,16 @@
-# fuzz_json.rb - a bounded, seeded mutation fuzzer for Profile.load_json.
+# fuzz_json.rb - a bounded, seeded mutation fuzzer for Profile.parse_json
+# and Profile.load_json.
 #
 # Mutates a valid profile's JSON text (bytes flipped, cut, repeated,
 # structural characters and hostile values spliced in) and asserts that
-# load_json either loads it or raises Tracegraph::FormatError, nothing
-# else. A loaded profile must also render to DOT and JSON.
+# the reader either loads it or raises Tracegraph::FormatError, nothing
+# else. Every eighth input goes through a file and load_json instead,
+# sometimes replaced by random bytes or read with a max_bytes it exceeds.
+# A loaded profile must also render to DOT and JSON.
 #   ruby -Ilib test/fuzz/fuzz_json.rb [iterations] [seed]
 require "tracegraph"
+require "fileutils"
+require "tmpdir"
 
 ITERATIONS = Integer(ARGV[0] || ENV.fetch("FUZZ_JSON_ITERATIONS", "20000"))
 SEED = Integer(ARGV[1] || ENV.fetch("FUZZ_SEED", "1"))
@@ -36,18 +41,31 @@ end
 rng = Random.new(SEED)
 base = seed_text
 counts = Hash.new(0)
+file = File.join(Dir.mktmpdir("tracegraph-fuzz-json"), "input.json")
+at_exit { FileUtils.rm_rf(File.dirname(file)) }
 ITERATIONS.times do |i|
-  text = mutate(base, rng)
+  via_file = (i % 8).zero?
+  text = via_file && rng.rand(4).zero? ? rng.bytes(rng.rand(0..4096)) : mutate(base, rng)
+  max_bytes = via_file && rng.rand(4).zero? ? rng.rand(1..text.bytesize + 1) : nil
   begin
-    profile = Tracegraph::Profile.load_json(text)
+    profile = if via_file
+                File.binwrite(file, text)
+                Tracegraph::Profile.load_json(file, max_bytes: max_bytes)
+              else
+                Tracegraph::Profile.parse_json(text)
+              end
     profile.to_dot(node_fraction: 0, edge_fraction: 0)
     profile.to_json
     counts[:loaded] += 1
-  rescue Tracegraph::FormatError
+  rescue Tracegraph::FormatError => e
     counts[:rejected] += 1
+    next if e.message.valid_encoding? && !e.message.include?("\n")
+
+    warn "fuzz_json: iteration #{i} (seed #{SEED}): not one line of UTF-8: #{e.message.inspect[0, 400]}"
+    exit 1
   rescue StandardError, SystemStackError, NoMemoryError => e
     warn "fuzz_json: iteration #{i} (seed #{SEED}): #{e.class}: #{e.message[0, 200]}"
-    warn "input: #{text.inspect[0, 2000]}"
+    warn "input#{via_file ? " (from a file, max_bytes #{max_bytes.inspect})" : ''}: #{text.inspect[0, 2000]}"
     exit 1
   end
 end

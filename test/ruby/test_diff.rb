@@ -174,7 +174,7 @@ class TestDiff < TracegraphTest
     assert_raises(ArgumentError) { diff.to_dot(normalize: 1) }
     assert_raises(ArgumentError) { diff.to_dot(max_nodes: -1) }
     assert_raises(ArgumentError) { diff.to_dot(node_fraction: 2) }
-    assert_equal diff.to_dot, Tracegraph::Profile.load_json(base.to_json).diff(Tracegraph::Profile.load_json(head.to_json)).to_dot
+    assert_equal diff.to_dot, Tracegraph::Profile.parse_json(base.to_json).diff(Tracegraph::Profile.parse_json(head.to_json)).to_dot
   end
 
   def test_write_dot

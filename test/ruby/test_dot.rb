@@ -54,7 +54,7 @@ class TestDot < TracegraphTest
   end
 
   def test_output_is_deterministic
-    again = Tracegraph::Profile.load_json(demo_profile.to_json)
+    again = Tracegraph::Profile.parse_json(demo_profile.to_json)
     assert_equal demo_profile.to_dot, again.to_dot
   end
 

@@ -48,7 +48,7 @@ class TestFolded < TracegraphTest
 
   def test_round_trip_through_json_and_file
     profile = Tracegraph.profile(call_tree: true) { a }
-    again = Tracegraph::Profile.load_json(profile.to_json)
+    again = Tracegraph::Profile.parse_json(profile.to_json)
     assert_equal profile.to_folded, again.to_folded
     Dir.mktmpdir do |dir|
       path = File.join(dir, "stacks.folded")
@@ -73,7 +73,7 @@ class TestFolded < TracegraphTest
   def test_hostile_call_trees_are_rejected
     json = JSON.parse(Tracegraph.profile(call_tree: true) { a }.to_json)
     json["call_tree"]["nodes"][0]["parent"] = 0
-    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.load_json(JSON.generate(json)) }
+    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.parse_json(JSON.generate(json)) }
     assert_match(/call_tree.nodes\[0\].parent must be null or the index of an earlier node/, error.message)
   end
 

@@ -1,5 +1,6 @@
 require_relative "test_helper"
 require "tmpdir"
+require "pathname"
 
 class TestJson < TracegraphTest
   def fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)
@@ -17,7 +18,7 @@ class TestJson < TracegraphTest
 
   def test_round_trip_through_a_string_and_a_file
     profile = sample_profile
-    again = Tracegraph::Profile.load_json(profile.to_json)
+    again = Tracegraph::Profile.parse_json(profile.to_json)
     assert_equal snapshot(profile), snapshot(again)
     assert_equal again.to_json, profile.to_json
 
@@ -43,7 +44,7 @@ class TestJson < TracegraphTest
   end
 
   def assert_rejects(json, message)
-    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.load_json(json) }
+    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.parse_json(json) }
     assert_includes error.message, message
   end
 
@@ -66,24 +67,32 @@ class TestJson < TracegraphTest
     assert_rejects JSON.generate(valid.merge("methods" => [bad_method])), "methods[0].self_time"
     edge = {"caller" => 0, "callee" => 5, "calls" => 1, "total_time" => 1, "self_time" => 1}
     assert_rejects JSON.generate(valid.merge("edges" => [edge])), "edges[0].callee points at method 5, but there are 1"
-    assert_rejects "/no/such/profile.json", "cannot read profile /no/such/profile.json"
     assert_rejects "{" * 100 + "}" * 100, "not valid JSON"
+    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.parse_json(42) }
+    assert_match(/needs JSON text/, error.message)
+  end
+
+  def test_load_json_takes_a_path_and_parse_json_takes_text
+    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.load_json("/no/such/profile.json") }
+    assert_equal "cannot read profile /no/such/profile.json: No such file or directory", error.message
+    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.load_json(sample_profile.to_json) }
+    assert_match(/for JSON text use Profile.parse_json\)\z/, error.message)
     error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.load_json(42) }
-    assert_match(/needs a String/, error.message)
+    assert_match(/needs a path/, error.message)
+    Dir.mktmpdir do |dir|
+      path = Pathname(File.join(dir, "{ a profile }.json")) # a path that starts like JSON is still a path
+      sample_profile.write_json(path.to_s)
+      assert_equal snapshot(sample_profile), snapshot(Tracegraph::Profile.load_json(path))
+    end
   end
 
   def test_invalid_utf8_and_nul_in_names_are_made_safe
     data = valid
     data["methods"].first["name"] = "A#b\u0000c"
-    profile = Tracegraph::Profile.load_json(JSON.generate(data))
+    profile = Tracegraph::Profile.parse_json(JSON.generate(data))
     assert_equal "A#b\u2400c", profile.methods.first.name
     raw = JSON.generate(valid).sub("A#a", "A#\xFF".b).force_encoding(Encoding::UTF_8)
-    begin
-      profile = Tracegraph::Profile.load_json(raw)
-      assert profile.methods.first.name.valid_encoding?
-    rescue Tracegraph::FormatError => e
-      assert_match(/not valid JSON/, e.message)
-    end
+    assert_rejects raw, "invalid UTF-8" # profiles are written as UTF-8; anything else is not one
   end
 
   def test_write_json_to_a_bad_path_names_the_problem

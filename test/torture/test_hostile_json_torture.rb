@@ -10,7 +10,7 @@ class TestHostileJsonTorture < TortureTest
   end
 
   def assert_format_error(text)
-    assert_raises(Tracegraph::FormatError, text.to_s[0, 80].inspect) { Tracegraph::Profile.load_json(text) }
+    assert_raises(Tracegraph::FormatError, text.to_s[0, 80].inspect) { Tracegraph::Profile.parse_json(text) }
   end
 
   def with(path, value)
@@ -34,7 +34,7 @@ class TestHostileJsonTorture < TortureTest
   def test_huge_documents
     # One 50 MB name: loads (and is cut when drawn) or is refused, quickly.
     name = "H#" + "x" * (Torture.scaled(5) * 1024 * 1024)
-    profile = Tracegraph::Profile.load_json(with(["methods", 0, "name"], name))
+    profile = Tracegraph::Profile.parse_json(with(["methods", 0, "name"], name))
     assert_operator profile.to_dot.bytesize, :<, 1024 * 1024
     # Many methods and edges pointing at them.
     n = Torture.scaled(20_000)
@@ -44,7 +44,7 @@ class TestHostileJsonTorture < TortureTest
        "calls" => 1, "total_time" => 2, "self_time" => 1}
     end
     doc["edges"] = Array.new(n - 1) { |i| {"caller" => i, "callee" => i + 1, "calls" => 1, "total_time" => 1, "self_time" => 1} }
-    profile = Tracegraph::Profile.load_json(JSON.generate(doc))
+    profile = Tracegraph::Profile.parse_json(JSON.generate(doc))
     assert_equal n, profile.methods.size
     assert_match(/\Adigraph/, profile.to_dot)
   end
@@ -92,19 +92,19 @@ class TestHostileJsonTorture < TortureTest
       ["a\u0000b", "bad\xFF".b.force_encoding("UTF-8"), "é\u2028\"\\"].each do |value|
         text = with(path, value.valid_encoding? ? value : "PLACEHOLDER").sub("PLACEHOLDER", value.b)
         profile = begin
-          Tracegraph::Profile.load_json(text)
+          Tracegraph::Profile.parse_json(text)
         rescue Tracegraph::FormatError
           next
         end
         assert_match(/\Adigraph/, profile.to_dot, "#{path.inspect} = #{value.inspect}")
-        again = Tracegraph::Profile.load_json(profile.to_json)
+        again = Tracegraph::Profile.parse_json(profile.to_json)
         assert_equal profile.methods.map(&:name), again.methods.map(&:name)
       end
     end
   end
 
   def test_line_numbers_beyond_int_still_render
-    profile = Tracegraph::Profile.load_json(with(["methods", 0, "line"], 2**40))
+    profile = Tracegraph::Profile.parse_json(with(["methods", 0, "line"], 2**40))
     assert_match(/\Adigraph/, profile.to_dot(node_fraction: 0, edge_fraction: 0))
   rescue Tracegraph::FormatError
     pass
