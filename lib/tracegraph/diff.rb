@@ -168,7 +168,7 @@ module Tracegraph
             end
       calls = "#{Tracegraph.group_digits(r.base_calls)} -> #{Tracegraph.group_digits(r.head_calls)}"
       format("%10s  %10s  %11s  %8s  %21s  %s", Tracegraph.human_time(r.base_self), Tracegraph.human_time(r.head_self),
-             signed_time(r.self_delta), pct, calls, r.name)
+             signed_time(r.self_delta), pct, calls, Tracegraph.printable(r.name))
     end
 
     def signed_time(ns)

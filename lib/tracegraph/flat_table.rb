@@ -13,9 +13,10 @@ module Tracegraph
       top = methods.sort_by { |m| [-m.self_time, -m.total_time, m.name] }.first(limit)
       top.each do |m|
         share = total.zero? ? 0.0 : 100.0 * m.self_time / total
-        where = m.file ? "  #{Tracegraph.short_path(m.file)}:#{m.line}" : ""
+        where = m.file ? "  #{Tracegraph.printable(Tracegraph.short_path(m.file))}:#{m.line}" : ""
         io.puts format("%12s  %10s  %10s  %5.1f%%  %s%s", Tracegraph.group_digits(m.calls),
-                       Tracegraph.human_time(m.self_time), Tracegraph.human_time(m.total_time), share, m.name, where)
+                       Tracegraph.human_time(m.self_time), Tracegraph.human_time(m.total_time), share,
+                       Tracegraph.printable(m.name), where)
       end
       hidden = methods.size - top.size
       io.puts "(#{hidden} more methods not shown)" if hidden.positive?
@@ -31,6 +32,16 @@ module Tracegraph
     digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
     digits = 0 if unit == "ns"
     format("%.#{digits}f %s", value, unit)
+  end
+
+  # Text for a terminal or a CI log: control characters (which could clear
+  # the screen or forge log lines) and the Unicode characters that reorder
+  # or break lines are shown escaped, as \e, \n or \u{202e}.
+  UNPRINTABLE = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/
+  CONTROL_ESCAPES = {"\e" => "\\e", "\n" => "\\n", "\r" => "\\r", "\t" => "\\t", "\0" => "\\0"}.freeze
+
+  def self.printable(text)
+    text.gsub(UNPRINTABLE) { |c| CONTROL_ESCAPES.fetch(c) { format("\\u{%x}", c.ord) } }
   end
 
   def self.group_digits(n)
