@@ -1,10 +1,14 @@
 require_relative "../ruby/test_helper"
 require_relative "../ruby/cli_helper"
+require "open3"
+require "rbconfig"
 
 # Every numeric option is range-checked before anything runs: the API
 # raises ArgumentError, the commands print one line and exit 2.
 class TestNumericOptions < Minitest::Test
   include CliHelper
+
+  LIB = File.expand_path("../../lib", __dir__)
 
   def setup
     @dir = Dir.mktmpdir("tracegraph-numeric")
@@ -38,5 +42,14 @@ class TestNumericOptions < Minitest::Test
     assert_equal 1, err.lines.size, err
     assert_match(/max_nodes must be an integer from 0/, err)
     refute File.exist?(File.join(@dir, "x.dot"))
+  end
+
+  def test_autorun_refuses_a_huge_max_nodes_before_running_the_program
+    env = {"TRACEGRAPH_MAX_NODES" => "99999999999999999999999", "TRACEGRAPH_OUTPUT" => File.join(@dir, "a.dot")}
+    out, err, status = Open3.capture3(env, RbConfig.ruby, "-I", LIB, "-rtracegraph/autorun", @script)
+    refute status.success?
+    refute_includes out, "ran", "the program must not run"
+    assert_equal 1, err.lines.size, err
+    assert_match(/TRACEGRAPH_\* setting: max_nodes must be an integer from 0/, err)
   end
 end
