@@ -6,18 +6,36 @@
 # call_tree: true, because edges alone cannot rebuild whole stacks.
 module Tracegraph
   class Profile
+    # The deepest stack a folded line shows.
+    FOLDED_MAX_DEPTH = 1000
+
     def to_folded
       unless call_tree
         raise Error, "this profile has no call tree: record it with Tracegraph.start(call_tree: true) " \
                      "(or tracegraph --call-tree) to write folded stacks"
       end
 
-      lines = call_tree.nodes.filter_map do |node|
-        next if node.self_time.zero?
-
-        "#{node.stack.map { |m| Profile.folded_frame(m.name) }.join(';')} #{node.self_time}\n"
+      # Each node's path is its parent's plus one frame, built once (nodes
+      # come after their parents), so the work is linear in the output.
+      # Paths deeper than FOLDED_MAX_DEPTH frames end at that depth: the
+      # deeper frames' self time is added to the line of their ancestor
+      # there, so deep recursion cannot make the file quadratic.
+      paths = {}.compare_by_identity
+      depths = {}.compare_by_identity
+      weights = Hash.new(0)
+      call_tree.nodes.each do |node|
+        parent = node.parent
+        if parent && depths.fetch(parent) >= FOLDED_MAX_DEPTH
+          paths[node] = paths.fetch(parent)
+          depths[node] = FOLDED_MAX_DEPTH
+        else
+          frame = Profile.folded_frame(node.method.name)
+          paths[node] = parent ? "#{paths.fetch(parent)};#{frame}" : frame
+          depths[node] = parent ? depths.fetch(parent) + 1 : 1
+        end
+        weights[paths[node]] += node.self_time
       end
-      lines.sort.join
+      weights.reject { |_, w| w.zero? }.sort.map { |path, w| "#{path} #{w}\n" }.join
     end
 
     def write_folded(path)

@@ -1,0 +1,37 @@
+require_relative "../ruby/test_helper"
+require "json"
+require "open3"
+require "rbconfig"
+
+# Folded stacks of a 100,000-deep recursion: each path is built once from
+# its parent's, and lines stop at Profile::FOLDED_MAX_DEPTH frames, so the
+# file stays small instead of growing with the square of the depth.
+class TestDeepFolded < Minitest::Test
+  LIB = File.expand_path("../../lib", __dir__)
+
+  SCRIPT = <<~'RUBY'
+    require "tracegraph"
+    require "json"
+    def down(n) = n.zero? ? 0 : down(n - 1)
+    profile = Tracegraph.profile(call_tree: true, c_calls: false) { Thread.new { down(100_000) }.join }
+    folded = profile.to_folded
+    lines = folded.lines
+    puts JSON.generate("lines" => lines.size, "bytes" => folded.bytesize,
+                       "deepest" => lines.map { |l| l.count(";") + 1 }.max,
+                       "weights" => lines.sum { |l| Integer(l[/\d+$/]) }, "total" => profile.total_time,
+                       "calls" => profile["Object#down"].calls, "limit" => Tracegraph::Profile::FOLDED_MAX_DEPTH)
+  RUBY
+
+  def test_a_100_000_deep_recursion_folds_into_bounded_lines
+    env = {"RUBY_THREAD_VM_STACK_SIZE" => (256 * 1024 * 1024).to_s}
+    out, err, status = Open3.capture3(env, RbConfig.ruby, "-I", LIB, "-e", SCRIPT)
+    assert status.success?, err
+    r = JSON.parse(out.lines.last)
+    assert_equal 100_001, r["calls"]
+    assert_equal r["limit"], r["deepest"], "lines stop at the depth limit"
+    # down and Integer#zero? at each depth up to the limit: linear in it.
+    assert_operator r["lines"], :<=, 2 * r["limit"]
+    assert_operator r["bytes"], :<, 20 * 1024 * 1024
+    assert_equal r["total"], r["weights"], "the cut frames' time is kept, on the line where they are cut"
+  end
+end
