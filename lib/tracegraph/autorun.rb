@@ -28,17 +28,11 @@ module Tracegraph
     end
 
     def write(profile, config, parent_pid)
-      path = Process.pid == parent_pid ? config.output : path_for_child(config.output)
+      path = Process.pid == parent_pid ? config.output : Output.path_for_child(config.output)
       written = Output.write(profile, path, config.dot_options)
       warn "tracegraph: wrote #{written.join(', ')}"
     rescue Tracegraph::Error => e
       warn "tracegraph: #{e.message}"
-    end
-
-    # graphs/call_graph.pdf -> graphs/call_graph.12345.pdf
-    def path_for_child(path)
-      ext = File.extname(path)
-      "#{path.delete_suffix(ext)}.#{Process.pid}#{ext}"
     end
   end
 end

@@ -1,7 +1,14 @@
 # The `tracegraph` command. Parses options, runs the script in this process
 # as `ruby script.rb` would, and writes the profile even if the script
-# raises or exits. Exit status: the script's own, or 1 if it was fine but
+# raises or exits. Exit status: the script's own (128 + the signal's
+# number if a signal ended it, as a shell reports), or 1 if it was fine but
 # the output could not be written, or 2 for bad usage.
+#
+# Output paths are made absolute before the script runs, so a script that
+# changes directory (Dir.chdir, Process.daemon) cannot move them. A child
+# the script forks without a block returns into this command when the
+# script ends there; it writes its own files, with its pid in the name
+# (call_graph.12345.dot), as under tracegraph/autorun.
 require "optparse"
 require "tracegraph"
 require "tracegraph/output"
@@ -26,6 +33,7 @@ module Tracegraph
       return 0 if options == :done
 
       script, code = target(options, argv)
+      options[:outputs].map! { |path| File.expand_path(path) }
       options[:outputs].each { |path| Output.check_path(path) }
       run_script(script, code, argv, options)
     rescue OptionParser::ParseError, UsageError => e
@@ -103,13 +111,16 @@ module Tracegraph
     end
 
     def run_script(script, code, argv, options)
+      parent_pid = Process.pid
       status = with_program(script, argv) do
         Tracegraph.profile_script(script, code: code, **options[:start])
       rescue Exception => e # rubocop:disable Lint/RescueException -- report it as ruby would, then write the profile
         @err.print e.full_message(highlight: false)
-        e.is_a?(Interrupt) ? 130 : 1
+        e.is_a?(SignalException) ? 128 + e.signo : 1
       end
-      write_outputs(Tracegraph.last_profile, options) ? status : [status, 1].max
+      outputs = options[:outputs]
+      outputs = outputs.map { |path| Output.path_for_child(path) } unless Process.pid == parent_pid
+      write_outputs(Tracegraph.last_profile, options, outputs) ? status : [status, 1].max
     end
 
     # $0 and ARGV as if `ruby script args...` had been run.
@@ -123,9 +134,9 @@ module Tracegraph
       ARGV.replace(saved[1])
     end
 
-    def write_outputs(profile, options)
+    def write_outputs(profile, options, outputs)
       profile.print_flat(@err) if options[:flat]
-      options[:outputs].all? do |path|
+      outputs.all? do |path|
         written = Output.write(profile, path, options[:dot])
         @err.puts "tracegraph: wrote #{written.join(', ')}"
         true

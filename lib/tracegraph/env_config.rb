@@ -16,7 +16,8 @@ module Tracegraph
 
     def initialize(env = ENV)
       @env = env
-      @output = env.fetch("TRACEGRAPH_OUTPUT", "call_graph.dot")
+      # Absolute from the start: the program may change directory.
+      @output = File.expand_path(env.fetch("TRACEGRAPH_OUTPUT", "call_graph.dot"))
       @start_options = {}
       @start_options[:clock] = env["TRACEGRAPH_CLOCK"].to_sym if set?("TRACEGRAPH_CLOCK")
       @start_options[:c_calls] = boolean("TRACEGRAPH_C_CALLS") if set?("TRACEGRAPH_C_CALLS")

@@ -63,6 +63,13 @@ module Tracegraph
       paths.any? { |path| File.extname(path).casecmp?(".folded") }
     end
 
+    # Where a forked child writes instead of its parent's path:
+    # graphs/call_graph.pdf -> graphs/call_graph.12345.pdf
+    def path_for_child(path, pid = Process.pid)
+      ext = File.extname(path)
+      "#{path.delete_suffix(ext)}.#{pid}#{ext}"
+    end
+
     def flat_text(profile)
       io = StringIO.new
       profile.print_flat(io, limit: 100)
@@ -73,7 +80,8 @@ module Tracegraph
       dot_path = path.sub(/\.[^.\/]+\z/, ".dot")
       graph.write_dot(dot_path, **dot_options)
       format = File.extname(path).delete_prefix(".").downcase
-      _, err, status = Open3.capture3("dot", "-T#{format}", dot_path, "-o", path)
+      # Absolute paths: a name such as -Kfoo.svg cannot pass for an option.
+      _, err, status = Open3.capture3("dot", "-T#{format}", File.expand_path(dot_path), "-o", File.expand_path(path))
       unless status.success?
         raise Error, "Graphviz could not render #{path} (#{err.lines.first&.strip}); the call graph is in #{dot_path}"
       end

@@ -1,0 +1,74 @@
+require_relative "../ruby/test_helper"
+require_relative "../ruby/cli_helper"
+
+# Where the command's outputs go, whatever the script does: change
+# directory, fork without a block, get killed by a signal, or be given an
+# output name that looks like an option of Graphviz's.
+class TestCliOutputs < Minitest::Test
+  include CliHelper
+
+  def setup
+    @dir = Dir.mktmpdir("tracegraph-outputs")
+    @elsewhere = Dir.mktmpdir("tracegraph-elsewhere")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+    FileUtils.rm_rf(@elsewhere)
+  end
+
+  def test_a_script_that_changes_directory_does_not_move_the_outputs
+    script = write_script("chdir.rb", "def work = 1\nDir.chdir(#{@elsewhere.dump})\nwork\n")
+    _, err, status = tracegraph("-o", "out.json", script)
+    assert status.success?, err
+    assert_equal 1, Tracegraph::Profile.load_json(File.join(@dir, "out.json"))["Object#work"].calls
+    refute File.exist?(File.join(@elsewhere, "out.json"))
+    assert_includes err, "wrote #{File.join(@dir, 'out.json')}"
+  end
+
+  def test_autorun_resolves_its_output_before_the_program_changes_directory
+    script = write_script("chdir.rb", "def work = 1\nDir.chdir(#{@elsewhere.dump})\nwork\n")
+    _, err, status = ruby("-rtracegraph/autorun", script, env: {"TRACEGRAPH_OUTPUT" => "auto.json"})
+    assert status.success?, err
+    assert File.exist?(File.join(@dir, "auto.json")), err
+    refute File.exist?(File.join(@elsewhere, "auto.json"))
+  end
+
+  def test_a_child_forked_without_a_block_writes_its_own_file
+    script = write_script("fork.rb", <<~RUBY)
+      def in_parent = 1
+      def in_child = 2
+      if (pid = fork)
+        Process.wait(pid)
+        in_parent
+      else
+        in_child
+      end
+    RUBY
+    _, err, status = tracegraph("-o", "f.json", script)
+    assert status.success?, err
+    parent = Tracegraph::Profile.load_json(File.join(@dir, "f.json"))
+    assert parent["Object#in_parent"], "the parent's file holds the parent's profile"
+    refute parent["Object#in_child"]
+    children = Dir[File.join(@dir, "f.*.json")]
+    assert_equal 1, children.size, err
+    child = Tracegraph::Profile.load_json(children.first)
+    assert child["Object#in_child"]
+    refute child["Object#in_parent"]
+  end
+
+  def test_a_script_killed_by_sigterm_exits_143_with_the_profile_written
+    script = write_script("term.rb", "def work = 1\nwork\nProcess.kill(:TERM, Process.pid)\nsleep 5\n")
+    _, err, status = tracegraph("-o", "t.json", script)
+    assert_equal 143, status.exitstatus, err
+    assert_equal 1, Tracegraph::Profile.load_json(File.join(@dir, "t.json"))["Object#work"].calls
+  end
+
+  def test_an_output_named_like_a_graphviz_option_is_a_file
+    skip "Graphviz's dot is not installed" unless system("dot", "-V", err: File::NULL)
+    script = write_script("app.rb", "def work = 1\nwork\n")
+    _, err, status = tracegraph("-o", "-Kfoo.svg", script)
+    assert status.success?, err
+    assert_includes File.read(File.join(@dir, "-Kfoo.svg")), "<svg"
+  end
+end
