@@ -136,14 +136,15 @@ module Tracegraph
 
     def write_outputs(profile, options, outputs)
       profile.print_flat(@err) if options[:flat]
-      outputs.all? do |path|
+      # Every output is tried: one that fails does not stop the others.
+      outputs.map do |path|
         written = Output.write(profile, path, options[:dot])
-        @err.puts "tracegraph: wrote #{written.join(', ')}"
+        @err.puts Tracegraph.printable("tracegraph: wrote #{written.join(', ')}")
         true
       rescue Tracegraph::Error => e
-        @err.puts "tracegraph: #{e.message}"
+        @err.puts Tracegraph.printable("tracegraph: #{e.message}")
         false
-      end
+      end.all?
     end
   end
 end

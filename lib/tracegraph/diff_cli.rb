@@ -73,13 +73,14 @@ module Tracegraph
     end
 
     def write_outputs(diff, options)
-      options[:outputs].all? do |path|
-        @err.puts "tracegraph diff: wrote #{Output.write_graph(diff, path, options[:dot]).join(', ')}"
+      # Every output is tried: one that fails does not stop the others.
+      options[:outputs].map do |path|
+        @err.puts Tracegraph.printable("tracegraph diff: wrote #{Output.write_graph(diff, path, options[:dot]).join(', ')}")
         true
       rescue Tracegraph::Error => e
-        @err.puts "tracegraph diff: #{e.message}"
+        @err.puts Tracegraph.printable("tracegraph diff: #{e.message}")
         false
-      end
+      end.all?
     end
 
     # nil when there is no gate or it holds; REGRESSION when it fails.

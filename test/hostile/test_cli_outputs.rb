@@ -71,4 +71,20 @@ class TestCliOutputs < Minitest::Test
     assert status.success?, err
     assert_includes File.read(File.join(@dir, "-Kfoo.svg")), "<svg"
   end
+
+  def test_a_failing_output_does_not_stop_the_ones_after_it
+    script = write_script("app.rb", "def work = 1\nwork\n")
+    _, err, status = tracegraph("-o", "a.svg", "-o", "a.json", script, env: {"PATH" => path_without_dot})
+    assert_equal 1, status.exitstatus, err
+    assert_match(/dot` is not installed/, err)
+    assert_equal 1, Tracegraph::Profile.load_json(File.join(@dir, "a.json"))["Object#work"].calls
+  end
+
+  def test_messages_show_control_characters_escaped
+    script = write_script("app.rb", "def work = 1\nwork\n")
+    _, err, status = tracegraph("-o", "x\e[2Jy.json", script)
+    assert status.success?, err
+    assert_includes err, "x\\e[2Jy.json"
+    refute_includes err, "\e"
+  end
 end
