@@ -21,6 +21,20 @@ module Tracegraph
       end
       dir = Tracegraph.check_output_location(path)
       raise Error, "cannot write #{path}: directory #{dir} is not writable" unless File.writable?(dir)
+      raise Error, "cannot write #{path}: it is not writable" if File.exist?(path) && !File.writable?(path)
+
+      probe_directory(path, dir)
+    end
+
+    # Some directories say they are writable and are not (/proc, /sys, a
+    # read-only mount as root): create and remove a file there, so the
+    # run is not wasted on a profile that cannot be written.
+    def probe_directory(path, dir)
+      probe = File.join(dir, ".tracegraph-probe-#{Process.pid}-#{rand(1 << 30)}")
+      File.open(probe, File::WRONLY | File::CREAT | File::EXCL) { nil }
+      File.delete(probe)
+    rescue SystemCallError => e
+      raise Error, "cannot write #{path}: cannot create files in #{dir} (#{e.message.sub(/ @ .*/, '').sub(/ - .*/, '')})"
     end
 
     GRAPH_FORMATS = (%w[.dot] + RENDERED_FORMATS).freeze

@@ -87,4 +87,13 @@ class TestCliOutputs < Minitest::Test
     assert_includes err, "x\\e[2Jy.json"
     refute_includes err, "\e"
   end
+
+  def test_an_unwritable_directory_is_refused_before_the_script_runs
+    script = write_script("app.rb", "puts :ran\n")
+    out, err, status = tracegraph("-o", "/proc/x.svg", script)
+    assert_equal 2, status.exitstatus, err
+    refute_includes out, "ran"
+    assert_match(%r{\Atracegraph: cannot write /proc/x.svg: }, err)
+    assert_equal 1, err.lines.size, err
+  end
 end
