@@ -49,7 +49,7 @@ class TestHostileNamesInEveryFormat < TracegraphTest
     skip "callgrind_annotate not installed" unless system("command -v callgrind_annotate > /dev/null 2>&1")
     Dir.mktmpdir do |dir|
       path = @profile.write_callgrind(File.join(dir, "callgrind.out.hostile"))
-      out, err, status = Open3.capture3("callgrind_annotate", "--threshold=100", path, chdir: dir)
+      out, err, status = Open3.capture3("callgrind_annotate", "--threshold=100", "--auto=no", path, chdir: dir)
       assert status.success?, err
       assert_equal HOSTILE.size, out.scan(/EveryFormatHostile#/).size, out
     end
