@@ -40,5 +40,7 @@ end
 begin
   Tracegraph::Autorun.start
 rescue Tracegraph::Error, ArgumentError => e
-  abort "tracegraph/autorun: #{e.message}"
+  # Status 2, as the tracegraph command gives for bad options.
+  warn Tracegraph.printable("tracegraph/autorun: #{e.message}")
+  exit 2
 end
