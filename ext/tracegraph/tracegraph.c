@@ -803,9 +803,10 @@ static bool named_module(VALUE mod)
     return RB_TYPE_P(name, T_STRING) && !memchr(RSTRING_PTR(name), '<', (size_t)RSTRING_LEN(name));
 }
 
-static VALUE naming_owner(VALUE klass)
+/* Tracegraph::Naming.owner(klass, attached); args is that pair. */
+static VALUE naming_owner(VALUE args)
 {
-    return rb_funcall(rb_const_get_at(mTracegraph, rb_intern("Naming")), rb_intern("owner"), 1, klass);
+    return rb_apply(rb_const_get_at(mTracegraph, rb_intern("Naming")), rb_intern("owner"), args);
 }
 
 /* "Class#meth" for instance methods, "Class.meth" for singleton methods of
@@ -815,10 +816,10 @@ static VALUE naming_owner(VALUE klass)
  * same in every run. */
 static VALUE method_name(const method_key *k)
 {
-    VALUE owner = k->klass, name = Qnil;
+    VALUE owner = k->klass, name = Qnil, attached = Qnil;
     const char *separator = "#";
     if (RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON)) {
-        VALUE attached = singleton_object(owner);
+        attached = singleton_object(owner);
         if ((RB_TYPE_P(attached, T_CLASS) || RB_TYPE_P(attached, T_MODULE)) && named_module(attached)) {
             separator = ".";
             name = rb_str_dup(rb_class_path(attached));
@@ -828,7 +829,7 @@ static VALUE method_name(const method_key *k)
     }
     if (NIL_P(name)) {
         int state = 0;
-        VALUE pair = rb_protect(naming_owner, owner, &state);
+        VALUE pair = rb_protect(naming_owner, rb_ary_new_from_args(2, owner, attached), &state);
         if (state || !RB_TYPE_P(pair, T_ARRAY) || RARRAY_LEN(pair) != 2) {
             rb_set_errinfo(Qnil);
             pair = rb_ary_new_from_args(2, rb_any_to_s(owner), rb_str_new_cstr("#"));

@@ -51,5 +51,7 @@ module Tracegraph
   def self.short_path(path)
     pwd = "#{Dir.pwd}/"
     path.start_with?(pwd) ? path.delete_prefix(pwd) : path
+  rescue SystemCallError # the working directory was removed
+    path
   end
 end

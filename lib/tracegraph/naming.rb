@@ -11,25 +11,24 @@ module Tracegraph
   #   def obj.hi (obj an Object)       #<Object>.hi
   module Naming
     # [name, separator]: what goes before the method name, and "#" for
-    # instance methods or "." for singleton methods.
-    def self.owner(klass)
+    # instance methods or "." for singleton methods. For a singleton class
+    # the extension passes the object it belongs to, which it can find on
+    # every Ruby.
+    def self.owner(klass, attached = nil)
       return [module_name(klass), "#"] unless klass.singleton_class?
 
-      object = attached_object(klass)
-      [object.is_a?(Module) ? module_name(object) : object_name(object), "."]
+      [attached.is_a?(Module) ? module_name(attached) : object_name(attached), "."]
     end
 
-    def self.attached_object(singleton)
-      return singleton.attached_object if singleton.respond_to?(:attached_object)
-
-      ObjectSpace.each_object(singleton).find { |o| o.singleton_class.equal?(singleton) }
-    end
+    # Module#name itself, as the extension reads it: a class may define its
+    # own `name`, and no user code runs while naming.
+    MODULE_NAME = Module.instance_method(:name)
 
     # A module's name, or for an anonymous one where it was defined: the
     # first of its own methods written in Ruby (by file and line), else its
     # superclass.
     def self.module_name(mod)
-      name = mod.name
+      name = MODULE_NAME.bind_call(mod)
       return name if name && !name.include?("#<")
 
       kind = mod.is_a?(Class) ? "Class" : "Module"
@@ -47,16 +46,9 @@ module Tracegraph
       locations = methods.filter_map { |m| mod.instance_method(m).source_location }
       locations += mod.singleton_methods(false).filter_map { |m| mod.method(m).source_location }
       file, line = locations.min
-      file && "#{short_path(file)}:#{line}"
-    end
-
-    # Paths under the working directory are written relative to it, so
-    # that names do not depend on where the project is checked out.
-    def self.short_path(file)
-      dir = "#{Dir.pwd}/"
-      file.start_with?(dir) ? file.delete_prefix(dir) : file
-    rescue SystemCallError
-      file
+      # Relative to the working directory, so that names do not depend on
+      # where the project is checked out.
+      file && "#{Tracegraph.short_path(file)}:#{line}"
     end
 
     # A plain object: the top-level constant that holds it (ENV, ARGF), or

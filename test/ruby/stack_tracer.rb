@@ -207,8 +207,6 @@ class StackTracer
 
   # ---- naming, as tracegraph's method_name ----------------------------------
 
-  MODULE_NAME = Module.instance_method(:name)
-
   def method_name(klass, mid, receiver)
     owner = (@names[klass] ||= owner_name(klass, receiver))
     "#{owner}#{mid}"
@@ -232,10 +230,7 @@ class StackTracer
   end
 
   # The permanent name, else Tracegraph::Naming's stable one.
-  def class_path(mod)
-    name = MODULE_NAME.bind_call(mod)
-    name && !name.include?("#<") ? name : Tracegraph::Naming.module_name(mod)
-  end
+  def class_path(mod) = Tracegraph::Naming.module_name(mod)
 
   # The object a singleton class belongs to: public since Ruby 3.2 (on
   # 3.3+, tracegraph's committed code still reads the hidden __attached__

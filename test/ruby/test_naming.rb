@@ -49,6 +49,9 @@ class TestNaming < TracegraphTest
     assert_equal "#<Module>", Tracegraph::Naming.module_name(Module.new)
     assert_equal "#<Person>", Tracegraph::Naming.object_name(Person.new)
     assert_equal "ENV", Tracegraph::Naming.object_name(ENV)
+    # Module#name itself, not a class's own `name`: no user code names it.
+    pretender = Class.new(Person) { def self.name = "Pretender" }
+    assert_equal "#<Class:#{Tracegraph.short_path(__FILE__)}:#{__LINE__ - 1}>", Tracegraph::Naming.module_name(pretender)
   end
 
   def test_kernel_methods_use_the_module_name
