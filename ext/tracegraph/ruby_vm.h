@@ -144,11 +144,18 @@ static struct vm_probe_state {
     ID mid[VM_PROBE_EVENTS];
 } vm_probe_state;
 
+/* The frame size, from outer's and inner's frames (events 1 and 2); 0
+ * before they were seen or if they are not in order. */
+static uint64_t vm_probe_frame_size(const struct vm_probe_state *st)
+{
+    return st->count > 2 && st->cfp[1] > st->cfp[2] ? st->cfp[1] - st->cfp[2] : 0;
+}
+
 /* The frame kinds that calls of known shapes leave live below the event
  * (see vm_probe for the calls); checked while those frames exist. */
 static bool vm_probe_shapes_ok(int i, const struct vm_probe_state *st)
 {
-    uint64_t size = st->cfp[1] > st->cfp[2] ? st->cfp[1] - st->cfp[2] : 0;
+    uint64_t size = vm_probe_frame_size(st);
     uint64_t cfp = st->cfp[i];
     switch (i) {
     case 0: case 1: case 2: case 3: case 6:   /* plain method frames */
@@ -232,7 +239,7 @@ static vm_layout vm_probe(VALUE probe)
         if (st->mid[i] != rb_intern(expected[i]) || st->ec[i] != st->ec[0]) return layout;
 
     const uint64_t *cfp = st->cfp;
-    uint64_t size = cfp[1] > cfp[2] ? cfp[1] - cfp[2] : 0;
+    uint64_t size = vm_probe_frame_size(st);
     if (size < 4 * sizeof(void *) || size > 32 * sizeof(void *) || size % sizeof(void *)) return layout;
     uint64_t end = vm_stack_end(st->ec[0]);
     /* Frames are whole slots from the stack's end, and each call is one

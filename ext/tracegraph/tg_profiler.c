@@ -334,7 +334,7 @@ void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t p
     tg_profiler_push(p, c, method, position, now);
 }
 
-static inline __attribute__((always_inline)) bool return_event(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
+static inline __attribute__((always_inline)) bool close_returning_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
     if (method == TG_NONE) return false;
     if (c->leaf_method != TG_NONE) {
@@ -378,13 +378,13 @@ static inline __attribute__((always_inline)) bool return_event(tg_profiler *p, t
 
 bool tg_profiler_return(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
-    return return_event(p, c, method, position, now);
+    return close_returning_frame(p, c, method, position, now);
 }
 
 __attribute__((noinline)) bool tg_profiler_return_rare(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position,
                                                        uint64_t now)
 {
-    return return_event(p, c, method, position, now);
+    return close_returning_frame(p, c, method, position, now);
 }
 
 void tg_profiler_close_all(tg_profiler *p, tg_context *c, uint64_t now)

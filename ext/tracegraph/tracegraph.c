@@ -271,7 +271,7 @@ static bool returns_to(const tg_context *c, uint64_t cfp)
 {
     if (c->depth == 0 || !cfp) return false;
     uint64_t top = c->frames[c->depth - 1].position;
-    return top && cfp <= top && top - cfp <= 16 * (vm.frame_size ? vm.frame_size : 64);
+    return top && cfp <= top && top - cfp <= 16 * vm.frame_size;
 }
 
 /* A fiber switch happened on this thread: stop the clock of the stack we
@@ -588,11 +588,12 @@ static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bo
     if (!th) return;
     uint64_t now = event_time(th);   /* before our bookkeeping */
     tg_context *ctx = &th->current->ctx;
-    uint64_t position = vm_reads ? frame_position(arg, c_method) : 0;
     if (!vm_reads) {
         tg_profiler_return_rare(&S.prof, ctx, m, 0, now);
-    } else if (!tg_profiler_return(&S.prof, ctx, m, position, now) && c_method && position) {
-        return_from_own_slot(ctx, m, arg, now);
+    } else {
+        uint64_t position = frame_position(arg, c_method);
+        if (!tg_profiler_return(&S.prof, ctx, m, position, now) && c_method && position)
+            return_from_own_slot(ctx, m, arg, now);
     }
     th->last_now = now;
 }
