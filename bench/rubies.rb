@@ -10,16 +10,14 @@
 require "json"
 require "open3"
 require "rbconfig"
+require_relative "configs"
+require_relative "report"
 
 ROOT = File.expand_path("..", __dir__)
 CONFIGS = %w[floor_monotonic floor_tsc tracegraph_wall tracegraph_wall_no_c floor_empty_no_c ruby_prof_wall].freeze
 RUBIES = ENV.fetch("RUBIES", "3.3 3.4").split(/[\s,]+/)
-RATIOS = [
-  ["tracegraph :wall ÷ floor + CLOCK_MONOTONIC", "tracegraph_wall", "floor_monotonic"],
-  ["tracegraph :wall ÷ floor + rdtsc", "tracegraph_wall", "floor_tsc"],
-  ["tracegraph :wall, c_calls: false ÷ floor, call/return only", "tracegraph_wall_no_c", "floor_empty_no_c"],
-  ["tracegraph :wall ÷ ruby-prof WALL_TIME", "tracegraph_wall", "ruby_prof_wall"]
-].freeze
+# rake bench's ratios, those between the configurations measured here.
+RATIOS = Report::RATIOS.select { |_, ours, theirs| CONFIGS.include?(ours) && CONFIGS.include?(theirs) }.freeze
 
 def measure(label, command)
   warn "bench:rubies: #{label}"
