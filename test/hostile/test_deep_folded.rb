@@ -1,13 +1,11 @@
 require_relative "../ruby/test_helper"
-require "json"
-require "open3"
-require "rbconfig"
+require_relative "../ruby/cli_helper"
 
 # Folded stacks of a 100,000-deep recursion: each path is built once from
 # its parent's, and lines stop at Profile::FOLDED_MAX_DEPTH frames, so the
 # file stays small instead of growing with the square of the depth.
 class TestDeepFolded < Minitest::Test
-  LIB = File.expand_path("../../lib", __dir__)
+  include CliHelper
 
   SCRIPT = <<~'RUBY'
     require "tracegraph"
@@ -24,7 +22,7 @@ class TestDeepFolded < Minitest::Test
 
   def test_a_100_000_deep_recursion_folds_into_bounded_lines
     env = {"RUBY_THREAD_VM_STACK_SIZE" => (256 * 1024 * 1024).to_s}
-    out, err, status = Open3.capture3(env, RbConfig.ruby, "-I", LIB, "-e", SCRIPT)
+    out, err, status = ruby("-e", SCRIPT, chdir: ROOT, env: env)
     assert status.success?, err
     r = JSON.parse(out.lines.last)
     assert_equal 100_001, r["calls"]

@@ -1,14 +1,10 @@
 require_relative "../ruby/test_helper"
 require_relative "../ruby/cli_helper"
-require "open3"
-require "rbconfig"
 
 # Every numeric option is range-checked before anything runs: the API
 # raises ArgumentError, the commands print one line and exit 2.
 class TestNumericOptions < Minitest::Test
   include CliHelper
-
-  LIB = File.expand_path("../../lib", __dir__)
 
   def setup
     @dir = Dir.mktmpdir("tracegraph-numeric")
@@ -46,7 +42,7 @@ class TestNumericOptions < Minitest::Test
 
   def test_autorun_refuses_a_huge_max_nodes_before_running_the_program
     env = {"TRACEGRAPH_MAX_NODES" => "99999999999999999999999", "TRACEGRAPH_OUTPUT" => File.join(@dir, "a.dot")}
-    out, err, status = Open3.capture3(env, RbConfig.ruby, "-I", LIB, "-rtracegraph/autorun", @script)
+    out, err, status = ruby("-rtracegraph/autorun", @script, env: env)
     assert_equal 2, status.exitstatus, err
     refute_includes out, "ran", "the program must not run"
     assert_equal 1, err.lines.size, err

@@ -1,12 +1,10 @@
 require_relative "../ruby/test_helper"
-require "json"
-require "open3"
-require "rbconfig"
+require_relative "../ruby/cli_helper"
 
 # The same program gives the same method names in every run: no memory
 # address in any name, so diffs and CI gates compare like with like.
 class TestStableNames < Minitest::Test
-  ROOT = File.expand_path("../..", __dir__)
+  include CliHelper
 
   PROGRAM = <<~'RUBY'
     require "tracegraph"
@@ -35,7 +33,7 @@ class TestStableNames < Minitest::Test
   RUBY
 
   def names_of_one_run
-    out, err, status = Open3.capture3(RbConfig.ruby, "-I", File.join(ROOT, "lib"), "-e", PROGRAM, chdir: ROOT)
+    out, err, status = ruby("-e", PROGRAM, chdir: ROOT)
     assert status.success?, err
     JSON.parse(out.lines.last)
   end

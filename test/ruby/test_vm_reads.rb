@@ -1,12 +1,11 @@
 require_relative "test_helper"
-require "open3"
-require "rbconfig"
+require_relative "cli_helper"
 
 # The hook reads a few VM internals (ext/tracegraph/ruby_vm.h), trusted
 # only after the probe at the first start checked them. Without them it
 # uses Ruby's public API alone, and call counts must stay exact.
 class TestVmReads < TracegraphTest
-  LIB = File.expand_path("../../lib", __dir__)
+  include CliHelper
 
   def test_the_probe_trusts_the_vm_reads_on_this_ruby
     skip "TRACEGRAPH_NO_VM_READS is set" if ENV["TRACEGRAPH_NO_VM_READS"]
@@ -60,7 +59,7 @@ class TestVmReads < TracegraphTest
   RUBY
 
   def run_counting_script(env)
-    out, err, status = Open3.capture3(env, RbConfig.ruby, "-I", LIB, "-e", COUNTING_SCRIPT)
+    out, err, status = ruby("-e", COUNTING_SCRIPT, chdir: ROOT, env: env)
     assert status.success?, err
     JSON.parse(out.lines.last)
   end
