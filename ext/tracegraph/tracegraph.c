@@ -804,10 +804,15 @@ static bool named_module(VALUE mod)
     return RB_TYPE_P(name, T_STRING) && !memchr(RSTRING_PTR(name), '<', (size_t)RSTRING_LEN(name));
 }
 
-/* Tracegraph::Naming.owner(klass, attached); args is that pair. */
-static VALUE naming_owner(VALUE args)
+typedef struct naming_args {
+    VALUE klass, attached;
+} naming_args;
+
+/* Tracegraph::Naming.owner(klass, attached), under rb_protect. */
+static VALUE naming_owner(VALUE arg)
 {
-    return rb_apply(rb_const_get_at(mTracegraph, rb_intern("Naming")), rb_intern("owner"), args);
+    const naming_args *a = (const naming_args *)arg;
+    return rb_funcall(rb_const_get_at(mTracegraph, rb_intern("Naming")), rb_intern("owner"), 2, a->klass, a->attached);
 }
 
 /* "Class#meth" for instance methods, "Class.meth" for singleton methods of
@@ -830,7 +835,8 @@ static VALUE method_name(const method_key *k)
     }
     if (NIL_P(name)) {
         int state = 0;
-        VALUE pair = rb_protect(naming_owner, rb_ary_new_from_args(2, owner, attached), &state);
+        naming_args args = {owner, attached};
+        VALUE pair = rb_protect(naming_owner, (VALUE)&args, &state);
         if (state || !RB_TYPE_P(pair, T_ARRAY) || RARRAY_LEN(pair) != 2) {
             rb_set_errinfo(Qnil);
             pair = rb_ary_new_from_args(2, rb_any_to_s(owner), rb_str_new_cstr("#"));
