@@ -55,9 +55,9 @@ module Tracegraph
                  tracegraph diff [options] base.json head.json   (see tracegraph diff --help)
 
           Profiles a Ruby program and writes its call graph. The format follows the
-          output's extension: .dot .json .txt .folded .pdf .svg .png (pdf/svg/png run Graphviz's
-          dot and keep the .dot beside them; .folded is folded stacks for flame graphs).
-          -o can be given more than once.
+          output's name: #{Output.known_formats}
+          (pdf/svg/png run Graphviz's dot and keep the .dot beside them; .folded is folded
+          stacks for flame graphs; callgrind is for KCachegrind). -o can be given more than once.
           Options may come before or after the script; arguments after `--` all go to
           the script: tracegraph -o g.pdf app.rb -- --app-flag
 

@@ -1,7 +1,7 @@
 # Every TRACEGRAPH_* environment variable, read in one place. Used by
 # tracegraph/autorun; a bad value raises Tracegraph::Error naming it.
 #
-#   TRACEGRAPH_OUTPUT         where to write at exit (default call_graph.dot; .dot .json .txt .folded .pdf .svg .png)
+#   TRACEGRAPH_OUTPUT         where to write at exit (default call_graph.dot; any name Output.check_path takes)
 #   TRACEGRAPH_CLOCK          wall | cpu | thread_cpu
 #   TRACEGRAPH_C_CALLS        1/true (default) or 0/false
 #   TRACEGRAPH_NODE_FRACTION, TRACEGRAPH_EDGE_FRACTION, TRACEGRAPH_MAX_NODES,

@@ -1,23 +1,67 @@
-# Writes a profile in the format its path's extension names, rendering
+# Writes a profile in the format its path's name asks for, rendering
 # pdf/svg/png with Graphviz. Shared by the CLI, autorun and the rake task.
+#
+# The format table is here and only here: a new format is one entry in
+# FORMATS (a compound suffix such as ".pb.gz" works too), one branch in
+# write, and, if it was in FOREIGN_SUFFIXES, out of that list.
 require "open3"
 require "stringio"
 
 module Tracegraph
   module Output
-    TEXT_FORMATS = %w[.dot .json .txt .folded].freeze
-    RENDERED_FORMATS = %w[.pdf .svg .png].freeze
-    FORMATS = (TEXT_FORMATS + RENDERED_FORMATS).freeze
+    # Suffix => format; the longest suffix a name ends with wins.
+    FORMATS = {
+      ".dot" => :dot, ".json" => :json, ".txt" => :text, ".folded" => :folded, ".callgrind" => :callgrind,
+      ".pdf" => :rendered, ".svg" => :rendered, ".png" => :rendered
+    }.freeze
+    # The names callgrind itself writes, which KCachegrind and
+    # callgrind_annotate look for: callgrind.out, callgrind.out.app.
+    CALLGRIND_NAME = /\Acallgrind\.out(\..+)?\z/i
+    # Other profilers' formats that end in a suffix of ours: the name asks
+    # for a format tracegraph does not write, so it is refused rather than
+    # silently given tracegraph's own JSON.
+    FOREIGN_SUFFIXES = %w[.speedscope.json .vernier.json].freeze
+    # A compressed name asks for compression, which tracegraph does not do.
+    COMPRESSION_SUFFIXES = %w[.gz .tgz .bz2 .xz .zst .lz4 .lz .br .z .zip .7z].freeze
+    GRAPH_FORMATS = %i[dot rendered].freeze
 
     module_function
+
+    # The format path's name asks for (one of FORMATS' values), or nil.
+    def format_of(path)
+      name = File.basename(path.to_s).downcase
+      return :callgrind if CALLGRIND_NAME.match?(name)
+
+      suffix = suffix_of(path)
+      suffix && FORMATS[suffix]
+    end
+
+    # The suffix that names path's format: the longest of FORMATS' and
+    # FOREIGN_SUFFIXES' the name ends with, else its extension, with the
+    # one before it if it is compressed (".json.gz"); nil if it has none.
+    def suffix_of(path)
+      name = File.basename(path.to_s).downcase
+      longest = (FORMATS.keys + FOREIGN_SUFFIXES).select { |s| name.length > s.length && name.end_with?(s) }
+                                                 .max_by(&:length)
+      return longest if longest
+
+      ext = File.extname(name)
+      return nil if ext.empty?
+
+      COMPRESSION_SUFFIXES.include?(ext) ? File.extname(name.delete_suffix(ext)) + ext : ext
+    end
+
+    # ".dot .json ... or callgrind.out[.NAME]", for help and errors.
+    def known_formats
+      "#{FORMATS.keys.join(' ')} or callgrind.out[.NAME]"
+    end
 
     # Raises Tracegraph::Error unless path names a known format in a
     # directory that exists, so a long run is not wasted on a typo.
     def check_path(path)
-      ext = File.extname(path).downcase
-      unless FORMATS.include?(ext)
-        raise Error, "cannot write #{path}: unknown format #{ext.empty? ? '(no extension)' : ext} " \
-                     "(use #{FORMATS.join(' ')})"
+      unless format_of(path)
+        suffix = suffix_of(path)
+        raise Error, "cannot write #{path}: unknown format #{suffix || '(no extension)'} (known: #{known_formats})"
       end
       dir = Tracegraph.check_output_location(path)
       raise Error, "cannot write #{path}: directory #{dir} is not writable" unless File.writable?(dir)
@@ -37,17 +81,16 @@ module Tracegraph
       raise Error, "cannot write #{path}: cannot create files in #{dir} (#{e.message.sub(/ @ .*/, '').sub(/ - .*/, '')})"
     end
 
-    GRAPH_FORMATS = (%w[.dot] + RENDERED_FORMATS).freeze
-
     # Writes profile to path; returns the paths written. For pdf/svg/png
     # the .dot is written beside it first, so the profile survives a
     # missing or failing `dot`: the error then says where it is.
     def write(profile, path, dot_options = {})
       check_path(path)
-      case File.extname(path).downcase
-      when ".json" then [profile.write_json(path)]
-      when ".txt" then [Tracegraph.write_output(path, flat_text(profile))]
-      when ".folded" then [profile.write_folded(path)]
+      case format_of(path)
+      when :json then [profile.write_json(path)]
+      when :text then [Tracegraph.write_output(path, flat_text(profile))]
+      when :folded then [write_folded(profile, path)]
+      when :callgrind then [profile.write_callgrind(path)]
       else write_graph(profile, path, dot_options)
       end
     end
@@ -55,16 +98,17 @@ module Tracegraph
     # check_path for outputs that can only be a graph.
     def check_graph_path(path)
       check_path(path)
-      return if GRAPH_FORMATS.include?(File.extname(path).downcase)
+      return if GRAPH_FORMATS.include?(format_of(path))
 
-      raise Error, "cannot write #{path}: a graph is #{GRAPH_FORMATS.join(' ')}"
+      suffixes = FORMATS.select { |_, format| GRAPH_FORMATS.include?(format) }.keys
+      raise Error, "cannot write #{path}: a graph is #{suffixes.join(' ')}"
     end
 
     # Writes anything with a write_dot (a Profile, a ProfileDiff) as
     # .dot, .pdf, .svg or .png.
     def write_graph(graph, path, dot_options = {})
       check_graph_path(path)
-      if File.extname(path).casecmp?(".dot")
+      if format_of(path) == :dot
         [graph.write_dot(path, **dot_options)]
       else
         render(graph, path, dot_options)
@@ -74,14 +118,28 @@ module Tracegraph
     # Folded stacks need the call tree, which costs a little: record it
     # only when one of these paths asks for it.
     def needs_call_tree?(paths)
-      paths.any? { |path| File.extname(path).casecmp?(".folded") }
+      paths.any? { |path| format_of(path) == :folded }
     end
 
-    # Where a forked child writes instead of its parent's path:
-    # graphs/call_graph.pdf -> graphs/call_graph.12345.pdf
+    # Where a forked child writes instead of its parent's path, with the
+    # pid before the format's suffix (graphs/call_graph.pdf ->
+    # graphs/call_graph.12345.pdf), or after a callgrind name, as
+    # callgrind itself does (callgrind.out.app -> callgrind.out.app.12345).
     def path_for_child(path, pid = Process.pid)
-      ext = File.extname(path)
-      "#{path.delete_suffix(ext)}.#{pid}#{ext}"
+      return "#{path}.#{pid}" if CALLGRIND_NAME.match?(File.basename(path))
+
+      suffix = suffix_of(path) or return "#{path}.#{pid}"
+      "#{path[0...-suffix.length]}.#{pid}#{path[-suffix.length..]}"
+    end
+
+    # A saved profile has a call tree only if it was recorded with one.
+    def write_folded(profile, path)
+      unless profile.call_tree
+        raise Error, "cannot write #{path}: this profile has no call tree; record it with " \
+                     "`tracegraph --call-tree` (or Tracegraph.start(call_tree: true)) to write folded stacks"
+      end
+
+      profile.write_folded(path)
     end
 
     def flat_text(profile)
