@@ -13,6 +13,7 @@ require "optparse"
 require "tracegraph"
 require "tracegraph/output"
 require "tracegraph/diff_cli"
+require "tracegraph/graph_options"
 
 module Tracegraph
   class CLI
@@ -71,19 +72,7 @@ module Tracegraph
         o.on("--call-tree", "Keep every distinct call path (implied by a .folded output)") do
           options[:start][:call_tree] = true
         end
-        o.on("--node-fraction F", Float, "Hide methods under this share of total time (default 0.005)") do |v|
-          options[:dot][:node_fraction] = v
-        end
-        o.on("--edge-fraction F", Float, "Hide calls under this share of total time (default 0.001)") do |v|
-          options[:dot][:edge_fraction] = v
-        end
-        o.on("--max-nodes N", Integer, "Show at most N methods (default 80, 0 = all)") { |v| options[:dot][:max_nodes] = v }
-        o.on("--focus REGEX", "Show only methods matching REGEX and their callers and callees") do |v|
-          options[:dot][:focus] = v
-        end
-        o.on("--ignore REGEX", "Hide methods matching REGEX (paths through them stay, dotted)") do |v|
-          options[:dot][:ignore] = v
-        end
+        GraphOptions.define(o, options[:dot])
         o.on("--flat", "Also print the top methods by self time to stderr") { options[:flat] = true }
         o.on("-h", "--help", "Show this help") do
           @out.puts o

@@ -1,0 +1,25 @@
+# The graph flags, one for each of write_dot's options, defined once for
+# `tracegraph` and `tracegraph render` so the two cannot drift apart.
+require "optparse"
+
+module Tracegraph
+  module GraphOptions
+    # write_dot's option => [flag, type, help]; defaults from DOT_DEFAULTS.
+    FLAGS = {
+      node_fraction: ["--node-fraction F", Float, "Hide methods under this share of total time (default %s)"],
+      edge_fraction: ["--edge-fraction F", Float, "Hide calls under this share of total time (default %s)"],
+      max_nodes: ["--max-nodes N", Integer, "Show at most N methods (default %s, 0 = all)"],
+      focus: ["--focus REGEX", String, "Show only methods matching REGEX and their callers and callees"],
+      ignore: ["--ignore REGEX", String, "Hide methods matching REGEX (paths through them stay, dotted)"]
+    }.freeze
+
+    # Adds the flags to an OptionParser; each stores its value in
+    # dot_options under write_dot's keyword. Check them with DotOptions.parse.
+    def self.define(parser, dot_options)
+      FLAGS.each do |key, (flag, type, help)|
+        help = format(help, Profile::DOT_DEFAULTS[key]) if help.include?("%s")
+        parser.on(flag, type, help) { |value| dot_options[key] = value }
+      end
+    end
+  end
+end
