@@ -13,6 +13,7 @@ require "optparse"
 require "tracegraph"
 require "tracegraph/output"
 require "tracegraph/diff_cli"
+require "tracegraph/render_cli"
 require "tracegraph/graph_options"
 
 module Tracegraph
@@ -28,6 +29,7 @@ module Tracegraph
 
     def run(argv)
       return DiffCLI.new(out: @out, err: @err).run(argv.drop(1)) if argv.first == "diff"
+      return RenderCLI.new(out: @out, err: @err).run(argv.drop(1)) if argv.first == "render"
 
       argv = argv.dup
       options = parse(argv)
@@ -53,6 +55,7 @@ module Tracegraph
         o.banner = <<~TEXT
           Usage: tracegraph [options] script.rb [script args...]
                  tracegraph [options] -e 'ruby code'
+                 tracegraph render [options] profile.json        (see tracegraph render --help)
                  tracegraph diff [options] base.json head.json   (see tracegraph diff --help)
 
           Profiles a Ruby program and writes its call graph. The format follows the
@@ -95,6 +98,8 @@ module Tracegraph
 
       script = argv.shift or raise UsageError, "no script given"
       raise Tracegraph::Error, "no such file: #{script}" unless File.file?(script)
+
+      RenderCLI.check_script(script)
 
       [script, nil]
     end

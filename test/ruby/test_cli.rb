@@ -99,6 +99,26 @@ class TestCli < Minitest::Test
     end
   end
 
+  # A .json "script" is a saved profile given by mistake: it is never run
+  # as Ruby (this one would print), and the error points at render.
+  def test_a_json_file_given_as_the_script_points_at_render
+    json = write_script("profile.json", "puts :ran_as_ruby\n")
+    upper = write_script("SAVED.JSON", "puts :ran_as_ruby\n")
+    [[json, "profile.json"], [upper, "SAVED.JSON"]].each do |script, name|
+      out, err, status = tracegraph("-o", "g.svg", script)
+      assert_equal 2, status.exitstatus, err
+      assert_empty out, "the JSON must not run as Ruby"
+      assert_equal "tracegraph: #{script} is JSON, not a Ruby script; to draw a saved profile: " \
+                   "tracegraph render #{script} -o graph.svg\n", err, name
+    end
+    refute File.exist?(File.join(@dir, "g.svg"))
+    # Only the extension counts: a Ruby script that mentions JSON runs.
+    ruby_script = write_script("to.json.rb", "puts :ran\n")
+    out, err, status = tracegraph("-o", "g.json", ruby_script)
+    assert status.success?, err
+    assert_equal "ran\n", out
+  end
+
   def test_missing_dot_keeps_the_dot_file_and_says_where
     _, err, status = tracegraph("-o", "g.pdf", @script, env: {"PATH" => path_without_dot})
     assert_equal 1, status.exitstatus
@@ -111,6 +131,7 @@ class TestCli < Minitest::Test
     assert status.success?
     assert_match(/Usage: tracegraph \[options\] script.rb/, out)
     assert_match(/--no-c-calls/, out)
+    assert_includes out, ".callgrind .pdf .svg .png or callgrind.out[.NAME]"
     out, _, status = tracegraph("--version")
     assert status.success?
     assert_equal "tracegraph #{Tracegraph::VERSION}\n", out

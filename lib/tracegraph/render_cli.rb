@@ -1,0 +1,89 @@
+# `tracegraph render profile.json -o graph.svg`: draws a saved profile
+# again, in any format and with any graph options, without running the
+# program again. Exit status, as tracegraph diff's: 0, or 1 when an output
+# could not be written, 2 for bad usage or an unreadable profile.
+require "optparse"
+require "tracegraph"
+require "tracegraph/output"
+require "tracegraph/graph_options"
+
+module Tracegraph
+  class RenderCLI
+    def initialize(out: $stdout, err: $stderr)
+      @out = out
+      @err = err
+    end
+
+    # `tracegraph profile.json` would run the JSON as Ruby. Ruby scripts
+    # are not named .json, so the name alone decides, before anything is
+    # read: raises Tracegraph::Error pointing at render.
+    def self.check_script(script)
+      return unless File.extname(script).casecmp?(".json")
+
+      name = Tracegraph.printable(script)
+      raise Error, "#{name} is JSON, not a Ruby script; to draw a saved profile: tracegraph render #{name} -o graph.svg"
+    end
+
+    def run(argv)
+      options = parse(argv.dup)
+      return 0 if options == :done
+
+      # Before the profile is read: a typo in a name fails at once.
+      options[:outputs].each { |path| Output.check_path(path) }
+      profile = Profile.load_json(options[:file])
+      profile.print_flat(@out) if options[:flat]
+      write_outputs(profile, options) ? 0 : 1
+    rescue OptionParser::ParseError, CLI::UsageError => e
+      @err.puts Tracegraph.printable("tracegraph render: #{e.message} (see tracegraph render --help)")
+      CLI::USAGE_ERROR
+    rescue Tracegraph::Error, ArgumentError => e
+      @err.puts Tracegraph.printable("tracegraph render: #{e.message}")
+      CLI::USAGE_ERROR
+    end
+
+    private
+
+    def parse(argv)
+      options = {outputs: [], dot: {}, flat: false}
+      parser = OptionParser.new do |o|
+        o.banner = <<~TEXT
+          Usage: tracegraph render [options] profile.json
+
+          Draws a profile saved with -o profile.json (or Profile#write_json) again, with
+          other graph options or in other formats, without running the program again.
+          The format follows the output's name, as for tracegraph:
+          #{Output.known_formats}
+          (.folded needs a profile recorded with --call-tree). -o can be given more than once.
+
+        TEXT
+        o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot unless --flat)") do |v|
+          options[:outputs] << v
+        end
+        GraphOptions.define(o, options[:dot])
+        o.on("--flat", "Print the top methods by self time") { options[:flat] = true }
+        o.on("-h", "--help", "Show this help") do
+          @out.puts o
+          return :done
+        end
+      end
+      parser.permute!(argv)
+      raise CLI::UsageError, "needs one profile, profile.json (got #{argv.size})" unless argv.size == 1
+
+      options[:file] = argv.first
+      options[:outputs] << "call_graph.dot" if options[:outputs].empty? && !options[:flat]
+      DotOptions.parse(options[:dot])
+      options
+    end
+
+    def write_outputs(profile, options)
+      # Every output is tried: one that fails does not stop the others.
+      options[:outputs].map do |path|
+        @err.puts Tracegraph.printable("tracegraph render: wrote #{Output.write(profile, path, options[:dot]).join(', ')}")
+        true
+      rescue Tracegraph::Error => e
+        @err.puts Tracegraph.printable("tracegraph render: #{e.message}")
+        false
+      end.all?
+    end
+  end
+end
