@@ -29,7 +29,7 @@ module Tracegraph
 
     # The format path's name asks for (one of FORMATS' values), or nil.
     def format_of(path)
-      name = File.basename(path.to_s).downcase
+      name = File.basename(path.to_s).downcase(:ascii)
       return :callgrind if CALLGRIND_NAME.match?(name)
 
       suffix = suffix_of(path)
@@ -40,7 +40,7 @@ module Tracegraph
     # FOREIGN_SUFFIXES' the name ends with, else its extension, with the
     # one before it if it is compressed (".json.gz"); nil if it has none.
     def suffix_of(path)
-      name = File.basename(path.to_s).downcase
+      name = File.basename(path.to_s).downcase(:ascii) # (:ascii keeps its length)
       longest = (FORMATS.keys + FOREIGN_SUFFIXES).select { |s| name.length > s.length && name.end_with?(s) }
                                                  .max_by(&:length)
       return longest if longest

@@ -56,6 +56,7 @@ class TestOutputFormats < Minitest::Test
     assert_equal "run.v2.77.json", Output.path_for_child("run.v2.json", 77)
     assert_equal "callgrind.out.77", Output.path_for_child("callgrind.out", 77)
     assert_equal "callgrind.out.app.77", Output.path_for_child("callgrind.out.app", 77)
+    assert_equal "x.77.İ", Output.path_for_child("x.İ", 77), "a suffix whose lower case is longer"
     [%w[g/call_graph.pdf], %w[run.v2.json], %w[callgrind.out], %w[callgrind.out.app], %w[x.callgrind]].each do |(path)|
       assert_equal Output.format_of(path), Output.format_of(Output.path_for_child(path, 77)), path
     end
