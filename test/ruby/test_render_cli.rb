@@ -116,6 +116,7 @@ class TestRenderCli < Minitest::Test
 
   def test_bad_usage_and_bad_profiles_are_one_line_with_status_2
     Dir.mkdir(path("adir"))
+    File.mkfifo(path("fifo.json")) # refused unopened: reading it would wait for a writer forever
     data = JSON.parse(File.read(@plain))
     data["methods"][0]["calls"] = -1
     File.write(path("bad.json"), JSON.generate(data))
@@ -126,6 +127,7 @@ class TestRenderCli < Minitest::Test
       [File.join(CliHelper::ROOT, "README.md")] => /README.md: not valid JSON/,
       ["bad.json"] => /bad.json: methods\[0\].calls must be a non-negative integer, not -1/,
       ["adir"] => /cannot read profile adir: it is a directory, not a profile file/,
+      ["fifo.json"] => /cannot read profile fifo.json: it is a FIFO \(named pipe\), not a profile file/,
       ["--bogus", @plain] => /invalid option: --bogus/,
       ["-o", "x.speedscope.json", @plain] => /cannot write x.speedscope.json: unknown format .speedscope.json \(known: /,
       ["-o", "x.json.gz", @plain] => /unknown format .json.gz/,
@@ -141,7 +143,7 @@ class TestRenderCli < Minitest::Test
       assert_equal 1, err.lines.size, "one line for #{args.inspect}: #{err}"
       assert_empty out
     end
-    assert_equal %w[adir bad.json plain.json tree.json], Dir.children(@dir).sort, "nothing is written"
+    assert_equal %w[adir bad.json fifo.json plain.json tree.json], Dir.children(@dir).sort, "nothing is written"
   end
 
   def test_help
