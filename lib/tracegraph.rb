@@ -19,7 +19,8 @@ module Tracegraph
   class Error < StandardError; end unless const_defined?(:Error)
 
   CLOCKS = %i[wall cpu thread_cpu].freeze
-  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes exact_clock].freeze
+  THREADS = %i[all current].freeze
+  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes exact_clock threads].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
 
   class << self
@@ -42,6 +43,9 @@ module Tracegraph
     #              advance it with the monotonic clock in between; :wall
     #              otherwise reads the TSC where the kernel's clocksource is
     #              "tsc". See the README's Overhead.
+    #   threads: :all (default) records every thread; :current only the
+    #              calling thread and its fibers (other threads never
+    #              reach the hook, so they cost nothing extra)
     def start(**options)
       _start(*parse_start_options(options, hide_next_call: false))
       nil
@@ -87,7 +91,8 @@ module Tracegraph
 
     # The arguments of _start: clock, c_calls, hide_next_call (without C
     # calls the load/eval to hide is not traced anyway), call-tree node
-    # cap (0 = no tree), exact_clock.
+    # cap (0 = no tree), exact_clock, whether to record the calling thread
+    # only.
     def parse_start_options(options, hide_next_call:)
       OptionChecks.known!(options, START_OPTIONS)
       clock = options.fetch(:clock, :wall)
@@ -102,7 +107,12 @@ module Tracegraph
       unless max_nodes.is_a?(Integer) && max_nodes.between?(1, 2**32 - 2)
         raise ArgumentError, "max_call_tree_nodes must be a positive integer, not #{max_nodes.inspect}"
       end
-      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock]
+      threads = options.fetch(:threads, :all)
+      threads = threads.to_sym if threads.is_a?(String)
+      unless THREADS.include?(threads)
+        raise ArgumentError, "threads must be :all or :current, not #{options[:threads].inspect}"
+      end
+      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock, threads == :current]
     end
   end
 end

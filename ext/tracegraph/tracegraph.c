@@ -78,6 +78,9 @@ typedef struct method_cache_entry {
 
 static struct session {
     bool running;
+    VALUE only_thread;          /* threads: :current, the thread hooked; Qfalse: all.
+                                   Registered at start, so marked as S.threads[0] */
+    rb_event_hook_func_t hook;  /* the hook installed now */
     tg_clock_kind clock;
     clockid_t clock_id;
     bool estimate_cpu;          /* CPU clocks: read them only when needed */
@@ -634,6 +637,23 @@ static rb_event_hook_func_t session_hook(void)
     return (rb_event_hook_func_t)(void (*)(void))(vm.trusted ? on_event : on_event_public);
 }
 
+/* Installs `func` for `events`: for every thread, or with threads:
+ * :current for the one thread, whose filter Ruby applies before calling
+ * us, so other threads never reach the hook. */
+static void install_hook(rb_event_hook_func_t func, rb_event_flag_t events)
+{
+    rb_event_hook_flag_t flags = RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG;
+    S.hook = func;
+    if (RTEST(S.only_thread)) rb_thread_add_event_hook2(S.only_thread, func, events, Qnil, flags);
+    else rb_add_event_hook2(func, events, Qnil, flags);
+}
+
+static void remove_hook(void)
+{
+    if (RTEST(S.only_thread)) rb_thread_remove_event_hook(S.only_thread, S.hook);
+    else rb_remove_event_hook(S.hook);
+}
+
 /* ---- 5. start / stop ----------------------------------------------------- */
 
 static tg_clock_kind clock_from_symbol(VALUE sym)
@@ -645,13 +665,15 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
 }
 
 /* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes,
- * exact_clock): options are validated in Ruby. hide_next_call leaves out
- * the first call made after start: the CLI's `load` of the script, so the
- * script's methods are the roots of the graph. call_tree_nodes > 0 keeps a
- * call tree of at most that many nodes. exact_clock reads a CPU clock on
- * every event instead of estimating it between readings. */
+ * exact_clock, current_thread_only): options are validated in Ruby.
+ * hide_next_call leaves out the first call made after start: the CLI's
+ * `load` of the script, so the script's methods are the roots of the
+ * graph. call_tree_nodes > 0 keeps a call tree of at most that many nodes.
+ * exact_clock reads a CPU clock on every event instead of estimating it
+ * between readings. current_thread_only records the calling thread (and
+ * its fibers) only. */
 static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_call, VALUE call_tree_nodes,
-                      VALUE exact_clock)
+                      VALUE exact_clock, VALUE current_thread_only)
 {
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
@@ -682,9 +704,9 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
         session_free();
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
+    S.only_thread = RTEST(current_thread_only) ? rb_thread_current() : Qfalse;
     S.running = true;
-    rb_add_event_hook2(session_hook(), S.events, Qnil,
-                       RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
+    install_hook(session_hook(), S.events);
     return Qnil;
 }
 
@@ -740,25 +762,33 @@ static VALUE build_result_protected(VALUE unused)
     return build_result();
 }
 
+/* Thread `th`'s clock now, on its own time line, from the calling thread
+ * `me` (outside the hook), given `now` = session_clock_read(): the calling
+ * thread's is read; another thread's CPU clock cannot be read from here
+ * (its time at its last event stands in), and its estimate may run a
+ * constant ahead. */
+static uint64_t thread_clock_now(thread_rec *th, VALUE me, uint64_t now)
+{
+    return th->thread == me                 ? event_time(th)
+           : S.clock == TG_CLOCK_THREAD_CPU ? th->last_now
+           : S.estimate_cpu                 ? (now > th->clock.value ? now : th->clock.value)
+                                            : now;
+}
+
 /* Tracegraph._stop: removes the hook, closes open frames, returns the data. */
 static VALUE tg_stop(VALUE mod)
 {
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
-    rb_remove_event_hook(session_hook());
+    remove_hook();
     S.running = false;
 
     uint64_t now = session_clock_read();
     VALUE me = rb_thread_current();
     for (uint32_t i = 0; i < S.prof.thread_count; i++) {
         thread_rec *th = &S.threads[i];
-        /* Close each thread's frames on that thread's own time line: the
-         * calling thread's is read now; another thread's CPU clock cannot
-         * be read from here, and its estimate may run a constant ahead. */
-        uint64_t at = th->thread == me                 ? event_time(th)
-                      : S.clock == TG_CLOCK_THREAD_CPU ? th->last_now
-                      : S.estimate_cpu                 ? (now > th->clock.value ? now : th->clock.value)
-                                                       : now;
+        /* Close each thread's frames on that thread's own time line. */
+        uint64_t at = thread_clock_now(th, me, now);
         for (uint32_t c = 0; c < S.context_count; c++)
             if (S.contexts[c]->ctx.thread == i) tg_profiler_close_all(&S.prof, &S.contexts[c]->ctx, at);
     }
@@ -1114,7 +1144,7 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     session_keeper = TypedData_Wrap_Struct(rb_cObject, &session_type, &S);
     rb_gc_register_mark_object(session_keeper);
 
-    rb_define_singleton_method(mTracegraph, "_start", tg_start, 5);
+    rb_define_singleton_method(mTracegraph, "_start", tg_start, 6);
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
     rb_define_singleton_method(mTracegraph, "running?", tg_running_p, 0);
     rb_define_singleton_method(mTracegraph, "_render_dot", tg_render_dot, 4);
