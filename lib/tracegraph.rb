@@ -14,8 +14,8 @@ require "tracegraph/option_checks"
 require "tracegraph/profile"
 
 module Tracegraph
-  # Raised for misuse: starting twice, stopping when not started,
-  # malformed profile files.
+  # Raised for misuse: starting twice, stopping when not started, pausing
+  # when not running, resuming when not paused, malformed profile files.
   class Error < StandardError; end unless const_defined?(:Error)
 
   CLOCKS = %i[wall cpu thread_cpu].freeze
@@ -65,6 +65,20 @@ module Tracegraph
       ensure
         stop if running?
       end
+    end
+
+    # Stops recording until resume: calls made meanwhile are not recorded
+    # and the time is not counted in any frame. Methods open now stay on
+    # their stacks; those that return during the pause end at the pause.
+    def pause
+      _pause
+      nil
+    end
+
+    # Records again after pause.
+    def resume
+      _resume
+      nil
     end
 
     # Stops profiling and returns the Tracegraph::Profile.
