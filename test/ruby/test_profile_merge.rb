@@ -54,9 +54,14 @@ class TestProfileMerge < TracegraphTest
     named = lambda do |name|
       Tracegraph.profile { Thread.new { Thread.current.name = name; shared(1) }.join }
     end
-    merged = Tracegraph::Profile.merge([named.call("worker"), named.call("worker"), named.call("other")])
-    assert_equal %w[main worker other], merged.threads.map(&:name)
-    assert_equal [1, 2, 3], merged.threads.map(&:id)
+    profiles = [named.call("worker"), named.call("worker"), named.call("other")]
+    merged = Tracegraph::Profile.merge(profiles)
+    # (minitest's own threads may show up too, unnamed: summed all the same)
+    expected = profiles.flat_map(&:threads).group_by(&:name).transform_values { |ts| ts.sum(&:total_time) }
+    assert_equal expected, merged.threads.to_h { |t| [t.name, t.total_time] }
+    assert_equal 2, profiles.sum { |p| p.threads.count { |t| t.name == "worker" } }
+    assert_equal 1, merged.threads.count { |t| t.name == "worker" }
+    assert_equal (1..merged.threads.size).to_a, merged.threads.map(&:id)
     assert_equal 3, merged["TestProfileMerge#shared"].calls
     assert_consistent merged
   end
