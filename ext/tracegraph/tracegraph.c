@@ -78,10 +78,6 @@ typedef struct method_cache_entry {
 
 static struct session {
     bool running;
-    bool paused;                /* between pause and resume: see on_event_paused */
-    VALUE only_thread;          /* threads: :current, the thread hooked; Qfalse: all.
-                                   Registered at start, so marked as S.threads[0] */
-    rb_event_hook_func_t hook;  /* the hook installed now */
     tg_clock_kind clock;
     clockid_t clock_id;
     bool estimate_cpu;          /* CPU clocks: read them only when needed */
@@ -108,6 +104,11 @@ static struct session {
     thread_rec *cached;
     bool dropped;               /* an event was lost (out of memory) */
     bool hide_next_call;        /* the CLI's own load/eval of the script */
+    /* Last, so the hook's fields keep their offsets (and short encodings). */
+    bool paused;                /* between pause and resume: see on_event_paused */
+    VALUE only_thread;          /* threads: :current, the thread hooked; Qfalse: all.
+                                   Registered at start, so marked as S.threads[0] */
+    rb_event_hook_func_t hook;  /* the hook installed now */
 } S;
 
 static VALUE mTracegraph, cTracegraphSelf, eError;
