@@ -9,9 +9,9 @@
 #   config.middleware.use Tracegraph::Rack, opt_in: true
 #
 # Which requests: with opt_in: true, any request with ?tracegraph=1 or an
-# X-Tracegraph: 1 header; and every Nth request (every:, default 1, or
-# none with opt_in: true alone) among those whose path matches path:
-# (default: any). Each is recorded on the thread that serves it
+# X-Tracegraph: 1 header; and every Nth request (every:, default 1, but
+# none with opt_in: true and no path:) among those whose path matches
+# path: (default: any). Each is recorded on the thread that serves it
 # (threads: :current), for the app's #call (not the streaming of its body).
 #
 # The profiler has one session per process, so while one request is being
@@ -44,7 +44,8 @@ module Tracegraph
       OptionChecks.known!(options, OPTIONS)
       @app = app
       @opt_in = OptionChecks.boolean!(:opt_in, options.fetch(:opt_in, false))
-      @every = positive_integer(:every, options.fetch(:every, @opt_in ? nil : 1))
+      # opt_in: true alone profiles only the requests that ask.
+      @every = positive_integer(:every, options.fetch(:every, @opt_in && !options[:path] ? nil : 1))
       @path = path_matcher(options[:path])
       @save_every = positive_integer(:save_every, options[:save_every])
       @per_request = OptionChecks.boolean!(:per_request, options.fetch(:per_request, true))

@@ -75,6 +75,12 @@ class TestRack < TracegraphTest
     assert_equal [false, true, true, false, false, true, false], profiled
   end
 
+  def test_opt_in_with_a_path_also_profiles_every_matching_request
+    mw = middleware(opt_in: true, path: "/api")
+    envs = [env_for("/api/a"), env_for("/home"), env_for("/home", query: "tracegraph=1")]
+    assert_equal [true, false, true], envs.map { |env| !mw.call(env)[1]["x-tracegraph"].nil? }
+  end
+
   def test_opt_in_with_every_profiles_both
     mw = middleware(opt_in: true, every: 2)
     envs = [env_for("/a"), env_for("/a", query: "tracegraph=1"), env_for("/a")]
