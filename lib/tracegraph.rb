@@ -44,8 +44,8 @@ module Tracegraph
     #              otherwise reads the TSC where the kernel's clocksource is
     #              "tsc". See the README's Overhead.
     #   threads: :all (default) records every thread; :current only the
-    #              calling thread and its fibers (other threads never
-    #              reach the hook, so they cost nothing extra)
+    #              calling thread and its fibers (Ruby filters the other
+    #              threads out before calling our hook)
     def start(**options)
       _start(*parse_start_options(options, hide_next_call: false))
       nil
