@@ -14,12 +14,13 @@ require "tracegraph/option_checks"
 require "tracegraph/profile"
 
 module Tracegraph
-  # Raised for misuse: starting twice, stopping when not started,
-  # malformed profile files.
+  # Raised for misuse: starting twice, stopping when not started, pausing
+  # when not running, resuming when not paused, malformed profile files.
   class Error < StandardError; end unless const_defined?(:Error)
 
   CLOCKS = %i[wall cpu thread_cpu].freeze
-  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes exact_clock].freeze
+  THREADS = %i[all current].freeze
+  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes exact_clock threads].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
 
   class << self
@@ -42,6 +43,9 @@ module Tracegraph
     #              advance it with the monotonic clock in between; :wall
     #              otherwise reads the TSC where the kernel's clocksource is
     #              "tsc". See the README's Overhead.
+    #   threads: :all (default) records every thread; :current only the
+    #              calling thread and its fibers (Ruby filters the other
+    #              threads out before calling our hook)
     def start(**options)
       _start(*parse_start_options(options, hide_next_call: false))
       nil
@@ -61,6 +65,20 @@ module Tracegraph
       ensure
         stop if running?
       end
+    end
+
+    # Stops recording until resume: calls made meanwhile are not recorded
+    # and the time is not counted in any frame. Methods open now stay on
+    # their stacks; those that return during the pause end at the pause.
+    def pause
+      _pause
+      nil
+    end
+
+    # Records again after pause.
+    def resume
+      _resume
+      nil
     end
 
     # Stops profiling and returns the Tracegraph::Profile.
@@ -87,7 +105,8 @@ module Tracegraph
 
     # The arguments of _start: clock, c_calls, hide_next_call (without C
     # calls the load/eval to hide is not traced anyway), call-tree node
-    # cap (0 = no tree), exact_clock.
+    # cap (0 = no tree), exact_clock, whether to record the calling thread
+    # only.
     def parse_start_options(options, hide_next_call:)
       OptionChecks.known!(options, START_OPTIONS)
       clock = options.fetch(:clock, :wall)
@@ -102,7 +121,12 @@ module Tracegraph
       unless max_nodes.is_a?(Integer) && max_nodes.between?(1, 2**32 - 2)
         raise ArgumentError, "max_call_tree_nodes must be a positive integer, not #{max_nodes.inspect}"
       end
-      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock]
+      threads = options.fetch(:threads, :all)
+      threads = threads.to_sym if threads.is_a?(String)
+      unless THREADS.include?(threads)
+        raise ArgumentError, "threads must be :all or :current, not #{options[:threads].inspect}"
+      end
+      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock, threads == :current]
     end
   end
 end

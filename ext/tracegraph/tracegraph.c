@@ -8,7 +8,7 @@
  *   2. where events happen on the VM stack (frame positions)
  *   3. threads and fibers -> shadow stacks (contexts)
  *   4. the event hook (the hot path, in one screen)
- *   5. start / stop and building the result
+ *   5. start / stop, pause / resume, and building the result
  *   6. method naming and source locations (at stop, never in the hook)
  *   7. emitters: Ruby profile -> tg_report -> DOT and diff DOT
  *
@@ -104,6 +104,11 @@ static struct session {
     thread_rec *cached;
     bool dropped;               /* an event was lost (out of memory) */
     bool hide_next_call;        /* the CLI's own load/eval of the script */
+    /* Last, so the hook's fields keep their offsets (and short encodings). */
+    bool paused;                /* between pause and resume: see on_event_paused */
+    VALUE only_thread;          /* threads: :current, the thread hooked; Qfalse: all.
+                                   Registered at start, so marked as S.threads[0] */
+    rb_event_hook_func_t hook;  /* the hook installed now */
 } S;
 
 static VALUE mTracegraph, cTracegraphSelf, eError;
@@ -301,7 +306,8 @@ static void switch_fiber(thread_rec *th, rb_trace_arg_t *arg, uint64_t now)
     }
     if (next == th->current) return;
     tg_context_suspend(&th->current->ctx, now);
-    tg_context_resume(&next->ctx, now);
+    /* While paused every clock stays stopped; resume restarts this one. */
+    if (!S.paused) tg_context_resume(&next->ctx, now);
     th->current = next;
     tg_profiler_activate(&S.prof, &next->ctx);
 }
@@ -628,10 +634,58 @@ static void on_event_public(VALUE data, rb_trace_arg_t *arg)
     else on_thread_event(arg, event);
 }
 
-/* The hook this session installs. */
+/* A return while paused: the call it ends was made either during the
+ * pause (not recorded, so no frame matches) or before it. A frame open at
+ * the pause is closed here, at the moment the pause began (its clock is
+ * stopped), so a call made after resume gets its real caller, not a
+ * frame that is gone. Rare and off the hot path: its own hook. */
+static TG_SLOW_PATH void paused_return(rb_trace_arg_t *arg, bool c_method)
+{
+    uint32_t m = method_slow(arg, NULL, 0, 0, false, c_method);
+    if (m >= METHOD_IGNORED) return;
+    thread_rec *th = event_thread(arg);
+    if (!th) return;
+    th->last_now = event_time(th);
+    tg_context *ctx = &th->current->ctx;
+    if (!ctx->suspended) return;   /* a stack first seen during the pause: no frames */
+    uint64_t at = ctx->suspended_at;
+    uint64_t position = vm.trusted ? frame_position(arg, c_method) : 0;
+    if (!tg_profiler_return_rare(&S.prof, ctx, m, position, at) && c_method && position)
+        return_from_own_slot(ctx, m, arg, at);
+}
+
+/* The hook between pause and resume. It does not see calls (they are not
+ * recorded, and cost the program nothing here); it sees returns, fiber
+ * switches and thread ends, so the stacks open at the pause stay true. */
+static void on_event_paused(VALUE data, rb_trace_arg_t *arg)
+{
+    (void)data;
+    rb_event_flag_t event = rb_tracearg_event_flag(arg);
+    if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) paused_return(arg, event & RUBY_EVENT_C_RETURN);
+    else on_thread_event(arg, event);
+}
+
+/* The hook this session installs while recording. */
 static rb_event_hook_func_t session_hook(void)
 {
     return (rb_event_hook_func_t)(void (*)(void))(vm.trusted ? on_event : on_event_public);
+}
+
+/* Installs `func` for `events`: for every thread, or with threads:
+ * :current for the one thread, whose filter Ruby applies before calling
+ * us, so other threads never reach the hook. */
+static void install_hook(rb_event_hook_func_t func, rb_event_flag_t events)
+{
+    rb_event_hook_flag_t flags = RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG;
+    S.hook = func;
+    if (RTEST(S.only_thread)) rb_thread_add_event_hook2(S.only_thread, func, events, Qnil, flags);
+    else rb_add_event_hook2(func, events, Qnil, flags);
+}
+
+static void remove_hook(void)
+{
+    if (RTEST(S.only_thread)) rb_thread_remove_event_hook(S.only_thread, S.hook);
+    else rb_remove_event_hook(S.hook);
 }
 
 /* ---- 5. start / stop ----------------------------------------------------- */
@@ -645,13 +699,15 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
 }
 
 /* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes,
- * exact_clock): options are validated in Ruby. hide_next_call leaves out
- * the first call made after start: the CLI's `load` of the script, so the
- * script's methods are the roots of the graph. call_tree_nodes > 0 keeps a
- * call tree of at most that many nodes. exact_clock reads a CPU clock on
- * every event instead of estimating it between readings. */
+ * exact_clock, current_thread_only): options are validated in Ruby.
+ * hide_next_call leaves out the first call made after start: the CLI's
+ * `load` of the script, so the script's methods are the roots of the
+ * graph. call_tree_nodes > 0 keeps a call tree of at most that many nodes.
+ * exact_clock reads a CPU clock on every event instead of estimating it
+ * between readings. current_thread_only records the calling thread (and
+ * its fibers) only. */
 static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_call, VALUE call_tree_nodes,
-                      VALUE exact_clock)
+                      VALUE exact_clock, VALUE current_thread_only)
 {
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
@@ -682,9 +738,9 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
         session_free();
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
+    S.only_thread = RTEST(current_thread_only) ? rb_thread_current() : Qfalse;
     S.running = true;
-    rb_add_event_hook2(session_hook(), S.events, Qnil,
-                       RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
+    install_hook(session_hook(), S.events);
     return Qnil;
 }
 
@@ -740,25 +796,79 @@ static VALUE build_result_protected(VALUE unused)
     return build_result();
 }
 
+/* Thread `th`'s clock now, on its own time line, from the calling thread
+ * `me` (outside the hook), given `now` = session_clock_read(): the calling
+ * thread's is read; another thread's CPU clock cannot be read from here
+ * (its time at its last event stands in), and its estimate may run a
+ * constant ahead. */
+static uint64_t thread_clock_now(thread_rec *th, VALUE me, uint64_t now)
+{
+    return th->thread == me                 ? event_time(th)
+           : S.clock == TG_CLOCK_THREAD_CPU ? th->last_now
+           : S.estimate_cpu                 ? (now > th->clock.value ? now : th->clock.value)
+                                            : now;
+}
+
+/* Tracegraph._pause: stops every running stack's clock and stops
+ * recording calls; the stacks stay open (see on_event_paused). */
+static VALUE tg_pause(VALUE mod)
+{
+    (void)mod;
+    if (!S.running) rb_raise(eError, "not started: call Tracegraph.start before Tracegraph.pause");
+    if (S.paused) rb_raise(eError, "already paused: call Tracegraph.resume first");
+    remove_hook();
+    /* A pending C leaf becomes a frame, so a return during the pause
+     * closes it like any other. */
+    if (S.prof.running) tg_profiler_settle_leaf(&S.prof, S.prof.running);
+    uint64_t now = session_clock_read();
+    VALUE me = rb_thread_current();
+    for (uint32_t i = 0; i < S.prof.thread_count; i++) {
+        thread_rec *th = &S.threads[i];
+        tg_context_suspend(&th->current->ctx, thread_clock_now(th, me, now));
+        th->clock.estimate_valid = false;
+    }
+    S.paused = true;
+    rb_event_flag_t events = RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
+    install_hook((rb_event_hook_func_t)(void (*)(void))on_event_paused, events | (S.events & RUBY_EVENT_C_RETURN));
+    return Qnil;
+}
+
+/* Tracegraph._resume: restarts the clock of each thread's running stack
+ * (stacks switched out stay stopped until switched in) and records calls
+ * again. */
+static VALUE tg_resume(VALUE mod)
+{
+    (void)mod;
+    if (!S.running) rb_raise(eError, "not started: call Tracegraph.start and Tracegraph.pause first");
+    if (!S.paused) rb_raise(eError, "not paused: call Tracegraph.pause first");
+    remove_hook();
+    uint64_t now = session_clock_read();
+    VALUE me = rb_thread_current();
+    for (uint32_t i = 0; i < S.prof.thread_count; i++) {
+        thread_rec *th = &S.threads[i];
+        tg_context_resume(&th->current->ctx, thread_clock_now(th, me, now));
+        th->clock.estimate_valid = false;
+    }
+    S.paused = false;
+    install_hook(session_hook(), S.events);
+    return Qnil;
+}
+
 /* Tracegraph._stop: removes the hook, closes open frames, returns the data. */
 static VALUE tg_stop(VALUE mod)
 {
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
-    rb_remove_event_hook(session_hook());
+    remove_hook();
     S.running = false;
 
     uint64_t now = session_clock_read();
     VALUE me = rb_thread_current();
     for (uint32_t i = 0; i < S.prof.thread_count; i++) {
         thread_rec *th = &S.threads[i];
-        /* Close each thread's frames on that thread's own time line: the
-         * calling thread's is read now; another thread's CPU clock cannot
-         * be read from here, and its estimate may run a constant ahead. */
-        uint64_t at = th->thread == me                 ? event_time(th)
-                      : S.clock == TG_CLOCK_THREAD_CPU ? th->last_now
-                      : S.estimate_cpu                 ? (now > th->clock.value ? now : th->clock.value)
-                                                       : now;
+        /* Close each thread's frames on that thread's own time line
+         * (stacks stopped by a pause or a fiber switch at that moment). */
+        uint64_t at = thread_clock_now(th, me, now);
         for (uint32_t c = 0; c < S.context_count; c++)
             if (S.contexts[c]->ctx.thread == i) tg_profiler_close_all(&S.prof, &S.contexts[c]->ctx, at);
     }
@@ -774,6 +884,12 @@ static VALUE tg_running_p(VALUE mod)
 {
     (void)mod;
     return S.running ? Qtrue : Qfalse;
+}
+
+static VALUE tg_paused_p(VALUE mod)
+{
+    (void)mod;
+    return S.running && S.paused ? Qtrue : Qfalse;
 }
 
 /* ---- 6. naming and locations ------------------------------------------- */
@@ -1114,9 +1230,12 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     session_keeper = TypedData_Wrap_Struct(rb_cObject, &session_type, &S);
     rb_gc_register_mark_object(session_keeper);
 
-    rb_define_singleton_method(mTracegraph, "_start", tg_start, 5);
+    rb_define_singleton_method(mTracegraph, "_start", tg_start, 6);
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
+    rb_define_singleton_method(mTracegraph, "_pause", tg_pause, 0);
+    rb_define_singleton_method(mTracegraph, "_resume", tg_resume, 0);
     rb_define_singleton_method(mTracegraph, "running?", tg_running_p, 0);
+    rb_define_singleton_method(mTracegraph, "paused?", tg_paused_p, 0);
     rb_define_singleton_method(mTracegraph, "_render_dot", tg_render_dot, 4);
     rb_define_singleton_method(mTracegraph, "_render_diff_dot", tg_render_diff_dot, 7);
     rb_define_singleton_method(mTracegraph, "_frame_size", tg_frame_size, 0);

@@ -46,6 +46,30 @@ class TestGC < TracegraphTest
     assert_consistent profile
   end
 
+  # The thread-filtered hook and the paused one keep their thread and
+  # stacks through GC.stress and compaction; the pause's classes were
+  # first seen before it.
+  def test_gc_stress_and_compact_with_threads_current_and_a_pause
+    profile = nil
+    begin
+      GC.stress = true
+      profile = Tracegraph.profile(threads: :current) do
+        make_classes(3)
+        Tracegraph.pause
+        churn
+        GC.compact if GC.respond_to?(:compact)
+        Tracegraph.resume
+        churn
+      end
+    ensure
+      GC.stress = false
+    end
+    assert_equal 1, method_named(profile, "TestGC#make_classes").calls
+    assert_equal 1, method_named(profile, "TestGC#churn").calls
+    assert_nil profile["GC.compact"]
+    assert_consistent profile
+  end
+
   def test_gc_stress_while_defining_classes_and_methods
     profile = nil
     begin

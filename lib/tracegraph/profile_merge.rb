@@ -1,0 +1,56 @@
+# Profile.merge: several profiles summed into one, matched by name. The
+# Rack middleware's save_every uses it to write one profile for many
+# requests; it works as well on profiles loaded from JSON.
+module Tracegraph
+  class Profile
+    # Sums profiles of the same clock: methods by name, edges by caller and
+    # callee names, threads by name (their ids renumbered). Call counts and
+    # times add up exactly, so self times still add up to the total. A
+    # method's file, line and kind come from the first profile that has it.
+    # The result is complete only if every profile was; call trees are not
+    # merged (the result has none). Raises ArgumentError for an empty list,
+    # something that is not a Profile, or mixed clocks.
+    def self.merge(profiles)
+      profiles = profiles.to_a
+      raise ArgumentError, "Profile.merge needs at least one profile" if profiles.empty?
+
+      profiles.each do |p|
+        raise ArgumentError, "Profile.merge takes Tracegraph::Profile objects, not #{p.class}" unless p.is_a?(Profile)
+      end
+      clocks = profiles.map(&:clock).uniq
+      raise ArgumentError, "cannot merge profiles of different clocks (#{clocks.join(', ')})" if clocks.size > 1
+
+      methods = merge_methods(profiles)
+      new(clock: clocks.first, threads: merge_threads(profiles), methods: methods.values,
+          edges: merge_edges(profiles, methods), program: profiles.first.program,
+          complete: profiles.all?(&:complete?))
+    end
+
+    def self.merge_methods(profiles)
+      profiles.flat_map(&:methods).each_with_object({}) do |m, by_name|
+        sum = by_name[m.name] ||= MethodStats.new(name: m.name, file: m.file, line: m.line, c_method: m.c_method,
+                                                  calls: 0, total_time: 0, self_time: 0)
+        sum.calls += m.calls
+        sum.total_time += m.total_time
+        sum.self_time += m.self_time
+      end
+    end
+
+    def self.merge_edges(profiles, methods)
+      profiles.flat_map(&:edges).each_with_object({}) do |e, by_names|
+        sum = by_names[[e.caller.name, e.callee.name]] ||=
+          EdgeStats.new(caller: methods.fetch(e.caller.name), callee: methods.fetch(e.callee.name),
+                        calls: 0, total_time: 0, self_time: 0)
+        sum.calls += e.calls
+        sum.total_time += e.total_time
+        sum.self_time += e.self_time
+      end.values
+    end
+
+    def self.merge_threads(profiles)
+      totals = profiles.flat_map(&:threads).each_with_object(Hash.new(0)) { |t, h| h[t.name] += t.total_time }
+      totals.each_with_index.map { |(name, total), i| ThreadStats.new(id: i + 1, name: name, total_time: total) }
+    end
+    private_class_method :merge_methods, :merge_edges, :merge_threads
+  end
+end

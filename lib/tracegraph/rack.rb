@@ -1,0 +1,207 @@
+# Tracegraph::Rack: a Rack middleware that profiles some requests, each
+# on its own, and writes one call graph and one JSON per request.
+#
+#   # config.ru
+#   require "tracegraph/rack"
+#   use Tracegraph::Rack, every: 100, path: %r{\A/api}, formats: %w[svg]
+#
+#   # Rails: config/environments/development.rb (or an initializer)
+#   config.middleware.use Tracegraph::Rack, opt_in: true
+#
+# Which requests: with opt_in: true, any request with ?tracegraph=1 or an
+# X-Tracegraph: 1 header; and every Nth request (every:, default 1, but
+# none with opt_in: true and no path:) among those whose path matches
+# path: (default: any). Each is recorded on the thread that serves it
+# (threads: :current), for the app's #call (not the streaming of its body).
+#
+# The profiler has one session per process, so while one request is being
+# profiled, another one that was chosen runs unprofiled and says so in its
+# X-Tracegraph response header and a log line. The check and the start are
+# one atomic step (Mutex#try_lock), so concurrent requests never raise.
+require "tracegraph"
+require "tracegraph/request_files"
+
+module Tracegraph
+  class Rack
+    OPTIONS = %i[every path opt_in dir formats save_every per_request clock c_calls logger].freeze
+    HEADER = "x-tracegraph" # lower case: what Rack 3 requires, and fine for Rack 2
+    OPT_IN_VALUES = %w[1 true yes].freeze
+
+    # One profiler, so one lock for every instance of the middleware.
+    SESSION = Mutex.new
+
+    # Options (see the README's "Profiling a web app"):
+    #   every:       profile every Nth matching request (Integer >= 1)
+    #   path:        only requests whose path matches (Regexp, or a String prefix)
+    #   opt_in:      also profile requests that ask with ?tracegraph=1 or X-Tracegraph: 1 (default false)
+    #   dir:         where files go (default "tmp/tracegraph", created)
+    #   formats:     graph formats besides the JSON (default %w[dot]; dot svg pdf png txt folded json)
+    #   save_every:  also write one profile summed over every N profiled requests
+    #   per_request: write each request's own files (default true)
+    #   clock:, c_calls:  as for Tracegraph.start
+    #   logger:      where messages go (default env["rack.logger"], else $stderr)
+    def initialize(app, **options)
+      OptionChecks.known!(options, OPTIONS)
+      @app = app
+      @opt_in = OptionChecks.boolean!(:opt_in, options.fetch(:opt_in, false))
+      # opt_in: true alone profiles only the requests that ask.
+      @every = positive_integer(:every, options.fetch(:every, @opt_in && !options[:path] ? nil : 1))
+      @path = path_matcher(options[:path])
+      @save_every = positive_integer(:save_every, options[:save_every])
+      @per_request = OptionChecks.boolean!(:per_request, options.fetch(:per_request, true))
+      raise ArgumentError, "per_request: false needs save_every: N, or nothing is written" unless @per_request || @save_every
+
+      @logger = options[:logger]
+      @files = RequestFiles.new(dir: options.fetch(:dir, "tmp/tracegraph"), formats: options.fetch(:formats, %w[dot]))
+      @start_options = start_options(options)
+      @counter = Mutex.new
+      @matching = 0
+      @merge_lock = Mutex.new
+      @merged = nil
+      @merged_count = 0
+    end
+
+    # Between start and stop nothing of ours is called, so the request's
+    # graph starts at the app. The profile is written even if the app
+    # raised, and the exception then goes on.
+    def call(env)
+      reason = choose(env)
+      return @app.call(env) unless reason
+      return skipped(env, "another request is being profiled") unless SESSION.try_lock
+
+      started = Time.now
+      begin
+        Tracegraph.start(**@start_options)
+      rescue Tracegraph::Error
+        SESSION.unlock
+        return skipped(env, "the profiler is already running (started outside Tracegraph::Rack)")
+      end
+      begin
+        status, headers, body = @app.call(env)
+      ensure
+        profile = begin
+          Tracegraph.stop
+        rescue Tracegraph::Error # the app stopped the profiler itself
+          nil
+        ensure
+          SESSION.unlock
+        end
+        written = save(profile, env, started, reason)
+      end
+      headers = with_header(headers, written ? listing(written) : "profiled, but its files could not be written")
+      [status, headers, body]
+    end
+
+    # Why env's request is to be profiled ("opt-in", "every", ...), or nil.
+    def choose(env)
+      return "opt-in" if @opt_in && opted_in?(env)
+      return nil unless @every && @path.call(env["PATH_INFO"].to_s)
+
+      @counter.synchronize { (@matching += 1) % @every == 0 } ? "every #{@every}" : nil
+    end
+
+    private
+
+    # Writes the request's files and the merged ones when due. Returns the
+    # paths written, or nil after logging why it could not.
+    def save(profile, env, started, reason)
+      return log(env, :error, "tracegraph: #{describe(env)}: the app stopped the profiler") unless profile
+
+      written = []
+      if @per_request
+        written = @files.write_request(profile, time: started, verb: env["REQUEST_METHOD"], path: env["PATH_INFO"])
+        log(env, :info, "tracegraph: profiled #{describe(env)} (#{reason}): #{written.join(' ')}")
+      end
+      written + save_merged(env, profile)
+    rescue StandardError => e
+      log(env, :error, "tracegraph: could not write the profile of #{describe(env)}: #{e.message}")
+      nil
+    end
+
+    # Adds the profile to the running sum; every save_every profiles,
+    # writes the sum and starts a new one. Memory stays that of one profile.
+    def save_merged(env, profile)
+      return [] unless @save_every
+
+      due = @merge_lock.synchronize do
+        @merged = @merged ? Profile.merge([@merged, profile]) : profile
+        @merged_count += 1
+        next nil if @merged_count < @save_every
+
+        sum = @merged
+        @merged = nil
+        @merged_count = 0
+        sum
+      end
+      return [] unless due
+
+      written = @files.write_merged(due, time: Time.now, count: @save_every)
+      log(env, :info, "tracegraph: #{@save_every} profiled requests summed: #{written.join(' ')}")
+      written
+    end
+
+    def skipped(env, why)
+      log(env, :warn, "tracegraph: not profiling #{describe(env)}: #{why}")
+      status, headers, body = @app.call(env)
+      [status, with_header(headers, "skipped, #{why}"), body]
+    end
+
+    def with_header(headers, value)
+      headers = headers.dup if headers.frozen?
+      headers[HEADER] = value
+      headers
+    end
+
+    def opted_in?(env)
+      return true if OPT_IN_VALUES.include?(env["HTTP_X_TRACEGRAPH"].to_s.strip.downcase)
+
+      env["QUERY_STRING"].to_s.split(/[&;]/).any? do |pair|
+        name, value = pair.split("=", 2)
+        name == "tracegraph" && OPT_IN_VALUES.include?(value.to_s.downcase)
+      end
+    end
+
+    # The header names the files; header values must be printable ASCII.
+    def listing(paths)
+      return "profiled, to be summed into the next merged profile" if paths.empty?
+
+      Tracegraph.printable("profiled, wrote #{paths.join(' ')}").gsub(/[^\x20-\x7e]/, "?")
+    end
+
+    def describe(env)
+      Tracegraph.printable("#{env['REQUEST_METHOD']} #{env['PATH_INFO']}")
+    end
+
+    def log(env, level, message)
+      logger = @logger || env["rack.logger"]
+      logger.respond_to?(level) ? logger.public_send(level, message) : $stderr.puts(message)
+      nil
+    end
+
+    def start_options(options)
+      clock = options.fetch(:clock, :wall)
+      unless CLOCKS.include?(clock.to_s.to_sym)
+        raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
+      end
+
+      c_calls = OptionChecks.boolean!(:c_calls, options.fetch(:c_calls, true))
+      {clock: clock.to_s.to_sym, c_calls: c_calls, call_tree: @files.call_tree?, threads: :current}
+    end
+
+    def positive_integer(key, value)
+      return nil if value.nil?
+      raise ArgumentError, "#{key} must be a positive integer, not #{value.inspect}" unless value.is_a?(Integer) && value.positive?
+
+      value
+    end
+
+    def path_matcher(pattern)
+      case pattern
+      when nil then ->(_) { true }
+      when Regexp then ->(path) { pattern.match?(path) }
+      when String then ->(path) { path.start_with?(pattern) }
+      else raise ArgumentError, "path must be a Regexp or a String prefix, not #{pattern.class}"
+      end
+    end
+  end
+end

@@ -1,0 +1,110 @@
+# Where Tracegraph::Rack puts each request's profile: one directory, files
+# named by time, verb and path, never overwriting one another.
+#
+#   tmp/tracegraph/20261123-151502.123-GET-api-users.json (and .dot, .svg...)
+#   tmp/tracegraph/20261123-151502.123-GET-api-users-2.json (same moment, same route)
+require "fileutils"
+require "tracegraph/output"
+
+module Tracegraph
+  class RequestFiles
+    # What formats: may name besides the JSON, which is always written.
+    FORMATS = Output::FORMATS.map { |ext| ext.delete_prefix(".") }.freeze
+    MAX_PATH_PART = 80
+
+    attr_reader :dir, :formats
+
+    # Creates dir; raises Tracegraph::Error if it cannot, and ArgumentError
+    # for a format it does not know, so a bad setting fails at boot, not at
+    # the first profiled request.
+    def initialize(dir:, formats:)
+      @formats = self.class.check_formats(formats)
+      # pdf, svg and png keep their .dot beside them.
+      rendered = @formats.any? { |f| Output::RENDERED_FORMATS.include?(".#{f}") }
+      @extensions = (@formats + (rendered ? ["dot"] : [])).uniq
+      @dir = dir.to_s
+      raise ArgumentError, "dir must not be empty" if @dir.empty?
+
+      FileUtils.mkdir_p(@dir)
+      Output.probe_directory(File.join(@dir, "x.json"), @dir)
+    rescue SystemCallError => e
+      raise Error, "cannot use #{@dir} for profiles: #{e.message.sub(/ @ .*/, '')}"
+    end
+
+    def self.check_formats(formats)
+      unless formats.is_a?(Array) && formats.all? { |f| f.is_a?(String) || f.is_a?(Symbol) }
+        raise ArgumentError, "formats must be an Array of format names, not #{formats.inspect}"
+      end
+      formats = formats.map { |f| f.to_s.downcase.delete_prefix(".") }
+      unknown = formats - FORMATS
+      unless unknown.empty?
+        raise ArgumentError, "unknown format#{'s' if unknown.size > 1} #{unknown.join(', ')} " \
+                             "(allowed: #{FORMATS.join(', ')})"
+      end
+      rendered = formats & Output::RENDERED_FORMATS.map { |ext| ext.delete_prefix(".") }
+      if rendered.any? && !graphviz?
+        raise ArgumentError, "formats #{rendered.join(', ')} need Graphviz's `dot`, which is not installed " \
+                             "(apt-get install graphviz), or use dot"
+      end
+      (formats - ["json"]).uniq
+    end
+
+    def self.graphviz?
+      ENV.fetch("PATH", "").split(File::PATH_SEPARATOR).any? { |d| File.executable?(File.join(d, "dot")) }
+    end
+
+    # Folded stacks need the call tree recorded.
+    def call_tree? = formats.include?("folded")
+
+    # A file name part from a request's path: letters, digits, _ and -,
+    # everything else one "-": "/api/users/42.json" -> "api-users-42-json".
+    def self.path_part(path)
+      part = path.to_s.gsub(/[^A-Za-z0-9_-]+/, "-").gsub(/\A-+|-+\z/, "")[0, MAX_PATH_PART].delete_suffix("-")
+      part.empty? ? "root" : part
+    end
+
+    def self.verb_part(verb)
+      part = verb.to_s.gsub(/[^A-Za-z0-9]/, "")[0, 16]
+      part.empty? ? "REQUEST" : part
+    end
+
+    def self.stamp(time) = time.utc.strftime("%Y%m%d-%H%M%S.%L")
+
+    # Writes one request's profile; returns the paths written.
+    def write_request(profile, time:, verb:, path:)
+      write(profile, "#{self.class.stamp(time)}-#{self.class.verb_part(verb)}-#{self.class.path_part(path)}")
+    end
+
+    # Writes a profile summed over `count` requests; returns the paths.
+    def write_merged(profile, time:, count:)
+      write(profile, "#{self.class.stamp(time)}-merged-#{count}-requests")
+    end
+
+    private
+
+    # The JSON first, in a file this call creates (O_EXCL), so two writers
+    # never get the same name; then the other formats beside it.
+    def write(profile, stem)
+      base = reserve(stem)
+      written = [profile.write_json("#{base}.json")]
+      formats.each { |format| written.concat(Output.write(profile, "#{base}.#{format}")) }
+      written.uniq
+    end
+
+    def reserve(stem)
+      (1..).each do |n|
+        base = File.join(dir, n == 1 ? stem : "#{stem}-#{n}")
+        next if @extensions.any? { |ext| File.exist?("#{base}.#{ext}") }
+
+        begin
+          File.open("#{base}.json", File::WRONLY | File::CREAT | File::EXCL) { nil }
+          return base
+        rescue Errno::EEXIST
+          next
+        rescue SystemCallError => e
+          raise Error, "cannot write #{base}.json: #{e.message.sub(/ @ .*/, '')}"
+        end
+      end
+    end
+  end
+end

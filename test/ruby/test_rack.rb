@@ -1,0 +1,270 @@
+require_relative "test_helper"
+require_relative "rack_helper"
+
+# Tracegraph::Rack with plain Rack envs: which requests it profiles, the
+# files it writes, and what happens when it cannot profile or write.
+class TestRack < TracegraphTest
+  def setup
+    @dir = Dir.mktmpdir("tracegraph-rack")
+    @log = StringIO.new
+  end
+
+  def teardown
+    super
+    FileUtils.rm_rf(@dir)
+  end
+
+  def middleware(app = RackTestApp, **options)
+    Tracegraph::Rack.new(app, dir: @dir, logger: Logger.new(@log), **options)
+  end
+
+  def env_for(path, method: "GET", query: "", headers: {})
+    {"REQUEST_METHOD" => method, "PATH_INFO" => path, "QUERY_STRING" => query}.merge(headers)
+  end
+
+  # The X-Tracegraph header of each request, nil where there is none.
+  def headers_of(mw, paths, **env_options)
+    paths.map { |path| mw.call(env_for(path, **env_options))[1]["x-tracegraph"] }
+  end
+
+  def json_files = Dir[File.join(@dir, "*.json")].sort
+
+  def test_every_nth_request
+    mw = middleware(every: 3)
+    headers = headers_of(mw, Array.new(9) { "/work/1" })
+    assert_equal [false, false, true] * 3, headers.map { |h| h.to_s.start_with?("profiled") }
+    assert_equal 3, json_files.size
+  end
+
+  def test_every_request_by_default
+    headers = headers_of(middleware, %w[/a /b])
+    assert headers.all? { |h| h.start_with?("profiled, wrote ") }, headers.inspect
+  end
+
+  def test_path_pattern_and_prefix
+    mw = middleware(path: %r{\A/api})
+    assert_equal [true, false, true], headers_of(mw, %w[/api/users /home /api]).map { |h| !h.nil? }
+    mw = middleware(path: "/admin")
+    assert_equal [true, false], headers_of(mw, %w[/admin/x /public/admin]).map { |h| !h.nil? }
+  end
+
+  def test_every_counts_only_the_requests_whose_path_matches
+    mw = middleware(path: %r{\A/api}, every: 2)
+    profiled = headers_of(mw, %w[/api/1 /home /home /api/2 /api/3 /home /api/4]).map { |h| !h.nil? }
+    assert_equal [false, false, false, true, false, false, true], profiled
+  end
+
+  def test_opt_in_is_off_by_default
+    mw = middleware(every: 1000)
+    assert_nil mw.call(env_for("/x", query: "tracegraph=1"))[1]["x-tracegraph"]
+    assert_nil mw.call(env_for("/x", headers: {"HTTP_X_TRACEGRAPH" => "1"}))[1]["x-tracegraph"]
+    assert_empty json_files
+  end
+
+  def test_opt_in_by_query_parameter_or_header
+    mw = middleware(opt_in: true)
+    profiled = [
+      env_for("/x"),
+      env_for("/x", query: "tracegraph=1"),
+      env_for("/x", query: "a=2&tracegraph=true"),
+      env_for("/x", query: "tracegraph=0"),
+      env_for("/x", query: "nottracegraph=1"),
+      env_for("/x", headers: {"HTTP_X_TRACEGRAPH" => "1"}),
+      env_for("/x", headers: {"HTTP_X_TRACEGRAPH" => "0"})
+    ].map { |env| !mw.call(env)[1]["x-tracegraph"].nil? }
+    assert_equal [false, true, true, false, false, true, false], profiled
+  end
+
+  def test_opt_in_with_a_path_also_profiles_every_matching_request
+    mw = middleware(opt_in: true, path: "/api")
+    envs = [env_for("/api/a"), env_for("/home"), env_for("/home", query: "tracegraph=1")]
+    assert_equal [true, false, true], envs.map { |env| !mw.call(env)[1]["x-tracegraph"].nil? }
+  end
+
+  def test_opt_in_with_every_profiles_both
+    mw = middleware(opt_in: true, every: 2)
+    envs = [env_for("/a"), env_for("/a", query: "tracegraph=1"), env_for("/a")]
+    assert_equal [false, true, true], envs.map { |env| !mw.call(env)[1]["x-tracegraph"].nil? }
+  end
+
+  def test_the_request_json_holds_that_request_and_nothing_of_ours
+    status, headers, body = middleware.call(env_for("/work/7", method: "POST"))
+    assert_equal [200, ["ok /work/7"]], [status, body]
+    files = RackTestApp.files_in_header(headers["x-tracegraph"])
+    json, dot = files
+    assert_match(%r{\A#{Regexp.escape(@dir)}/\d{8}-\d{6}\.\d{3}-POST-work-7\.json\z}, json)
+    assert_equal json.sub(/json\z/, "dot"), dot
+    assert_equal files.sort, Dir[File.join(@dir, "*")].sort
+    profile = Tracegraph::Profile.load_json(json)
+    assert_equal 7, method_named(profile, "RackTestApp::Work.step").calls
+    assert_equal 1, method_named(profile, "RackTestApp.call").calls
+    assert_nil profile["RackTestApp::Work.other_step"]
+    assert_empty profile.methods.select { |m| m.name.start_with?("Tracegraph") }, "the middleware's own methods"
+    assert_equal 1, profile.threads.size
+    assert_includes File.read(dot), "RackTestApp::Work.step"
+    assert_match(/profiled POST \/work\/7 \(every 1\): #{Regexp.escape(json)}/, @log.string)
+  end
+
+  def test_file_names_are_safe_and_never_overwritten
+    files = Tracegraph::RequestFiles.new(dir: @dir, formats: %w[dot])
+    time = Time.utc(2026, 11, 23, 15, 15, 2, 123_456)
+    profile = Tracegraph.profile { RackTestApp::Work.step(1) }
+    first = files.write_request(profile, time: time, verb: "GET", path: "/api/users")
+    second = files.write_request(profile, time: time, verb: "GET", path: "/api/users")
+    assert_equal %w[20261123-151502.123-GET-api-users.json 20261123-151502.123-GET-api-users.dot],
+                 first.map { |f| File.basename(f) }
+    assert_equal %w[20261123-151502.123-GET-api-users-2.json 20261123-151502.123-GET-api-users-2.dot],
+                 second.map { |f| File.basename(f) }
+    {"/../../etc/passwd" => "etc-passwd", "/" => "root", "" => "root", "/a b/ü/\n/x.json" => "a-b-x-json",
+     "/#{'x' * 300}" => "x" * 80}.each do |path, part|
+      assert_equal part, Tracegraph::RequestFiles.path_part(path), path.inspect
+    end
+    assert_equal "REQUEST", Tracegraph::RequestFiles.verb_part("../")
+    assert_equal "PATCH", Tracegraph::RequestFiles.verb_part("PATCH")
+  end
+
+  def test_formats_are_written_and_checked_up_front
+    status, headers, = middleware(formats: %w[svg json]).call(env_for("/work/2"))
+    assert_equal 200, status
+    written = RackTestApp.files_in_header(headers["x-tracegraph"]).map { |f| File.extname(f) }
+    assert_equal %w[.json .dot .svg], written
+    error = assert_raises(ArgumentError) { middleware(formats: %w[svg gif]) }
+    assert_equal "unknown format gif (allowed: dot, json, txt, folded, pdf, svg, png)", error.message
+    error = assert_raises(ArgumentError) { middleware(formats: "svg") }
+    assert_match(/formats must be an Array/, error.message)
+  end
+
+  def test_folded_stacks_turn_the_call_tree_on
+    _, headers, = middleware(formats: %w[folded]).call(env_for("/work/3"))
+    folded = RackTestApp.files_in_header(headers["x-tracegraph"]).find { |f| f.end_with?(".folded") }
+    assert_match(/RackTestApp::Work.step \d+$/, File.read(folded))
+  end
+
+  def test_bad_options_say_what_is_wrong
+    {
+      {evry: 2} => /unknown option :evry \(allowed: :every, :path, :opt_in, :dir, :formats, :save_every, :per_request, :clock, :c_calls, :logger\)/,
+      {every: 0} => /every must be a positive integer, not 0/,
+      {save_every: "2"} => /save_every must be a positive integer/,
+      {path: 42} => /path must be a Regexp or a String prefix, not Integer/,
+      {opt_in: "yes"} => /opt_in must be true or false/,
+      {clock: :gpu} => /unknown clock :gpu/,
+      {per_request: false} => /per_request: false needs save_every/
+    }.each do |options, message|
+      error = assert_raises(ArgumentError, options.inspect) { middleware(**options) }
+      assert_match message, error.message
+    end
+    file = File.join(@dir, "a-file")
+    File.write(file, "")
+    error = assert_raises(Tracegraph::Error) { Tracegraph::Rack.new(RackTestApp, dir: File.join(file, "sub")) }
+    assert_match(/cannot use .*a-file\/sub for profiles/, error.message)
+  end
+
+  def test_an_exception_in_the_app_still_writes_the_profile_and_goes_on
+    mw = middleware
+    error = assert_raises(ArgumentError) { mw.call(env_for("/boom")) }
+    assert_equal "boom", error.message
+    refute Tracegraph.running?
+    json = json_files.grep(/GET-boom\.json\z/).first
+    assert json, Dir[File.join(@dir, "*")].inspect
+    assert_equal 1, method_named(Tracegraph::Profile.load_json(json), "RackTestApp::Work.step").calls
+    # The session is free again.
+    assert_match(/\Aprofiled/, mw.call(env_for("/work/1"))[1]["x-tracegraph"])
+  end
+
+  def test_a_profile_that_cannot_be_written_is_logged_and_the_response_is_unharmed
+    mw = middleware
+    FileUtils.rm_rf(@dir)
+    status, headers, body = mw.call(env_for("/work/1"))
+    assert_equal [200, ["ok /work/1"]], [status, body]
+    assert_equal "profiled, but its files could not be written", headers["x-tracegraph"]
+    assert_match(/ERROR -- : tracegraph: could not write the profile of GET \/work\/1: cannot write .*No such file or directory/, @log.string)
+    refute Tracegraph.running?
+  end
+
+  def test_a_request_that_arrives_while_another_is_profiled_is_skipped_and_says_so
+    inner = nil
+    outer_app = lambda do |env|
+      if env["PATH_INFO"] == "/outer"
+        inner = Thread.new { @mw.call(env_for("/work/2")) }.value
+        [200, {}, ["outer"]]
+      else
+        RackTestApp.call(env)
+      end
+    end
+    @mw = middleware(outer_app)
+    _, outer_headers, = @mw.call(env_for("/outer"))
+    assert_match(/\Aprofiled, wrote /, outer_headers["x-tracegraph"])
+    status, headers, body = inner
+    assert_equal [200, ["ok /work/2"]], [status, body]
+    assert_equal "skipped, another request is being profiled", headers["x-tracegraph"]
+    assert_match(/WARN -- : tracegraph: not profiling GET \/work\/2: another request is being profiled/, @log.string)
+    assert_equal 1, json_files.size
+  end
+
+  def test_a_profiler_started_elsewhere_is_left_alone
+    Tracegraph.start
+    _, headers, = middleware.call(env_for("/work/1"))
+    assert_equal "skipped, the profiler is already running (started outside Tracegraph::Rack)", headers["x-tracegraph"]
+    assert Tracegraph.running?
+    assert_equal 1, method_named(Tracegraph.stop, "RackTestApp::Work.step").calls
+    assert_match(/\Aprofiled/, middleware.call(env_for("/work/1"))[1]["x-tracegraph"])
+  end
+
+  def test_save_every_writes_the_sum_of_n_profiled_requests_besides_each_one
+    mw = middleware(save_every: 3)
+    headers = headers_of(mw, %w[/work/1 /work/2 /work/3 /work/4 /work/5 /work/6 /work/7])
+    merged = Dir[File.join(@dir, "*-merged-3-requests.json")].sort
+    assert_equal 2, merged.size
+    assert_equal [1 + 2 + 3, 4 + 5 + 6],
+                 merged.map { |f| Tracegraph::Profile.load_json(f)["RackTestApp::Work.step"].calls }
+    assert_equal 7 + 2, json_files.size
+    assert_includes headers[2], "-merged-3-requests.json"
+    merged_profile = Tracegraph::Profile.load_json(merged.first)
+    assert_equal 3, merged_profile["RackTestApp.call"].calls
+    assert_consistent merged_profile
+  end
+
+  def test_per_request_false_writes_only_the_sums
+    mw = middleware(save_every: 2, per_request: false)
+    headers = headers_of(mw, %w[/work/1 /work/2 /work/3])
+    assert_equal ["profiled, to be summed into the next merged profile"], [headers[0]]
+    assert_equal 1, json_files.size
+    assert_equal 3, Tracegraph::Profile.load_json(json_files.first)["RackTestApp::Work.step"].calls
+  end
+
+  def test_frozen_headers_and_the_rack_logger
+    app = ->(_env) { [204, {}.freeze, []] }
+    mw = Tracegraph::Rack.new(app, dir: @dir)
+    log = StringIO.new
+    status, headers, = mw.call(env_for("/x").merge("rack.logger" => Logger.new(log)))
+    assert_equal 204, status
+    assert_match(/\Aprofiled/, headers["x-tracegraph"])
+    assert_match(/INFO -- : tracegraph: profiled GET \/x/, log.string)
+  end
+
+  def test_in_a_rack_builder_with_mock_request
+    begin
+      require "rack"
+      require "rack/mock"
+    rescue LoadError => e
+      skip "ruby-rack is not installed (#{e.message})"
+    end
+    dir = @dir
+    log = Logger.new(@log)
+    app = ::Rack::Builder.new do
+      use Tracegraph::Rack, path: %r{\A/work}, every: 2, dir: dir, logger: log
+      run RackTestApp
+    end.to_app
+    request = ::Rack::MockRequest.new(app)
+    responses = %w[/work/1 /other /work/2 /work/3 /work/4].map { |path| request.get(path) }
+    assert_equal [200] * 5, responses.map(&:status)
+    assert_equal [false, false, true, false, true], responses.map { |r| !r.headers["x-tracegraph"].nil? }
+    opted = ::Rack::MockRequest.new(::Rack::Builder.new do
+      use Tracegraph::Rack, opt_in: true, dir: dir, logger: log
+      run RackTestApp
+    end.to_app)
+    assert_nil opted.get("/work/5").headers["x-tracegraph"]
+    assert_match(/\Aprofiled/, opted.get("/work/5?tracegraph=1").headers["x-tracegraph"])
+    assert_match(/\Aprofiled/, opted.get("/work/5", "HTTP_X_TRACEGRAPH" => "1").headers["x-tracegraph"])
+  end
+end
