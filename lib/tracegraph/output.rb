@@ -77,13 +77,6 @@ module Tracegraph
       paths.any? { |path| File.extname(path).casecmp?(".folded") }
     end
 
-    # Where a forked child writes instead of its parent's path:
-    # graphs/call_graph.pdf -> graphs/call_graph.12345.pdf
-    def path_for_child(path, pid = Process.pid)
-      ext = File.extname(path)
-      "#{path.delete_suffix(ext)}.#{pid}#{ext}"
-    end
-
     def flat_text(profile)
       io = StringIO.new
       profile.print_flat(io, limit: 100)
