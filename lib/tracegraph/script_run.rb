@@ -43,17 +43,18 @@ module Tracegraph
 
     private
 
-    # Ruby gives its main program DATA, the file after its __END__ line;
-    # eval does not.
+    # Ruby gives its main program DATA, the file after its __END__ line,
+    # read in the script's source encoding; eval does not.
     def define_data
-      source = File.read(@name)
+      source = File.binread(@name)
       return unless source.match?(/^__END__\r?$/) # most scripts have none: no need to lex them
 
       require "ripper"
-      (line, _), _, text = Ripper.lex(source).find { |_, type, _| type == :on___end__ }
+      lexer = Ripper::Lexer.new(source.force_encoding(Encoding::UTF_8), @name) # UTF-8 unless a magic comment says
+      (line, _), _, text = lexer.lex.find { |_, type, _| type == :on___end__ }
       return unless line
 
-      data = File.open(@name)
+      data = File.open(@name, external_encoding: lexer.encoding)
       data.seek(source.lines.first(line - 1).sum(&:bytesize) + text.bytesize)
       Object.const_set(:DATA, data)
     end

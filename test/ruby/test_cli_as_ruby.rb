@@ -153,6 +153,8 @@ class TestCliAsRuby < Minitest::Test
       line 2
     RUBY
     assert_runs_as_ruby("no_data.rb", "p defined?(DATA)\n")
+    assert_runs_as_ruby("latin1.rb", "# encoding: iso-8859-1\np [\"caf\xE9\", DATA.read, DATA.external_encoding]\n" \
+                                     "__END__\nd\xE9\n".b)
   end
 
   def test_a_syntax_error_is_reported_as_ruby_reports_it
