@@ -40,7 +40,8 @@ module Tracegraph
     # or :exec, when the process ends: from at_exit (registered now, so
     # after every at_exit handler registered later), or just before exit!
     # or exec. The block's value, false when an output could not be
-    # written, lets exit! fail the run. A forked child inherits the block and calls it for its own profile.
+    # written, lets exit! fail the run. A forked child inherits the block
+    # and calls it for its own profile.
     def at_process_end(&block)
       @process_end = block
       at_exit { process_ending(:at_exit) }
