@@ -84,6 +84,16 @@ class TestCliOutputs < Minitest::Test
     assert_equal 1, Tracegraph::Profile.load_json(File.join(@dir, "a.json"))["Object#work"].calls
   end
 
+  def test_a_failing_output_fails_a_run_that_ends_with_exit_bang
+    script = write_script("bang.rb", "def work = 1\nwork\nexit!(0)\n")
+    _, err, status = tracegraph("-o", "a.svg", "-o", "a.json", script, env: {"PATH" => path_without_dot})
+    assert_equal 1, status.exitstatus, err
+    assert_equal 1, Tracegraph::Profile.load_json(File.join(@dir, "a.json"))["Object#work"].calls
+    script = write_script("bang7.rb", "exit!(7)\n")
+    _, err, status = tracegraph("-o", "b.svg", script, env: {"PATH" => path_without_dot})
+    assert_equal 7, status.exitstatus, "the script's own failure stands: #{err}"
+  end
+
   def test_messages_show_control_characters_escaped
     script = write_script("app.rb", "def work = 1\nwork\n")
     _, err, status = tracegraph("-o", "x\e[2Jy.json", script)
