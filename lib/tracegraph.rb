@@ -51,20 +51,14 @@ module Tracegraph
       nil
     end
 
-    # Runs the script file (or code, with name "-e") as Ruby's main
-    # program would, profiling it. The load/eval call itself is left out,
-    # so the script's own calls are the roots. Returns what the script's
-    # exit status would be; the profile is in last_profile.
-    def profile_script(path, code: nil, **options)
+    # Runs a compiled script (RubyVM::InstructionSequence) as Ruby's main
+    # program, profiling it. The eval call itself is left out, so the
+    # script's own calls are the roots. Profiling goes on after the script
+    # returns or raises, through the at_exit handlers: stop it at the end
+    # (the tracegraph command does, with at_process_end).
+    def profile_main(iseq, **options)
       _start(*parse_start_options(options, hide_next_call: true))
-      begin
-        code ? TOPLEVEL_BINDING.eval(code, path, 1) : load(path)
-        0
-      rescue SystemExit => e
-        e.status
-      ensure
-        stop if running?
-      end
+      iseq.eval
     end
 
     # Stops recording until resume: calls made meanwhile are not recorded

@@ -1,13 +1,24 @@
-# Profiles the whole process and writes the call graph when it exits:
+# Profiles the whole process and writes the call graph when it ends:
 #
 #   TRACEGRAPH_OUTPUT=graphs/call_graph.pdf ruby -rtracegraph/autorun app.rb
 #
 # Settings come from TRACEGRAPH_* variables (see tracegraph/env_config.rb).
-# A forked child writes its own file, with its pid in the name, so it never
-# overwrites its parent's.
+# The profile covers the program's own at_exit handlers, and is written
+# just before exit! or exec too (see tracegraph/process_end.rb).
+#
+# Every process writes its own file, and none overwrites another's (see
+# tracegraph/output_naming.rb). The first process of a run writes
+# TRACEGRAPH_OUTPUT and exports TRACEGRAPH_RUN; every other one writes
+# the name with its pid, graphs/call_graph.12345.pdf: a forked child, a
+# program exec'd (the one before exec wrote its own), a Ruby started with
+# this library in RUBYOPT (`RUBYOPT=-rtracegraph/autorun rake test`: rake's
+# file and each test process's). A pid's name already written in this run
+# gets a count: graphs/call_graph.12345.2.pdf.
 require "tracegraph"
 require "tracegraph/env_config"
 require "tracegraph/output"
+require "tracegraph/output_naming"
+require "tracegraph/process_end"
 
 module Tracegraph
   module Autorun
@@ -16,23 +27,27 @@ module Tracegraph
     def start
       config = EnvConfig.new
       Output.check_path(config.output)
-      parent_pid = Process.pid
-      Tracegraph.start(**config.start_options)
+      naming = OutputNaming.from_env
       # Registered first, so it runs after the program's own at_exit
-      # handlers and sees their work too. It stops before calling any
-      # method of ours, so none of them lands in the profile.
-      at_exit do
-        profile = Tracegraph.running? && Tracegraph.stop
-        write(profile, config, parent_pid) if profile
-      end
+      # handlers and sees their work too; and before the start, so its
+      # setting up is not in the profile.
+      Tracegraph.at_process_end { |profile| write(profile, config, naming) }
+      Tracegraph.start(**config.start_options)
     end
 
-    def write(profile, config, parent_pid)
-      path = Process.pid == parent_pid ? config.output : Output.path_for_child(config.output)
-      written = Output.write(profile, path, config.dot_options)
-      warn "tracegraph: wrote #{written.join(', ')}"
-    rescue Tracegraph::Error => e
-      warn "tracegraph: #{e.message}"
+    # Writes first, then says so; a closed stderr costs nothing.
+    def write(profile, config, naming)
+      message = begin
+        "tracegraph: wrote #{Output.write(profile, naming.path_for(config.output), config.dot_options).join(', ')}"
+      rescue Tracegraph::Error => e
+        "tracegraph: #{e.message}"
+      end
+      begin
+        warn Tracegraph.printable(message)
+      rescue IOError, SystemCallError
+        nil
+      end
+      true # the program's own status stands
     end
   end
 end

@@ -1,13 +1,13 @@
-# The `tracegraph` command. Parses options, runs the script in this process
-# as `ruby script.rb` would, and writes the profile even if the script
-# raises or exits. Exit status: the script's own (128 + the signal's
-# number if a signal ended it, as a shell reports), or 1 if it was fine but
-# the output could not be written, or 2 for bad usage.
+# The `tracegraph` command. Parses options, then runs the script in this
+# process exactly as `ruby script.rb` would (see tracegraph/script_run):
+# the process ends as the script's would, with its status, or by its
+# signal, and the profile is written as it ends. Status 2 for bad usage,
+# before anything runs; 1 if the script succeeded but an output could not
+# be written.
 #
 # Output paths are made absolute before the script runs, so a script that
 # changes directory (Dir.chdir, Process.daemon) cannot move them. A child
-# the script forks without a block returns into this command when the
-# script ends there; it writes its own files, with its pid in the name
+# the script forks writes its own files, with its pid in the name
 # (call_graph.12345.dot), as under tracegraph/autorun.
 require "optparse"
 require "tracegraph"
@@ -15,6 +15,7 @@ require "tracegraph/output"
 require "tracegraph/diff_cli"
 require "tracegraph/render_cli"
 require "tracegraph/graph_options"
+require "tracegraph/script_run"
 
 module Tracegraph
   class CLI
@@ -27,7 +28,20 @@ module Tracegraph
       @err = err
     end
 
+    # The exit status, or nil once the script has run: the process then
+    # ends as the script's would.
     def run(argv)
+      script = prepare(argv)
+      return script if script.is_a?(Integer)
+
+      script.call # never rescued here: the script's exceptions are its own
+      nil
+    end
+
+    private
+
+    # A ScriptRun ready to go, or the exit status if there is nothing to run.
+    def prepare(argv)
       return DiffCLI.new(out: @out, err: @err).run(argv.drop(1)) if argv.first == "diff"
       return RenderCLI.new(out: @out, err: @err).run(argv.drop(1)) if argv.first == "render"
 
@@ -35,19 +49,22 @@ module Tracegraph
       options = parse(argv)
       return 0 if options == :done
 
-      script, code = target(options, argv)
+      name, iseq = target(options, argv)
       options[:outputs].map! { |path| File.expand_path(path) }
       options[:outputs].each { |path| Output.check_path(path) }
-      run_script(script, code, argv, options)
+      ScriptRun.new(name, iseq, argv, outputs: options[:outputs], start_options: options[:start],
+                                      dot_options: options[:dot], flat: options[:flat], err: @err)
     rescue OptionParser::ParseError, UsageError => e
       @err.puts "tracegraph: #{e.message} (see tracegraph --help)"
       USAGE_ERROR
     rescue Tracegraph::Error, ArgumentError => e
       @err.puts "tracegraph: #{e.message}"
       USAGE_ERROR
+    rescue SyntaxError => e
+      # As ruby reports it, before anything runs: there is no profile.
+      @err.puts e.message
+      1
     end
-
-    private
 
     def parse(argv)
       options = {outputs: [], start: {}, dot: {}, flat: false, code: nil}
@@ -62,8 +79,10 @@ module Tracegraph
           output's name: #{Output.known_formats}
           (pdf/svg/png run Graphviz's dot and keep the .dot beside them; .folded is folded
           stacks for flame graphs; callgrind is for KCachegrind). -o can be given more than once.
-          Options may come before or after the script; arguments after `--` all go to
-          the script: tracegraph -o g.pdf app.rb -- --app-flag
+          Options come before the script, as ruby's do; everything after the script is
+          its own, as under ruby: tracegraph -o g.pdf app.rb -o app-output.txt
+          The script runs as `ruby script.rb` would run it, and the profile is written
+          when the process ends, after the script's at_exit handlers.
 
         TEXT
         o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot)") { |v| options[:outputs] << v }
@@ -86,59 +105,26 @@ module Tracegraph
           return :done
         end
       end
-      parser.permute!(argv) # like ruby-prof: `--` passes the rest to the script untouched
+      # Stops at the script, as ruby does: what follows is the script's own
+      # ARGV, its -o and --help too.
+      parser.order!(argv)
       options[:outputs] << "call_graph.dot" if options[:outputs].empty?
       options[:start][:call_tree] = true if Output.needs_call_tree?(options[:outputs])
       Tracegraph::DotOptions.parse(options[:dot]) # fail before running anything
       options
     end
 
+    # The script's name ($0 and __FILE__) and its compiled code: compiled
+    # as ruby compiles its main program, so __FILE__ == $0 and the top
+    # level is <main>, and never looked up in $LOAD_PATH as `load` would.
     def target(options, argv)
-      return ["-e", options[:code]] if options[:code]
+      return ["-e", RubyVM::InstructionSequence.compile(options[:code], "-e", "-e")] if options[:code]
 
       script = argv.shift or raise UsageError, "no script given"
       raise Tracegraph::Error, "no such file: #{script}" unless File.file?(script)
 
       RenderCLI.check_script(script)
-
-      [script, nil]
-    end
-
-    def run_script(script, code, argv, options)
-      parent_pid = Process.pid
-      status = with_program(script, argv) do
-        Tracegraph.profile_script(script, code: code, **options[:start])
-      rescue Exception => e # rubocop:disable Lint/RescueException -- report it as ruby would, then write the profile
-        @err.print e.full_message(highlight: false)
-        e.is_a?(SignalException) ? 128 + e.signo : 1
-      end
-      outputs = options[:outputs]
-      outputs = outputs.map { |path| Output.path_for_child(path) } unless Process.pid == parent_pid
-      write_outputs(Tracegraph.last_profile, options, outputs) ? status : [status, 1].max
-    end
-
-    # $0 and ARGV as if `ruby script args...` had been run.
-    def with_program(script, argv)
-      saved = [$PROGRAM_NAME, ARGV.dup]
-      $PROGRAM_NAME = script
-      ARGV.replace(argv)
-      yield
-    ensure
-      $PROGRAM_NAME = saved[0]
-      ARGV.replace(saved[1])
-    end
-
-    def write_outputs(profile, options, outputs)
-      profile.print_flat(@err) if options[:flat]
-      # Every output is tried: one that fails does not stop the others.
-      outputs.map do |path|
-        written = Output.write(profile, path, options[:dot])
-        @err.puts Tracegraph.printable("tracegraph: wrote #{written.join(', ')}")
-        true
-      rescue Tracegraph::Error => e
-        @err.puts Tracegraph.printable("tracegraph: #{e.message}")
-        false
-      end.all?
+      [script, RubyVM::InstructionSequence.compile_file(script)]
     end
   end
 end

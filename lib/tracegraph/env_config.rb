@@ -7,7 +7,9 @@
 #   TRACEGRAPH_NODE_FRACTION, TRACEGRAPH_EDGE_FRACTION, TRACEGRAPH_MAX_NODES,
 #   TRACEGRAPH_FOCUS, TRACEGRAPH_IGNORE   graph options, as the CLI's flags
 # (TRACEGRAPH_MAX_PROFILE_BYTES, the largest profile load_json reads, is
-# read by tracegraph/profile_file when a profile is loaded.)
+# read by tracegraph/profile_file when a profile is loaded. TRACEGRAPH_RUN
+# is autorun's own, exported to the processes a run starts: see
+# tracegraph/output_naming.rb.)
 require "tracegraph/output"
 
 module Tracegraph

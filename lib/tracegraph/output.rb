@@ -121,15 +121,15 @@ module Tracegraph
       paths.any? { |path| format_of(path) == :folded }
     end
 
-    # Where a forked child writes instead of its parent's path, with the
-    # pid before the format's suffix (graphs/call_graph.pdf ->
-    # graphs/call_graph.12345.pdf), or after a callgrind name, as
-    # callgrind itself does (callgrind.out.app -> callgrind.out.app.12345).
-    def path_for_child(path, pid = Process.pid)
-      return "#{path}.#{pid}" if CALLGRIND_NAME.match?(File.basename(path))
+    # path with a tag (a pid, "12345.2") added before the format's suffix
+    # (graphs/call_graph.pdf -> graphs/call_graph.12345.pdf), or after a
+    # callgrind name, as callgrind itself does (callgrind.out.app ->
+    # callgrind.out.app.12345). See OutputNaming.
+    def tagged_path(path, tag)
+      return "#{path}.#{tag}" if CALLGRIND_NAME.match?(File.basename(path))
 
-      suffix = suffix_of(path) or return "#{path}.#{pid}"
-      "#{path[0...-suffix.length]}.#{pid}#{path[-suffix.length..]}"
+      suffix = suffix_of(path) or return "#{path}.#{tag}"
+      "#{path[0...-suffix.length]}.#{tag}#{path[-suffix.length..]}"
     end
 
     # A saved profile has a call tree only if it was recorded with one.

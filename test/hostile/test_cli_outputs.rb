@@ -57,10 +57,14 @@ class TestCliOutputs < Minitest::Test
     refute child["Object#in_parent"]
   end
 
-  def test_a_script_killed_by_sigterm_exits_143_with_the_profile_written
+  # As under plain ruby, the process dies by the signal (a shell shows
+  # 143), after the profile is written.
+  def test_a_script_killed_by_sigterm_dies_by_it_with_the_profile_written
     script = write_script("term.rb", "def work = 1\nwork\nProcess.kill(:TERM, Process.pid)\nsleep 5\n")
     _, err, status = tracegraph("-o", "t.json", script)
-    assert_equal 143, status.exitstatus, err
+    _, _, plain = ruby(script)
+    assert_equal [Signal.list["TERM"], nil], [plain.termsig, plain.exitstatus], "plain ruby"
+    assert_equal [plain.termsig, plain.exitstatus], [status.termsig, status.exitstatus], err
     assert_equal 1, Tracegraph::Profile.load_json(File.join(@dir, "t.json"))["Object#work"].calls
   end
 
@@ -78,6 +82,16 @@ class TestCliOutputs < Minitest::Test
     assert_equal 1, status.exitstatus, err
     assert_match(/dot` is not installed/, err)
     assert_equal 1, Tracegraph::Profile.load_json(File.join(@dir, "a.json"))["Object#work"].calls
+  end
+
+  def test_a_failing_output_fails_a_run_that_ends_with_exit_bang
+    script = write_script("bang.rb", "def work = 1\nwork\nexit!(0)\n")
+    _, err, status = tracegraph("-o", "a.svg", "-o", "a.json", script, env: {"PATH" => path_without_dot})
+    assert_equal 1, status.exitstatus, err
+    assert_equal 1, Tracegraph::Profile.load_json(File.join(@dir, "a.json"))["Object#work"].calls
+    script = write_script("bang7.rb", "exit!(7)\n")
+    _, err, status = tracegraph("-o", "b.svg", script, env: {"PATH" => path_without_dot})
+    assert_equal 7, status.exitstatus, "the script's own failure stands: #{err}"
   end
 
   def test_messages_show_control_characters_escaped

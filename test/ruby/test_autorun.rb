@@ -34,6 +34,47 @@ class TestAutorun < Minitest::Test
     assert_equal 1, profile["Object#cleanup"].calls
   end
 
+  # Ruby with autorun in RUBYOPT, as `RUBYOPT=-rtracegraph/autorun rake test`
+  # starts every Ruby below rake too.
+  def autorun_env(output)
+    {"RUBYOPT" => "-I#{LIB} -rtracegraph/autorun", "TRACEGRAPH_OUTPUT" => output, "TRACEGRAPH_RUN" => nil}
+  end
+
+  def own_methods(path)
+    Tracegraph::Profile.load_json(File.join(@dir, path)).methods.map(&:name).grep(/\AObject#/).sort
+  end
+
+  def test_every_process_writes_its_own_file
+    write_script("parent.rb", <<~RUBY)
+      def parent_work = :p
+      def child_work = :c
+      parent_work
+      system(RbConfig.ruby, "spawned.rb") or abort "spawned.rb failed"
+      pid = fork { child_work; puts "forked \#{Process.pid}" }
+      Process.wait(pid)
+    RUBY
+    write_script("spawned.rb", <<~RUBY)
+      def spawned_work = :s
+      spawned_work
+      puts "spawned \#{Process.pid}"
+      $stdout.flush
+      exec(RbConfig.ruby, "execd.rb")
+    RUBY
+    write_script("execd.rb", "def execd_work = :e\nexecd_work\nputs 'execd'\n")
+    out, err, status = Open3.capture3(autorun_env("g.json"), RbConfig.ruby, "parent.rb", chdir: @dir)
+    assert status.success?, err
+    spawned = out[/spawned (\d+)/, 1]
+    forked = out[/forked (\d+)/, 1]
+    assert_equal "spawned #{spawned}\nexecd\nforked #{forked}\n", out
+    assert_equal ["g.#{forked}.json", "g.#{spawned}.2.json", "g.#{spawned}.json", "g.json"].sort,
+                 Dir.children(@dir).grep(/\.json\z/).sort
+    assert_equal ["Object#parent_work"], own_methods("g.json")
+    assert_equal ["Object#spawned_work"], own_methods("g.#{spawned}.json"), "written just before exec"
+    assert_equal ["Object#execd_work"], own_methods("g.#{spawned}.2.json"), "the exec'd program's, not over it"
+    assert_equal ["Object#child_work"], own_methods("g.#{forked}.json") - own_methods("g.json")
+    assert_equal 4, err.scan(/^tracegraph: wrote /).size, err
+  end
+
   def test_a_forked_child_writes_its_own_file
     app = write_script("forker.rb", <<~RUBY)
       def parent_work = :p
@@ -42,7 +83,7 @@ class TestAutorun < Minitest::Test
       pid = fork { child_work; puts Process.pid }
       Process.wait(pid)
     RUBY
-    out, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "g.json"})
+    out, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "g.json", "TRACEGRAPH_RUN" => nil})
     assert status.success?, err
     child_pid = out.strip
     parent = Tracegraph::Profile.load_json(File.join(@dir, "g.json"))
@@ -50,6 +91,14 @@ class TestAutorun < Minitest::Test
     assert_nil parent["Object#child_work"]
     assert_equal 1, child["Object#child_work"].calls
     assert_equal 1, parent["Object#parent_work"].calls
+  end
+
+  def test_exit_bang_writes_the_profile_first
+    app = write_script("bang.rb", "def work = 1\nat_exit { puts :never }\nwork\nexit!(4)\n")
+    out, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "b.json", "TRACEGRAPH_RUN" => nil})
+    assert_equal 4, status.exitstatus, err
+    assert_empty out, "exit! still skips the program's at_exit handlers"
+    assert_equal 1, Tracegraph::Profile.load_json(File.join(@dir, "b.json"))["Object#work"].calls
   end
 
   def test_settings_are_validated

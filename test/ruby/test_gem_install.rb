@@ -26,7 +26,7 @@ class TestGemInstall < Minitest::Test
     work = File.join(@dir, "elsewhere")
     Dir.mkdir(work)
     demo = File.join(CliHelper::ROOT, "examples/demo.rb")
-    _, err, status = Open3.capture3(env, File.join(home, "bin/tracegraph"), demo, "-o", "x.svg", chdir: work)
+    _, err, status = Open3.capture3(env, File.join(home, "bin/tracegraph"), "-o", "x.svg", demo, chdir: work)
     assert status.success?, err
     assert_includes File.read(File.join(work, "x.svg")), "find_many_squares"
     installed = Dir[File.join(home, "gems/tracegraph-*/lib/tracegraph.rb")]

@@ -51,14 +51,14 @@ class TestOutputFormats < Minitest::Test
     end
   end
 
-  def test_a_forked_child_keeps_the_format_in_its_name
-    assert_equal "g/call_graph.77.pdf", Output.path_for_child("g/call_graph.pdf", 77)
-    assert_equal "run.v2.77.json", Output.path_for_child("run.v2.json", 77)
-    assert_equal "callgrind.out.77", Output.path_for_child("callgrind.out", 77)
-    assert_equal "callgrind.out.app.77", Output.path_for_child("callgrind.out.app", 77)
-    assert_equal "x.77.İ", Output.path_for_child("x.İ", 77), "a suffix whose lower case is longer"
+  def test_another_processs_name_keeps_the_format
+    assert_equal "g/call_graph.77.pdf", Output.tagged_path("g/call_graph.pdf", 77)
+    assert_equal "run.v2.77.json", Output.tagged_path("run.v2.json", 77)
+    assert_equal "callgrind.out.77", Output.tagged_path("callgrind.out", 77)
+    assert_equal "callgrind.out.app.77", Output.tagged_path("callgrind.out.app", 77)
+    assert_equal "x.77.İ", Output.tagged_path("x.İ", 77), "a suffix whose lower case is longer"
     [%w[g/call_graph.pdf], %w[run.v2.json], %w[callgrind.out], %w[callgrind.out.app], %w[x.callgrind]].each do |(path)|
-      assert_equal Output.format_of(path), Output.format_of(Output.path_for_child(path, 77)), path
+      assert_equal Output.format_of(path), Output.format_of(Output.tagged_path(path, 77)), path
     end
   end
 

@@ -1,0 +1,105 @@
+# Runs a script for the tracegraph command as `ruby script.rb` would, and
+# writes its profile when the process ends.
+#
+# $0 and ARGV are the script's for good, and nothing is rescued: at_exit
+# handlers, exit, abort, uncaught exceptions and signals end the process
+# exactly as under ruby, a signal by killing it with that signal. The
+# profile is stopped and written by an at_exit handler registered before
+# the script is loaded, so it runs last and covers the script's own
+# at_exit handlers (a test framework's run, a server started at exit);
+# just before exit! or exec, which skip at_exit handlers, it is written
+# too (see tracegraph/process_end). The files are written before
+# anything is printed, and a closed stderr or a broken pipe costs no file.
+require "tracegraph"
+require "tracegraph/output"
+require "tracegraph/output_naming"
+require "tracegraph/process_end"
+
+module Tracegraph
+  class ScriptRun
+    # name: the script's path or "-e"; iseq: it, compiled.
+    def initialize(name, iseq, argv, outputs:, start_options:, dot_options:, flat:, err:)
+      @name = name
+      @iseq = iseq
+      @argv = argv
+      @outputs = outputs
+      @start_options = start_options
+      @dot_options = dot_options
+      @flat = flat
+      @err = err
+    end
+
+    def call
+      $PROGRAM_NAME = @name
+      ARGV.replace(@argv)
+      @naming = OutputNaming.new
+      # The frames below the script, in the backtrace of an exception it
+      # raises: ours, and profile_main's and its eval's.
+      @frames_below = caller_locations(0).size + 2
+      define_data unless @name == "-e"
+      Tracegraph.at_process_end { |profile, how| finish(profile, how) }
+      Tracegraph.profile_main(@iseq, **@start_options)
+    end
+
+    private
+
+    # Ruby gives its main program DATA, the file after its __END__ line,
+    # read in the script's source encoding; eval does not.
+    def define_data
+      source = File.binread(@name)
+      return unless source.match?(/^__END__\r?$/) # most scripts have none: no need to lex them
+
+      require "ripper"
+      lexer = Ripper::Lexer.new(source.force_encoding(Encoding::UTF_8), @name) # UTF-8 unless a magic comment says
+      (line, _), _, text = lexer.lex.find { |_, type, _| type == :on___end__ }
+      return unless line
+
+      data = File.open(@name, external_encoding: lexer.encoding)
+      data.seek(source.lines.first(line - 1).sum(&:bytesize) + text.bytesize)
+      Object.const_set(:DATA, data)
+    end
+
+    # Runs once, after every other at_exit handler, or before exit!/exec.
+    def finish(profile, how)
+      error = $! # what the process is ending with, if anything
+      messages = []
+      ok = @outputs.map { |path| write(profile, @naming.path_for(path), messages) }.all?
+      tell { profile.print_flat(@err) } if @flat
+      messages.each { |message| tell { @err.puts message } }
+      hide_our_frames(error)
+      # An output that could not be written fails a run that would
+      # succeed. (exit! sees to it itself; after exec the status is not ours.)
+      exit 1 if !ok && how == :at_exit && succeeding?(error)
+      ok
+    end
+
+    def write(profile, path, messages)
+      written = Output.write(profile, path, @dot_options)
+      messages << Tracegraph.printable("tracegraph: wrote #{written.join(', ')}")
+      true
+    rescue Tracegraph::Error => e
+      messages << Tracegraph.printable("tracegraph: #{e.message}")
+      false
+    end
+
+    # Messages come last and may find stderr closed or its reader gone;
+    # the files are written by then.
+    def tell
+      yield
+    rescue IOError, SystemCallError
+      nil
+    end
+
+    def succeeding?(error) = error.nil? || (error.is_a?(SystemExit) && error.success?)
+
+    # An uncaught exception's backtrace ends, under ruby, at the script's
+    # top level: drop the frames of this command that follow.
+    def hide_our_frames(error)
+      backtrace = error&.backtrace
+      return unless backtrace && backtrace.size > @frames_below
+      return unless backtrace[-@frames_below].start_with?("#{File.expand_path('../tracegraph.rb', __dir__)}:")
+
+      error.set_backtrace(backtrace[0...-@frames_below])
+    end
+  end
+end
