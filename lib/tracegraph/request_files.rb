@@ -9,7 +9,9 @@ require "tracegraph/output"
 module Tracegraph
   class RequestFiles
     # What formats: may name besides the JSON, which is always written.
-    FORMATS = Output::FORMATS.map { |ext| ext.delete_prefix(".") }.freeze
+    FORMATS = Output::FORMATS.keys.map { |ext| ext.delete_prefix(".") }.freeze
+    # The ones Graphviz draws from the .dot.
+    RENDERED = Output::FORMATS.select { |_, format| format == :rendered }.keys.map { |ext| ext.delete_prefix(".") }.freeze
     MAX_PATH_PART = 80
 
     attr_reader :dir, :formats
@@ -20,7 +22,7 @@ module Tracegraph
     def initialize(dir:, formats:)
       @formats = self.class.check_formats(formats)
       # pdf, svg and png keep their .dot beside them.
-      rendered = @formats.any? { |f| Output::RENDERED_FORMATS.include?(".#{f}") }
+      rendered = @formats.intersect?(RENDERED)
       @extensions = (@formats + (rendered ? ["dot"] : [])).uniq
       @dir = dir.to_s
       raise ArgumentError, "dir must not be empty" if @dir.empty?
@@ -41,7 +43,7 @@ module Tracegraph
         raise ArgumentError, "unknown format#{'s' if unknown.size > 1} #{unknown.join(', ')} " \
                              "(allowed: #{FORMATS.join(', ')})"
       end
-      rendered = formats & Output::RENDERED_FORMATS.map { |ext| ext.delete_prefix(".") }
+      rendered = formats & RENDERED
       if rendered.any? && !graphviz?
         raise ArgumentError, "formats #{rendered.join(', ')} need Graphviz's `dot`, which is not installed " \
                              "(apt-get install graphviz), or use dot"
