@@ -30,6 +30,7 @@ module Tracegraph
     end
 
     def call
+      yield_autorun
       $PROGRAM_NAME = @name
       ARGV.replace(@argv)
       @naming = OutputNaming.new
@@ -42,6 +43,16 @@ module Tracegraph
     end
 
     private
+
+    # tracegraph/autorun in RUBYOPT (`RUBYOPT=-rtracegraph/autorun rake`
+    # running this command) has been profiling this process since it
+    # started: the command's own profile is the one asked for, so autorun's
+    # is dropped and autorun writes nothing.
+    def yield_autorun
+      return unless Tracegraph.running? && defined?(Tracegraph::Autorun)
+
+      Tracegraph.stop
+    end
 
     # Ruby gives its main program DATA, the file after its __END__ line,
     # read in the script's source encoding; eval does not.

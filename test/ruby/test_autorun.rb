@@ -93,6 +93,15 @@ class TestAutorun < Minitest::Test
     assert_equal 1, parent["Object#parent_work"].calls
   end
 
+  def test_the_tracegraph_command_under_autorun_writes_only_its_own_profile
+    app = write_script("app.rb", "def work = 1\n3.times { work }\n")
+    out, err, status = tracegraph("-o", "cmd.json", app, env: autorun_env(File.join(@dir, "auto.json")))
+    assert status.success?, err
+    assert_empty out
+    assert_equal ["cmd.json"], Dir.children(@dir).grep(/\.json\z/), "autorun yields to the command: one file"
+    assert_equal 3, Tracegraph::Profile.load_json(File.join(@dir, "cmd.json"))["Object#work"].calls
+  end
+
   def test_exit_bang_writes_the_profile_first
     app = write_script("bang.rb", "def work = 1\nat_exit { puts :never }\nwork\nexit!(4)\n")
     out, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "b.json", "TRACEGRAPH_RUN" => nil})
