@@ -35,7 +35,7 @@ module Tracegraph
     #   path:        only requests whose path matches (Regexp, or a String prefix)
     #   opt_in:      also profile requests that ask with ?tracegraph=1 or X-Tracegraph: 1 (default false)
     #   dir:         where files go (default "tmp/tracegraph", created)
-    #   formats:     graph formats besides the JSON (default %w[dot]; dot svg pdf png txt folded json)
+    #   formats:     graph formats besides the JSON (default %w[dot]; dot svg pdf png txt folded callgrind)
     #   save_every:  also write one profile summed over every N profiled requests
     #   per_request: write each request's own files (default true)
     #   clock:, c_calls:  as for Tracegraph.start
@@ -161,11 +161,14 @@ module Tracegraph
       end
     end
 
-    # The header names the files; header values must be printable ASCII.
+    # The header names the files, without their directory: the client may
+    # be anyone, and the server's paths are none of its business (the log
+    # has them). Header values must be printable ASCII.
     def listing(paths)
       return "profiled, to be summed into the next merged profile" if paths.empty?
 
-      Tracegraph.printable("profiled, wrote #{paths.join(' ')}").gsub(/[^\x20-\x7e]/, "?")
+      names = paths.map { |path| File.basename(path) }
+      Tracegraph.printable("profiled, wrote #{names.join(' ')}").gsub(/[^\x20-\x7e]/, "?")
     end
 
     def describe(env)

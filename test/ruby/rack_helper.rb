@@ -27,8 +27,9 @@ module RackTestApp
     [200, {"content-type" => "text/plain"}, ["ok #{path}"]]
   end
 
-  # The paths of the files a response's X-Tracegraph header names.
-  def self.files_in_header(header)
-    header.to_s[/\Aprofiled, wrote (.*)\z/, 1].to_s.split
+  # The paths of the files a response's X-Tracegraph header names (by
+  # their names alone) in dir.
+  def self.files_in_header(header, dir)
+    header.to_s[/\Aprofiled, wrote (.*)\z/, 1].to_s.split.map { |name| File.join(dir, name) }
   end
 end

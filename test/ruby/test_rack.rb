@@ -90,7 +90,7 @@ class TestRack < TracegraphTest
   def test_the_request_json_holds_that_request_and_nothing_of_ours
     status, headers, body = middleware.call(env_for("/work/7", method: "POST"))
     assert_equal [200, ["ok /work/7"]], [status, body]
-    files = RackTestApp.files_in_header(headers["x-tracegraph"])
+    files = RackTestApp.files_in_header(headers["x-tracegraph"], @dir)
     json, dot = files
     assert_match(%r{\A#{Regexp.escape(@dir)}/\d{8}-\d{6}\.\d{3}-POST-work-7\.json\z}, json)
     assert_equal json.sub(/json\z/, "dot"), dot
@@ -126,7 +126,7 @@ class TestRack < TracegraphTest
   def test_formats_are_written_and_checked_up_front
     status, headers, = middleware(formats: %w[svg json]).call(env_for("/work/2"))
     assert_equal 200, status
-    written = RackTestApp.files_in_header(headers["x-tracegraph"]).map { |f| File.extname(f) }
+    written = RackTestApp.files_in_header(headers["x-tracegraph"], @dir).map { |f| File.extname(f) }
     assert_equal %w[.json .dot .svg], written
     error = assert_raises(ArgumentError) { middleware(formats: %w[svg gif]) }
     assert_equal "unknown format gif (allowed: dot, json, txt, folded, callgrind, pdf, svg, png)", error.message
@@ -136,7 +136,7 @@ class TestRack < TracegraphTest
 
   def test_folded_stacks_turn_the_call_tree_on
     _, headers, = middleware(formats: %w[folded]).call(env_for("/work/3"))
-    folded = RackTestApp.files_in_header(headers["x-tracegraph"]).find { |f| f.end_with?(".folded") }
+    folded = RackTestApp.files_in_header(headers["x-tracegraph"], @dir).find { |f| f.end_with?(".folded") }
     assert_match(/RackTestApp::Work.step \d+$/, File.read(folded))
   end
 

@@ -63,7 +63,7 @@ class TestRackPuma < TracegraphTest
   # route's method with its exact count, nothing of the server's own loop
   # nor of other threads.
   def assert_profile_of_its_request(path, response)
-    files = RackTestApp.files_in_header(response["x-tracegraph"])
+    files = RackTestApp.files_in_header(response["x-tracegraph"], @dir)
     json = files.find { |f| f.end_with?(".json") } || flunk("no JSON named in #{response['x-tracegraph'].inspect}")
     # (-2, -3... when two requests for the same path end in the same millisecond)
     assert_match(/\A\d{8}-\d{6}\.\d{3}-GET-#{path.delete_prefix('/').tr('/', '-')}(-\d+)?\.json\z/, File.basename(json))
