@@ -112,6 +112,7 @@ static struct session {
 } S;
 
 static VALUE mTracegraph, cTracegraphSelf, eError;
+static VALUE hidden_module = Qnil;   /* Tracegraph._hide_methods_of: our wrappers of exit! and exec */
 static VALUE session_keeper;   /* a Ruby object whose mark function marks S */
 static ID id_attached, id_instance_method, id_source_location;
 
@@ -474,7 +475,7 @@ static VALUE event_class(rb_trace_arg_t *arg, ID *mid)
  * of the program being profiled. */
 static bool ignored_class(VALUE klass)
 {
-    return klass == cTracegraphSelf || NIL_P(klass) || !klass;
+    return klass == cTracegraphSelf || klass == hidden_module || NIL_P(klass) || !klass;
 }
 
 /* The method an event is for, the slow way (a cache miss), remembered in
@@ -1203,6 +1204,17 @@ static VALUE tg_render_diff_dot(VALUE mod, VALUE base_meta, VALUE base_methods, 
 }
 
 /* For tests: the measured control frame size, 0 if positions are off. */
+/* Tracegraph._hide_methods_of(mod): mod's methods are ours too (the
+ * wrappers tracegraph/process_end prepends to exit! and exec), so they
+ * are left out of every profile like Tracegraph's own. One module. */
+static VALUE tg_hide_methods_of(VALUE mod, VALUE hidden)
+{
+    (void)mod;
+    Check_Type(hidden, T_MODULE);
+    hidden_module = hidden;
+    return Qnil;
+}
+
 static VALUE tg_frame_size(VALUE mod)
 {
     (void)mod;
@@ -1229,6 +1241,7 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
 
     session_keeper = TypedData_Wrap_Struct(rb_cObject, &session_type, &S);
     rb_gc_register_mark_object(session_keeper);
+    rb_gc_register_address(&hidden_module);   /* pinned: compared by address in the hook */
 
     rb_define_singleton_method(mTracegraph, "_start", tg_start, 6);
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
@@ -1239,5 +1252,6 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     rb_define_singleton_method(mTracegraph, "_render_dot", tg_render_dot, 4);
     rb_define_singleton_method(mTracegraph, "_render_diff_dot", tg_render_diff_dot, 7);
     rb_define_singleton_method(mTracegraph, "_frame_size", tg_frame_size, 0);
+    rb_define_singleton_method(mTracegraph, "_hide_methods_of", tg_hide_methods_of, 1);
     rb_define_singleton_method(mTracegraph, "_vm_reads?", tg_vm_reads_p, 0);
 }

@@ -28,6 +28,9 @@ module Tracegraph
     def self.install
       return if @installed
 
+      # Ours, not the program's: left out of the profile, so exit! is not
+      # drawn as a method of tracegraph's holding the time it takes to stop.
+      Tracegraph._hide_methods_of(Hooks)
       Kernel.prepend(PrivateHooks)
       Kernel.singleton_class.prepend(Hooks)
       Process.singleton_class.prepend(Hooks)

@@ -73,6 +73,7 @@ class TestCliAsRuby < Minitest::Test
       exit!(5)
     RUBY
     assert_equal 1, profile["Object#work"].calls, "written just before exit!"
+    assert_empty profile.methods.map(&:name).grep(/Tracegraph|exit!/), "our wrapper of exit! is not the program's"
   end
 
   def test_exec_writes_the_profile_then_runs_the_program
@@ -84,6 +85,7 @@ class TestCliAsRuby < Minitest::Test
       exec(RbConfig.ruby, "-e", "puts :after; exit 6")
     RUBY
     assert_equal 1, profile["Object#work"].calls
+    assert_empty profile.methods.map(&:name).grep(/Tracegraph|exec/), "our wrapper of exec is not the program's"
   end
 
   def test_a_failing_exec_goes_on_as_under_ruby
