@@ -54,8 +54,10 @@ module Tracegraph
       Tracegraph.stop
     end
 
-    # Ruby gives its main program DATA, the file after its __END__ line,
-    # read in the script's source encoding; eval does not.
+    # Ruby gives its main program DATA, the file after its __END__ line;
+    # eval does not. parse.y reads it in the script's source encoding,
+    # Prism (Ruby 3.4's default parser, "+PRISM" in RUBY_DESCRIPTION) in
+    # the default external one.
     def define_data
       source = File.binread(@name)
       return unless source.match?(/^__END__\r?$/) # most scripts have none: no need to lex them
@@ -65,7 +67,8 @@ module Tracegraph
       (line, _), _, text = lexer.lex.find { |_, type, _| type == :on___end__ }
       return unless line
 
-      data = File.open(@name, external_encoding: lexer.encoding)
+      encoding = RUBY_DESCRIPTION.include?("+PRISM") ? Encoding.default_external : lexer.encoding
+      data = File.open(@name, external_encoding: encoding)
       data.seek(source.lines.first(line - 1).sum(&:bytesize) + text.bytesize)
       Object.const_set(:DATA, data)
     end
