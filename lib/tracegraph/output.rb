@@ -68,7 +68,31 @@ module Tracegraph
       raise Error, "cannot write #{path}: it is not writable" if File.exist?(path) && !File.writable?(path)
 
       probe_directory(path, dir)
+      probe_file(path)
+      probe_file(dot_path_for(path)) if format_of(path) == :rendered
     end
+
+    # Proves path itself can be written, by opening it: an existing file
+    # for writing but not truncated (an earlier run's result stays until
+    # the new one replaces it), a new one by creating it and removing it
+    # again, so a run that dies leaves no empty file behind. Catches what
+    # the directory's probe cannot: a name too long for the file system,
+    # or one that is a FIFO, which would block the write at the end.
+    def probe_file(path)
+      if File.exist?(path) || File.symlink?(path)
+        raise Error, "cannot write #{path}: it is not a regular file" unless File.file?(path)
+
+        File.open(path, File::WRONLY) { nil }
+      else
+        File.open(path, File::WRONLY | File::CREAT | File::EXCL) { nil }
+        File.delete(path)
+      end
+    rescue SystemCallError => e
+      raise Error, "cannot write #{path}: #{e.message.sub(/ @ .*/, '').sub(/ - .*/, '')}"
+    end
+
+    # The .dot a pdf/svg/png is rendered from, kept beside it.
+    def dot_path_for(path) = path.sub(/\.[^.\/]+\z/, ".dot")
 
     # Some directories say they are writable and are not (/proc, /sys, a
     # read-only mount as root): create and remove a file there, so the
@@ -149,7 +173,7 @@ module Tracegraph
     end
 
     def render(graph, path, dot_options)
-      dot_path = path.sub(/\.[^.\/]+\z/, ".dot")
+      dot_path = dot_path_for(path)
       graph.write_dot(dot_path, **dot_options)
       format = File.extname(path).delete_prefix(".").downcase
       # Absolute paths: a name such as -Kfoo.svg cannot pass for an option.

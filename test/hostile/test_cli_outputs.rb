@@ -1,5 +1,6 @@
 require_relative "../ruby/test_helper"
 require_relative "../ruby/cli_helper"
+require "tracegraph/output"
 
 # Where the command's outputs go, whatever the script does: change
 # directory, fork without a block, get killed by a signal, or be given an
@@ -109,5 +110,35 @@ class TestCliOutputs < Minitest::Test
     refute_includes out, "ran"
     assert_match(%r{\Atracegraph: cannot write /proc/x.svg: }, err)
     assert_equal 1, err.lines.size, err
+  end
+
+  # The directory is fine, the name is not: only creating the file itself
+  # finds out, and that is done before the script runs.
+  def test_a_name_the_file_system_refuses_is_refused_before_the_script_runs
+    script = write_script("app.rb", "puts :ran\n")
+    long = "#{'x' * 300}.json"
+    out, err, status = tracegraph("-o", long, script)
+    assert_equal [2, ""], [status.exitstatus, out], err
+    assert_match(/\Atracegraph: cannot write .*x{300}\.json: File name too long\n\z/, err)
+
+    File.mkfifo(File.join(@dir, "pipe.json"))
+    File.mkfifo(File.join(@dir, "pipe.dot"))
+    out, err, status = tracegraph("-o", "pipe.json", script)
+    assert_equal [2, ""], [status.exitstatus, out], err
+    assert_match(/cannot write .*pipe\.json: it is not a regular file\n\z/, err)
+
+    out, err, status = tracegraph("-o", "pipe.svg", script)
+    assert_equal [2, ""], [status.exitstatus, out], "the .dot an svg is drawn from is checked too: #{err}"
+    assert_match(/cannot write .*pipe\.dot: it is not a regular file/, err)
+  end
+
+  def test_checking_a_path_leaves_no_file_and_keeps_an_earlier_one
+    fresh = File.join(@dir, "fresh.json")
+    Tracegraph::Output.check_path(fresh)
+    refute File.exist?(fresh), "a run that dies leaves no empty file behind"
+    earlier = File.join(@dir, "earlier.json")
+    File.write(earlier, "the last run's profile")
+    Tracegraph::Output.check_path(earlier)
+    assert_equal "the last run's profile", File.read(earlier), "not truncated before the new profile replaces it"
   end
 end
