@@ -14,6 +14,7 @@ require "tracegraph"
 require "tracegraph/output"
 require "tracegraph/diff_cli"
 require "tracegraph/render_cli"
+require "tracegraph/merge_cli"
 require "tracegraph/graph_options"
 require "tracegraph/script_run"
 
@@ -44,6 +45,7 @@ module Tracegraph
     def prepare(argv)
       return DiffCLI.new(out: @out, err: @err).run(argv.drop(1)) if argv.first == "diff"
       return RenderCLI.new(out: @out, err: @err).run(argv.drop(1)) if argv.first == "render"
+      return MergeCLI.new(out: @out, err: @err).run(argv.drop(1)) if argv.first == "merge"
 
       argv = argv.dup
       options = parse(argv)
@@ -73,6 +75,7 @@ module Tracegraph
           Usage: tracegraph [options] script.rb [script args...]
                  tracegraph [options] -e 'ruby code'
                  tracegraph render [options] profile.json        (see tracegraph render --help)
+                 tracegraph merge [options] a.json b.json ...    (see tracegraph merge --help)
                  tracegraph diff [options] base.json head.json   (see tracegraph diff --help)
 
           Profiles a Ruby program and writes its call graph. The format follows the

@@ -30,33 +30,49 @@ module Tracegraph
 
       # Before the profile is read: a typo in a name fails at once.
       options[:outputs].each { |path| Output.check_path(path) }
-      profile = Profile.load_json(options[:file])
+      profile = profile_from(options[:files])
       profile.print_flat(@out) if options[:flat]
       write_outputs(profile, options) ? 0 : 1
     rescue OptionParser::ParseError, CLI::UsageError => e
-      @err.puts Tracegraph.printable("tracegraph render: #{e.message} (see tracegraph render --help)")
+      @err.puts Tracegraph.printable("tracegraph #{command}: #{e.message} (see tracegraph #{command} --help)")
       CLI::USAGE_ERROR
     rescue Tracegraph::Error, ArgumentError => e
-      @err.puts Tracegraph.printable("tracegraph render: #{e.message}")
+      @err.puts Tracegraph.printable("tracegraph #{command}: #{e.message}")
       CLI::USAGE_ERROR
     end
 
     private
 
+    def command = "render"
+
+    def banner
+      <<~TEXT
+        Usage: tracegraph render [options] profile.json
+
+        Draws a profile saved with -o profile.json (or Profile#write_json) again, with
+        other graph options or in other formats, without running the program again.
+        The format follows the output's name, as for tracegraph:
+        #{Output.known_formats}
+        (.folded needs a profile recorded with --call-tree). -o can be given more than once.
+
+      TEXT
+    end
+
+    def check_files(files)
+      raise CLI::UsageError, "needs one profile, profile.json (got #{files.size})" unless files.size == 1
+    end
+
+    def profile_from(files) = Profile.load_json(files.first)
+
+    def default_outputs = ["call_graph.dot"]
+
+    def output_help = "Write the profile here (default call_graph.dot unless --flat)"
+
     def parse(argv)
       options = {outputs: [], dot: {}, flat: false}
       parser = OptionParser.new do |o|
-        o.banner = <<~TEXT
-          Usage: tracegraph render [options] profile.json
-
-          Draws a profile saved with -o profile.json (or Profile#write_json) again, with
-          other graph options or in other formats, without running the program again.
-          The format follows the output's name, as for tracegraph:
-          #{Output.known_formats}
-          (.folded needs a profile recorded with --call-tree). -o can be given more than once.
-
-        TEXT
-        o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot unless --flat)") do |v|
+        o.banner = banner
+        o.on("-o", "--output PATH", output_help) do |v|
           options[:outputs] << v
         end
         GraphOptions.define(o, options[:dot])
@@ -67,10 +83,9 @@ module Tracegraph
         end
       end
       parser.permute!(argv)
-      raise CLI::UsageError, "needs one profile, profile.json (got #{argv.size})" unless argv.size == 1
-
-      options[:file] = argv.first
-      options[:outputs] << "call_graph.dot" if options[:outputs].empty? && !options[:flat]
+      check_files(argv)
+      options[:files] = argv
+      options[:outputs].concat(default_outputs) if options[:outputs].empty? && !options[:flat]
       DotOptions.parse(options[:dot])
       options
     end
@@ -78,10 +93,10 @@ module Tracegraph
     def write_outputs(profile, options)
       # Every output is tried: one that fails does not stop the others.
       options[:outputs].map do |path|
-        @err.puts Tracegraph.printable("tracegraph render: wrote #{Output.write(profile, path, options[:dot]).join(', ')}")
+        @err.puts Tracegraph.printable("tracegraph #{command}: wrote #{Output.write(profile, path, options[:dot]).join(', ')}")
         true
       rescue Tracegraph::Error => e
-        @err.puts Tracegraph.printable("tracegraph render: #{e.message}")
+        @err.puts Tracegraph.printable("tracegraph #{command}: #{e.message}")
         false
       end.all?
     end
