@@ -691,16 +691,19 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
 static VALUE method_name(const method_key *k);
 static VALUE method_location(const method_key *k);
 
-/* nil, or [folded_calls, [[parent or -1, method, calls, total, self], ...]] */
+/* nil, or [folded_calls, [[parent or -1, method, calls, total, self, thread], ...]]
+ * where thread is the thread's index for a bottom frame (parent -1), else nil. */
 static VALUE build_call_tree(void)
 {
     if (!S.prof.tree) return Qnil;
     VALUE nodes = rb_ary_new_capa(S.tree.count);
     for (uint32_t i = 0; i < S.tree.count; i++) {
         const tg_calltree_node *n = &S.tree.nodes[i];
-        VALUE parent = n->parent == TG_CALLTREE_ROOT ? INT2FIX(-1) : UINT2NUM(n->parent);
-        rb_ary_push(nodes, rb_ary_new_from_args(5, parent, UINT2NUM(n->method), ULL2NUM(n->calls),
-                                                ULL2NUM(n->total_time), ULL2NUM(n->self_time)));
+        bool bottom = tg_calltree_is_root(n->parent);
+        VALUE parent = bottom ? INT2FIX(-1) : UINT2NUM(n->parent);
+        VALUE thread = bottom ? UINT2NUM(tg_calltree_root_thread(n->parent)) : Qnil;
+        rb_ary_push(nodes, rb_ary_new_from_args(6, parent, UINT2NUM(n->method), ULL2NUM(n->calls),
+                                                ULL2NUM(n->total_time), ULL2NUM(n->self_time), thread));
     }
     return rb_ary_new_from_args(2, ULL2NUM(S.tree.folded_calls), nodes);
 }

@@ -4,6 +4,8 @@
 # weights add up to the profile's total time. flamegraph.pl, speedscope and
 # `gprof2dot -f collapse` read it. Needs a profile recorded with
 # call_tree: true, because edges alone cannot rebuild whole stacks.
+# Threads are kept apart: when the stacks come from more than one thread,
+# each line starts with a frame naming its thread ("thread: main").
 module Tracegraph
   class Profile
     # The deepest stack a folded line shows.
@@ -23,6 +25,7 @@ module Tracegraph
       paths = {}.compare_by_identity
       depths = {}.compare_by_identity
       weights = Hash.new(0)
+      threaded = call_tree_threads.size > 1
       call_tree.nodes.each do |node|
         parent = node.parent
         if parent && depths.fetch(parent) >= FOLDED_MAX_DEPTH
@@ -30,6 +33,7 @@ module Tracegraph
           depths[node] = FOLDED_MAX_DEPTH
         else
           frame = Profile.folded_frame(node.method.name)
+          frame = "#{Profile.folded_frame(Profile.thread_label(node.thread))};#{frame}" if threaded && !parent
           paths[node] = parent ? "#{paths.fetch(parent)};#{frame}" : frame
           depths[node] = parent ? depths.fetch(parent) + 1 : 1
         end

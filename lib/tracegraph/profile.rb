@@ -36,8 +36,10 @@ module Tracegraph
   end
 
   # One distinct call path (with call_tree: true): parent is the calling
-  # path's node or nil for a stack's bottom frame; method is a MethodStats.
-  CallTreeNode = Struct.new(:parent, :method, :calls, :total_time, :self_time, keyword_init: true) do
+  # path's node or nil for a stack's bottom frame; method is a MethodStats;
+  # thread is the ThreadStats of the thread that ran the path (each thread
+  # has its own paths), or nil in a file saved before threads were kept.
+  CallTreeNode = Struct.new(:parent, :method, :calls, :total_time, :self_time, :thread, keyword_init: true) do
     # The methods from the bottom of the stack to this node.
     def stack
       node = self
@@ -75,16 +77,18 @@ module Tracegraph
         ThreadStats.new(id: i + 1, name: thread_name(thread, i + 1), total_time: total)
       end
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
-          call_tree: tree && call_tree_from(tree, methods))
+          call_tree: tree && call_tree_from(tree, methods, threads))
     end
 
-    # [folded_calls, [[parent index or -1, method index, calls, total, self], ...]]
-    def self.call_tree_from(raw, methods)
+    # [folded_calls, [[parent index or -1, method index, calls, total, self,
+    #                  thread index for a bottom frame], ...]]
+    def self.call_tree_from(raw, methods, threads)
       folded_calls, rows = raw
       nodes = []
-      rows.each do |parent, method, calls, total, self_time|
-        nodes << CallTreeNode.new(parent: parent.negative? ? nil : nodes.fetch(parent), method: methods.fetch(method),
-                                  calls: calls, total_time: total, self_time: self_time)
+      rows.each do |parent, method, calls, total, self_time, thread|
+        parent = parent.negative? ? nil : nodes.fetch(parent)
+        nodes << CallTreeNode.new(parent: parent, method: methods.fetch(method), calls: calls, total_time: total,
+                                  self_time: self_time, thread: parent ? parent.thread : threads.fetch(thread))
       end
       CallTree.new(nodes: nodes.freeze, folded_calls: folded_calls)
     end
@@ -142,6 +146,17 @@ module Tracegraph
     def index_of(method)
       @index_of ||= methods.each_with_index.with_object({}.compare_by_identity) { |(m, i), h| h[m] = i }
       @index_of.fetch(method)
+    end
+
+    # The threads the call tree's stacks come from, in order of first use
+    # (nil stands for a saved tree that did not record its threads).
+    def call_tree_threads
+      call_tree.nodes.each_with_object([]) { |n, seen| seen << n.thread if n.parent.nil? && !seen.include?(n.thread) }
+    end
+
+    # "thread: main": how stack outputs name a thread.
+    def self.thread_label(thread)
+      "thread: #{thread ? thread.name : 'all threads'}"
     end
 
     def inspect

@@ -28,12 +28,32 @@ class TestFolded < TracegraphTest
   end
 
   def test_with_c_calls_and_threads
-    profile = Tracegraph.profile(call_tree: true) { 2.times { a }; Thread.new { c }.join }
+    profile = Tracegraph.profile(call_tree: true) { 2.times { a }; Thread.new(&method(:c)).join }
     lines = parse_folded(profile.to_folded)
     assert_equal profile.total_time, lines.sum(&:last)
-    assert(lines.any? { |frames, _| frames.first == "TestFolded#c" }, "a thread's stack starts at its own bottom frame")
+    assert(lines.any? { |frames, _| frames.first(2) == ["thread: thread 2", "TestFolded#c"] },
+           "a thread's stack starts at its own bottom frame, under its thread")
+    assert(lines.all? { |frames, _| frames.first.start_with?("thread: ") }, "with two threads, every line names one")
     tree_calls = profile.call_tree.nodes.select { |n| n.method.name == "TestFolded#b" }.sum(&:calls)
     assert_equal 3, tree_calls
+  end
+
+  def test_the_same_path_in_two_threads_stays_two_paths
+    profile = Tracegraph.profile(call_tree: true, c_calls: false) { a; Thread.new { a }.join }
+    bs = profile.call_tree.nodes.select { |n| n.method.name == "TestFolded#b" }
+    assert_equal [1, 1], bs.map(&:calls)
+    assert_equal ["main", "thread 2"], bs.map { |n| n.thread.name }.sort
+    stacks = parse_folded(profile.to_folded).map { |frames, _| frames.first(3) }
+    assert_includes stacks, ["thread: main", "TestFolded#a", "TestFolded#b"]
+    assert_includes stacks, ["thread: thread 2", "TestFolded#a", "TestFolded#b"]
+    again = Tracegraph::Profile.parse_json(profile.to_json)
+    assert_equal profile.to_folded, again.to_folded, "the JSON keeps each path's thread"
+  end
+
+  def test_a_single_thread_has_no_thread_frame
+    profile = Tracegraph.profile(call_tree: true, c_calls: false) { a }
+    assert_equal [%w[TestFolded#a TestFolded#b TestFolded#d ProfileAssertions#burn_cpu]],
+                 parse_folded(profile.to_folded).map(&:first).select { |f| f.size == 4 }
   end
 
   def test_the_cap_folds_deeper_paths_and_says_how_many
@@ -75,6 +95,13 @@ class TestFolded < TracegraphTest
     json["call_tree"]["nodes"][0]["parent"] = 0
     error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.parse_json(JSON.generate(json)) }
     assert_match(/call_tree.nodes\[0\].parent must be null or the index of an earlier node/, error.message)
+  end
+
+  def test_a_bottom_frame_naming_a_missing_thread_is_rejected
+    json = JSON.parse(Tracegraph.profile(call_tree: true) { a }.to_json)
+    json["call_tree"]["nodes"][0]["thread"] = 7
+    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.parse_json(JSON.generate(json)) }
+    assert_match(/call_tree.nodes\[0\].thread is 7, but no thread has that id/, error.message)
   end
 
   def test_bad_options
