@@ -3,7 +3,8 @@
 #
 # The format table is here and only here: a new format is one entry in
 # FORMATS (a compound suffix such as ".pb.gz" works too), one branch in
-# write, and, if it was in FOREIGN_SUFFIXES, out of that list.
+# write (or one entry in STACK_FORMATS for a Profile#write_FORMAT drawn
+# from the call tree), and, if it was in FOREIGN_SUFFIXES, out of that list.
 require "open3"
 require "stringio"
 
@@ -12,8 +13,11 @@ module Tracegraph
     # Suffix => format; the longest suffix a name ends with wins.
     FORMATS = {
       ".dot" => :dot, ".json" => :json, ".txt" => :text, ".folded" => :folded, ".callgrind" => :callgrind,
-      ".pdf" => :rendered, ".svg" => :rendered, ".png" => :rendered
+      ".pb.gz" => :pprof, ".pdf" => :rendered, ".svg" => :rendered, ".png" => :rendered
     }.freeze
+    # Formats written from the call tree, one stack per path: asking for
+    # one records the call tree.
+    STACK_FORMATS = {folded: "folded stacks", pprof: "pprof"}.freeze
     # The names callgrind itself writes, which KCachegrind and
     # callgrind_annotate look for: callgrind.out, callgrind.out.app.
     CALLGRIND_NAME = /\Acallgrind\.out(\..+)?\z/i
@@ -89,7 +93,7 @@ module Tracegraph
       case format_of(path)
       when :json then [profile.write_json(path)]
       when :text then [Tracegraph.write_output(path, flat_text(profile))]
-      when :folded then [write_folded(profile, path)]
+      when *STACK_FORMATS.keys then [write_stacks(profile, path)]
       when :callgrind then [profile.write_callgrind(path)]
       else write_graph(profile, path, dot_options)
       end
@@ -115,10 +119,10 @@ module Tracegraph
       end
     end
 
-    # Folded stacks need the call tree, which costs a little: record it
+    # Stack outputs need the call tree, which costs a little: record it
     # only when one of these paths asks for it.
     def needs_call_tree?(paths)
-      paths.any? { |path| format_of(path) == :folded }
+      paths.any? { |path| STACK_FORMATS.key?(format_of(path)) }
     end
 
     # Where a forked child writes instead of its parent's path, with the
@@ -133,13 +137,14 @@ module Tracegraph
     end
 
     # A saved profile has a call tree only if it was recorded with one.
-    def write_folded(profile, path)
+    def write_stacks(profile, path)
+      format = format_of(path)
       unless profile.call_tree
         raise Error, "cannot write #{path}: this profile has no call tree; record it with " \
-                     "`tracegraph --call-tree` (or Tracegraph.start(call_tree: true)) to write folded stacks"
+                     "`tracegraph --call-tree` (or Tracegraph.start(call_tree: true)) to write #{STACK_FORMATS[format]}"
       end
 
-      profile.write_folded(path)
+      profile.public_send(:"write_#{format}", path)
     end
 
     def flat_text(profile)
