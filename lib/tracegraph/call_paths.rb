@@ -11,16 +11,21 @@ module Tracegraph
     STACK_MAX_DEPTH = 1000
 
     # Yields (node, frames) for each call-tree node, parents before
-    # children, threads in order of first use; frames are the MethodStats
-    # from the stack's bottom to the node. The array is reused: copy it to
-    # keep it.
-    def each_call_path
+    # children; frames are the MethodStats from the stack's bottom to the
+    # node. The array is reused: copy it to keep it. With thread (a
+    # ThreadStats, or nil for a tree saved without threads), only that
+    # thread's paths.
+    def each_call_path(thread = :all)
       nodes = call_tree.nodes
-      first_child, next_sibling, first_root = call_tree_links(nodes)
+      first_child, next_sibling, first_root = @call_tree_links ||= call_tree_links(nodes)
       frames = []
       path = []
       i = first_root
       while i
+        if path.empty? && thread != :all && !nodes[i].thread.equal?(thread)
+          i = next_sibling[i]
+          next
+        end
         path.push(i)
         frames.push(nodes[i].method)
         yield nodes[i], frames.size > STACK_MAX_DEPTH ? frames[0, STACK_MAX_DEPTH - 1] << frames.last : frames

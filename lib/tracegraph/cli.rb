@@ -61,7 +61,8 @@ module Tracegraph
           Profiles a Ruby program and writes its call graph. The format follows the
           output's name: #{Output.known_formats}
           (pdf/svg/png run Graphviz's dot and keep the .dot beside them; .folded is folded
-          stacks for flame graphs; .pb.gz is pprof; callgrind is for KCachegrind).
+          stacks for flame graphs; .pb.gz is pprof; .speedscope.json is for speedscope;
+          callgrind is for KCachegrind).
           -o can be given more than once.
           Options may come before or after the script; arguments after `--` all go to
           the script: tracegraph -o g.pdf app.rb -- --app-flag
@@ -73,7 +74,7 @@ module Tracegraph
           options[:start][:clock] = v.to_sym
         end
         o.on("--no-c-calls", "Record only methods written in Ruby") { options[:start][:c_calls] = false }
-        o.on("--call-tree", "Keep every distinct call path (implied by .folded and .pb.gz)") do
+        o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json)") do
           options[:start][:call_tree] = true
         end
         GraphOptions.define(o, options[:dot])

@@ -13,18 +13,18 @@ module Tracegraph
     # Suffix => format; the longest suffix a name ends with wins.
     FORMATS = {
       ".dot" => :dot, ".json" => :json, ".txt" => :text, ".folded" => :folded, ".callgrind" => :callgrind,
-      ".pb.gz" => :pprof, ".pdf" => :rendered, ".svg" => :rendered, ".png" => :rendered
+      ".pb.gz" => :pprof, ".speedscope.json" => :speedscope, ".pdf" => :rendered, ".svg" => :rendered, ".png" => :rendered
     }.freeze
     # Formats written from the call tree, one stack per path: asking for
     # one records the call tree.
-    STACK_FORMATS = {folded: "folded stacks", pprof: "pprof"}.freeze
+    STACK_FORMATS = {folded: "folded stacks", pprof: "pprof", speedscope: "speedscope's format"}.freeze
     # The names callgrind itself writes, which KCachegrind and
     # callgrind_annotate look for: callgrind.out, callgrind.out.app.
     CALLGRIND_NAME = /\Acallgrind\.out(\..+)?\z/i
     # Other profilers' formats that end in a suffix of ours: the name asks
     # for a format tracegraph does not write, so it is refused rather than
     # silently given tracegraph's own JSON.
-    FOREIGN_SUFFIXES = %w[.speedscope.json .vernier.json].freeze
+    FOREIGN_SUFFIXES = %w[.vernier.json].freeze
     # A compressed name asks for compression, which tracegraph does not do.
     COMPRESSION_SUFFIXES = %w[.gz .tgz .bz2 .xz .zst .lz4 .lz .br .z .zip .7z].freeze
     GRAPH_FORMATS = %i[dot rendered].freeze

@@ -53,7 +53,7 @@ module Tracegraph
           other graph options or in other formats, without running the program again.
           The format follows the output's name, as for tracegraph:
           #{Output.known_formats}
-          (.folded and .pb.gz need a profile recorded with --call-tree). -o can be given more than once.
+          (.folded, .pb.gz, .speedscope.json need a profile recorded with --call-tree). -o can be given more than once.
 
         TEXT
         o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot unless --flat)") do |v|
