@@ -54,11 +54,6 @@ module Tracegraph
     def inspect = "#<Tracegraph::CallTreeNode #{stack.map(&:name).join(' > ')} calls=#{calls}>"
   end
 
-  # nodes are in creation order, so a parent always comes before its
-  # children. folded_calls counts calls past max_call_tree_nodes that were
-  # folded into their nearest kept ancestor.
-  CallTree = Struct.new(:nodes, :folded_calls, keyword_init: true)
-
   class Profile
     attr_reader :clock, :threads, :methods, :edges, :program, :call_tree
 
@@ -80,17 +75,10 @@ module Tracegraph
           call_tree: tree && call_tree_from(tree, methods, threads))
     end
 
-    # [folded_calls, [[parent index or -1, method index, calls, total, self,
-    #                  thread index for a bottom frame], ...]]
+    # [folded_calls, NativeCallTree]
     def self.call_tree_from(raw, methods, threads)
-      folded_calls, rows = raw
-      nodes = []
-      rows.each do |parent, method, calls, total, self_time, thread|
-        parent = parent.negative? ? nil : nodes.fetch(parent)
-        nodes << CallTreeNode.new(parent: parent, method: methods.fetch(method), calls: calls, total_time: total,
-                                  self_time: self_time, thread: parent ? parent.thread : threads.fetch(thread))
-      end
-      CallTree.new(nodes: nodes.freeze, folded_calls: folded_calls)
+      folded_calls, native = raw
+      CallTree.new(folded_calls: folded_calls, native: native, methods: methods, threads: threads)
     end
 
     def self.thread_name(thread, id)
@@ -148,17 +136,6 @@ module Tracegraph
       @index_of.fetch(method)
     end
 
-    # The threads the call tree's stacks come from, in order of first use
-    # (nil stands for a saved tree that did not record its threads).
-    def call_tree_threads
-      call_tree.nodes.each_with_object([]) { |n, seen| seen << n.thread if n.parent.nil? && !seen.include?(n.thread) }
-    end
-
-    # "thread: main": how stack outputs name a thread.
-    def self.thread_label(thread)
-      "thread: #{thread ? thread.name : 'all threads'}"
-    end
-
     def inspect
       "#<Tracegraph::Profile clock=#{clock} methods=#{methods.size} edges=#{edges.size} total=#{total_time}ns>"
     end
@@ -166,6 +143,7 @@ module Tracegraph
 end
 
 require "tracegraph/output_file"
+require "tracegraph/call_tree"
 require "tracegraph/json_format"
 require "tracegraph/dot_graph"
 require "tracegraph/flat_table"

@@ -1,5 +1,7 @@
 require_relative "test_helper"
 require "tmpdir"
+require "zlib"
+require "tracegraph/output"
 
 class TestFolded < TracegraphTest
   def a = b(:d)
@@ -75,6 +77,41 @@ class TestFolded < TracegraphTest
       profile.write_folded(path)
       assert_equal profile.to_folded, File.read(path)
     end
+  end
+
+  # A recorded profile writes from its C tree, a loaded one packs its
+  # nodes into one first: the outputs must be the same bytes.
+  def test_a_saved_profile_writes_the_same_stack_outputs
+    profile = Tracegraph.profile(call_tree: true) { a; Thread.new { c }.join }
+    again = Tracegraph::Profile.parse_json(profile.to_json)
+    Dir.mktmpdir do |dir|
+      %w[x.folded x.speedscope.json x.pb.gz].each do |name|
+        first = File.join(dir, "first-#{name}")
+        second = File.join(dir, "second-#{name}")
+        Tracegraph::Output.write(profile, first)
+        Tracegraph::Output.write(again, second)
+        read = ->(path) { path.end_with?(".gz") ? Zlib.gunzip(File.binread(path)) : File.binread(path) }
+        assert_equal read.call(first), read.call(second), name
+      end
+    end
+  end
+
+  def test_a_failing_write_raises_its_own_error
+    profile = Tracegraph.profile(call_tree: true) { a }
+    io = Object.new
+    def io.write(_) = raise(IOError, "disk full")
+    error = assert_raises(IOError) { profile.send(:write_stacks_to, :folded, io) }
+    assert_equal "disk full", error.message
+    assert_equal profile.to_folded, profile.to_folded, "the tree is still there"
+  end
+
+  def test_call_tree_nodes_are_built_only_when_asked_for
+    profile = Tracegraph.profile(call_tree: true, c_calls: false) { a; c }
+    assert_equal 8, profile.call_tree.size
+    refute profile.call_tree.instance_variable_get(:@nodes), "no Ruby object per node yet"
+    profile.to_folded
+    refute profile.call_tree.instance_variable_get(:@nodes), "writing needs none either"
+    assert_equal 8, profile.call_tree.nodes.size
   end
 
   def test_names_with_separators_stay_one_frame
