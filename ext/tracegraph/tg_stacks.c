@@ -552,7 +552,10 @@ tg_stacks_status tg_stacks_write_speedscope(const tg_stacks_input *in, tg_stacks
         put_str(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":");
         put_json_string(o, in->exporter);
         put_str(o, ",\"name\":");
-        put_json_string(o, in->program ? in->program : "tracegraph profile");
+        char name[512];
+        snprintf(name, sizeof name, "%.400s (%" PRIu64 " calls past the call tree's cap folded)",
+                 in->program ? in->program : "tracegraph profile", in->folded_calls);
+        put_json_string(o, in->folded_calls ? name : in->program ? in->program : "tracegraph profile");
         put_str(o, ",\"activeProfileIndex\":0,\"shared\":{\"frames\":[");
         for (uint32_t i = 0; i < in->method_count; i++) {
             put_str(o, i ? ",{\"name\":" : "{\"name\":");

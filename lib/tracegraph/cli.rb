@@ -77,6 +77,14 @@ module Tracegraph
         o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json)") do
           options[:start][:call_tree] = true
         end
+        o.on("--max-call-tree-nodes N", Integer,
+             "Cap the call tree at N paths (default #{Tracegraph::DEFAULT_MAX_CALL_TREE_NODES}); deeper ones fold") do |v|
+          unless v.between?(1, Tracegraph::MAX_CALL_TREE_NODES)
+            raise OptionParser::InvalidArgument, "#{v} (from 1 to #{Tracegraph::MAX_CALL_TREE_NODES})"
+          end
+
+          options[:start][:max_call_tree_nodes] = v
+        end
         GraphOptions.define(o, options[:dot])
         o.on("--flat", "Also print the top methods by self time to stderr") { options[:flat] = true }
         o.on("-h", "--help", "Show this help") do
@@ -132,6 +140,8 @@ module Tracegraph
 
     def write_outputs(profile, options, outputs)
       profile.print_flat(@err) if options[:flat]
+      note = Output.folded_note(profile, outputs)
+      @err.puts "tracegraph: #{note}" if note
       # Every output is tried: one that fails does not stop the others.
       outputs.map do |path|
         written = Output.write(profile, path, options[:dot])

@@ -136,6 +136,17 @@ module Tracegraph
       "#{path[0...-suffix.length]}.#{pid}#{path[-suffix.length..]}"
     end
 
+    # What the call tree's cap left out, for a run writing stack outputs
+    # to paths; nil if nothing was folded. (pprof's file says it in a
+    # comment and speedscope's in its name; folded stacks cannot.)
+    def folded_note(profile, paths)
+      tree = profile.call_tree
+      return nil unless tree && tree.folded_calls.positive? && needs_call_tree?(paths)
+
+      "the call tree reached its cap (#{tree.size} paths kept): #{tree.folded_calls} calls on new paths " \
+        "were folded into their nearest kept ancestor (raise the cap with --max-call-tree-nodes)"
+    end
+
     # A saved profile has a call tree only if it was recorded with one.
     def write_stacks(profile, path)
       format = format_of(path)
