@@ -717,6 +717,8 @@ static VALUE build_call_tree(void)
  *    [[caller, callee, calls, total, self], ...], complete?, call_tree] */
 static VALUE build_result(void)
 {
+    /* First: it frees the call tree's index before the Ruby arrays grow. */
+    VALUE call_tree = build_call_tree();
     VALUE threads = rb_ary_new_capa(S.prof.thread_count);
     for (uint32_t i = 0; i < S.prof.thread_count; i++)
         rb_ary_push(threads, rb_ary_new_from_args(2, S.threads[i].thread, ULL2NUM(S.prof.thread_time[i])));
@@ -737,7 +739,7 @@ static VALUE build_result(void)
                                                 ULL2NUM(e->calls), ULL2NUM(e->total_time), ULL2NUM(e->self_time)));
     }
     return rb_ary_new_from_args(6, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
-                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, build_call_tree());
+                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, call_tree);
 }
 
 static VALUE build_result_protected(VALUE unused)
