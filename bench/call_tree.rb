@@ -14,14 +14,16 @@ ROOT = File.expand_path("..", __dir__)
 PROGRAM = File.join(__dir__, "million_paths.rb")
 sweeps = (ARGV[0] || "25").to_s
 
-def run(*args, env: {})
+# Runs ruby with args in a fresh directory; ok: the exit statuses that are
+# fine (rubocop exits 1 when it finds offenses).
+def run(*args, env: {}, ok: [0])
   Dir.mktmpdir("tracegraph-bench") do |dir|
     peak = File.join(dir, "peak")
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     _, err, status = Open3.capture3(env.merge("BENCH_PEAK_FILE" => peak), RbConfig.ruby,
                                     "-r#{File.join(__dir__, 'peak_rss.rb')}", *args, chdir: dir)
     seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
-    abort "bench: #{args.join(' ')} failed:\n#{err}" unless status.success?
+    abort "bench: #{args.join(' ')} failed:\n#{err}" unless ok.include?(status.exitstatus)
     outputs = Dir[File.join(dir, "out.*")].sum { |f| File.size(f) }
     {"seconds" => seconds.round(2), "peak_mb" => (File.read(peak).to_i / 1024.0).round(1), "output_mb" => (outputs / 1e6).round(1),
      "note" => err[/reached its cap \(\d+ paths kept\): \d+ calls/]}
@@ -65,6 +67,26 @@ end
 warn "bench: call tree, -o out.folded --max-call-tree-nodes 100000"
 result["out.folded capped at 100,000"] = run(lib, exe, "--max-call-tree-nodes", "100000", "-o", "out.folded", PROGRAM,
                                              env: env)
+# rubocop checking its own style cops, where it is installed: the run
+# issue #15 reported (1 min 47 s and 3.9 GB for -o x.folded before the
+# call tree was streamed from C). RUBOCOP_FILES of them (40: about as many
+# calls as that run).
+def rubocop_rows(lib, exe)
+  spec = Gem::Specification.find_by_name("rubocop")
+  files = Dir[File.join(spec.gem_dir, "lib/rubocop/cop/style/*.rb")].sort.first(Integer(ENV.fetch("RUBOCOP_FILES", "40")))
+  args = [spec.bin_file("rubocop"), "--", "--cache", "false", "--format", "quiet", *files]
+  rows = {"rubocop #{spec.version}, #{files.size} files, alone" => run(*args.reject { |a| a == "--" }, ok: [0, 1])}
+  %w[out.folded out.pb.gz out.speedscope.json].each do |output|
+    warn "bench: call tree, rubocop, -o #{output}"
+    rows["rubocop: #{output}"] = run(lib, exe, "-o", output, *args, ok: [0, 1])
+  end
+  rows
+rescue Gem::MissingSpecError
+  warn "bench: rubocop is not installed (apt-get install rubocop); the synthetic program stands in for it"
+  {}
+end
+
+result.merge!(rubocop_rows(lib, exe))
 warn "bench: call tree, bytes per node"
 plain = growth("plain")
 tree = growth("tree")
