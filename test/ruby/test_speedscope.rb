@@ -21,7 +21,8 @@ class TestSpeedscope < TracegraphTest
     def heavy = (light; spin(20_000))
     def work = (light; heavy; light)
     work
-    Thread.new { Thread.current.name = "worker"; light; light }.join
+    def report = spin(50_000)
+    Thread.new { Thread.current.name = "worker"; light; report }.join
   RUBY
 
   def setup
@@ -70,7 +71,7 @@ class TestSpeedscope < TracegraphTest
       assert_equal heaviest(profile, thread), got["heaviest"], "#{thread.name}'s heaviest stack"
     end
     worker = read["profiles"].last["heaviest"].map(&:first)
-    assert_equal %w[Object#light Object#spin Integer#times], worker.first(3)
+    assert_equal %w[Object#report Object#spin Integer#times], worker.first(3)
   end
 
   def test_the_api_writes_speedscope_json
