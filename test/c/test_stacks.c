@@ -131,6 +131,13 @@ START_TEST(speedscope_has_shared_frames_and_a_profile_per_thread)
         "{\"type\":\"sampled\",\"name\":\"worker\",\"unit\":\"nanoseconds\",\"startValue\":0,"
         "\"samples\":[[1],[1,2]],\"weights\":[5,45],\"endValue\":50}]}\n");
     free(s.data);
+
+    /* The cap's folding is said in the name. */
+    in.folded_calls = 12;
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(tg_stacks_write_speedscope(&in, collect, &s), TG_STACKS_OK);
+    ck_assert_ptr_nonnull(strstr(s.data, "\"name\":\"app.rb (12 calls past the call tree's cap folded)\","));
+    free(s.data);
 }
 END_TEST
 
