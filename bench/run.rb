@@ -7,7 +7,8 @@
 # spreads over all of them. Every process is pinned to one CPU (BENCH_CPU,
 # default the last; BENCH_CPU=none to let the scheduler move it), which on
 # this 2-CPU VM cuts the run-to-run spread several-fold.
-# Then measures memory (bench/memory.rb), prints the report and writes it to
+# Then measures memory (bench/memory.rb), CPU clock accuracy and the call
+# tree at a million paths (bench/call_tree.rb), prints the report and writes it to
 # bench/RESULTS.md (tmp/bench/RESULTS.md for BENCH_QUICK=1 smoke runs).
 require "etc"
 require "fileutils"
@@ -96,6 +97,13 @@ def measure_memory
   end
 end
 
+# The call tree at a million paths (bench/call_tree.rb); BENCH_QUICK=1
+# sweeps once instead of 25 times.
+def measure_call_tree
+  warn "bench: call tree at a million paths"
+  [ruby_json(File.join(__dir__, "call_tree.rb"), QUICK ? 1 : 25)]
+end
+
 # Estimated against exact CPU clock, on a workload of sparse events (scale
 # 1) and one of dense events (scale 0.02), for both CPU clocks.
 def measure_cpu_accuracy
@@ -116,7 +124,8 @@ build_floor
 samples = measure_overhead
 memory = OVERHEAD_ONLY ? [] : measure_memory
 accuracy = OVERHEAD_ONLY ? [] : measure_cpu_accuracy
-report = Report.new(samples: samples, memory: memory, accuracy: accuracy, runs: RUNS, seed: SEED, quick: QUICK, revision: revision,
+call_tree = OVERHEAD_ONLY ? [] : measure_call_tree
+report = Report.new(samples: samples, memory: memory, accuracy: accuracy, call_tree: call_tree, runs: RUNS, seed: SEED, quick: QUICK, revision: revision,
                     load: [load_before, load_average], started: started, finished: Time.now, pin_cpu: PIN_CPU,
                     repeat: REPEAT)
 if OVERHEAD_ONLY

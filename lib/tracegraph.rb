@@ -22,6 +22,9 @@ module Tracegraph
   THREADS = %i[all current].freeze
   START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes exact_clock threads].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
+  # The core's limit (TG_CALLTREE_MAX_NODES): node indexes stay below the
+  # codes of the threads' roots.
+  MAX_CALL_TREE_NODES = 2**31 - 1
 
   class << self
     # The profile from the last stop, including one cut short by an
@@ -112,8 +115,9 @@ module Tracegraph
         OptionChecks.boolean!(key, options.fetch(key, key == :c_calls))
       end
       max_nodes = options.fetch(:max_call_tree_nodes, DEFAULT_MAX_CALL_TREE_NODES)
-      unless max_nodes.is_a?(Integer) && max_nodes.between?(1, 2**32 - 2)
-        raise ArgumentError, "max_call_tree_nodes must be a positive integer, not #{max_nodes.inspect}"
+      unless max_nodes.is_a?(Integer) && max_nodes.between?(1, MAX_CALL_TREE_NODES)
+        raise ArgumentError, "max_call_tree_nodes must be an integer from 1 to #{MAX_CALL_TREE_NODES}, " \
+                             "not #{max_nodes.inspect[0, 40]}"
       end
       threads = options.fetch(:threads, :all)
       threads = threads.to_sym if threads.is_a?(String)

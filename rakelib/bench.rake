@@ -8,6 +8,12 @@ task bench: :compile do
 end
 
 namespace :bench do
+  desc "The call tree at a million paths alone (bench/call_tree.rb; part of rake bench); prints its table"
+  task call_tree: :compile do
+    ruby "-Ilib", "-rjson", "-r./bench/report", "-e",
+         "puts Report.call_tree_markdown(JSON.parse(`\#{RbConfig.ruby} -Ilib bench/call_tree.rb`.lines.last))"
+  end
+
   desc "The overhead ratios on the host Ruby and every chroot Ruby (RUBIES, as test:rubies; root); writes bench/RUBIES.md"
   task rubies: :compile do
     ruby "bench/rubies.rb"

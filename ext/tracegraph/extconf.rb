@@ -9,9 +9,11 @@ $CFLAGS << " -O2" unless $CFLAGS.include?("-O")
 # (tg_profiler.c) directly rather than through the PLT, and link-time
 # optimisation can inline them across files.
 $CFLAGS << " -fvisibility=hidden"
+# -flto=auto: the link splits the work as it sees fit, without the warning
+# plain -flto gives once the code is big enough for two partitions.
 unless ENV["TRACEGRAPH_ASAN"]
-  $CFLAGS << " -flto"
-  $LDFLAGS << " -flto"
+  $CFLAGS << " -flto=auto"
+  $LDFLAGS << " -flto=auto"
 end
 if ENV["TRACEGRAPH_ASAN"]
   $CFLAGS << " -fsanitize=address -fno-omit-frame-pointer"

@@ -5,7 +5,7 @@
 
 bool tg_calltree_init(tg_calltree *t, uint32_t max_nodes)
 {
-    *t = (tg_calltree){.max_nodes = max_nodes};
+    *t = (tg_calltree){.max_nodes = max_nodes < TG_CALLTREE_MAX_NODES ? max_nodes : TG_CALLTREE_MAX_NODES};
     return tg_pairmap_init(&t->index, 1024);
 }
 
@@ -30,9 +30,9 @@ uint32_t tg_calltree_child(tg_calltree *t, uint32_t parent, uint32_t method)
 {
     uint32_t node = tg_pairmap_find(&t->index, parent, method);
     if (node != TG_PAIRMAP_NONE) return node;
-    /* Bottom frames are always kept (there are at most as many as methods),
+    /* Bottom frames are always kept (at most one per method and thread),
      * so every folded call has an ancestor to fold into. */
-    bool full = parent != TG_CALLTREE_ROOT && t->count >= t->max_nodes;
+    bool full = t->count >= (tg_calltree_is_root(parent) ? TG_CALLTREE_MAX_NODES : t->max_nodes);
     if (full || (t->count == t->capacity && !grow(t)) ||
         !tg_pairmap_insert(&t->index, parent, method, t->count)) {
         t->folded_calls++;

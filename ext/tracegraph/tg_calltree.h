@@ -10,6 +10,11 @@
  * into its nearest kept ancestor (its time goes to that node's self time)
  * and counted in folded_calls, so the weights still add up to the
  * profile's total.
+ *
+ * Threads are kept apart: each thread has its own root, so the same path
+ * run by two threads is two nodes. A root is not a node: a bottom frame's
+ * parent is tg_calltree_root(thread), a code above every node index
+ * (nodes are capped at TG_CALLTREE_MAX_NODES).
  */
 #ifndef TG_CALLTREE_H
 #define TG_CALLTREE_H
@@ -19,10 +24,17 @@
 
 #include "tg_pairmap.h"
 
-#define TG_CALLTREE_ROOT UINT32_MAX   /* the parent of a stack's bottom frames */
+#define TG_CALLTREE_ROOT UINT32_MAX        /* no node: a call folded at the cap */
+#define TG_CALLTREE_MAX_NODES 0x7FFFFFFFu  /* node indexes stay below the roots */
+
+/* The parent of the bottom frames of thread `thread` (< TG_CALLTREE_MAX_NODES). */
+static inline uint32_t tg_calltree_root(uint32_t thread) { return TG_CALLTREE_ROOT - 1 - thread; }
+static inline bool tg_calltree_is_root(uint32_t parent) { return parent > TG_CALLTREE_MAX_NODES; }
+/* The thread whose root `parent` is; tg_calltree_is_root(parent) must hold. */
+static inline uint32_t tg_calltree_root_thread(uint32_t parent) { return TG_CALLTREE_ROOT - 1 - parent; }
 
 typedef struct tg_calltree_node {
-    uint32_t parent;       /* node index, or TG_CALLTREE_ROOT */
+    uint32_t parent;       /* node index, or tg_calltree_root(thread) */
     uint32_t method;
     uint64_t calls;
     uint64_t total_time;   /* time in this path, callees included */
@@ -37,11 +49,13 @@ typedef struct tg_calltree {
     tg_pairmap index;      /* (parent, method) -> node */
 } tg_calltree;
 
+/* max_nodes above TG_CALLTREE_MAX_NODES is taken as TG_CALLTREE_MAX_NODES. */
 bool tg_calltree_init(tg_calltree *t, uint32_t max_nodes);
 void tg_calltree_free(tg_calltree *t);
 
-/* The node for `method` called in the path ending at `parent`. Creates it
- * if there is room (bottom frames always get one); otherwise returns
+/* The node for `method` called in the path ending at `parent` (a node, or
+ * a thread's root). Creates it if there is room (bottom frames always get
+ * one); otherwise returns
  * TG_CALLTREE_ROOT, counts the call in folded_calls, and the caller folds
  * the call into `parent`. */
 uint32_t tg_calltree_child(tg_calltree *t, uint32_t parent, uint32_t method);

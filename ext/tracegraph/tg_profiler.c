@@ -216,7 +216,7 @@ void tg_profiler_pop(tg_profiler *p, tg_context *c, uint64_t now)
 
 /* The call tree's part of a call: the new frame's node, found through the
  * parent's one-entry cache of its last callee. */
-static void push_tree_node(tg_profiler *p, tg_frame *parent, tg_frame *f, uint32_t method)
+static void push_tree_node(tg_profiler *p, uint32_t thread, tg_frame *parent, tg_frame *f, uint32_t method)
 {
     uint32_t node = TG_CALLTREE_ROOT;   /* no node: folded */
     bool cached = parent && parent->last_callee == method;
@@ -227,7 +227,7 @@ static void push_tree_node(tg_profiler *p, tg_frame *parent, tg_frame *f, uint32
         parent->last_callee = method;
         parent->last_node = node;
     } else {
-        node = tg_calltree_child(p->tree, TG_CALLTREE_ROOT, method);
+        node = tg_calltree_child(p->tree, tg_calltree_root(thread), method);
     }
     bool folded = false;
     if (node != TG_CALLTREE_ROOT) {
@@ -262,7 +262,7 @@ static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t 
     f->position = position;
     f->start = start;
     f->child_time = 0;
-    if (p->tree) push_tree_node(p, parent, f, method);
+    if (p->tree) push_tree_node(p, c->thread, parent, f, method);
 
     tg_method_stats *m = &p->methods[method];
     m->calls++;

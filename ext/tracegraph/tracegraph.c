@@ -11,6 +11,7 @@
  *   5. start / stop, pause / resume, and building the result
  *   6. method naming and source locations (at stop, never in the hook)
  *   7. emitters: Ruby profile -> tg_report -> DOT and diff DOT
+ *   8. the call tree after stop, and the stack outputs (tg_stacks)
  *
  * Rules for the hook: no Ruby allocation, no Ruby method calls, no raise,
  * no locks. It runs with the GVL held, so plain globals are safe.
@@ -24,6 +25,7 @@
 #include "tg_dot.h"
 #include "tg_profiler.h"
 #include "tg_report.h"
+#include "tg_stacks.h"
 #include "tg_tsc.h"
 #include "ruby_vm.h"
 
@@ -748,18 +750,22 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
 static VALUE method_name(const method_key *k);
 static VALUE method_location(const method_key *k);
 
-/* nil, or [folded_calls, [[parent or -1, method, calls, total, self], ...]] */
+static VALUE native_tree_wrap(tg_calltree_node *nodes, uint32_t count);
+
+/* nil, or [folded_calls, NativeCallTree]: the nodes move to the Ruby
+ * object as they are (no copy, no Ruby object per node); the session's
+ * index of them is freed at stop. */
 static VALUE build_call_tree(void)
 {
     if (!S.prof.tree) return Qnil;
-    VALUE nodes = rb_ary_new_capa(S.tree.count);
-    for (uint32_t i = 0; i < S.tree.count; i++) {
-        const tg_calltree_node *n = &S.tree.nodes[i];
-        VALUE parent = n->parent == TG_CALLTREE_ROOT ? INT2FIX(-1) : UINT2NUM(n->parent);
-        rb_ary_push(nodes, rb_ary_new_from_args(5, parent, UINT2NUM(n->method), ULL2NUM(n->calls),
-                                                ULL2NUM(n->total_time), ULL2NUM(n->self_time)));
-    }
-    return rb_ary_new_from_args(2, ULL2NUM(S.tree.folded_calls), nodes);
+    tg_calltree_node *nodes = S.tree.nodes;
+    uint32_t count = S.tree.count;
+    VALUE folded_calls = ULL2NUM(S.tree.folded_calls);
+    S.tree.nodes = NULL;   /* the tree's now, even if wrapping fails */
+    S.tree.count = S.tree.capacity = 0;
+    tg_calltree_free(&S.tree);   /* its index: not needed after stop */
+    VALUE tree = native_tree_wrap(nodes, count);
+    return rb_ary_new_from_args(2, folded_calls, tree);
 }
 
 /* Builds the plain-data result that Tracegraph::Profile wraps:
@@ -768,6 +774,8 @@ static VALUE build_call_tree(void)
  *    [[caller, callee, calls, total, self], ...], complete?, call_tree] */
 static VALUE build_result(void)
 {
+    /* First: it frees the call tree's index before the Ruby arrays grow. */
+    VALUE call_tree = build_call_tree();
     VALUE threads = rb_ary_new_capa(S.prof.thread_count);
     for (uint32_t i = 0; i < S.prof.thread_count; i++)
         rb_ary_push(threads, rb_ary_new_from_args(2, S.threads[i].thread, ULL2NUM(S.prof.thread_time[i])));
@@ -788,7 +796,7 @@ static VALUE build_result(void)
                                                 ULL2NUM(e->calls), ULL2NUM(e->total_time), ULL2NUM(e->self_time)));
     }
     return rb_ary_new_from_args(6, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
-                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, build_call_tree());
+                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, call_tree);
 }
 
 static VALUE build_result_protected(VALUE unused)
@@ -1203,6 +1211,229 @@ static VALUE tg_render_diff_dot(VALUE mod, VALUE base_meta, VALUE base_methods, 
     return dot;
 }
 
+/* ---- 8. the call tree after stop, and the stack outputs ---------------- */
+
+/* A finished call tree: the core's nodes, owned by a Ruby object
+ * (Tracegraph::NativeCallTree) so that stack outputs stream from them in
+ * C and no Ruby object is made per node unless asked for. */
+typedef struct native_tree {
+    tg_calltree_node *nodes;
+    uint32_t count;
+} native_tree;
+
+static void native_tree_free(void *ptr)
+{
+    native_tree *t = ptr;
+    free(t->nodes);
+    free(t);
+}
+
+static size_t native_tree_memsize(const void *ptr)
+{
+    const native_tree *t = ptr;
+    return sizeof *t + (size_t)t->count * sizeof *t->nodes;
+}
+
+static const rb_data_type_t native_tree_type = {
+    .wrap_struct_name = "tracegraph_call_tree",
+    .function = {.dfree = native_tree_free, .dsize = native_tree_memsize},
+    .flags = RUBY_TYPED_FREE_IMMEDIATELY,
+};
+
+static VALUE cNativeCallTree;
+
+/* Wraps `nodes` (malloc'd, or NULL when count is 0), which it then owns. */
+static VALUE native_tree_wrap(tg_calltree_node *nodes, uint32_t count)
+{
+    native_tree *t = malloc(sizeof *t);
+    if (!t) {
+        free(nodes);
+        rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    }
+    if (count) {
+        tg_calltree_node *fitted = realloc(nodes, (size_t)count * sizeof *nodes);   /* drop the growth slack */
+        if (fitted) nodes = fitted;
+    }
+    *t = (native_tree){nodes, count};
+    return TypedData_Wrap_Struct(cNativeCallTree, &native_tree_type, t);
+}
+
+static native_tree *native_tree_of(VALUE self)
+{
+    return rb_check_typeddata(self, &native_tree_type);
+}
+
+/* NativeCallTree#size */
+static VALUE native_tree_size(VALUE self)
+{
+    return UINT2NUM(native_tree_of(self)->count);
+}
+
+/* NativeCallTree#_rows -> [[parent or -1, method, calls, total, self, thread], ...]
+ * where thread is the thread's index for a bottom frame (parent -1), else nil. */
+static VALUE native_tree_rows(VALUE self)
+{
+    const native_tree *t = native_tree_of(self);
+    VALUE rows = rb_ary_new_capa(t->count);
+    for (uint32_t i = 0; i < t->count; i++) {
+        const tg_calltree_node *n = &t->nodes[i];
+        bool bottom = tg_calltree_is_root(n->parent);
+        rb_ary_push(rows, rb_ary_new_from_args(6, bottom ? INT2FIX(-1) : UINT2NUM(n->parent), UINT2NUM(n->method),
+                                               ULL2NUM(n->calls), ULL2NUM(n->total_time), ULL2NUM(n->self_time),
+                                               bottom ? UINT2NUM(tg_calltree_root_thread(n->parent)) : Qnil));
+    }
+    return rows;
+}
+
+/* NativeCallTree._pack(parents, methods, calls, totals, selfs): a tree from
+ * packed columns ("L*" for the first two, "Q*" for the rest). A bottom
+ * frame's parent is 0xFFFFFFFE - its thread's index. Checked when written. */
+static VALUE native_tree_pack(VALUE klass, VALUE parents, VALUE methods, VALUE calls, VALUE totals, VALUE selfs)
+{
+    (void)klass;
+    StringValue(parents);
+    StringValue(methods);
+    StringValue(calls);
+    StringValue(totals);
+    StringValue(selfs);
+    long count = RSTRING_LEN(parents) / 4;
+    if (RSTRING_LEN(parents) != count * 4 || RSTRING_LEN(methods) != count * 4 || RSTRING_LEN(calls) != count * 8 ||
+        RSTRING_LEN(totals) != count * 8 || RSTRING_LEN(selfs) != count * 8 || count > TG_CALLTREE_MAX_NODES)
+        rb_raise(rb_eArgError, "call tree columns of different lengths");
+    tg_calltree_node *nodes = count ? malloc((size_t)count * sizeof *nodes) : NULL;
+    if (count && !nodes) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    for (long i = 0; i < count; i++) {
+        tg_calltree_node *n = &nodes[i];
+        memcpy(&n->parent, RSTRING_PTR(parents) + i * 4, 4);
+        memcpy(&n->method, RSTRING_PTR(methods) + i * 4, 4);
+        memcpy(&n->calls, RSTRING_PTR(calls) + i * 8, 8);
+        memcpy(&n->total_time, RSTRING_PTR(totals) + i * 8, 8);
+        memcpy(&n->self_time, RSTRING_PTR(selfs) + i * 8, 8);
+    }
+    return native_tree_wrap(nodes, (uint32_t)count);
+}
+
+/* What a stack output borrows while it is written: C copies of every
+ * string, so that nothing points into Ruby objects while Ruby runs the
+ * output's write method. Freed by stacks_cleanup, even on a raise. */
+typedef struct stacks_job {
+    tg_stacks_input in;
+    tg_stacks_method *methods;
+    char **threads;
+    char *clock, *program, *exporter;
+    VALUE self, format, io, method_rows, thread_names, meta;
+    int write_state;   /* a raise in io.write, re-raised after cleanup */
+} stacks_job;
+
+static char *copy_cstr(VALUE s)
+{
+    const char *p = StringValueCStr(s);   /* raises on a NUL: names are cleaned */
+    size_t n = strlen(p) + 1;
+    char *copy = malloc(n);
+    if (!copy) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    return memcpy(copy, p, n);
+}
+
+static VALUE stacks_io_write(VALUE arg)
+{
+    const VALUE *args = (const VALUE *)arg;
+    return rb_funcall(args[0], rb_intern("write"), 1, args[1]);
+}
+
+/* The core's write function: one chunk to io.write, a raise caught. */
+static bool stacks_sink(void *ctx, const char *bytes, size_t len)
+{
+    stacks_job *job = ctx;
+    VALUE args[2] = {job->io, rb_str_new(bytes, (long)len)};
+    rb_protect(stacks_io_write, (VALUE)args, &job->write_state);
+    return job->write_state == 0;
+}
+
+static VALUE stacks_body(VALUE arg)
+{
+    stacks_job *job = (stacks_job *)arg;
+    const native_tree *t = native_tree_of(job->self);
+    Check_Type(job->method_rows, T_ARRAY);
+    Check_Type(job->thread_names, T_ARRAY);
+    Check_Type(job->meta, T_ARRAY);
+    long nm = RARRAY_LEN(job->method_rows), nt = RARRAY_LEN(job->thread_names);
+    if (nm >= UINT32_MAX || nt >= TG_CALLTREE_MAX_NODES) rb_raise(rb_eArgError, "too many methods or threads");
+    job->methods = calloc((size_t)nm + 1, sizeof *job->methods);
+    job->threads = calloc((size_t)nt + 1, sizeof *job->threads);
+    if (!job->methods || !job->threads) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    job->in.methods = job->methods;
+    for (long i = 0; i < nm; i++) {
+        VALUE m = rb_ary_entry(job->method_rows, i);   /* [name, file or nil, line or nil] */
+        Check_Type(m, T_ARRAY);
+        job->methods[i].name = copy_cstr(rb_ary_entry(m, 0));
+        job->in.method_count = (uint32_t)i + 1;   /* what cleanup frees */
+        VALUE file = rb_ary_entry(m, 1), line = rb_ary_entry(m, 2);
+        job->methods[i].file = NIL_P(file) ? NULL : copy_cstr(file);
+        job->methods[i].line = NIL_P(line) ? 0 : NUM2UINT(line);
+    }
+    job->in.threads = (const char *const *)job->threads;
+    for (long i = 0; i < nt; i++) {
+        job->threads[i] = copy_cstr(rb_ary_entry(job->thread_names, i));
+        job->in.thread_count = (uint32_t)i + 1;
+    }
+    VALUE m = job->meta;   /* [max_depth, folded_calls, clock, program or nil, exporter, complete] */
+    job->in.max_depth = NUM2UINT(rb_ary_entry(m, 0));
+    job->in.folded_calls = NUM2ULL(rb_ary_entry(m, 1));
+    job->in.clock = job->clock = copy_cstr(rb_ary_entry(m, 2));
+    job->in.program = job->program = NIL_P(rb_ary_entry(m, 3)) ? NULL : copy_cstr(rb_ary_entry(m, 3));
+    job->in.exporter = job->exporter = copy_cstr(rb_ary_entry(m, 4));
+    job->in.complete = RTEST(rb_ary_entry(m, 5));
+    job->in.nodes = t->nodes;
+    job->in.node_count = t->count;
+
+    tg_stacks_status (*writer)(const tg_stacks_input *, tg_stacks_write_fn, void *) =
+        job->format == ID2SYM(rb_intern("folded"))       ? tg_stacks_write_folded
+        : job->format == ID2SYM(rb_intern("pprof"))      ? tg_stacks_write_pprof
+        : job->format == ID2SYM(rb_intern("speedscope")) ? tg_stacks_write_speedscope
+                                                         : NULL;
+    if (!writer) rb_raise(rb_eArgError, "unknown stack format %+" PRIsVALUE, job->format);
+    tg_stacks_status status = writer(&job->in, stacks_sink, job);
+    if (job->write_state) return Qnil;   /* re-raised by the caller, after cleanup */
+    if (status != TG_STACKS_OK) rb_raise(eError, "cannot write the %" PRIsVALUE " output: %s", job->format,
+                                         tg_stacks_status_message(status));
+    return Qnil;
+}
+
+static VALUE stacks_cleanup(VALUE arg)
+{
+    stacks_job *job = (stacks_job *)arg;
+    for (uint32_t i = 0; i < job->in.method_count; i++) {
+        free((char *)job->methods[i].name);
+        free((char *)job->methods[i].file);
+    }
+    for (uint32_t i = 0; i < job->in.thread_count; i++) free(job->threads[i]);
+    free(job->methods);
+    free(job->threads);
+    free(job->clock);
+    free(job->program);
+    free(job->exporter);
+    return Qnil;
+}
+
+/* NativeCallTree#_write(format, io, methods, thread_names, meta): streams
+ * the :folded, :pprof or :speedscope output to io.write in chunks.
+ *   methods      [[name, file or nil, line or nil], ...] by method index
+ *   thread_names [name, ...] by thread index
+ *   meta         [max_depth, folded_calls, clock, program or nil, exporter, complete] */
+static VALUE native_tree_write(VALUE self, VALUE format, VALUE io, VALUE methods, VALUE thread_names, VALUE meta)
+{
+    stacks_job job = {.self = self, .format = format, .io = io, .method_rows = methods,
+                      .thread_names = thread_names, .meta = meta};
+    rb_ensure(stacks_body, (VALUE)&job, stacks_cleanup, (VALUE)&job);
+    if (job.write_state) rb_jump_tag(job.write_state);
+    RB_GC_GUARD(self);
+    RB_GC_GUARD(io);
+    RB_GC_GUARD(methods);
+    RB_GC_GUARD(thread_names);
+    RB_GC_GUARD(meta);
+    return io;
+}
+
 /* For tests: the measured control frame size, 0 if positions are off. */
 /* Tracegraph._hide_methods_of(mod): mod's methods are ours too (the
  * wrappers tracegraph/process_end prepends to exit! and exec), so they
@@ -1254,4 +1485,11 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     rb_define_singleton_method(mTracegraph, "_frame_size", tg_frame_size, 0);
     rb_define_singleton_method(mTracegraph, "_hide_methods_of", tg_hide_methods_of, 1);
     rb_define_singleton_method(mTracegraph, "_vm_reads?", tg_vm_reads_p, 0);
+
+    cNativeCallTree = rb_define_class_under(mTracegraph, "NativeCallTree", rb_cObject);
+    rb_undef_alloc_func(cNativeCallTree);
+    rb_define_singleton_method(cNativeCallTree, "_pack", native_tree_pack, 5);
+    rb_define_method(cNativeCallTree, "size", native_tree_size, 0);
+    rb_define_method(cNativeCallTree, "_rows", native_tree_rows, 0);
+    rb_define_method(cNativeCallTree, "_write", native_tree_write, 5);
 }

@@ -81,7 +81,8 @@ module Tracegraph
           Profiles a Ruby program and writes its call graph. The format follows the
           output's name: #{Output.known_formats}
           (pdf/svg/png run Graphviz's dot and keep the .dot beside them; .folded is folded
-          stacks for flame graphs; callgrind is for KCachegrind). -o can be given more than once.
+          stacks for flame graphs; .pb.gz is pprof; .speedscope.json is for speedscope;
+          callgrind is for KCachegrind). -o can be given more than once.
           Options come before the script, as ruby's do; everything after the script is
           its own, as under ruby: tracegraph -o g.pdf app.rb -o app-output.txt
           The script runs as `ruby script.rb` would run it, and the profile is written
@@ -94,8 +95,16 @@ module Tracegraph
           options[:start][:clock] = v.to_sym
         end
         o.on("--no-c-calls", "Record only methods written in Ruby") { options[:start][:c_calls] = false }
-        o.on("--call-tree", "Keep every distinct call path (implied by a .folded output)") do
+        o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json)") do
           options[:start][:call_tree] = true
+        end
+        o.on("--max-call-tree-nodes N", Integer,
+             "Cap the call tree at N paths (default #{Tracegraph::DEFAULT_MAX_CALL_TREE_NODES}); deeper ones fold") do |v|
+          unless v.between?(1, Tracegraph::MAX_CALL_TREE_NODES)
+            raise OptionParser::InvalidArgument, "#{v} (from 1 to #{Tracegraph::MAX_CALL_TREE_NODES})"
+          end
+
+          options[:start][:max_call_tree_nodes] = v
         end
         GraphOptions.define(o, options[:dot])
         o.on("--flat", "Also print the top methods by self time to stderr") { options[:flat] = true }

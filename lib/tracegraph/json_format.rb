@@ -9,9 +9,11 @@
 #                 "calls": 1, "total_time": 1200000, "self_time": 3000}],
 #    "edges":   [{"caller": 0, "callee": 1, "calls": 3, "total_time": 600000, "self_time": 2000}],
 #    "call_tree": {"folded_calls": 0, "nodes": [{"parent": null, "method": 0, "calls": 1,
-#                                                "total_time": 1200000, "self_time": 3000}]}}
+#                                                "total_time": 1200000, "self_time": 3000, "thread": 1}]}}
 # "call_tree" is present only for profiles recorded with call_tree: true;
-# a node's "parent" indexes an earlier node, or is null for a bottom frame.
+# a node's "parent" indexes an earlier node, or is null for a bottom frame,
+# which then names its thread's "id" in "thread" (a node is in its
+# parent's thread; files without "thread" are read as one thread).
 require "json"
 require "tracegraph/profile_file"
 
@@ -42,8 +44,10 @@ module Tracegraph
       node_index = call_tree.nodes.each_with_index.with_object({}.compare_by_identity) { |(n, i), h| h[n] = i }
       {"folded_calls" => call_tree.folded_calls,
        "nodes" => call_tree.nodes.map do |n|
-         {"parent" => n.parent && node_index.fetch(n.parent), "method" => index_of(n.method), "calls" => n.calls,
-          "total_time" => n.total_time, "self_time" => n.self_time}
+         node = {"parent" => n.parent && node_index.fetch(n.parent), "method" => index_of(n.method),
+                 "calls" => n.calls, "total_time" => n.total_time, "self_time" => n.self_time}
+         node["thread"] = n.thread.id if n.parent.nil? && n.thread
+         node
        end}
     end
     private :call_tree_to_h
@@ -131,13 +135,14 @@ module Tracegraph
       program &&= Profile.clean_name(program)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges,
                   program: program, complete: @data.fetch("complete", true) == true,
-                  call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods) : nil)
+                  call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods, threads) : nil)
     end
 
     private
 
-    def call_tree(tree, methods)
+    def call_tree(tree, methods, threads)
       object!(tree, "call_tree")
+      threads_by_id = threads.to_h { |t| [t.id, t] }
       nodes = array!(tree, "nodes").each_with_index.with_object([]) do |(n, i), kept|
         where = "call_tree.nodes[#{i}]"
         object!(n, where)
@@ -147,14 +152,25 @@ module Tracegraph
         end
         method = count!(n, "method", where)
         fail!("#{where}.method points at method #{method}, but there are #{methods.size}") unless method < methods.size
+        parent &&= kept[parent]
         kept << CallTreeNode.new(
-          parent: parent && kept[parent],
+          parent: parent,
           method: methods[method],
           calls: count!(n, "calls", where), total_time: count!(n, "total_time", where),
-          self_time: count!(n, "self_time", where)
+          self_time: count!(n, "self_time", where),
+          thread: parent ? parent.thread : node_thread(n, where, threads_by_id)
         )
       end
       CallTree.new(nodes: nodes.freeze, folded_calls: count!(tree, "folded_calls", "call_tree"))
+    end
+
+    # A bottom frame's thread, by id; nil in files written before threads
+    # were kept apart.
+    def node_thread(node, where, threads_by_id)
+      return nil unless node.key?("thread")
+
+      id = count!(node, "thread", where)
+      threads_by_id.fetch(id) { fail!("#{where}.thread is #{id}, but no thread has that id") }
     end
 
     def thread(t, where)

@@ -3,7 +3,8 @@
 #
 # The format table is here and only here: a new format is one entry in
 # FORMATS (a compound suffix such as ".pb.gz" works too), one branch in
-# write, and, if it was in FOREIGN_SUFFIXES, out of that list.
+# write (or one entry in STACK_FORMATS for a Profile#write_FORMAT drawn
+# from the call tree), and, if it was in FOREIGN_SUFFIXES, out of that list.
 require "open3"
 require "stringio"
 
@@ -12,15 +13,18 @@ module Tracegraph
     # Suffix => format; the longest suffix a name ends with wins.
     FORMATS = {
       ".dot" => :dot, ".json" => :json, ".txt" => :text, ".folded" => :folded, ".callgrind" => :callgrind,
-      ".pdf" => :rendered, ".svg" => :rendered, ".png" => :rendered
+      ".pb.gz" => :pprof, ".speedscope.json" => :speedscope, ".pdf" => :rendered, ".svg" => :rendered, ".png" => :rendered
     }.freeze
+    # Formats written from the call tree, one stack per path: asking for
+    # one records the call tree.
+    STACK_FORMATS = {folded: "folded stacks", pprof: "pprof", speedscope: "speedscope's format"}.freeze
     # The names callgrind itself writes, which KCachegrind and
     # callgrind_annotate look for: callgrind.out, callgrind.out.app.
     CALLGRIND_NAME = /\Acallgrind\.out(\..+)?\z/i
     # Other profilers' formats that end in a suffix of ours: the name asks
     # for a format tracegraph does not write, so it is refused rather than
     # silently given tracegraph's own JSON.
-    FOREIGN_SUFFIXES = %w[.speedscope.json .vernier.json].freeze
+    FOREIGN_SUFFIXES = %w[.vernier.json].freeze
     # A compressed name asks for compression, which tracegraph does not do.
     COMPRESSION_SUFFIXES = %w[.gz .tgz .bz2 .xz .zst .lz4 .lz .br .z .zip .7z].freeze
     GRAPH_FORMATS = %i[dot rendered].freeze
@@ -113,7 +117,7 @@ module Tracegraph
       case format_of(path)
       when :json then [profile.write_json(path)]
       when :text then [Tracegraph.write_output(path, flat_text(profile))]
-      when :folded then [write_folded(profile, path)]
+      when *STACK_FORMATS.keys then [write_stacks(profile, path)]
       when :callgrind then [profile.write_callgrind(path)]
       else write_graph(profile, path, dot_options)
       end
@@ -139,10 +143,10 @@ module Tracegraph
       end
     end
 
-    # Folded stacks need the call tree, which costs a little: record it
+    # Stack outputs need the call tree, which costs a little: record it
     # only when one of these paths asks for it.
     def needs_call_tree?(paths)
-      paths.any? { |path| format_of(path) == :folded }
+      paths.any? { |path| STACK_FORMATS.key?(format_of(path)) }
     end
 
     # path with a tag (a pid, "12345.2") added before the format's suffix
@@ -156,14 +160,26 @@ module Tracegraph
       "#{path[0...-suffix.length]}.#{tag}#{path[-suffix.length..]}"
     end
 
+    # What the call tree's cap left out, for a run writing stack outputs
+    # to paths; nil if nothing was folded. (pprof's file says it in a
+    # comment and speedscope's in its name; folded stacks cannot.)
+    def folded_note(profile, paths)
+      tree = profile.call_tree
+      return nil unless tree && tree.folded_calls.positive? && needs_call_tree?(paths)
+
+      "the call tree reached its cap (#{tree.size} paths kept): #{tree.folded_calls} calls on new paths " \
+        "were folded into their nearest kept ancestor (raise the cap with --max-call-tree-nodes)"
+    end
+
     # A saved profile has a call tree only if it was recorded with one.
-    def write_folded(profile, path)
+    def write_stacks(profile, path)
+      format = format_of(path)
       unless profile.call_tree
         raise Error, "cannot write #{path}: this profile has no call tree; record it with " \
-                     "`tracegraph --call-tree` (or Tracegraph.start(call_tree: true)) to write folded stacks"
+                     "`tracegraph --call-tree` (or Tracegraph.start(call_tree: true)) to write #{STACK_FORMATS[format]}"
       end
 
-      profile.write_folded(path)
+      profile.public_send(:"write_#{format}", path)
     end
 
     def flat_text(profile)

@@ -36,8 +36,10 @@ module Tracegraph
   end
 
   # One distinct call path (with call_tree: true): parent is the calling
-  # path's node or nil for a stack's bottom frame; method is a MethodStats.
-  CallTreeNode = Struct.new(:parent, :method, :calls, :total_time, :self_time, keyword_init: true) do
+  # path's node or nil for a stack's bottom frame; method is a MethodStats;
+  # thread is the ThreadStats of the thread that ran the path (each thread
+  # has its own paths), or nil in a file saved before threads were kept.
+  CallTreeNode = Struct.new(:parent, :method, :calls, :total_time, :self_time, :thread, keyword_init: true) do
     # The methods from the bottom of the stack to this node.
     def stack
       node = self
@@ -51,11 +53,6 @@ module Tracegraph
 
     def inspect = "#<Tracegraph::CallTreeNode #{stack.map(&:name).join(' > ')} calls=#{calls}>"
   end
-
-  # nodes are in creation order, so a parent always comes before its
-  # children. folded_calls counts calls past max_call_tree_nodes that were
-  # folded into their nearest kept ancestor.
-  CallTree = Struct.new(:nodes, :folded_calls, keyword_init: true)
 
   class Profile
     attr_reader :clock, :threads, :methods, :edges, :program, :call_tree
@@ -75,18 +72,13 @@ module Tracegraph
         ThreadStats.new(id: i + 1, name: thread_name(thread, i + 1), total_time: total)
       end
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
-          call_tree: tree && call_tree_from(tree, methods))
+          call_tree: tree && call_tree_from(tree, methods, threads))
     end
 
-    # [folded_calls, [[parent index or -1, method index, calls, total, self], ...]]
-    def self.call_tree_from(raw, methods)
-      folded_calls, rows = raw
-      nodes = []
-      rows.each do |parent, method, calls, total, self_time|
-        nodes << CallTreeNode.new(parent: parent.negative? ? nil : nodes.fetch(parent), method: methods.fetch(method),
-                                  calls: calls, total_time: total, self_time: self_time)
-      end
-      CallTree.new(nodes: nodes.freeze, folded_calls: folded_calls)
+    # [folded_calls, NativeCallTree]
+    def self.call_tree_from(raw, methods, threads)
+      folded_calls, native = raw
+      CallTree.new(folded_calls: folded_calls, native: native, methods: methods, threads: threads)
     end
 
     def self.thread_name(thread, id)
@@ -151,10 +143,13 @@ module Tracegraph
 end
 
 require "tracegraph/output_file"
+require "tracegraph/call_tree"
 require "tracegraph/json_format"
 require "tracegraph/dot_graph"
 require "tracegraph/flat_table"
 require "tracegraph/folded_format"
+require "tracegraph/pprof_format"
+require "tracegraph/speedscope_format"
 require "tracegraph/diff"
 require "tracegraph/callgrind_format"
 require "tracegraph/profile_merge"

@@ -53,7 +53,8 @@ module Tracegraph
         other graph options or in other formats, without running the program again.
         The format follows the output's name, as for tracegraph:
         #{Output.known_formats}
-        (.folded needs a profile recorded with --call-tree). -o can be given more than once.
+        (.folded, .pb.gz and .speedscope.json need a profile recorded with --call-tree).
+        -o can be given more than once.
 
       TEXT
     end

@@ -76,7 +76,7 @@ module Tracegraph
     # Runs once, after every other at_exit handler, or before exit!/exec.
     def finish(profile, how)
       error = $! # what the process is ending with, if anything
-      messages = []
+      messages = [Output.folded_note(profile, @outputs)].compact.map { |note| "tracegraph: #{note}" }
       ok = @outputs.map { |path| write(profile, @naming.path_for(path), messages) }.all?
       tell { profile.print_flat(@err) } if @flat
       messages.each { |message| tell { @err.puts message } }

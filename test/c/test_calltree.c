@@ -41,7 +41,7 @@ static void teardown(void)
 /* The node for a path given as methods from the bottom, or fails. */
 static const tg_calltree_node *path(int n, const uint32_t *methods)
 {
-    uint32_t node = TG_CALLTREE_ROOT;
+    uint32_t node = tg_calltree_root(0);
     for (int i = 0; i < n; i++) {
         node = tg_pairmap_find(&tree.index, node, methods[i]);
         ck_assert_uint_ne(node, TG_PAIRMAP_NONE);
@@ -66,7 +66,7 @@ START_TEST(test_paths_that_edges_cannot_tell_apart)
     ck_assert_uint_eq(PATH(A, B, D)->self_time, 3);
     ck_assert_uint_eq(PATH(C, B, E)->self_time, 8);
     ck_assert_uint_eq(tg_pairmap_find(&tree.index, tg_pairmap_find(&tree.index,
-                      tg_pairmap_find(&tree.index, TG_CALLTREE_ROOT, A), B), E), TG_PAIRMAP_NONE);
+                      tg_pairmap_find(&tree.index, tg_calltree_root(0), A), B), E), TG_PAIRMAP_NONE);
     ck_assert_uint_eq(PATH(A, B)->total_time, 5);
     ck_assert_uint_eq(PATH(C, B)->self_time, 2);
     ck_assert_uint_eq(tree_self_sum(), p.thread_time[0]);
@@ -135,6 +135,33 @@ START_TEST(test_bottom_frames_ignore_the_cap)
 }
 END_TEST
 
+START_TEST(test_threads_are_kept_apart)
+{
+    /* The same path a -> b in two threads: a root and two nodes each. */
+    tg_context other;
+    tg_context_init(&other, tg_profiler_add_thread(&p));
+    CALL(A, 0); CALL(B, 1); RET(B, 3); RET(A, 4);
+    tg_profiler_activate(&p, &other);
+    tg_profiler_call(&p, &other, A, 0, 10);
+    tg_profiler_call(&p, &other, B, 0, 12);
+    tg_profiler_return(&p, &other, B, 0, 17);
+    tg_profiler_return(&p, &other, A, 0, 20);
+    ck_assert_uint_eq(tree.count, 4);
+    uint32_t a0 = tg_pairmap_find(&tree.index, tg_calltree_root(0), A);
+    uint32_t a1 = tg_pairmap_find(&tree.index, tg_calltree_root(1), A);
+    ck_assert_uint_ne(a0, a1);
+    ck_assert(tg_calltree_is_root(tree.nodes[a1].parent));
+    ck_assert_uint_eq(tg_calltree_root_thread(tree.nodes[a0].parent), 0);
+    ck_assert_uint_eq(tg_calltree_root_thread(tree.nodes[a1].parent), 1);
+    ck_assert(!tg_calltree_is_root(a1));
+    ck_assert_uint_eq(tree.nodes[a1].total_time, 10);
+    ck_assert_uint_eq(tree.nodes[tg_pairmap_find(&tree.index, a1, B)].self_time, 5);
+    ck_assert_uint_eq(tree.nodes[tg_pairmap_find(&tree.index, a0, B)].self_time, 2);
+    tg_profiler_activate(&p, &ctx);
+    tg_context_free(&other);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("calltree");
@@ -145,6 +172,7 @@ int main(void)
     tcase_add_test(tc, test_recursion_is_a_path_per_depth);
     tcase_add_test(tc, test_cap_folds_deeper_paths_into_the_nearest_kept_ancestor);
     tcase_add_test(tc, test_bottom_frames_ignore_the_cap);
+    tcase_add_test(tc, test_threads_are_kept_apart);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,5 +1,7 @@
 require_relative "test_helper"
 require "tmpdir"
+require "zlib"
+require "tracegraph/output"
 
 class TestFolded < TracegraphTest
   def a = b(:d)
@@ -28,12 +30,34 @@ class TestFolded < TracegraphTest
   end
 
   def test_with_c_calls_and_threads
-    profile = Tracegraph.profile(call_tree: true) { 2.times { a }; Thread.new { c }.join }
+    profile = Tracegraph.profile(call_tree: true) { 2.times { a }; Thread.new { Thread.current.name = "w"; c }.join }
     lines = parse_folded(profile.to_folded)
     assert_equal profile.total_time, lines.sum(&:last)
-    assert(lines.any? { |frames, _| frames.first == "TestFolded#c" }, "a thread's stack starts at its own bottom frame")
+    assert(lines.any? { |frames, _| frames.first(2) == ["thread: w", "TestFolded#c"] },
+           "a thread's stack starts at its own bottom frame, under its thread")
+    assert(lines.all? { |frames, _| frames.first.start_with?("thread: ") }, "with two threads, every line names one")
     tree_calls = profile.call_tree.nodes.select { |n| n.method.name == "TestFolded#b" }.sum(&:calls)
     assert_equal 3, tree_calls
+  end
+
+  def test_the_same_path_in_two_threads_stays_two_paths
+    profile = Tracegraph.profile(call_tree: true, c_calls: false) { a; Thread.new { a }.join }
+    bs = profile.call_tree.nodes.select { |n| n.method.name == "TestFolded#b" }
+    assert_equal [1, 1], bs.map(&:calls)
+    names = bs.map { |n| n.thread.name }
+    assert_equal "main", names.first
+    assert_match(/\Athread \d+\z/, names.last, "an unnamed thread is named by its id")
+    stacks = parse_folded(profile.to_folded).map { |frames, _| frames.first(3) }
+    assert_includes stacks, ["thread: main", "TestFolded#a", "TestFolded#b"]
+    assert_includes stacks, ["thread: #{names.last}", "TestFolded#a", "TestFolded#b"]
+    again = Tracegraph::Profile.parse_json(profile.to_json)
+    assert_equal profile.to_folded, again.to_folded, "the JSON keeps each path's thread"
+  end
+
+  def test_a_single_thread_has_no_thread_frame
+    profile = Tracegraph.profile(call_tree: true, c_calls: false) { a }
+    assert_equal [%w[TestFolded#a TestFolded#b TestFolded#d ProfileAssertions#burn_cpu]],
+                 parse_folded(profile.to_folded).map(&:first).select { |f| f.size == 4 }
   end
 
   def test_the_cap_folds_deeper_paths_and_says_how_many
@@ -57,6 +81,41 @@ class TestFolded < TracegraphTest
     end
   end
 
+  # A recorded profile writes from its C tree, a loaded one packs its
+  # nodes into one first: the outputs must be the same bytes.
+  def test_a_saved_profile_writes_the_same_stack_outputs
+    profile = Tracegraph.profile(call_tree: true) { a; Thread.new { c }.join }
+    again = Tracegraph::Profile.parse_json(profile.to_json)
+    Dir.mktmpdir do |dir|
+      %w[x.folded x.speedscope.json x.pb.gz].each do |name|
+        first = File.join(dir, "first-#{name}")
+        second = File.join(dir, "second-#{name}")
+        Tracegraph::Output.write(profile, first)
+        Tracegraph::Output.write(again, second)
+        read = ->(path) { path.end_with?(".gz") ? Zlib.gunzip(File.binread(path)) : File.binread(path) }
+        assert_equal read.call(first), read.call(second), name
+      end
+    end
+  end
+
+  def test_a_failing_write_raises_its_own_error
+    profile = Tracegraph.profile(call_tree: true) { a }
+    io = Object.new
+    def io.write(_) = raise(IOError, "disk full")
+    error = assert_raises(IOError) { profile.send(:write_stacks_to, :folded, io) }
+    assert_equal "disk full", error.message
+    assert_equal profile.to_folded, profile.to_folded, "the tree is still there"
+  end
+
+  def test_call_tree_nodes_are_built_only_when_asked_for
+    profile = Tracegraph.profile(call_tree: true, c_calls: false) { a; c }
+    assert_equal 8, profile.call_tree.size
+    refute profile.call_tree.instance_variable_get(:@nodes), "no Ruby object per node yet"
+    profile.to_folded
+    refute profile.call_tree.instance_variable_get(:@nodes), "writing needs none either"
+    assert_equal 8, profile.call_tree.nodes.size
+  end
+
   def test_names_with_separators_stay_one_frame
     klass = Class.new { define_method(:"x;y") { 1 } }
     o = klass.new
@@ -75,6 +134,13 @@ class TestFolded < TracegraphTest
     json["call_tree"]["nodes"][0]["parent"] = 0
     error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.parse_json(JSON.generate(json)) }
     assert_match(/call_tree.nodes\[0\].parent must be null or the index of an earlier node/, error.message)
+  end
+
+  def test_a_bottom_frame_naming_a_missing_thread_is_rejected
+    json = JSON.parse(Tracegraph.profile(call_tree: true) { a }.to_json)
+    json["call_tree"]["nodes"][0]["thread"] = 7
+    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.parse_json(JSON.generate(json)) }
+    assert_match(/call_tree.nodes\[0\].thread is 7, but no thread has that id/, error.message)
   end
 
   def test_bad_options

@@ -22,6 +22,7 @@ class TestOutputFormats < Minitest::Test
     {
       "g.dot" => :dot, "g.json" => :json, "g.txt" => :text, "g.folded" => :folded, "g.pdf" => :rendered,
       "g.svg" => :rendered, "G.PNG" => :rendered, "g.callgrind" => :callgrind,
+      "profile.pb.gz" => :pprof, "P.PB.GZ" => :pprof, "x.speedscope.json" => :speedscope,
       "callgrind.out" => :callgrind, "callgrind.out.app" => :callgrind, "out/callgrind.out.12345" => :callgrind,
       # Innocent dots before a known extension are just part of the name.
       "profile.2024-05-01.json" => :json, "run.v2.json" => :json, "my.app.svg" => :rendered, "v1.2/g.dot" => :dot
@@ -30,7 +31,7 @@ class TestOutputFormats < Minitest::Test
 
   def test_unknown_compound_and_compressed_names_are_refused_naming_the_suffix
     {
-      "x.speedscope.json" => ".speedscope.json", "x.vernier.json" => ".vernier.json", "x.pb.gz" => ".pb.gz",
+      "x.vernier.json" => ".vernier.json", "x.pb.xz" => ".pb.xz",
       "x.pprof" => ".pprof", "x.cpuprofile" => ".cpuprofile", "x.json.gz" => ".json.gz", "x.gz" => ".gz",
       "x.dot.xz" => ".dot.xz", "x.json.zst" => ".json.zst", "x.gif" => ".gif", "callgrind.outx" => ".outx",
       "notcallgrind.out" => ".out"
@@ -38,7 +39,7 @@ class TestOutputFormats < Minitest::Test
       assert_nil Output.format_of(name), name
       error = assert_raises(Tracegraph::Error) { Output.check_path(File.join(@dir, name)) }
       assert_equal "cannot write #{File.join(@dir, name)}: unknown format #{suffix} " \
-                   "(known: .dot .json .txt .folded .callgrind .pdf .svg .png or callgrind.out[.NAME])", error.message
+                   "(known: .dot .json .txt .folded .callgrind .pb.gz .speedscope.json .pdf .svg .png or callgrind.out[.NAME])", error.message
     end
     error = assert_raises(Tracegraph::Error) { Output.check_path(File.join(@dir, "graph")) }
     assert_match(/unknown format \(no extension\)/, error.message)
@@ -64,7 +65,7 @@ class TestOutputFormats < Minitest::Test
 
   def test_the_command_refuses_a_foreign_format_before_the_script_runs
     script = write_script("app.rb", "puts :ran\n")
-    %w[x.speedscope.json x.json.gz x.pb.gz].each do |name|
+    %w[x.vernier.json x.json.gz x.pb.xz].each do |name|
       out, err, status = tracegraph("-o", name, script)
       assert_equal 2, status.exitstatus, err
       assert_empty out, "the script must not run"

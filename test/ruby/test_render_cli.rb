@@ -129,7 +129,7 @@ class TestRenderCli < Minitest::Test
       ["adir"] => /cannot read profile adir: it is a directory, not a profile file/,
       ["fifo.json"] => /cannot read profile fifo.json: it is a FIFO \(named pipe\), not a profile file/,
       ["--bogus", @plain] => /invalid option: --bogus/,
-      ["-o", "x.speedscope.json", @plain] => /cannot write x.speedscope.json: unknown format .speedscope.json \(known: /,
+      ["-o", "x.vernier.json", @plain] => /cannot write x.vernier.json: unknown format .vernier.json \(known: /,
       ["-o", "x.json.gz", @plain] => /unknown format .json.gz/,
       ["-o", "nodir/x.svg", @plain] => /cannot write nodir\/x.svg: directory nodir does not exist/,
       ["--node-fraction", "7", @plain] => /node_fraction must be a number from 0 to 1/,

@@ -1,0 +1,607 @@
+/* tg_stacks.c - see tg_stacks.h. Sections: output chunks, the tree walk,
+ * folded stacks, pprof, speedscope. */
+#include "tg_stacks.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+/* ---- output: a chunk buffer in front of the write function ------------ */
+
+typedef struct out {
+    char buf[TG_STACKS_CHUNK];
+    size_t len;
+    tg_stacks_write_fn write;
+    void *ctx;
+    bool failed;   /* sticky: the write function said stop */
+} out;
+
+static void out_flush(out *o)
+{
+    if (o->len && !o->failed && !o->write(o->ctx, o->buf, o->len)) o->failed = true;
+    o->len = 0;
+}
+
+static void put(out *o, const void *bytes, size_t n)
+{
+    const char *s = bytes;
+    while (n && !o->failed) {
+        if (o->len == TG_STACKS_CHUNK) out_flush(o);
+        size_t k = TG_STACKS_CHUNK - o->len < n ? TG_STACKS_CHUNK - o->len : n;
+        memcpy(o->buf + o->len, s, k);
+        o->len += k;
+        s += k;
+        n -= k;
+    }
+}
+
+static void put_str(out *o, const char *s) { put(o, s, strlen(s)); }
+
+static void put_u64(out *o, uint64_t v)
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%" PRIu64, v);
+    put(o, digits, (size_t)n);
+}
+
+static out *out_new(tg_stacks_write_fn write, void *ctx)
+{
+    out *o = malloc(sizeof *o);
+    if (!o) return NULL;
+    o->len = 0;
+    o->write = write;
+    o->ctx = ctx;
+    o->failed = false;
+    return o;
+}
+
+/* Flushes and frees; the status of the whole write. */
+static tg_stacks_status out_finish(out *o, tg_stacks_status status)
+{
+    if (status == TG_STACKS_OK) out_flush(o);
+    if (status == TG_STACKS_OK && o->failed) status = TG_STACKS_WRITE_FAILED;
+    free(o);
+    return status;
+}
+
+/* ---- the tree walk -------------------------------------------------------- */
+
+typedef struct walk {
+    const tg_stacks_input *in;
+    uint32_t *first_child, *next_sibling;   /* per node; NONE ends a list */
+    uint32_t *first_root;                   /* per thread */
+    uint32_t *path;                         /* nodes from the bottom */
+    uint32_t path_capacity;
+} walk;
+
+tg_stacks_status tg_stacks_check(const tg_stacks_input *in)
+{
+    if (in->max_depth < 2) return TG_STACKS_BAD_TREE;
+    for (uint32_t i = 0; i < in->node_count; i++) {
+        const tg_calltree_node *n = &in->nodes[i];
+        if (n->method >= in->method_count) return TG_STACKS_BAD_TREE;
+        if (tg_calltree_is_root(n->parent) ? tg_calltree_root_thread(n->parent) >= in->thread_count : n->parent >= i)
+            return TG_STACKS_BAD_TREE;
+    }
+    return TG_STACKS_OK;
+}
+
+static void walk_free(walk *w)
+{
+    free(w->first_child);
+    free(w->next_sibling);
+    free(w->first_root);
+    free(w->path);
+    memset(w, 0, sizeof *w);
+}
+
+/* Links children in creation order under their parents, and bottom
+ * frames under their thread. */
+static tg_stacks_status walk_init(walk *w, const tg_stacks_input *in)
+{
+    memset(w, 0, sizeof *w);
+    tg_stacks_status status = tg_stacks_check(in);
+    if (status != TG_STACKS_OK) return status;
+    w->in = in;
+    size_t n = (size_t)in->node_count + 1, t = (size_t)in->thread_count + 1;
+    w->first_child = malloc(n * sizeof *w->first_child);
+    w->next_sibling = malloc(n * sizeof *w->next_sibling);
+    w->first_root = malloc(t * sizeof *w->first_root);
+    w->path_capacity = 256;
+    w->path = malloc(w->path_capacity * sizeof *w->path);
+    if (!w->first_child || !w->next_sibling || !w->first_root || !w->path) {
+        walk_free(w);
+        return TG_STACKS_NO_MEMORY;
+    }
+    memset(w->first_child, 0xFF, n * sizeof *w->first_child);
+    memset(w->first_root, 0xFF, t * sizeof *w->first_root);
+    for (uint32_t i = in->node_count; i-- > 0;) {
+        uint32_t parent = in->nodes[i].parent;
+        uint32_t *head = tg_calltree_is_root(parent) ? &w->first_root[tg_calltree_root_thread(parent)]
+                                                    : &w->first_child[parent];
+        w->next_sibling[i] = *head;
+        *head = i;
+    }
+    return TG_STACKS_OK;
+}
+
+/* Called with the node entered or left, its depth (1 for a bottom frame)
+ * and the path of nodes from the bottom (path[depth - 1] is the node). */
+typedef void (*visit_fn)(void *v, uint32_t node, uint32_t depth, const uint32_t *path);
+
+/* Visits one thread's paths depth first. */
+static tg_stacks_status walk_thread(walk *w, uint32_t thread, visit_fn enter, visit_fn leave, void *v)
+{
+    uint32_t depth = 0;
+    uint32_t i = w->first_root[thread];
+    while (i != NONE) {
+        if (depth == w->path_capacity) {
+            uint32_t *bigger = realloc(w->path, (size_t)w->path_capacity * 2 * sizeof *bigger);
+            if (!bigger) return TG_STACKS_NO_MEMORY;
+            w->path = bigger;
+            w->path_capacity *= 2;
+        }
+        w->path[depth++] = i;
+        if (enter) enter(v, i, depth, w->path);
+        if (w->first_child[i] != NONE) {
+            i = w->first_child[i];
+            continue;
+        }
+        /* Leave nodes until one has a next sibling. */
+        for (;;) {
+            uint32_t done = w->path[--depth];
+            if (leave) leave(v, done, depth + 1, w->path);
+            i = w->next_sibling[done];
+            if (i != NONE || depth == 0) break;
+        }
+    }
+    return TG_STACKS_OK;
+}
+
+/* The number of threads that have paths. */
+static uint32_t threads_used(const walk *w)
+{
+    uint32_t used = 0;
+    for (uint32_t t = 0; t < w->in->thread_count; t++) used += w->first_root[t] != NONE;
+    return used;
+}
+
+/* The methods of a sample's frames, leaf first, into `ids` (room for
+ * max_depth): a path deeper than max_depth keeps its bottom max_depth - 1
+ * frames and its leaf. Returns the count. */
+static uint32_t sample_frames(const walk *w, const uint32_t *path, uint32_t depth, uint32_t *ids)
+{
+    uint32_t kept = depth <= w->in->max_depth ? depth : w->in->max_depth, k = 0;
+    ids[k++] = w->in->nodes[path[depth - 1]].method;
+    for (uint32_t d = kept - 1; d-- > 0;) ids[k++] = w->in->nodes[path[d]].method;
+    return k;
+}
+
+/* ---- folded stacks -------------------------------------------------------- */
+
+typedef struct folded {
+    out *o;
+    const walk *w;
+    const char *thread;   /* the frame that starts each line, or NULL */
+    char *text;           /* the current path's line, up to its weight */
+    size_t len, capacity;
+    size_t *starts;       /* where each depth's frame starts in text */
+    uint64_t carry;       /* self time below max_depth, for the line there */
+    bool no_memory;
+} folded;
+
+static void text_append_frame(folded *f, const char *name)
+{
+    size_t n = strlen(name);
+    if (f->len + n + 2 > f->capacity) {
+        size_t capacity = f->capacity ? f->capacity : 4096;
+        while (f->len + n + 2 > capacity) capacity *= 2;
+        char *bigger = realloc(f->text, capacity);
+        if (!bigger) {
+            f->no_memory = true;
+            return;
+        }
+        f->text = bigger;
+        f->capacity = capacity;
+    }
+    if (f->len) f->text[f->len++] = ';';
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        f->text[f->len++] = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
+    }
+}
+
+static void folded_enter(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+{
+    (void)path;
+    folded *f = v;
+    if (depth > f->w->in->max_depth || f->no_memory) return;
+    f->starts[depth - 1] = f->len;
+    if (depth == 1 && f->thread) text_append_frame(f, f->thread);
+    text_append_frame(f, f->w->in->methods[f->w->in->nodes[node].method].name);
+}
+
+static void folded_leave(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+{
+    (void)path;
+    folded *f = v;
+    uint32_t max = f->w->in->max_depth;
+    uint64_t weight = f->w->in->nodes[node].self_time;
+    if (depth > max) {
+        f->carry += weight;
+        return;
+    }
+    if (depth == max) {
+        weight += f->carry;
+        f->carry = 0;
+    }
+    if (f->no_memory) return;
+    if (weight) {
+        put(f->o, f->text, f->len);
+        put(f->o, " ", 1);
+        put_u64(f->o, weight);
+        put(f->o, "\n", 1);
+    }
+    f->len = f->starts[depth - 1];
+}
+
+tg_stacks_status tg_stacks_write_folded(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx)
+{
+    walk w;
+    tg_stacks_status status = walk_init(&w, in);
+    if (status != TG_STACKS_OK) return status;
+    out *o = out_new(write, ctx);
+    folded f = {.o = o, .w = &w, .starts = malloc(((size_t)in->max_depth + 1) * sizeof *f.starts)};
+    if (!o || !f.starts) status = TG_STACKS_NO_MEMORY;
+    bool threaded = threads_used(&w) > 1;
+    for (uint32_t t = 0; status == TG_STACKS_OK && t < in->thread_count; t++) {
+        char *label = NULL;
+        if (threaded) {
+            size_t size = strlen(in->threads[t]) + sizeof "thread: ";
+            if (!(label = malloc(size))) {
+                status = TG_STACKS_NO_MEMORY;
+                break;
+            }
+            snprintf(label, size, "thread: %s", in->threads[t]);
+        }
+        f.thread = label;
+        status = walk_thread(&w, t, folded_enter, folded_leave, &f);
+        if (f.no_memory) status = TG_STACKS_NO_MEMORY;
+        free(label);
+    }
+    free(f.text);
+    free(f.starts);
+    walk_free(&w);
+    return o ? out_finish(o, status) : status;
+}
+
+/* ---- pprof ----------------------------------------------------------------- */
+
+/* A message being built, for its length prefix. */
+typedef struct pb {
+    uint8_t *bytes;
+    size_t len, capacity;
+    bool failed;
+} pb;
+
+static void pb_byte(pb *m, uint8_t b)
+{
+    if (m->len == m->capacity) {
+        size_t capacity = m->capacity ? m->capacity * 2 : 256;
+        uint8_t *bigger = realloc(m->bytes, capacity);
+        if (!bigger) {
+            m->failed = true;
+            return;
+        }
+        m->bytes = bigger;
+        m->capacity = capacity;
+    }
+    m->bytes[m->len++] = b;
+}
+
+static void pb_varint(pb *m, uint64_t v)
+{
+    while (v >= 0x80) {
+        pb_byte(m, (uint8_t)(v | 0x80));
+        v >>= 7;
+    }
+    pb_byte(m, (uint8_t)v);
+}
+
+enum { VARINT = 0, LENGTH_DELIMITED = 2 };
+
+static void pb_key(pb *m, uint32_t field, uint32_t wire_type) { pb_varint(m, (uint64_t)field << 3 | wire_type); }
+
+/* An integer field; zero is the default and is left out. */
+static void pb_uint(pb *m, uint32_t field, uint64_t v)
+{
+    if (!v) return;
+    pb_key(m, field, VARINT);
+    pb_varint(m, v);
+}
+
+static void pb_bytes(pb *m, uint32_t field, const void *bytes, size_t n)
+{
+    pb_key(m, field, LENGTH_DELIMITED);
+    pb_varint(m, n);
+    for (size_t i = 0; i < n; i++) pb_byte(m, ((const uint8_t *)bytes)[i]);
+}
+
+/* Writes `m` as field `field` of the Profile, then empties it. */
+static void put_message(out *o, uint32_t field, pb *m)
+{
+    uint8_t head[16];   /* a key and a length: at most 5 + 10 bytes, so never grown */
+    pb h = {.bytes = head, .capacity = sizeof head};
+    pb_key(&h, field, LENGTH_DELIMITED);
+    pb_varint(&h, m->len);
+    put(o, head, h.len);
+    put(o, m->bytes, m->len);
+    m->len = 0;
+}
+
+/* profile.proto's field numbers. */
+enum {
+    PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
+    PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+    VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
+    SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+    LABEL_KEY = 1, LABEL_STR = 2,
+    MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8,
+    MAPPING_HAS_LINE_NUMBERS = 9,
+    LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_LINE = 4,
+    LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+    FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4, FUNCTION_START_LINE = 5,
+};
+
+/* The string table is fixed before anything is written, so no string
+ * needs looking up: these first, then each thread's name, then each
+ * method's name and file. */
+enum {
+    STR_EMPTY, STR_CALLS, STR_COUNT, STR_TIME, STR_NANOSECONDS, STR_THREAD,
+    STR_COMMENT_CLOCK, STR_COMMENT_FOLDED, STR_COMMENT_INCOMPLETE, STR_PROGRAM,
+    STR_FIRST_THREAD,
+};
+
+typedef struct pprof {
+    out *o;
+    const walk *w;
+    pb sample, part;
+    uint32_t *ids;        /* a sample's methods, leaf first */
+    uint64_t thread_str;  /* the thread's name in the string table */
+} pprof;
+
+static uint64_t method_str(const tg_stacks_input *in, uint32_t method)
+{
+    return STR_FIRST_THREAD + (uint64_t)in->thread_count + 2 * (uint64_t)method;
+}
+
+static void pprof_sample(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+{
+    pprof *p = v;
+    const tg_calltree_node *n = &p->w->in->nodes[node];
+    if (!n->calls && !n->self_time) return;
+    uint32_t k = sample_frames(p->w, path, depth, p->ids);
+    pb *part = &p->part;
+    for (uint32_t i = 0; i < k; i++) pb_varint(part, (uint64_t)p->ids[i] + 1);   /* location = method + 1 */
+    pb_bytes(&p->sample, SAMPLE_LOCATION_ID, part->bytes, part->len);
+    part->len = 0;
+    pb_varint(part, n->calls);
+    pb_varint(part, n->self_time);
+    pb_bytes(&p->sample, SAMPLE_VALUE, part->bytes, part->len);
+    part->len = 0;
+    pb_uint(part, LABEL_KEY, STR_THREAD);
+    pb_uint(part, LABEL_STR, p->thread_str);
+    pb_bytes(&p->sample, SAMPLE_LABEL, part->bytes, part->len);
+    part->len = 0;
+    put_message(p->o, PROFILE_SAMPLE, &p->sample);
+}
+
+static void put_string(out *o, pb *m, const char *s)
+{
+    pb_bytes(m, PROFILE_STRING_TABLE, s, strlen(s));
+    put(o, m->bytes, m->len);
+    m->len = 0;
+}
+
+tg_stacks_status tg_stacks_write_pprof(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx)
+{
+    walk w;
+    tg_stacks_status status = walk_init(&w, in);
+    if (status != TG_STACKS_OK) return status;
+    out *o = out_new(write, ctx);
+    pprof p = {.o = o, .w = &w, .ids = malloc((size_t)in->max_depth * sizeof *p.ids)};
+    if (!o || !p.ids) status = TG_STACKS_NO_MEMORY;
+    pb *m = &p.sample, *part = &p.part;
+
+    if (status == TG_STACKS_OK) {
+        static const uint64_t types[][2] = {{STR_CALLS, STR_COUNT}, {STR_TIME, STR_NANOSECONDS}};
+        for (size_t i = 0; i < 2; i++) {
+            pb_uint(m, VALUE_TYPE_TYPE, types[i][0]);
+            pb_uint(m, VALUE_TYPE_UNIT, types[i][1]);
+            put_message(o, PROFILE_SAMPLE_TYPE, m);
+        }
+    }
+    for (uint32_t t = 0; status == TG_STACKS_OK && t < in->thread_count; t++) {
+        p.thread_str = STR_FIRST_THREAD + t;
+        status = walk_thread(&w, t, pprof_sample, NULL, &p);
+    }
+    if (status == TG_STACKS_OK) {
+        /* One mapping, for the program, that says its locations are
+         * symbolized already: pprof then looks for no binary. */
+        pb_uint(m, MAPPING_ID, 1);
+        pb_uint(m, MAPPING_FILENAME, STR_PROGRAM);
+        pb_uint(m, MAPPING_HAS_FUNCTIONS, 1);
+        pb_uint(m, MAPPING_HAS_FILENAMES, 1);
+        pb_uint(m, MAPPING_HAS_LINE_NUMBERS, 1);
+        put_message(o, PROFILE_MAPPING, m);
+        for (uint32_t i = 0; i < in->method_count; i++) {
+            uint64_t id = (uint64_t)i + 1;
+            pb_uint(part, LINE_FUNCTION_ID, id);
+            pb_uint(part, LINE_LINE, in->methods[i].line);
+            pb_uint(m, LOCATION_ID, id);
+            pb_uint(m, LOCATION_MAPPING_ID, 1);
+            pb_bytes(m, LOCATION_LINE, part->bytes, part->len);
+            part->len = 0;
+            put_message(o, PROFILE_LOCATION, m);
+            pb_uint(m, FUNCTION_ID, id);
+            pb_uint(m, FUNCTION_NAME, method_str(in, i));
+            pb_uint(m, FUNCTION_SYSTEM_NAME, method_str(in, i));
+            pb_uint(m, FUNCTION_FILENAME, in->methods[i].file ? method_str(in, i) + 1 : STR_EMPTY);
+            pb_uint(m, FUNCTION_START_LINE, in->methods[i].line);
+            put_message(o, PROFILE_FUNCTION, m);
+        }
+        pb_uint(m, PROFILE_COMMENT, STR_COMMENT_CLOCK);
+        if (in->folded_calls) pb_uint(m, PROFILE_COMMENT, STR_COMMENT_FOLDED);
+        if (!in->complete) pb_uint(m, PROFILE_COMMENT, STR_COMMENT_INCOMPLETE);
+        pb_uint(m, PROFILE_DEFAULT_SAMPLE_TYPE, STR_TIME);
+        put(o, m->bytes, m->len);
+        m->len = 0;
+
+        /* The string table, last: repeated fields keep their order
+         * wherever they appear in the message. */
+        char clock[128], folded_note[256];
+        snprintf(clock, sizeof clock, "tracegraph: %s clock, times in nanoseconds", in->clock);
+        snprintf(folded_note, sizeof folded_note,
+                 "tracegraph: %" PRIu64 " calls past the call tree's cap were folded into their nearest kept "
+                 "ancestor (their time is its self time, their calls are not counted)", in->folded_calls);
+        const char *fixed[] = {"", "calls", "count", "time", "nanoseconds", "thread", clock,
+                               in->folded_calls ? folded_note : "",
+                               in->complete ? "" : "tracegraph: the profile is incomplete (the profiler ran out of memory)",
+                               in->program ? in->program : "ruby"};
+        for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) put_string(o, m, fixed[i]);
+        for (uint32_t t = 0; t < in->thread_count; t++) put_string(o, m, in->threads[t]);
+        for (uint32_t i = 0; i < in->method_count; i++) {
+            put_string(o, m, in->methods[i].name);
+            put_string(o, m, in->methods[i].file ? in->methods[i].file : "");
+        }
+    }
+    if (m->failed || part->failed) status = TG_STACKS_NO_MEMORY;
+    free(p.sample.bytes);
+    free(p.part.bytes);
+    free(p.ids);
+    walk_free(&w);
+    return o ? out_finish(o, status) : status;
+}
+
+/* ---- speedscope ------------------------------------------------------------ */
+
+static void put_json_string(out *o, const char *s)
+{
+    put(o, "\"", 1);
+    for (const char *run = s;; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c && c != '"' && c != '\\' && c >= 0x20) continue;
+        put(o, run, (size_t)(s - run));
+        if (!c) break;
+        char escaped[8];
+        if (c == '"' || c == '\\') snprintf(escaped, sizeof escaped, "\\%c", c);
+        else snprintf(escaped, sizeof escaped, "\\u%04x", c);
+        put_str(o, escaped);
+        run = s + 1;
+    }
+    put(o, "\"", 1);
+}
+
+typedef struct speedscope {
+    out *o;
+    const walk *w;
+    uint32_t *ids;
+    bool first;
+    uint64_t total;
+} speedscope;
+
+static void speedscope_sample(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+{
+    speedscope *s = v;
+    if (!s->w->in->nodes[node].self_time) return;
+    uint32_t k = sample_frames(s->w, path, depth, s->ids);
+    put(s->o, s->first ? "[" : ",[", s->first ? 1 : 2);
+    s->first = false;
+    for (uint32_t i = k; i-- > 0;) {   /* speedscope wants the bottom first */
+        put_u64(s->o, s->ids[i]);
+        if (i) put(s->o, ",", 1);
+    }
+    put(s->o, "]", 1);
+}
+
+static void speedscope_weight(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+{
+    (void)depth;
+    (void)path;
+    speedscope *s = v;
+    uint64_t self = s->w->in->nodes[node].self_time;
+    if (!self) return;
+    if (!s->first) put(s->o, ",", 1);
+    s->first = false;
+    put_u64(s->o, self);
+    s->total += self;
+}
+
+tg_stacks_status tg_stacks_write_speedscope(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx)
+{
+    walk w;
+    tg_stacks_status status = walk_init(&w, in);
+    if (status != TG_STACKS_OK) return status;
+    out *o = out_new(write, ctx);
+    speedscope s = {.o = o, .w = &w, .ids = malloc((size_t)in->max_depth * sizeof *s.ids)};
+    if (!o || !s.ids) status = TG_STACKS_NO_MEMORY;
+    if (status == TG_STACKS_OK) {
+        put_str(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":");
+        put_json_string(o, in->exporter);
+        put_str(o, ",\"name\":");
+        char name[512];
+        snprintf(name, sizeof name, "%.400s (%" PRIu64 " calls past the call tree's cap folded)",
+                 in->program ? in->program : "tracegraph profile", in->folded_calls);
+        put_json_string(o, in->folded_calls ? name : in->program ? in->program : "tracegraph profile");
+        put_str(o, ",\"activeProfileIndex\":0,\"shared\":{\"frames\":[");
+        for (uint32_t i = 0; i < in->method_count; i++) {
+            put_str(o, i ? ",{\"name\":" : "{\"name\":");
+            put_json_string(o, in->methods[i].name);
+            if (in->methods[i].file) {
+                put_str(o, ",\"file\":");
+                put_json_string(o, in->methods[i].file);
+            }
+            if (in->methods[i].line) {
+                put_str(o, ",\"line\":");
+                put_u64(o, in->methods[i].line);
+            }
+            put(o, "}", 1);
+        }
+        put_str(o, "]},\"profiles\":[");
+    }
+    bool first_profile = true;
+    for (uint32_t t = 0; status == TG_STACKS_OK && t < in->thread_count; t++) {
+        if (w.first_root[t] == NONE) continue;
+        put_str(o, first_profile ? "{\"type\":\"sampled\",\"name\":" : ",{\"type\":\"sampled\",\"name\":");
+        first_profile = false;
+        put_json_string(o, in->threads[t]);
+        put_str(o, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"samples\":[");
+        s.first = true;
+        status = walk_thread(&w, t, speedscope_sample, NULL, &s);
+        put_str(o, "],\"weights\":[");
+        s.first = true;
+        s.total = 0;
+        if (status == TG_STACKS_OK) status = walk_thread(&w, t, speedscope_weight, NULL, &s);
+        put_str(o, "],\"endValue\":");
+        put_u64(o, s.total);
+        put(o, "}", 1);
+    }
+    if (status == TG_STACKS_OK) put_str(o, "]}\n");
+    free(s.ids);
+    walk_free(&w);
+    return o ? out_finish(o, status) : status;
+}
+
+const char *tg_stacks_status_message(tg_stacks_status status)
+{
+    switch (status) {
+    case TG_STACKS_OK: return "ok";
+    case TG_STACKS_NO_MEMORY: return "out of memory";
+    case TG_STACKS_WRITE_FAILED: return "the output could not be written";
+    case TG_STACKS_BAD_TREE: return "the call tree is malformed (a node before its parent, or a missing method or thread)";
+    }
+    return "unknown error";
+}

@@ -1,0 +1,95 @@
+# The calling-context tree (call_tree: true): one node per distinct call
+# path, per thread. A recorded profile keeps it in C (NativeCallTree, 32
+# bytes a node) and the stack outputs (folded stacks, pprof, speedscope)
+# stream from it in C (ext/tracegraph/tg_stacks.c), so a million-path tree
+# makes no Ruby object per node. `nodes` builds CallTreeNodes only when
+# asked for.
+module Tracegraph
+  # nodes are in creation order, so a parent always comes before its
+  # children. folded_calls counts calls past max_call_tree_nodes that were
+  # folded into their nearest kept ancestor.
+  class CallTree
+    attr_reader :folded_calls
+
+    # Either nodes (CallTreeNodes, as a saved profile is read), or native
+    # with the profile's methods and threads (as a run is recorded).
+    def initialize(folded_calls:, nodes: nil, native: nil, methods: nil, threads: nil)
+      raise ArgumentError, "a call tree needs nodes or a native tree" unless nodes || native
+
+      @folded_calls = folded_calls
+      @nodes = nodes
+      @native = native
+      @methods = methods
+      @threads = threads
+    end
+
+    def size = @native ? @native.size : @nodes.size
+
+    def nodes
+      @nodes ||= build_nodes(@native._rows).freeze
+    end
+
+    # The tree as the C writers take it, packed from nodes for a profile
+    # read from a file. method_index maps a MethodStats to its index;
+    # threads are the profile's, and a node without a thread (a file
+    # written before threads were kept apart) gets one more index.
+    def native(method_index, threads)
+      @native ||= begin
+        thread_index = threads.each_with_index.to_h { |t, i| [t, i] }.compare_by_identity
+        parents = []
+        node_index = {}.compare_by_identity
+        nodes.each_with_index do |n, i|
+          node_index[n] = i
+          parents << (n.parent ? node_index.fetch(n.parent) : ROOT - thread_index.fetch(n.thread, threads.size))
+        end
+        NativeCallTree._pack(parents.pack("L*"), nodes.map { |n| method_index.call(n.method) }.pack("L*"),
+                             nodes.map(&:calls).pack("Q*"), nodes.map(&:total_time).pack("Q*"),
+                             nodes.map(&:self_time).pack("Q*"))
+      end
+    end
+
+    # A bottom frame's parent in a native tree is ROOT - its thread's index.
+    ROOT = 0xFFFF_FFFE
+
+    private
+
+    # [[parent index or -1, method index, calls, total, self, thread index
+    #   for a bottom frame], ...] -> CallTreeNodes
+    def build_nodes(rows)
+      nodes = []
+      rows.each do |parent, method, calls, total, self_time, thread|
+        parent = parent.negative? ? nil : nodes.fetch(parent)
+        nodes << CallTreeNode.new(parent: parent, method: @methods.fetch(method), calls: calls, total_time: total,
+                                  self_time: self_time, thread: parent ? parent.thread : @threads.fetch(thread))
+      end
+      nodes
+    end
+  end
+
+  class Profile
+    # The deepest stack a stack output shows. Folded lines stop there (the
+    # deeper frames' self time goes to the line of their ancestor at that
+    # depth); a pprof or speedscope sample keeps its bottom
+    # STACK_MAX_DEPTH - 1 frames and its leaf, so flat numbers stay exact.
+    # Either way deep recursion cannot make the output quadratic.
+    STACK_MAX_DEPTH = 1000
+
+    # Raises unless the profile has the call tree a stack output needs.
+    def require_call_tree!(what)
+      return if call_tree
+
+      raise Error, "this profile has no call tree: record it with Tracegraph.start(call_tree: true) " \
+                   "(or tracegraph --call-tree) to write #{what}"
+    end
+
+    private
+
+    # Streams the :folded, :pprof or :speedscope output to io from C.
+    def write_stacks_to(format, io)
+      native = call_tree.native(method(:index_of), threads)
+      native._write(format, io, methods.map { |m| [m.name, m.file, m.line] }, threads.map(&:name) + ["all threads"],
+                    [STACK_MAX_DEPTH, call_tree.folded_calls, clock.to_s, program, "tracegraph #{Tracegraph::VERSION}",
+                     complete?])
+    end
+  end
+end

@@ -1,0 +1,136 @@
+require_relative "test_helper"
+require_relative "cli_helper"
+require "open3"
+require "tmpdir"
+require "zlib"
+require "tracegraph/output"
+
+# pprof output, read back by pprof itself (`go tool pprof`, from Debian's
+# golang-go): -top must show exactly our self times, totals and call
+# counts, -traces exactly our call paths with their thread, and -dot must
+# render with Graphviz.
+class TestPprof < TracegraphTest
+  include CliHelper
+
+  PROGRAM = <<~RUBY
+    def leaf = 1
+    def mid = 3.times { leaf }
+    def work = (mid; mid)
+    work
+    Thread.new { Thread.current.name = "worker"; work }.join
+  RUBY
+
+  def setup
+    @dir = Dir.mktmpdir("tracegraph-pprof")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+    super
+  end
+
+  def pprof(*args)
+    skip "go tool pprof is not installed (apt-get install golang-go)" unless pprof_available?
+    out, err, status = Open3.capture3({"GOCACHE" => File.join(@dir, "go-cache")}, "go", "tool", "pprof", *args)
+    assert status.success?, "go tool pprof #{args.join(' ')} failed: #{err}"
+    out
+  end
+
+  def pprof_available?
+    return @pprof_available if defined?(@pprof_available)
+
+    @pprof_available = system("go tool pprof -h > /dev/null 2>&1")
+  end
+
+  # -top's rows: name => [flat, cum], with -unit=ns for times.
+  def top(path, sample_index)
+    pprof("-top", "-unit=ns", "-nodefraction=0", "-nodecount=100000", "-sample_index=#{sample_index}", path)
+      .each_line.grep(/\A\s*\d+(ns)?\s+[\d.]+%/).to_h do |line|
+      flat, _, _, cum, _, name = line.split(" ", 6)
+      [name.chomp, [flat.delete_suffix("ns").to_i, cum.delete_suffix("ns").to_i]]
+    end
+  end
+
+  # -traces' samples: [thread, [leaf, ..., bottom], value] each.
+  def traces(path, sample_index)
+    pprof("-traces", "-unit=ns", "-sample_index=#{sample_index}", path)
+      .split(/^-+\+-+$/).filter_map do |block|
+      lines = block.lines(chomp: true).reject(&:empty?)
+      thread = lines.find { |l| l.strip.start_with?("thread:") }&.split(":", 2)&.last&.strip
+      frames = lines.drop_while { |l| !l.match?(/\A\s*\d+(ns)?\s+\S/) }
+      next if frames.empty?
+
+      value, leaf = frames.first.strip.split(/\s+/, 2)
+      [thread, [leaf] + frames.drop(1).map(&:strip), value.delete_suffix("ns").to_i]
+    end
+  end
+
+  def record
+    path = write_script("app.rb", PROGRAM)
+    _, err, status = tracegraph("--no-c-calls", "-o", "app.pb.gz", "-o", "app.json", path)
+    assert status.success?, err
+    [File.join(@dir, "app.pb.gz"), Tracegraph::Profile.load_json(File.join(@dir, "app.json"))]
+  end
+
+  def test_top_shows_exactly_our_self_times_totals_and_calls
+    path, profile = record
+    times = top(path, "time")
+    calls = top(path, "calls")
+    assert_equal %w[Object#leaf Object#mid Object#work].sort, times.keys.sort
+    profile.methods.each do |m|
+      assert_equal [m.self_time, m.total_time], times.fetch(m.name), "#{m.name}: flat and cum time"
+      assert_equal m.calls, calls.fetch(m.name).first, "#{m.name}: calls"
+    end
+    assert_equal [2, 4, 12], %w[Object#work Object#mid Object#leaf].map { |n| calls.fetch(n).first }
+  end
+
+  def test_traces_are_our_call_paths_with_their_thread
+    path, profile = record
+    expected = profile.call_tree.nodes.map do |n|
+      [n.thread.name, n.stack.reverse.map(&:name), n.self_time]
+    end
+    assert_equal expected.sort, traces(path, "time").sort
+    assert_equal(profile.call_tree.nodes.map { |n| [n.thread.name, n.stack.reverse.map(&:name), n.calls] }.sort,
+                 traces(path, "calls").sort)
+    assert_equal %w[main worker], expected.map(&:first).uniq.sort, "each thread's paths are its own"
+  end
+
+  def test_dot_renders_with_graphviz
+    path, = record
+    dot = pprof("-dot", path)
+    assert_match(/Object#work/, dot)
+    svg, err, status = Open3.capture3("dot", "-Tsvg", stdin_data: dot)
+    assert status.success?, err
+    assert_match(/<svg/, svg)
+  end
+
+  def test_the_api_writes_the_same_as_the_command
+    profile = Tracegraph.profile(call_tree: true, c_calls: false) { [1, 2].map { |x| x + 1 } }
+    path = File.join(@dir, "api.pb.gz")
+    assert_equal path, profile.write_pprof(path)
+    assert_equal "\x1F\x8B".b, File.binread(path, 2), "gzipped"
+    body = Zlib.gunzip(File.binread(path))
+    assert_includes body, "calls"
+    assert_includes body, "nanoseconds"
+  end
+
+  def outer = 2.times { inner }
+  def inner = 1
+
+  def test_the_cap_is_said_in_a_comment
+    profile = Tracegraph.profile(call_tree: true, max_call_tree_nodes: 1, c_calls: false) { outer }
+    assert_operator profile.call_tree.folded_calls, :>, 0
+    path = File.join(@dir, "capped.pb.gz")
+    profile.write_pprof(path)
+    assert_match(/#{profile.call_tree.folded_calls} calls past the call tree's cap were folded/,
+                 pprof("-top", path))
+  end
+
+  def test_without_a_call_tree_it_says_how_to_get_one
+    profile = Tracegraph.profile { 1 }
+    error = assert_raises(Tracegraph::Error) { profile.write_pprof(File.join(@dir, "x.pb.gz")) }
+    assert_match(/call_tree: true.*pprof/, error.message)
+    error = assert_raises(Tracegraph::Error) { Tracegraph::Output.write(profile, File.join(@dir, "x.pb.gz")) }
+    assert_match(/no call tree.*--call-tree.*pprof/, error.message)
+  end
+end
