@@ -21,7 +21,7 @@ module Tracegraph
         exactly. All must use the same clock. The sum is written in any format, as
         tracegraph render writes one:
         #{Output.known_formats}
-        (call trees are not summed, so not .folded). -o can be given more than once.
+        (call trees are not summed, so not .folded, .pb.gz or .speedscope.json). -o can be given more than once.
 
       TEXT
     end
@@ -41,6 +41,8 @@ module Tracegraph
       options = super
       return options if options == :done
       raise CLI::UsageError, "say where to write the sum: -o all.json (or --flat)" if options[:outputs].empty? && !options[:flat]
+      stacks = options[:outputs].select { |path| Output.needs_call_tree?([path]) }
+      raise CLI::UsageError, "a sum has no call tree, so it cannot be written as #{stacks.join(', ')}" if stacks.any?
 
       options
     end

@@ -55,8 +55,8 @@ module Tracegraph
       ENV.fetch("PATH", "").split(File::PATH_SEPARATOR).any? { |d| File.executable?(File.join(d, "dot")) }
     end
 
-    # Folded stacks need the call tree recorded.
-    def call_tree? = formats.include?("folded")
+    # Stack formats (folded, pprof, speedscope) need the call tree recorded.
+    def call_tree? = Output.needs_call_tree?(formats.map { |format| "x.#{format}" })
 
     # A file name part from a request's path: letters, digits, _ and -,
     # everything else one "-": "/api/users/42.json" -> "api-users-42-json".

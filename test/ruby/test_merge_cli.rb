@@ -71,7 +71,8 @@ class TestMergeCli < Minitest::Test
     cases = {
       [] => /needs the profiles to add up/,
       [*@shards] => /say where to write the sum: -o all.json/,
-      [*@shards, "-o", "all.speedscope.json"] => /unknown format \.speedscope\.json/,
+      [*@shards, "-o", "all.vernier.json"] => /unknown format \.vernier\.json/,
+      [*@shards, "-o", "all.json", "-o", "all.pb.gz"] => /a sum has no call tree, so it cannot be written as all\.pb\.gz/,
       [@shards[0], path("broken.json"), "-o", "all.json"] => /broken\.json/,
       [@shards[0], path("missing.json"), "-o", "all.json"] => /missing\.json/,
       [@shards[0], cpu, "-o", "all.json"] => /cannot merge profiles of different clocks \(wall, cpu\)/,

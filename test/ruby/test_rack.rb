@@ -129,15 +129,19 @@ class TestRack < TracegraphTest
     written = RackTestApp.files_in_header(headers["x-tracegraph"], @dir).map { |f| File.extname(f) }
     assert_equal %w[.json .dot .svg], written
     error = assert_raises(ArgumentError) { middleware(formats: %w[svg gif]) }
-    assert_equal "unknown format gif (allowed: dot, json, txt, folded, callgrind, pdf, svg, png)", error.message
+    assert_equal "unknown format gif (allowed: dot, json, txt, folded, callgrind, pb.gz, speedscope.json, pdf, svg, png)", error.message
     error = assert_raises(ArgumentError) { middleware(formats: "svg") }
     assert_match(/formats must be an Array/, error.message)
   end
 
-  def test_folded_stacks_turn_the_call_tree_on
-    _, headers, = middleware(formats: %w[folded]).call(env_for("/work/3"))
-    folded = RackTestApp.files_in_header(headers["x-tracegraph"], @dir).find { |f| f.end_with?(".folded") }
+  def test_stack_formats_turn_the_call_tree_on
+    _, headers, = middleware(formats: %w[folded pb.gz speedscope.json]).call(env_for("/work/3"))
+    files = RackTestApp.files_in_header(headers["x-tracegraph"], @dir)
+    folded = files.find { |f| f.end_with?(".folded") }
     assert_match(/RackTestApp::Work.step \d+$/, File.read(folded))
+    assert_equal %w[.folded .gz .json .json], files.map { |f| File.extname(f) }.sort
+    assert File.size(files.find { |f| f.end_with?(".pb.gz") }).positive?
+    assert_includes File.read(files.find { |f| f.end_with?(".speedscope.json") }), "RackTestApp::Work.step"
   end
 
   def test_bad_options_say_what_is_wrong
