@@ -1,12 +1,13 @@
 /*
  * tg_stacks.h - stack outputs streamed from the call tree: folded stacks,
- * pprof's profile.proto and speedscope's JSON.
+ * pprof's profile.proto, speedscope's JSON and the Firefox Profiler's JSON.
  *
  * Each writer walks the tree depth first once (speedscope: twice per
- * thread) and hands its output to a write function in chunks of at most
- * TG_STACKS_CHUNK bytes, so the output is never held whole: memory is the
- * tree, two links per node and the deepest path. Nothing here allocates
- * per call or per line.
+ * thread, Firefox Profiler: once per column of a thread) and hands its
+ * output to a write function in chunks of at most TG_STACKS_CHUNK bytes,
+ * so the output is never held whole: memory is the tree, two links per
+ * node and the deepest path (Firefox Profiler: one more index per node and
+ * two per method). Nothing here allocates per call or per line.
  *
  * Threads are kept apart: a bottom frame's parent is its thread's root
  * (tg_calltree_root), and every writer groups or labels paths by thread.
@@ -16,6 +17,7 @@
  *    is added to the line of their ancestor at that depth.
  *  - pprof, speedscope: the sample keeps its bottom max_depth - 1 frames
  *    and its leaf, so every method's self time and calls stay exact.
+ *  - Firefox Profiler: no limit; its stack table has one entry per node.
  */
 #ifndef TG_STACKS_H
 #define TG_STACKS_H
@@ -76,6 +78,13 @@ tg_stacks_status tg_stacks_write_pprof(const tg_stacks_input *in, tg_stacks_writ
 /* speedscope's file format: shared frames, one sampled profile per
  * thread, each path with self time one sample weighted by it. */
 tg_stacks_status tg_stacks_write_speedscope(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx);
+
+/* The Firefox Profiler's processed format, version 47 (which the profiler
+ * upgrades to its current one on load): one thread per thread with paths,
+ * each with its own tables; a stack per call-tree node (so no depth limit
+ * applies), a frame and a func per method the thread ran, and one sample
+ * per path with self time, weighted by it in milliseconds (tracing-ms). */
+tg_stacks_status tg_stacks_write_firefox(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx);
 
 /* A short English description of a status, for error messages. */
 const char *tg_stacks_status_message(tg_stacks_status status);

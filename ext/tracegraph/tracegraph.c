@@ -1390,6 +1390,7 @@ static VALUE stacks_body(VALUE arg)
         job->format == ID2SYM(rb_intern("folded"))       ? tg_stacks_write_folded
         : job->format == ID2SYM(rb_intern("pprof"))      ? tg_stacks_write_pprof
         : job->format == ID2SYM(rb_intern("speedscope")) ? tg_stacks_write_speedscope
+        : job->format == ID2SYM(rb_intern("firefox"))    ? tg_stacks_write_firefox
                                                          : NULL;
     if (!writer) rb_raise(rb_eArgError, "unknown stack format %+" PRIsVALUE, job->format);
     tg_stacks_status status = writer(&job->in, stacks_sink, job);
@@ -1416,7 +1417,7 @@ static VALUE stacks_cleanup(VALUE arg)
 }
 
 /* NativeCallTree#_write(format, io, methods, thread_names, meta): streams
- * the :folded, :pprof or :speedscope output to io.write in chunks.
+ * the :folded, :pprof, :speedscope or :firefox output to io.write in chunks.
  *   methods      [[name, file or nil, line or nil], ...] by method index
  *   thread_names [name, ...] by thread index
  *   meta         [max_depth, folded_calls, clock, program or nil, exporter, complete] */

@@ -1,6 +1,6 @@
 # The calling-context tree (call_tree: true): one node per distinct call
 # path, per thread. A recorded profile keeps it in C (NativeCallTree, 32
-# bytes a node) and the stack outputs (folded stacks, pprof, speedscope)
+# bytes a node) and the stack outputs (folded stacks, pprof, speedscope, Firefox Profiler)
 # stream from it in C (ext/tracegraph/tg_stacks.c), so a million-path tree
 # makes no Ruby object per node. `nodes` builds CallTreeNodes only when
 # asked for.
@@ -71,7 +71,9 @@ module Tracegraph
     # deeper frames' self time goes to the line of their ancestor at that
     # depth); a pprof or speedscope sample keeps its bottom
     # STACK_MAX_DEPTH - 1 frames and its leaf, so flat numbers stay exact.
-    # Either way deep recursion cannot make the output quadratic.
+    # Either way deep recursion cannot make the output quadratic. (The
+    # Firefox Profiler's stack table has one entry per path, so it has
+    # every frame of every path.)
     STACK_MAX_DEPTH = 1000
 
     # Raises unless the profile has the call tree a stack output needs.
@@ -84,7 +86,7 @@ module Tracegraph
 
     private
 
-    # Streams the :folded, :pprof or :speedscope output to io from C.
+    # Streams the :folded, :pprof, :speedscope or :firefox output to io from C.
     def write_stacks_to(format, io)
       native = call_tree.native(method(:index_of), threads)
       native._write(format, io, methods.map { |m| [m.name, m.file, m.line] }, threads.map(&:name) + ["all threads"],

@@ -82,7 +82,7 @@ module Tracegraph
           output's name: #{Output.known_formats}
           (pdf/svg/png run Graphviz's dot and keep the .dot beside them; .folded is folded
           stacks for flame graphs; .pb.gz is pprof; .speedscope.json is for speedscope;
-          callgrind is for KCachegrind). -o can be given more than once.
+          .firefox.json is for the Firefox Profiler; callgrind is for KCachegrind). -o can be given more than once.
           Options come before the script, as ruby's do; everything after the script is
           its own, as under ruby: tracegraph -o g.pdf app.rb -o app-output.txt
           The script runs as `ruby script.rb` would run it, and the profile is written
@@ -95,7 +95,7 @@ module Tracegraph
           options[:start][:clock] = v.to_sym
         end
         o.on("--no-c-calls", "Record only methods written in Ruby") { options[:start][:c_calls] = false }
-        o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json)") do
+        o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json, .firefox.json)") do
           options[:start][:call_tree] = true
         end
         o.on("--max-call-tree-nodes N", Integer,

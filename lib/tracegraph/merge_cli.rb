@@ -21,7 +21,7 @@ module Tracegraph
         exactly. All must use the same clock. The sum is written in any format, as
         tracegraph render writes one:
         #{Output.known_formats}
-        (call trees are not summed, so not .folded, .pb.gz or .speedscope.json). -o can be given more than once.
+        (call trees are not summed, so not .folded, .pb.gz, .speedscope.json or .firefox.json). -o can be given more than once.
 
       TEXT
     end

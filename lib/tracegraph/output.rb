@@ -13,11 +13,13 @@ module Tracegraph
     # Suffix => format; the longest suffix a name ends with wins.
     FORMATS = {
       ".dot" => :dot, ".json" => :json, ".txt" => :text, ".folded" => :folded, ".callgrind" => :callgrind,
-      ".pb.gz" => :pprof, ".speedscope.json" => :speedscope, ".pdf" => :rendered, ".svg" => :rendered, ".png" => :rendered
+      ".pb.gz" => :pprof, ".speedscope.json" => :speedscope, ".firefox.json" => :firefox,
+      ".pdf" => :rendered, ".svg" => :rendered, ".png" => :rendered
     }.freeze
     # Formats written from the call tree, one stack per path: asking for
     # one records the call tree.
-    STACK_FORMATS = {folded: "folded stacks", pprof: "pprof", speedscope: "speedscope's format"}.freeze
+    STACK_FORMATS = {folded: "folded stacks", pprof: "pprof", speedscope: "speedscope's format",
+                     firefox: "the Firefox Profiler's format"}.freeze
     # The names callgrind itself writes, which KCachegrind and
     # callgrind_annotate look for: callgrind.out, callgrind.out.app.
     CALLGRIND_NAME = /\Acallgrind\.out(\..+)?\z/i
@@ -162,7 +164,8 @@ module Tracegraph
 
     # What the call tree's cap left out, for a run writing stack outputs
     # to paths; nil if nothing was folded. (pprof's file says it in a
-    # comment and speedscope's in its name; folded stacks cannot.)
+    # comment, speedscope's in its name and the Firefox Profiler's in its
+    # product; folded stacks cannot.)
     def folded_note(profile, paths)
       tree = profile.call_tree
       return nil unless tree && tree.folded_calls.positive? && needs_call_tree?(paths)

@@ -35,7 +35,7 @@ module Tracegraph
     #   path:        only requests whose path matches (Regexp, or a String prefix)
     #   opt_in:      also profile requests that ask with ?tracegraph=1 or X-Tracegraph: 1 (default false)
     #   dir:         where files go (default "tmp/tracegraph", created)
-    #   formats:     graph formats besides the JSON (default %w[dot]; dot svg pdf png txt folded pb.gz speedscope.json callgrind)
+    #   formats:     graph formats besides the JSON (default %w[dot]; dot svg pdf png txt folded pb.gz speedscope.json firefox.json callgrind)
     #   save_every:  also write one profile summed over every N profiled requests
     #   per_request: write each request's own files (default true)
     #   clock:, c_calls:  as for Tracegraph.start

@@ -53,7 +53,7 @@ module Tracegraph
         other graph options or in other formats, without running the program again.
         The format follows the output's name, as for tracegraph:
         #{Output.known_formats}
-        (.folded, .pb.gz and .speedscope.json need a profile recorded with --call-tree).
+        (.folded, .pb.gz, .speedscope.json and .firefox.json need a profile recorded with --call-tree).
         -o can be given more than once.
 
       TEXT

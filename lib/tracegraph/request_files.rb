@@ -55,7 +55,7 @@ module Tracegraph
       ENV.fetch("PATH", "").split(File::PATH_SEPARATOR).any? { |d| File.executable?(File.join(d, "dot")) }
     end
 
-    # Stack formats (folded, pprof, speedscope) need the call tree recorded.
+    # Stack formats (folded, pprof, speedscope, Firefox Profiler) need the call tree recorded.
     def call_tree? = Output.needs_call_tree?(formats.map { |format| "x.#{format}" })
 
     # A file name part from a request's path: letters, digits, _ and -,

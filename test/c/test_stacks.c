@@ -1,7 +1,8 @@
 /*
  * test_stacks.c - the stack outputs streamed from a call tree: exact folded
  * lines (each written when its path is left, so children first) and
- * speedscope JSON, pprof's protobuf decoded field by field,
+ * speedscope JSON, pprof's protobuf decoded field by field, the Firefox
+ * Profiler's tables,
  * threads kept apart, the depth limit, chunked writes, a failing write and
  * malformed trees.
  */
@@ -268,6 +269,73 @@ START_TEST(pprof_decodes_to_our_numbers)
 }
 END_TEST
 
+START_TEST(firefox_has_a_thread_per_thread_with_tracing_ms_weights)
+{
+    tg_stacks_input in = input(tree, 6, 2);
+    sink s = {0};
+    ck_assert_int_eq(tg_stacks_write_firefox(&in, collect, &s), TG_STACKS_OK);
+    const char *expected[] = {
+        "{\"meta\":{\"version\":27,\"preprocessedProfileVersion\":47,",
+        "\"product\":\"app.rb (tracegraph, wall clock)\",\"importedFrom\":\"tracegraph test\",",
+        "\"markerSchema\":[]",
+        /* main: a stack per node in depth-first order, its caller's stack as prefix. */
+        "{\"name\":\"main\",",
+        "\"isMainThread\":true,\"pid\":\"0\",\"tid\":0,",
+        "\"samples\":{\"weightType\":\"tracing-ms\",\"stack\":[0,1,2,3],\"time\":[0,0.00001,0.00003,0.00007],"
+        "\"weight\":[0.00001,0.00002,0.00004,0.00003],\"length\":4}",
+        "\"stackTable\":{\"frame\":[0,1,2,3],\"prefix\":[null,0,1,0],\"category\":[1,1,2,2],\"subcategory\":[0,0,0,0],"
+        "\"length\":4}",
+        "\"func\":[0,1,2,3],",
+        "\"line\":[1,5,null,null],",
+        "\"funcTable\":{\"name\":[0,2,4,6],\"isJS\":[true,true,false,false],",
+        "\"fileName\":[1,3,null,null],\"lineNumber\":[1,5,null,null],",
+        "\"stringArray\":[\"Object#main\",\"app.rb\",\"Object#work\",\"app.rb\",\"Integer#times\",\"\",\"A#x;y\\u000a\",\"\"]}",
+        /* worker: its own tables, with only the methods it ran. */
+        "{\"name\":\"worker\",",
+        "\"isMainThread\":false,\"pid\":\"0\",\"tid\":1,",
+        "\"samples\":{\"weightType\":\"tracing-ms\",\"stack\":[0,1],\"time\":[0,0.000005],\"weight\":[0.000005,0.000045],"
+        "\"length\":2}",
+        "\"stackTable\":{\"frame\":[0,1],\"prefix\":[null,0],",
+        "\"stringArray\":[\"Object#work\",\"app.rb\",\"Integer#times\",\"\"]}]}\n",
+    };
+    const char *at = s.data;
+    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
+        const char *found = strstr(at, expected[i]);
+        ck_assert_msg(found, "missing, in order: %s", expected[i]);
+        at = found + strlen(expected[i]);
+    }
+    ck_assert_str_eq(at, "");
+    free(s.data);
+
+    /* The cap's folding and an incomplete profile are said in the product. */
+    in.folded_calls = 12;
+    in.complete = false;
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(tg_stacks_write_firefox(&in, collect, &s), TG_STACKS_OK);
+    ck_assert_ptr_nonnull(strstr(s.data, "\"product\":\"app.rb (tracegraph, wall clock; 12 calls past the call tree's "
+                                         "cap folded; incomplete: the profiler ran out of memory)\","));
+    free(s.data);
+}
+END_TEST
+
+START_TEST(firefox_weights_are_exact_milliseconds_and_paths_have_no_depth_limit)
+{
+    tg_calltree_node *nodes = chain(3000);
+    nodes[2999].self_time = 1234567891;   /* 1234.567891 ms */
+    nodes[0].self_time = 2000000;         /* 2 ms */
+    tg_stacks_input in = input(nodes, 3000, 1);
+    in.max_depth = 3;
+    sink s = {0};
+    ck_assert_int_eq(tg_stacks_write_firefox(&in, collect, &s), TG_STACKS_OK);
+    ck_assert_ptr_nonnull(strstr(s.data, "\"weight\":[2,0.000001,"));
+    ck_assert_ptr_nonnull(strstr(s.data, ",1234.567891],\"length\":3000}"));
+    ck_assert_ptr_nonnull(strstr(s.data, ",2997,2998],\"category\":["));   /* the last prefixes */
+    ck_assert_ptr_nonnull(strstr(s.data, "\"func\":[0,1],"));             /* two methods, two funcs */
+    free(s.data);
+    free(nodes);
+}
+END_TEST
+
 START_TEST(big_outputs_come_in_bounded_chunks)
 {
     uint32_t n = 20000;
@@ -284,8 +352,16 @@ START_TEST(big_outputs_come_in_bounded_chunks)
     ck_assert_int_eq(tg_stacks_write_folded(&in, collect, &failing), TG_STACKS_WRITE_FAILED);
     sink failing_pprof = {.fail_after = 1};
     ck_assert_int_eq(tg_stacks_write_pprof(&in, collect, &failing_pprof), TG_STACKS_WRITE_FAILED);
+    sink failing_firefox = {.fail_after = 1};
+    ck_assert_int_eq(tg_stacks_write_firefox(&in, collect, &failing_firefox), TG_STACKS_WRITE_FAILED);
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(tg_stacks_write_firefox(&in, collect, &s), TG_STACKS_OK);
+    ck_assert_uint_gt(s.len, 4 * TG_STACKS_CHUNK);
+    ck_assert_uint_le(s.largest, TG_STACKS_CHUNK);
+    free(s.data);
     free(failing.data);
     free(failing_pprof.data);
+    free(failing_firefox.data);
     free(nodes);
 }
 END_TEST
@@ -304,6 +380,7 @@ START_TEST(malformed_trees_are_refused)
         ck_assert_int_eq(tg_stacks_write_folded(&in, collect, &s), TG_STACKS_BAD_TREE);
         ck_assert_int_eq(tg_stacks_write_pprof(&in, collect, &s), TG_STACKS_BAD_TREE);
         ck_assert_int_eq(tg_stacks_write_speedscope(&in, collect, &s), TG_STACKS_BAD_TREE);
+        ck_assert_int_eq(tg_stacks_write_firefox(&in, collect, &s), TG_STACKS_BAD_TREE);
         ck_assert_uint_eq(s.len, 0);
     }
     ck_assert_str_eq(tg_stacks_status_message(TG_STACKS_WRITE_FAILED), "the output could not be written");
@@ -319,6 +396,10 @@ START_TEST(an_empty_tree_writes_empty_outputs)
     ck_assert_int_eq(tg_stacks_write_speedscope(&in, collect, &s), TG_STACKS_OK);
     ck_assert_ptr_nonnull(strstr(s.data, "\"profiles\":[]}"));
     free(s.data);
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(tg_stacks_write_firefox(&in, collect, &s), TG_STACKS_OK);
+    ck_assert_ptr_nonnull(strstr(s.data, "\"libs\":[],\"threads\":[]}\n"));
+    free(s.data);
 }
 END_TEST
 
@@ -331,6 +412,8 @@ int main(void)
     tcase_add_test(tc, deep_paths_stop_at_the_limit_and_keep_their_time);
     tcase_add_test(tc, speedscope_has_shared_frames_and_a_profile_per_thread);
     tcase_add_test(tc, pprof_decodes_to_our_numbers);
+    tcase_add_test(tc, firefox_has_a_thread_per_thread_with_tracing_ms_weights);
+    tcase_add_test(tc, firefox_weights_are_exact_milliseconds_and_paths_have_no_depth_limit);
     tcase_add_test(tc, big_outputs_come_in_bounded_chunks);
     tcase_add_test(tc, malformed_trees_are_refused);
     tcase_add_test(tc, an_empty_tree_writes_empty_outputs);

@@ -28,7 +28,7 @@ class TestCallTreeCap < Minitest::Test
   def test_the_flag_caps_the_tree_and_every_output_says_what_was_folded
     script = write_script("app.rb", PROGRAM)
     _, err, status = tracegraph("--no-c-calls", "--max-call-tree-nodes", "2", "-o", "x.folded", "-o", "x.pb.gz",
-                                "-o", "x.speedscope.json", "-o", "x.json", script)
+                                "-o", "x.speedscope.json", "-o", "x.firefox.json", "-o", "x.json", script)
     assert status.success?, err
     profile = Tracegraph::Profile.load_json(File.join(@dir, "x.json"))
     # root and root>branch fill the tree; the 12 calls of leaf are folded.
@@ -41,6 +41,8 @@ class TestCallTreeCap < Minitest::Test
     name = JSON.parse(File.read(File.join(@dir, "x.speedscope.json")))["name"]
     assert_equal "#{script} (12 calls past the call tree's cap folded)", name
     assert_includes Zlib.gunzip(File.binread(File.join(@dir, "x.pb.gz"))), "12 calls past the call tree's cap were folded"
+    product = JSON.parse(File.read(File.join(@dir, "x.firefox.json")))["meta"]["product"]
+    assert_equal "#{script} (tracegraph, wall clock; 12 calls past the call tree's cap folded)", product
     lines = File.read(File.join(@dir, "x.folded")).lines
     assert_equal ["Object#root;Object#branch", "Object#root"], lines.map { |l| l[/\A\S+/] }
     assert_equal profile.total_time, lines.sum { |l| Integer(l[/\d+$/]) }

@@ -87,7 +87,7 @@ class TestFolded < TracegraphTest
     profile = Tracegraph.profile(call_tree: true) { a; Thread.new { c }.join }
     again = Tracegraph::Profile.parse_json(profile.to_json)
     Dir.mktmpdir do |dir|
-      %w[x.folded x.speedscope.json x.pb.gz].each do |name|
+      %w[x.folded x.speedscope.json x.pb.gz x.firefox.json].each do |name|
         first = File.join(dir, "first-#{name}")
         second = File.join(dir, "second-#{name}")
         Tracegraph::Output.write(profile, first)

@@ -22,7 +22,7 @@ class TestOutputFormats < Minitest::Test
     {
       "g.dot" => :dot, "g.json" => :json, "g.txt" => :text, "g.folded" => :folded, "g.pdf" => :rendered,
       "g.svg" => :rendered, "G.PNG" => :rendered, "g.callgrind" => :callgrind,
-      "profile.pb.gz" => :pprof, "P.PB.GZ" => :pprof, "x.speedscope.json" => :speedscope,
+      "profile.pb.gz" => :pprof, "P.PB.GZ" => :pprof, "x.speedscope.json" => :speedscope, "x.firefox.json" => :firefox,
       "callgrind.out" => :callgrind, "callgrind.out.app" => :callgrind, "out/callgrind.out.12345" => :callgrind,
       # Innocent dots before a known extension are just part of the name.
       "profile.2024-05-01.json" => :json, "run.v2.json" => :json, "my.app.svg" => :rendered, "v1.2/g.dot" => :dot
@@ -39,7 +39,7 @@ class TestOutputFormats < Minitest::Test
       assert_nil Output.format_of(name), name
       error = assert_raises(Tracegraph::Error) { Output.check_path(File.join(@dir, name)) }
       assert_equal "cannot write #{File.join(@dir, name)}: unknown format #{suffix} " \
-                   "(known: .dot .json .txt .folded .callgrind .pb.gz .speedscope.json .pdf .svg .png or callgrind.out[.NAME])", error.message
+                   "(known: .dot .json .txt .folded .callgrind .pb.gz .speedscope.json .firefox.json .pdf .svg .png or callgrind.out[.NAME])", error.message
     end
     error = assert_raises(Tracegraph::Error) { Output.check_path(File.join(@dir, "graph")) }
     assert_match(/unknown format \(no extension\)/, error.message)
