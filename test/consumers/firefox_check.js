@@ -6,9 +6,9 @@
 // Exits 1 with one line per broken rule otherwise.
 // Usage: node firefox_check.js FILE
 //
-// The profiler's processing and upgrade code is not published to the npm
-// registry (no package of firefox-devtools/profiler there), so this cannot
-// run it; it checks what that code reads instead. Sources, in
+// The profiler's own loader runs in the tests too (its npm package
+// @firefox-devtools/profiler-cli, see test_firefox.rb); this checker adds
+// reasons: it names each rule a broken file breaks. Sources, in
 // github.com/firefox-devtools/profiler:
 //  [types]     src/types/profile.ts @ 02f997110dabda8caa64aa732eaaacbcbef0bd6e
 //              (RawThread, RawSamplesTable, WeightType, RawStackTable,

@@ -5,17 +5,21 @@ require "open3"
 require "tmpdir"
 require "tracegraph/output"
 
-# Firefox Profiler output (processed format, version 47), read by
-# test/consumers/firefox_check.js: a checker of the format's invariants as
-# the profiler's own source states them (the profiler's code is not in the
-# npm registry, so it cannot be run here). The checker also computes the
-# call tree the profiler would show; each thread's total and heaviest stack
-# must come out as ours. Broken files must be refused, so the checker can
-# fail, and the checked-in fixture must pass.
+# Firefox Profiler output (processed format, version 47), read two ways:
+# - by the Firefox Profiler's own loading and call-tree code, which the
+#   profiler's team ships in the npm package @firefox-devtools/profiler-cli
+#   (test/consumers): it loads our file as profiler.firefox.com would, and
+#   its top-down call tree of each thread must have our total and our
+#   heaviest stack;
+# - by test/consumers/firefox_check.js, a checker of the format's
+#   invariants as the profiler's source states them, which also says why
+#   a file is wrong. Broken files must be refused, so the checker can
+#   fail, and the checked-in fixture must pass.
 class TestFirefox < TracegraphTest
   include CliHelper
 
   CHECKER = File.expand_path("../consumers/firefox_check.js", __dir__)
+  PROFILER_CLI = File.expand_path("../consumers/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js", __dir__)
   FIXTURE = File.expand_path("../fixtures/firefox/two_threads.firefox.json", __dir__)
 
   PROGRAM = <<~RUBY
@@ -60,6 +64,49 @@ class TestFirefox < TracegraphTest
       level = children[node]
     end
     stack
+  end
+
+  # Runs the Firefox Profiler's CLI in a session of its own; returns its
+  # stdout, parsed if it is JSON.
+  def profiler(*args)
+    skip "node is not installed (apt-get install nodejs)" unless system("command -v node > /dev/null 2>&1")
+    skip "the Firefox Profiler's loader is not installed (bin/setup runs npm ci in test/consumers)" unless File.file?(PROFILER_CLI)
+    env = {"PROFILER_CLI_SESSION_DIR" => File.join(@dir, "sessions"), "PROFILER_CLI_NO_SYMBOLICATE" => "1",
+           "HOME" => @dir}
+    out, err, status = Open3.capture3(env, "node", PROFILER_CLI, *args, "--session", "tracegraph-test")
+    assert status.success?, "profiler-cli #{args.join(' ')}: #{out}#{err}"
+    out.start_with?("{") ? JSON.parse(out) : out
+  end
+
+  def test_the_firefox_profilers_own_loader_reads_our_threads_totals_and_heaviest_stacks
+    script = write_script("app.rb", PROGRAM)
+    _, err, status = tracegraph("-o", "app.firefox.json", "-o", "app.json", script)
+    assert status.success?, err
+    profile = Tracegraph::Profile.load_json(File.join(@dir, "app.json"))
+    begin
+      assert_match(/Session started/, profiler("load", File.join(@dir, "app.firefox.json")))
+      threads = profiler("thread", "list", "--json")["threads"]
+      assert_equal %w[main worker], threads.map { |t| t["name"] }
+      profile.threads.zip(threads).each do |thread, listed|
+        tree = profiler("thread", "samples-top-down", "--thread", listed["threadHandle"], "--json",
+                        "--max-lines", "10000")
+        assert_equal "tracing-ms", tree["weightType"]
+        root = tree["regularCallTree"]
+        # Its weights are our nanoseconds as exact decimal milliseconds,
+        # summed by the profiler in floating point.
+        assert_in_delta thread.total_time / 1e6, root["totalSamples"], 1e-6, "#{thread.name}'s total"
+        theirs = []
+        level = root["children"]
+        until level.nil? || level.empty?
+          node = level.max_by { |n| n["totalSamples"] }
+          theirs << node["name"]
+          level = node["children"]
+        end
+        assert_equal heaviest(profile, thread).map(&:first), theirs, "#{thread.name}'s heaviest stack"
+      end
+    ensure
+      profiler("stop") if File.file?(PROFILER_CLI) && Dir.exist?(File.join(@dir, "sessions"))
+    end
   end
 
   def test_the_checker_reads_our_threads_totals_and_heaviest_stacks
