@@ -1,9 +1,10 @@
 /*
  * tracegraph.c - the Ruby binding: the event hook, GC marking, and naming.
  *
- * This is the only file that includes ruby.h. It translates Ruby's events
- * into the plain-C core (tg_profiler) and the core's numbers back into
- * Ruby objects. Sections, top-down:
+ * With gc_events.c (garbage collection's own hook), the only file that
+ * includes ruby.h. It translates Ruby's events into the plain-C core
+ * (tg_profiler) and the core's numbers back into Ruby objects. Sections,
+ * top-down:
  *   1. session state and GC marking
  *   2. where events happen on the VM stack (frame positions)
  *   3. threads and fibers -> shadow stacks (contexts)
@@ -19,9 +20,11 @@
 #include <ruby/debug.h>
 #include <ruby/encoding.h>
 
+#include "gc_events.h"
 #include "tg_clock.h"
 #include "tg_diff_dot.h"
 #include "tg_dot.h"
+#include "tg_gc.h"
 #include "tg_profiler.h"
 #include "tg_report.h"
 #include "tg_tsc.h"
@@ -448,6 +451,16 @@ static TG_SLOW_PATH thread_rec *event_thread(rb_trace_arg_t *arg)
     return th;
 }
 
+/* For the GC hook (gc_events.h): as the event hook finds its thread. */
+tg_context *tracegraph_event_context(rb_trace_arg_t *arg, uint64_t *now)
+{
+    if (RTEST(S.only_thread) && rb_thread_current() != S.only_thread) return NULL;
+    thread_rec *th = event_thread(arg);
+    if (!th) return NULL;
+    *now = th->last_now = event_time(th);
+    return &th->current->ctx;
+}
+
 #define CALL_EVENTS (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL)
 
 static inline uint32_t method_cache_index(VALUE a, ID b)
@@ -733,6 +746,12 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
     S.cached_thread = Qundef;
     S.hide_next_call = RTEST(hide_next_call);
+    /* Garbage collection's pseudo-methods, reserved now: the GC hook must
+     * not create methods inside the collector. Their key (nil, n) cannot be
+     * a real method's: those have a class. */
+    uint32_t gc_step = method_for_call(Qnil, TG_GC_NODE_STEP, false);
+    uint32_t gc_marking = method_for_call(Qnil, TG_GC_NODE_MARKING, false);
+    uint32_t gc_sweeping = method_for_call(Qnil, TG_GC_NODE_SWEEPING, false);
     /* Resolve the calling thread here, outside the hook, where allocating
      * its root Fiber object is harmless. */
     if (!current_thread(rb_fiber_current())) {
@@ -742,6 +761,8 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     S.only_thread = RTEST(current_thread_only) ? rb_thread_current() : Qfalse;
     S.running = true;
     install_hook(session_hook(), S.events);
+    /* After the main hook: see tg_pause. */
+    gc_events_start(&S.prof, gc_step, gc_marking, gc_sweeping);
     return Qnil;
 }
 
@@ -765,7 +786,8 @@ static VALUE build_call_tree(void)
 /* Builds the plain-data result that Tracegraph::Profile wraps:
  *   [clock, [[thread, time], ...],
  *    [[name, file, line, is_c, calls, total, self], ...],
- *    [[caller, callee, calls, total, self], ...], complete?, call_tree] */
+ *    [[caller, callee, calls, total, self], ...], complete?, call_tree,
+ *    [gc runs, gc step, marking and sweeping method indexes]] */
 static VALUE build_result(void)
 {
     VALUE threads = rb_ary_new_capa(S.prof.thread_count);
@@ -787,8 +809,9 @@ static VALUE build_result(void)
         rb_ary_push(edges, rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee),
                                                 ULL2NUM(e->calls), ULL2NUM(e->total_time), ULL2NUM(e->self_time)));
     }
-    return rb_ary_new_from_args(6, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
-                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, build_call_tree());
+    return rb_ary_new_from_args(7, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
+                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, build_call_tree(),
+                                gc_events_result());
 }
 
 static VALUE build_result_protected(VALUE unused)
@@ -817,6 +840,9 @@ static VALUE tg_pause(VALUE mod)
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start before Tracegraph.pause");
     if (S.paused) rb_raise(eError, "already paused: call Tracegraph.resume first");
+    /* The GC hook goes first and comes back last (tg_resume, tg_start):
+     * it is never on without the main hook. */
+    gc_events_pause();
     remove_hook();
     /* A pending C leaf becomes a frame, so a return during the pause
      * closes it like any other. */
@@ -852,6 +878,7 @@ static VALUE tg_resume(VALUE mod)
     }
     S.paused = false;
     install_hook(session_hook(), S.events);
+    gc_events_resume();
     return Qnil;
 }
 
@@ -860,6 +887,7 @@ static VALUE tg_stop(VALUE mod)
 {
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
+    gc_events_stop();   /* first, as in tg_pause */
     remove_hook();
     S.running = false;
 
@@ -939,6 +967,7 @@ static VALUE naming_owner(VALUE arg)
  * same in every run. */
 static VALUE method_name(const method_key *k)
 {
+    if (NIL_P(k->klass)) return rb_utf8_str_new_cstr(tg_gc_node_name((uint32_t)k->mid));   /* reserved key */
     VALUE owner = k->klass, name = Qnil, attached = Qnil;
     const char *separator = "#";
     if (RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON)) {
@@ -984,7 +1013,7 @@ static VALUE source_location(VALUE key)
  * that no longer exist. */
 static VALUE method_location(const method_key *k)
 {
-    if (k->is_c) return rb_ary_new_from_args(2, Qnil, Qnil);
+    if (k->is_c || NIL_P(k->klass)) return rb_ary_new_from_args(2, Qnil, Qnil);
     int state = 0;
     VALUE loc = rb_protect(source_location, (VALUE)k, &state);
     if (state) {
@@ -1007,6 +1036,7 @@ typedef struct report_buffers {
     tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore;
     char *output;
+    tg_report_gc gc, base_gc;
 } report_buffers;
 
 static void report_buffers_free(report_buffers *b)
@@ -1044,14 +1074,16 @@ static uint8_t *flags_from(VALUE ary, long n)
 /*
  * Converts the plain arrays lib code prepares from a Tracegraph::Profile
  * (see Profile#native_report_parts) into a tg_report:
- *   meta    [program, clock, total_time]
+ *   meta    [program, clock, total_time, gc]
+ *           gc: [runs, entries, time, mark_time, sweep_time], or nil
  *   methods [[name, file, line, is_c, calls, total, self], ...]
  *   edges   [[caller, callee, calls, total, self], ...]
  * The method and edge arrays are malloc'd into *methods_out and
- * *edges_out, which the caller frees even when this raises.
+ * *edges_out, which the caller frees even when this raises; the GC
+ * numbers go to *gc_out, which the report points to.
  */
 static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
-                                  tg_report_method **methods_out, tg_report_edge **edges_out)
+                                  tg_report_method **methods_out, tg_report_edge **edges_out, tg_report_gc *gc_out)
 {
     Check_Type(meta, T_ARRAY);
     Check_Type(methods, T_ARRAY);
@@ -1090,6 +1122,12 @@ static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
         };
     }
     VALUE clock = rb_ary_entry(meta, 1);
+    VALUE gc = rb_ary_entry(meta, 3);
+    if (!NIL_P(gc)) {
+        Check_Type(gc, T_ARRAY);
+        *gc_out = (tg_report_gc){u64(rb_ary_entry(gc, 0)), u64(rb_ary_entry(gc, 1)), u64(rb_ary_entry(gc, 2)),
+                                 u64(rb_ary_entry(gc, 3)), u64(rb_ary_entry(gc, 4))};
+    }
     return (tg_report){
         .program = cstr_or_null(rb_ary_entry(meta, 0)),
         .clock = StringValueCStr(clock),
@@ -1098,6 +1136,7 @@ static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
         .method_count = (size_t)nm,
         .edges = es,
         .edge_count = (size_t)ne,
+        .gc = NIL_P(gc) ? NULL : gc_out,
     };
 }
 
@@ -1110,7 +1149,7 @@ static VALUE render_dot(VALUE arg)
 {
     render_args *a = (render_args *)arg;
     report_buffers *b = a->buffers;
-    tg_report report = report_from_ruby(a->meta, a->methods, a->edges, &b->methods, &b->edges);
+    tg_report report = report_from_ruby(a->meta, a->methods, a->edges, &b->methods, &b->edges, &b->gc);
     long nm = (long)report.method_count;
 
     VALUE o = a->options;   /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd] */
@@ -1162,8 +1201,8 @@ static VALUE render_diff_dot(VALUE arg)
 {
     diff_args *a = (diff_args *)arg;
     report_buffers *b = a->buffers;
-    tg_report base = report_from_ruby(a->base[0], a->base[1], a->base[2], &b->base_methods, &b->base_edges);
-    tg_report head = report_from_ruby(a->head[0], a->head[1], a->head[2], &b->methods, &b->edges);
+    tg_report base = report_from_ruby(a->base[0], a->base[1], a->base[2], &b->base_methods, &b->base_edges, &b->base_gc);
+    tg_report head = report_from_ruby(a->head[0], a->head[1], a->head[2], &b->methods, &b->edges, &b->gc);
 
     VALUE o = a->options;   /* [node_fraction, edge_fraction, max_nodes, normalize, cwd] */
     tg_diff_dot_options opts;

@@ -49,7 +49,7 @@ class TestCli < Minitest::Test
     assert status.success?, err
     dot = File.read(File.join(@dir, "call_graph.dot"))
     assert_match(/Clock: cpu/, dot)
-    assert_match(/Showing 2 of 2 methods/, dot)
+    assert_match(/Showing 2 of [2-5] methods/, dot) # the script's 2, and GC's nodes if it ran
     assert_match(/calls\s+self\s+total/, err)
   end
 
