@@ -112,6 +112,7 @@ static struct session {
     VALUE only_thread;          /* threads: :current, the thread hooked; Qfalse: all.
                                    Registered at start, so marked as S.threads[0] */
     rb_event_hook_func_t hook;  /* the hook installed now */
+    bool gc;                    /* garbage collection is recorded (gc_events.h) */
 } S;
 
 static VALUE mTracegraph, cTracegraphSelf, eError;
@@ -713,15 +714,15 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
 }
 
 /* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes,
- * exact_clock, current_thread_only): options are validated in Ruby.
+ * exact_clock, current_thread_only, gc): options are validated in Ruby.
  * hide_next_call leaves out the first call made after start: the CLI's
  * `load` of the script, so the script's methods are the roots of the
  * graph. call_tree_nodes > 0 keeps a call tree of at most that many nodes.
  * exact_clock reads a CPU clock on every event instead of estimating it
  * between readings. current_thread_only records the calling thread (and
- * its fibers) only. */
+ * its fibers) only. gc records garbage collection (gc_events.h). */
 static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_call, VALUE call_tree_nodes,
-                      VALUE exact_clock, VALUE current_thread_only)
+                      VALUE exact_clock, VALUE current_thread_only, VALUE gc)
 {
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
@@ -749,9 +750,12 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     /* Garbage collection's pseudo-methods, reserved now: the GC hook must
      * not create methods inside the collector. Their key (nil, n) cannot be
      * a real method's: those have a class. */
-    uint32_t gc_step = method_for_call(Qnil, TG_GC_NODE_STEP, false);
-    uint32_t gc_marking = method_for_call(Qnil, TG_GC_NODE_MARKING, false);
-    uint32_t gc_sweeping = method_for_call(Qnil, TG_GC_NODE_SWEEPING, false);
+    uint32_t gc_step = TG_NONE, gc_marking = TG_NONE, gc_sweeping = TG_NONE;
+    if (RTEST(gc)) {
+        gc_step = method_for_call(Qnil, TG_GC_NODE_STEP, false);
+        gc_marking = method_for_call(Qnil, TG_GC_NODE_MARKING, false);
+        gc_sweeping = method_for_call(Qnil, TG_GC_NODE_SWEEPING, false);
+    }
     /* Resolve the calling thread here, outside the hook, where allocating
      * its root Fiber object is harmless. */
     if (!current_thread(rb_fiber_current())) {
@@ -759,10 +763,11 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
     S.only_thread = RTEST(current_thread_only) ? rb_thread_current() : Qfalse;
+    S.gc = RTEST(gc);
     S.running = true;
     install_hook(session_hook(), S.events);
     /* After the main hook: see tg_pause. */
-    gc_events_start(&S.prof, gc_step, gc_marking, gc_sweeping);
+    if (RTEST(gc)) gc_events_start(&S.prof, gc_step, gc_marking, gc_sweeping);
     return Qnil;
 }
 
@@ -811,7 +816,7 @@ static VALUE build_result(void)
     }
     return rb_ary_new_from_args(7, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
                                 (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, build_call_tree(),
-                                gc_events_result());
+                                S.gc ? gc_events_result() : Qnil);
 }
 
 static VALUE build_result_protected(VALUE unused)
@@ -842,7 +847,7 @@ static VALUE tg_pause(VALUE mod)
     if (S.paused) rb_raise(eError, "already paused: call Tracegraph.resume first");
     /* The GC hook goes first and comes back last (tg_resume, tg_start):
      * it is never on without the main hook. */
-    gc_events_pause();
+    if (S.gc) gc_events_pause();
     remove_hook();
     /* A pending C leaf becomes a frame, so a return during the pause
      * closes it like any other. */
@@ -878,7 +883,7 @@ static VALUE tg_resume(VALUE mod)
     }
     S.paused = false;
     install_hook(session_hook(), S.events);
-    gc_events_resume();
+    if (S.gc) gc_events_resume();
     return Qnil;
 }
 
@@ -887,7 +892,7 @@ static VALUE tg_stop(VALUE mod)
 {
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
-    gc_events_stop();   /* first, as in tg_pause */
+    if (S.gc) gc_events_stop();   /* first, as in tg_pause */
     remove_hook();
     S.running = false;
 
@@ -1282,7 +1287,7 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     rb_gc_register_mark_object(session_keeper);
     rb_gc_register_address(&hidden_module);   /* pinned: compared by address in the hook */
 
-    rb_define_singleton_method(mTracegraph, "_start", tg_start, 6);
+    rb_define_singleton_method(mTracegraph, "_start", tg_start, 7);
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
     rb_define_singleton_method(mTracegraph, "_pause", tg_pause, 0);
     rb_define_singleton_method(mTracegraph, "_resume", tg_resume, 0);

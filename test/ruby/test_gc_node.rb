@@ -95,6 +95,21 @@ class TestGCNode < TracegraphTest
     refute_includes callers, "TestGCNode#allocate"   # a Ruby method only calls; its callees allocate
   end
 
+  def test_gc_false_records_no_gc
+    profile = without_automatic_gc do
+      Tracegraph.profile(gc: false) do
+        collect(2)
+        Tracegraph.pause
+        Tracegraph.resume
+        collect(1)
+      end
+    end
+    assert_equal 3, method_named(profile, "GC.start").calls
+    assert_nil profile[STEP]
+    assert_equal 0, profile.gc.runs
+    assert_consistent profile
+  end
+
   def test_gc_disabled_means_no_node
     profile = without_automatic_gc { Tracegraph.profile { allocate(300_000) } }
     assert_nil profile[STEP]
