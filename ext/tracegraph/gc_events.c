@@ -2,6 +2,19 @@
  * gc_events.c - garbage collection in the profile: Ruby's internal GC
  * events into the core's tg_gc (see tg_gc.h for what each event means and
  * how steps become frames, gc_events.h for the rules of this hook).
+ *
+ * The events mean the same on 3.1, 3.3 and 3.4 (gc.c; gc/default.c in
+ * 3.4): gc_enter() fires GC_ENTER and gc_exit() GC_EXIT around a whole
+ * collection (gc_start: START, then marking, END_MARK, then sweeping,
+ * lazily unless immediate), around each increment of incremental marking
+ * or lazy sweeping (3.1 "mark_continue"/"sweep_continue", 3.3+
+ * "continue"), and around gc_rest, which finishes an unfinished one before
+ * the next collection or GC.disable; END_SWEEP fires when the last page is
+ * swept (gc_sweep_finish). Runs on 3.1 here show the orders tg_gc's tests
+ * replay: ESMWX for GC.start, ESMX then EX... then EWX for a minor GC
+ * swept lazily, ESX... EMX... for incremental marking. Ruby allows no hook
+ * that mixes internal and normal events (alloc_event_hook raises), hence
+ * this second hook.
  */
 #include "gc_events.h"
 
