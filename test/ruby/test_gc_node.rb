@@ -88,6 +88,11 @@ class TestGCNode < TracegraphTest
     assert_runs_between profile, after - before, GC.count - start
     assert_operator profile.gc.entries, :>=, profile.gc.runs
     assert_operator profile.gc.total_time, :>, 0
+    # Minor collections sweep lazily, in steps of their own after the one
+    # that marked: more sweeping steps than marking ones.
+    assert_operator method_named(profile, SWEEPING).calls, :>, method_named(profile, MARKING).calls
+    assert_operator profile.gc.mark_time, :>, 0
+    assert_operator profile.gc.sweep_time, :>, 0
     assert_gc_adds_up profile
     # The steps hang under methods that allocate: Array.new and its block's callees.
     callers = profile.edges.select { |e| e.callee.name == STEP }.map { |e| e.caller.name }
