@@ -54,12 +54,24 @@ static void on_gc_event(VALUE data, rb_trace_arg_t *arg)
     tg_gc_event_at(&G.gc, G.prof, c, event, now);
 }
 
+static VALUE latest_gc_state(VALUE key)
+{
+    return rb_gc_latest_gc_info(key);
+}
+
 /* Where the collector is: an unfinished collection (lazy sweeping,
  * incremental marking) goes on in the steps we will see. Ruby call:
- * outside the hook only. */
+ * outside the hook only. Called with the hooks installed, so it must not
+ * raise: a Ruby without the :state key counts as idle (those steps' time
+ * then stays in the step's own node until the next collection starts). */
 static tg_gc_phase current_phase(void)
 {
-    VALUE state = rb_gc_latest_gc_info(ID2SYM(rb_intern("state")));
+    int error = 0;
+    VALUE state = rb_protect(latest_gc_state, ID2SYM(rb_intern("state")), &error);
+    if (error) {
+        rb_set_errinfo(Qnil);
+        return TG_GC_IDLE;
+    }
     if (state == ID2SYM(rb_intern("marking"))) return TG_GC_MARKING;
     if (state == ID2SYM(rb_intern("sweeping"))) return TG_GC_SWEEPING;
     return TG_GC_IDLE;

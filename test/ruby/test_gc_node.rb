@@ -115,6 +115,25 @@ class TestGCNode < TracegraphTest
     assert_consistent profile
   end
 
+  # Recording that starts while a collection is still sweeping lazily
+  # (GC.latest_gc_info(:state), read at start) books the steps that finish
+  # it as sweeping: every step up to the next collection sweeps, that one
+  # marks and starts sweeping, and each step after it sweeps. (On 3.1,
+  # installing the hook often finishes the sweep itself: Ruby walks the
+  # heap to retrace its code. Then there are no such steps to check.)
+  def test_a_collection_unfinished_at_start_is_swept_in_sweeping
+    keep = allocate(100_000)
+    GC.start(immediate_sweep: false)
+    count = GC.count
+    profile = Tracegraph.profile { allocate(1000) while GC.count == count }
+    skip "a major collection, which may mark in steps" if GC.latest_gc_info(:major_by)
+    assert_equal 1, profile.gc.runs
+    assert_equal 1, method_named(profile, MARKING).calls
+    assert_equal profile.gc.entries, method_named(profile, SWEEPING).calls
+    assert_gc_adds_up profile
+    keep.size
+  end
+
   def test_gc_disabled_means_no_node
     profile = without_automatic_gc { Tracegraph.profile { allocate(300_000) } }
     assert_nil profile[STEP]
