@@ -13,12 +13,12 @@ module Configs
                })
   end
 
-  def self.tracegraph(clock, c_calls)
-    Config.new(name: "tracegraph_#{clock}#{'_no_c' unless c_calls}",
-               label: "tracegraph :#{clock}#{', c_calls: false' unless c_calls}",
+  def self.tracegraph(clock, c_calls, gc: true)
+    Config.new(name: "tracegraph_#{clock}#{'_no_c' unless c_calls}#{'_no_gc' unless gc}",
+               label: "tracegraph :#{clock}#{', c_calls: false' unless c_calls}#{', gc: false' unless gc}",
                library: "tracegraph", peer: false,
                wrap: lambda { |work|
-                 Tracegraph.start(clock: clock, c_calls: c_calls)
+                 Tracegraph.start(clock: clock, c_calls: c_calls, gc: gc)
                  work.call
                  Tracegraph.stop
                })
@@ -47,6 +47,9 @@ module Configs
     # floor shows how much of their cost is the clock alone.
     floor("floor_process_cpu", "floor: hook + CLOCK_PROCESS_CPUTIME_ID", Process::CLOCK_PROCESS_CPUTIME_ID),
     *%i[wall cpu thread_cpu].flat_map { |clock| [tracegraph(clock, true), tracegraph(clock, false)] },
+    # Without the garbage-collection hook: beside tracegraph :wall, what
+    # recording GC costs (the allocation workload collects most).
+    tracegraph(:wall, true, gc: false),
     ruby_prof("ruby_prof_wall", "ruby-prof WALL_TIME", :WALL_TIME),
     ruby_prof("ruby_prof_process", "ruby-prof PROCESS_TIME", :PROCESS_TIME),
     Config.new(name: "stackprof_wall", label: "stackprof :wall (sampling, 1 ms)", library: "stackprof", peer: true,

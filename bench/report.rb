@@ -8,6 +8,7 @@ class Report
     ["tracegraph :wall ÷ floor + CLOCK_MONOTONIC", "tracegraph_wall", "floor_monotonic"],
     ["tracegraph :wall ÷ floor + rdtsc (bookkeeping alone)", "tracegraph_wall", "floor_tsc"],
     ["tracegraph :wall ÷ ruby-prof WALL_TIME", "tracegraph_wall", "ruby_prof_wall"],
+    ["tracegraph :wall ÷ tracegraph :wall, gc: false (the GC hook)", "tracegraph_wall", "tracegraph_wall_no_gc"],
     ["tracegraph :wall, c_calls: false ÷ floor: empty hook, call/return only", "tracegraph_wall_no_c", "floor_empty_no_c"],
     ["tracegraph :cpu ÷ floor + CLOCK_PROCESS_CPUTIME_ID", "tracegraph_cpu", "floor_process_cpu"],
     ["tracegraph :cpu ÷ ruby-prof PROCESS_TIME", "tracegraph_cpu", "ruby_prof_process"]

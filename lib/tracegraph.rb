@@ -20,7 +20,7 @@ module Tracegraph
 
   CLOCKS = %i[wall cpu thread_cpu].freeze
   THREADS = %i[all current].freeze
-  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes exact_clock threads].freeze
+  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes exact_clock threads gc].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
   # The core's limit (TG_CALLTREE_MAX_NODES): node indexes stay below the
   # codes of the threads' roots.
@@ -49,6 +49,9 @@ module Tracegraph
     #   threads: :all (default) records every thread; :current only the
     #              calling thread and its fibers (Ruby filters the other
     #              threads out before calling our hook)
+    #   gc:      record garbage collection as "(garbage collection)" nodes
+    #              under the methods running when it ran (default true);
+    #              false leaves its time in those methods' self time
     def start(**options)
       _start(*parse_start_options(options, hide_next_call: false))
       nil
@@ -103,7 +106,7 @@ module Tracegraph
     # The arguments of _start: clock, c_calls, hide_next_call (without C
     # calls the load/eval to hide is not traced anyway), call-tree node
     # cap (0 = no tree), exact_clock, whether to record the calling thread
-    # only.
+    # only, gc.
     def parse_start_options(options, hide_next_call:)
       OptionChecks.known!(options, START_OPTIONS)
       clock = options.fetch(:clock, :wall)
@@ -111,8 +114,8 @@ module Tracegraph
       unless CLOCKS.include?(clock)
         raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
       end
-      c_calls, call_tree, exact_clock = %i[c_calls call_tree exact_clock].map do |key|
-        OptionChecks.boolean!(key, options.fetch(key, key == :c_calls))
+      c_calls, call_tree, exact_clock, gc = %i[c_calls call_tree exact_clock gc].map do |key|
+        OptionChecks.boolean!(key, options.fetch(key, %i[c_calls gc].include?(key)))
       end
       max_nodes = options.fetch(:max_call_tree_nodes, DEFAULT_MAX_CALL_TREE_NODES)
       unless max_nodes.is_a?(Integer) && max_nodes.between?(1, MAX_CALL_TREE_NODES)
@@ -124,7 +127,7 @@ module Tracegraph
       unless THREADS.include?(threads)
         raise ArgumentError, "threads must be :all or :current, not #{options[:threads].inspect}"
       end
-      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock, threads == :current]
+      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock, threads == :current, gc]
     end
   end
 end

@@ -542,6 +542,16 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
                   tg_format_ns(t1, sizeof t1, r->total_time), tg_format_count(c1, sizeof c1, tg_report_total_calls(r)),
                   tg_report_total_calls(r) == 1 ? "" : "s");
     tg_style_put_legend_line(b, &line);
+    const tg_report_gc *gc = r->gc;
+    if (gc && (gc->runs || gc->entries)) {
+        char t3[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
+        tg_buf_printf(&line, "GC: %s run%s, %s step%s, %s (%s) \xC2\xB7 marking %s \xC2\xB7 sweeping %s",
+                      tg_format_count(c1, sizeof c1, gc->runs), gc->runs == 1 ? "" : "s",
+                      tg_format_count(c2, sizeof c2, gc->entries), gc->entries == 1 ? "" : "s",
+                      tg_format_ns(t1, sizeof t1, gc->time), tg_format_percent(pct, sizeof pct, gc->time, r->total_time),
+                      tg_format_ns(t2, sizeof t2, gc->mark_time), tg_format_ns(t3, sizeof t3, gc->sweep_time));
+        tg_style_put_legend_line(b, &line);
+    }
     if (r->method_count == 0) {
         tg_buf_puts(&line, "Nothing was recorded (0 methods).");
         tg_style_put_legend_line(b, &line);

@@ -34,6 +34,13 @@ typedef struct tg_report_edge {
     uint64_t self_time;    /* callee's self time when called from caller */
 } tg_report_edge;
 
+/* Garbage collection while recording (tg_gc.h): the collections started,
+ * the collector's steps, and the time in them (the "(garbage collection)"
+ * method's total), with its marking and sweeping parts. */
+typedef struct tg_report_gc {
+    uint64_t runs, entries, time, mark_time, sweep_time;
+} tg_report_gc;
+
 typedef struct tg_report {
     const char *program;   /* e.g. "examples/demo.rb"; may be NULL */
     const char *clock;     /* "wall", "cpu" or "thread_cpu" */
@@ -42,6 +49,7 @@ typedef struct tg_report {
     size_t method_count;
     const tg_report_edge *edges;
     size_t edge_count;
+    const tg_report_gc *gc;   /* NULL if unknown (not recorded, or an old profile) */
 } tg_report;
 
 /* Arithmetic on reports that every emitter needs. */

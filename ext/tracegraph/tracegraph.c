@@ -1,9 +1,10 @@
 /*
  * tracegraph.c - the Ruby binding: the event hook, GC marking, and naming.
  *
- * This is the only file that includes ruby.h. It translates Ruby's events
- * into the plain-C core (tg_profiler) and the core's numbers back into
- * Ruby objects. Sections, top-down:
+ * With gc_events.c (garbage collection's own hook), the only file that
+ * includes ruby.h. It translates Ruby's events into the plain-C core
+ * (tg_profiler) and the core's numbers back into Ruby objects. Sections,
+ * top-down:
  *   1. session state and GC marking
  *   2. where events happen on the VM stack (frame positions)
  *   3. threads and fibers -> shadow stacks (contexts)
@@ -20,9 +21,11 @@
 #include <ruby/debug.h>
 #include <ruby/encoding.h>
 
+#include "gc_events.h"
 #include "tg_clock.h"
 #include "tg_diff_dot.h"
 #include "tg_dot.h"
+#include "tg_gc.h"
 #include "tg_profiler.h"
 #include "tg_report.h"
 #include "tg_stacks.h"
@@ -111,6 +114,7 @@ static struct session {
     VALUE only_thread;          /* threads: :current, the thread hooked; Qfalse: all.
                                    Registered at start, so marked as S.threads[0] */
     rb_event_hook_func_t hook;  /* the hook installed now */
+    bool gc;                    /* garbage collection is recorded (gc_events.h) */
 } S;
 
 static VALUE mTracegraph, cTracegraphSelf, eError;
@@ -450,6 +454,16 @@ static TG_SLOW_PATH thread_rec *event_thread(rb_trace_arg_t *arg)
     return th;
 }
 
+/* For the GC hook (gc_events.h): as the event hook finds its thread. */
+tg_context *tracegraph_event_context(rb_trace_arg_t *arg, uint64_t *now)
+{
+    if (RTEST(S.only_thread) && rb_thread_current() != S.only_thread) return NULL;
+    thread_rec *th = event_thread(arg);
+    if (!th) return NULL;
+    *now = th->last_now = event_time(th);
+    return &th->current->ctx;
+}
+
 #define CALL_EVENTS (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL)
 
 static inline uint32_t method_cache_index(VALUE a, ID b)
@@ -702,15 +716,15 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
 }
 
 /* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes,
- * exact_clock, current_thread_only): options are validated in Ruby.
+ * exact_clock, current_thread_only, gc): options are validated in Ruby.
  * hide_next_call leaves out the first call made after start: the CLI's
  * `load` of the script, so the script's methods are the roots of the
  * graph. call_tree_nodes > 0 keeps a call tree of at most that many nodes.
  * exact_clock reads a CPU clock on every event instead of estimating it
  * between readings. current_thread_only records the calling thread (and
- * its fibers) only. */
+ * its fibers) only. gc records garbage collection (gc_events.h). */
 static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_call, VALUE call_tree_nodes,
-                      VALUE exact_clock, VALUE current_thread_only)
+                      VALUE exact_clock, VALUE current_thread_only, VALUE gc)
 {
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
@@ -735,6 +749,15 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
     S.cached_thread = Qundef;
     S.hide_next_call = RTEST(hide_next_call);
+    /* Garbage collection's pseudo-methods, reserved now: the GC hook must
+     * not create methods inside the collector. Their key (nil, n) cannot be
+     * a real method's: those have a class. */
+    uint32_t gc_step = TG_NONE, gc_marking = TG_NONE, gc_sweeping = TG_NONE;
+    if (RTEST(gc)) {
+        gc_step = method_for_call(Qnil, TG_GC_NODE_STEP, false);
+        gc_marking = method_for_call(Qnil, TG_GC_NODE_MARKING, false);
+        gc_sweeping = method_for_call(Qnil, TG_GC_NODE_SWEEPING, false);
+    }
     /* Resolve the calling thread here, outside the hook, where allocating
      * its root Fiber object is harmless. */
     if (!current_thread(rb_fiber_current())) {
@@ -742,8 +765,11 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
     S.only_thread = RTEST(current_thread_only) ? rb_thread_current() : Qfalse;
+    S.gc = RTEST(gc);
     S.running = true;
     install_hook(session_hook(), S.events);
+    /* After the main hook: see tg_pause. */
+    if (RTEST(gc)) gc_events_start(&S.prof, gc_step, gc_marking, gc_sweeping);
     return Qnil;
 }
 
@@ -771,7 +797,8 @@ static VALUE build_call_tree(void)
 /* Builds the plain-data result that Tracegraph::Profile wraps:
  *   [clock, [[thread, time], ...],
  *    [[name, file, line, is_c, calls, total, self], ...],
- *    [[caller, callee, calls, total, self], ...], complete?, call_tree] */
+ *    [[caller, callee, calls, total, self], ...], complete?, call_tree,
+ *    [gc runs, gc step, marking and sweeping method indexes]] */
 static VALUE build_result(void)
 {
     /* First: it frees the call tree's index before the Ruby arrays grow. */
@@ -795,8 +822,9 @@ static VALUE build_result(void)
         rb_ary_push(edges, rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee),
                                                 ULL2NUM(e->calls), ULL2NUM(e->total_time), ULL2NUM(e->self_time)));
     }
-    return rb_ary_new_from_args(6, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
-                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, call_tree);
+    return rb_ary_new_from_args(7, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
+                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, call_tree,
+                                S.gc ? gc_events_result() : Qnil);
 }
 
 static VALUE build_result_protected(VALUE unused)
@@ -825,6 +853,9 @@ static VALUE tg_pause(VALUE mod)
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start before Tracegraph.pause");
     if (S.paused) rb_raise(eError, "already paused: call Tracegraph.resume first");
+    /* The GC hook goes first and comes back last (tg_resume, tg_start):
+     * it is never on without the main hook. */
+    if (S.gc) gc_events_pause();
     remove_hook();
     /* A pending C leaf becomes a frame, so a return during the pause
      * closes it like any other. */
@@ -860,6 +891,7 @@ static VALUE tg_resume(VALUE mod)
     }
     S.paused = false;
     install_hook(session_hook(), S.events);
+    if (S.gc) gc_events_resume();
     return Qnil;
 }
 
@@ -868,6 +900,7 @@ static VALUE tg_stop(VALUE mod)
 {
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
+    if (S.gc) gc_events_stop();   /* first, as in tg_pause */
     remove_hook();
     S.running = false;
 
@@ -947,6 +980,7 @@ static VALUE naming_owner(VALUE arg)
  * same in every run. */
 static VALUE method_name(const method_key *k)
 {
+    if (NIL_P(k->klass)) return rb_utf8_str_new_cstr(tg_gc_node_name((uint32_t)k->mid));   /* reserved key */
     VALUE owner = k->klass, name = Qnil, attached = Qnil;
     const char *separator = "#";
     if (RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON)) {
@@ -992,7 +1026,7 @@ static VALUE source_location(VALUE key)
  * that no longer exist. */
 static VALUE method_location(const method_key *k)
 {
-    if (k->is_c) return rb_ary_new_from_args(2, Qnil, Qnil);
+    if (k->is_c || NIL_P(k->klass)) return rb_ary_new_from_args(2, Qnil, Qnil);
     int state = 0;
     VALUE loc = rb_protect(source_location, (VALUE)k, &state);
     if (state) {
@@ -1015,6 +1049,7 @@ typedef struct report_buffers {
     tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore;
     char *output;
+    tg_report_gc gc, base_gc;
 } report_buffers;
 
 static void report_buffers_free(report_buffers *b)
@@ -1052,14 +1087,16 @@ static uint8_t *flags_from(VALUE ary, long n)
 /*
  * Converts the plain arrays lib code prepares from a Tracegraph::Profile
  * (see Profile#native_report_parts) into a tg_report:
- *   meta    [program, clock, total_time]
+ *   meta    [program, clock, total_time, gc]
+ *           gc: [runs, entries, time, mark_time, sweep_time], or nil
  *   methods [[name, file, line, is_c, calls, total, self], ...]
  *   edges   [[caller, callee, calls, total, self], ...]
  * The method and edge arrays are malloc'd into *methods_out and
- * *edges_out, which the caller frees even when this raises.
+ * *edges_out, which the caller frees even when this raises; the GC
+ * numbers go to *gc_out, which the report points to.
  */
 static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
-                                  tg_report_method **methods_out, tg_report_edge **edges_out)
+                                  tg_report_method **methods_out, tg_report_edge **edges_out, tg_report_gc *gc_out)
 {
     Check_Type(meta, T_ARRAY);
     Check_Type(methods, T_ARRAY);
@@ -1098,6 +1135,12 @@ static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
         };
     }
     VALUE clock = rb_ary_entry(meta, 1);
+    VALUE gc = rb_ary_entry(meta, 3);
+    if (!NIL_P(gc)) {
+        Check_Type(gc, T_ARRAY);
+        *gc_out = (tg_report_gc){u64(rb_ary_entry(gc, 0)), u64(rb_ary_entry(gc, 1)), u64(rb_ary_entry(gc, 2)),
+                                 u64(rb_ary_entry(gc, 3)), u64(rb_ary_entry(gc, 4))};
+    }
     return (tg_report){
         .program = cstr_or_null(rb_ary_entry(meta, 0)),
         .clock = StringValueCStr(clock),
@@ -1106,6 +1149,7 @@ static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
         .method_count = (size_t)nm,
         .edges = es,
         .edge_count = (size_t)ne,
+        .gc = NIL_P(gc) ? NULL : gc_out,
     };
 }
 
@@ -1118,7 +1162,7 @@ static VALUE render_dot(VALUE arg)
 {
     render_args *a = (render_args *)arg;
     report_buffers *b = a->buffers;
-    tg_report report = report_from_ruby(a->meta, a->methods, a->edges, &b->methods, &b->edges);
+    tg_report report = report_from_ruby(a->meta, a->methods, a->edges, &b->methods, &b->edges, &b->gc);
     long nm = (long)report.method_count;
 
     VALUE o = a->options;   /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd] */
@@ -1170,8 +1214,8 @@ static VALUE render_diff_dot(VALUE arg)
 {
     diff_args *a = (diff_args *)arg;
     report_buffers *b = a->buffers;
-    tg_report base = report_from_ruby(a->base[0], a->base[1], a->base[2], &b->base_methods, &b->base_edges);
-    tg_report head = report_from_ruby(a->head[0], a->head[1], a->head[2], &b->methods, &b->edges);
+    tg_report base = report_from_ruby(a->base[0], a->base[1], a->base[2], &b->base_methods, &b->base_edges, &b->base_gc);
+    tg_report head = report_from_ruby(a->head[0], a->head[1], a->head[2], &b->methods, &b->edges, &b->gc);
 
     VALUE o = a->options;   /* [node_fraction, edge_fraction, max_nodes, normalize, cwd] */
     tg_diff_dot_options opts;
@@ -1475,7 +1519,7 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     rb_gc_register_mark_object(session_keeper);
     rb_gc_register_address(&hidden_module);   /* pinned: compared by address in the hook */
 
-    rb_define_singleton_method(mTracegraph, "_start", tg_start, 6);
+    rb_define_singleton_method(mTracegraph, "_start", tg_start, 7);
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
     rb_define_singleton_method(mTracegraph, "_pause", tg_pause, 0);
     rb_define_singleton_method(mTracegraph, "_resume", tg_resume, 0);

@@ -30,11 +30,13 @@ module Tracegraph
     end
 
     # The tree as the C writers take it, packed from nodes for a profile
-    # read from a file. method_index maps a MethodStats to its index;
+    # read from a file, its method indexes into methods (the profile's).
     # threads are the profile's, and a node without a thread (a file
     # written before threads were kept apart) gets one more index.
-    def native(method_index, threads)
+    def native(methods, threads)
       @native ||= begin
+        @methods = methods
+        method_index = methods.each_with_index.to_h.compare_by_identity
         thread_index = threads.each_with_index.to_h { |t, i| [t, i] }.compare_by_identity
         parents = []
         node_index = {}.compare_by_identity
@@ -42,11 +44,17 @@ module Tracegraph
           node_index[n] = i
           parents << (n.parent ? node_index.fetch(n.parent) : ROOT - thread_index.fetch(n.thread, threads.size))
         end
-        NativeCallTree._pack(parents.pack("L*"), nodes.map { |n| method_index.call(n.method) }.pack("L*"),
+        NativeCallTree._pack(parents.pack("L*"), nodes.map { |n| method_index.fetch(n.method) }.pack("L*"),
                              nodes.map(&:calls).pack("Q*"), nodes.map(&:total_time).pack("Q*"),
                              nodes.map(&:self_time).pack("Q*"))
       end
     end
+
+    # The methods the native tree's method indexes refer to: as recorded,
+    # which may hold methods the profile left out (the garbage collector's
+    # pseudo-methods when nothing called them), so never the profile's own
+    # list by position.
+    def native_methods = @methods
 
     # A bottom frame's parent in a native tree is ROOT - its thread's index.
     ROOT = 0xFFFF_FFFE
@@ -88,8 +96,9 @@ module Tracegraph
 
     # Streams the :folded, :pprof, :speedscope or :firefox output to io from C.
     def write_stacks_to(format, io)
-      native = call_tree.native(method(:index_of), threads)
-      native._write(format, io, methods.map { |m| [m.name, m.file, m.line] }, threads.map(&:name) + ["all threads"],
+      native = call_tree.native(methods, threads)
+      native._write(format, io, call_tree.native_methods.map { |m| [m.name, m.file, m.line] },
+                    threads.map(&:name) + ["all threads"],
                     [STACK_MAX_DEPTH, call_tree.folded_calls, clock.to_s, program, "tracegraph #{Tracegraph::VERSION}",
                      complete?])
     end

@@ -95,6 +95,9 @@ module Tracegraph
           options[:start][:clock] = v.to_sym
         end
         o.on("--no-c-calls", "Record only methods written in Ruby") { options[:start][:c_calls] = false }
+        o.on("--no-gc", "Leave garbage collection out (its time stays in the methods it interrupted)") do
+          options[:start][:gc] = false
+        end
         o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json, .firefox.json)") do
           options[:start][:call_tree] = true
         end

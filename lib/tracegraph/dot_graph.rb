@@ -22,7 +22,8 @@ module Tracegraph
     # [meta, methods, edges] as plain arrays, the form in which the C
     # emitters (Tracegraph._render_dot, _render_diff_dot) take a profile.
     def native_report_parts
-      meta = [program&.to_s, clock.to_s, total_time]
+      meta = [program&.to_s, clock.to_s, total_time,
+              [gc.runs, gc.entries, gc.total_time, gc.mark_time, gc.sweep_time]]
       rows = methods.map do |m|
         [m.name, m.file, m.line, m.c_method ? true : false, m.calls, m.total_time, m.self_time]
       end

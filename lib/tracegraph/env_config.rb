@@ -23,6 +23,7 @@ module Tracegraph
       @start_options = {}
       @start_options[:clock] = env["TRACEGRAPH_CLOCK"].to_sym if set?("TRACEGRAPH_CLOCK")
       @start_options[:c_calls] = boolean("TRACEGRAPH_C_CALLS") if set?("TRACEGRAPH_C_CALLS")
+      @start_options[:gc] = boolean("TRACEGRAPH_GC") if set?("TRACEGRAPH_GC")
       @start_options[:call_tree] = true if Output.needs_call_tree?([@output])
       @dot_options = {}
       @dot_options[:node_fraction] = number("TRACEGRAPH_NODE_FRACTION") if set?("TRACEGRAPH_NODE_FRACTION")

@@ -14,6 +14,10 @@
 # a node's "parent" indexes an earlier node, or is null for a bottom frame,
 # which then names its thread's "id" in "thread" (a node is in its
 # parent's thread; files without "thread" are read as one thread).
+# "gc" (optional; files from before it load as no GC) summarises garbage
+# collection: {"runs": 12, "entries": 40, "total_time": 45000000,
+# "mark_time": 30000000, "sweep_time": 14000000}. Only "runs" is read
+# back: the rest is what the "(garbage collection)" methods already hold.
 require "json"
 require "tracegraph/profile_file"
 
@@ -36,7 +40,8 @@ module Tracegraph
         "edges" => edges.map do |e|
           {"caller" => index_of(e.caller), "callee" => index_of(e.callee), "calls" => e.calls,
            "total_time" => e.total_time, "self_time" => e.self_time}
-        end
+        end,
+        "gc" => gc.to_h.transform_keys(&:to_s)
       }.merge(call_tree ? {"call_tree" => call_tree_to_h} : {})
     end
 
@@ -135,10 +140,18 @@ module Tracegraph
       program &&= Profile.clean_name(program)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges,
                   program: program, complete: @data.fetch("complete", true) == true,
-                  call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods, threads) : nil)
+                  call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods, threads) : nil,
+                  gc_runs: gc_runs)
     end
 
     private
+
+    def gc_runs
+      return 0 unless @data.key?("gc")
+
+      object!(@data["gc"], "gc")
+      count!(@data["gc"], "runs", "gc")
+    end
 
     def call_tree(tree, methods, threads)
       object!(tree, "call_tree")

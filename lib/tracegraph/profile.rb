@@ -54,12 +54,31 @@ module Tracegraph
     def inspect = "#<Tracegraph::CallTreeNode #{stack.map(&:name).join(' > ')} calls=#{calls}>"
   end
 
+  # Garbage collection while recording. runs: collections started (what
+  # GC.count counts) on recorded threads; entries: the collector's steps,
+  # each a call of the "(garbage collection)" node (a collection takes one
+  # step, or several with incremental marking and lazy sweeping); times in
+  # nanoseconds of the profile's clock (CPU time for :cpu and :thread_cpu),
+  # the whole, then its marking and sweeping parts.
+  GCStats = Struct.new(:runs, :entries, :total_time, :mark_time, :sweep_time, keyword_init: true) do
+    def total_seconds = total_time / NANOS_PER_SECOND
+  end
+
   class Profile
+    # The pseudo-methods garbage collection is recorded as: a step of the
+    # collector, called by the method that was running when it began, and
+    # its marking and sweeping parts, called by the step. No real method's
+    # name has this form ("Owner#name" or "Owner.name").
+    GC_NODE = "(garbage collection)"
+    GC_MARKING_NODE = "(garbage collection: marking)"
+    GC_SWEEPING_NODE = "(garbage collection: sweeping)"
+    GC_NODES = [GC_NODE, GC_MARKING_NODE, GC_SWEEPING_NODE].freeze
+
     attr_reader :clock, :threads, :methods, :edges, :program, :call_tree
 
     # Builds a profile from the extension's plain-data result.
     def self.from_native(raw, program: nil)
-      clock, threads, methods, edges, complete, tree = raw
+      clock, threads, methods, edges, complete, tree, gc = raw
       methods = methods.map do |name, file, line, c_method, calls, total, self_time|
         MethodStats.new(name: Profile.clean_name(name), file: file && Profile.clean_name(file), line: line, calls: calls,
                         total_time: total, self_time: self_time, c_method: c_method)
@@ -71,8 +90,13 @@ module Tracegraph
       threads = threads.each_with_index.map do |(thread, total), i|
         ThreadStats.new(id: i + 1, name: thread_name(thread, i + 1), total_time: total)
       end
+      call_tree = tree && call_tree_from(tree, methods, threads)
+      gc_runs, *reserved = gc || [0]
+      # The GC pseudo-methods are reserved at start; those never called go.
+      unused = reserved.filter_map { |i| methods[i] if i >= 0 && methods[i].calls.zero? }
+      methods -= unused unless unused.empty?
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
-          call_tree: tree && call_tree_from(tree, methods, threads))
+          call_tree: call_tree, gc_runs: gc_runs)
     end
 
     # [folded_calls, NativeCallTree]
@@ -98,7 +122,7 @@ module Tracegraph
       name.tr("\0", "\u2400")
     end
 
-    def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil)
+    def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0)
       @clock = clock.to_sym
       @threads = threads.freeze
       @methods = methods.freeze
@@ -106,7 +130,19 @@ module Tracegraph
       @program = program
       @complete = complete
       @call_tree = call_tree
+      @gc_runs = gc_runs
       @by_name = methods.group_by(&:name)
+    end
+
+    # Garbage collection while recording (a GCStats), from the GC nodes and
+    # the count of collections. All zero when GC did not run (or was
+    # disabled), and for profiles recorded before tracegraph showed GC.
+    def gc
+      @gc ||= begin
+        step, marking, sweeping = GC_NODES.map { |name| self[name] }
+        GCStats.new(runs: @gc_runs, entries: step ? step.calls : 0, total_time: step ? step.total_time : 0,
+                    mark_time: marking ? marking.total_time : 0, sweep_time: sweeping ? sweeping.total_time : 0)
+      end
     end
 
     # False if the profiler ran out of memory and had to drop events.

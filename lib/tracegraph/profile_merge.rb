@@ -8,8 +8,8 @@ module Tracegraph
     # times add up exactly, so self times still add up to the total. A
     # method's file, line and kind come from the first profile that has it.
     # The result is complete only if every profile was; call trees are not
-    # merged (the result has none). Raises ArgumentError for an empty list,
-    # something that is not a Profile, or mixed clocks.
+    # merged (the result has none); GC runs add up. Raises ArgumentError for
+    # an empty list, something that is not a Profile, or mixed clocks.
     def self.merge(profiles)
       profiles = profiles.to_a
       raise ArgumentError, "Profile.merge needs at least one profile" if profiles.empty?
@@ -23,7 +23,7 @@ module Tracegraph
       methods = merge_methods(profiles)
       new(clock: clocks.first, threads: merge_threads(profiles), methods: methods.values,
           edges: merge_edges(profiles, methods), program: profiles.first.program,
-          complete: profiles.all?(&:complete?))
+          complete: profiles.all?(&:complete?), gc_runs: profiles.sum { |p| p.gc.runs })
     end
 
     def self.merge_methods(profiles)

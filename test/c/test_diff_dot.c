@@ -90,12 +90,12 @@ static const tg_report_edge head_edges[] = {
 
 static tg_report base_report(void)
 {
-    return (tg_report){ "demo.rb", "wall", 120 * MS, base_methods, 4, base_edges, 4 };
+    return (tg_report){ "demo.rb", "wall", 120 * MS, base_methods, 4, base_edges, 4, NULL };
 }
 
 static tg_report head_report(void)
 {
-    return (tg_report){ "demo.rb", "wall", 150 * MS, head_methods, 4, head_edges, 3 };
+    return (tg_report){ "demo.rb", "wall", 150 * MS, head_methods, 4, head_edges, 3, NULL };
 }
 
 /* One method per report, for colour and label checks. */
@@ -104,7 +104,7 @@ static char *render_one(uint64_t base_self, uint64_t head_self, uint64_t total, 
     static tg_report_method bm[1], hm[1];
     bm[0] = (tg_report_method){ "M#m", NULL, 0, false, 1, base_self, base_self };
     hm[0] = (tg_report_method){ "M#m", NULL, 0, false, 1, head_self, head_self };
-    tg_report b = { NULL, "cpu", total, bm, 1, NULL, 0 }, h = { NULL, "cpu", total, hm, 1, NULL, 0 };
+    tg_report b = { NULL, "cpu", total, bm, 1, NULL, 0, NULL }, h = { NULL, "cpu", total, hm, 1, NULL, 0, NULL };
     return render(&b, &h, o);
 }
 
@@ -145,7 +145,7 @@ END_TEST
 
 START_TEST(empty_pair_has_only_the_legend)
 {
-    tg_report b = { NULL, "cpu", 0, NULL, 0, NULL, 0 }, h = { NULL, "cpu", 0, NULL, 0, NULL, 0 };
+    tg_report b = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL }, h = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
     char *s = render(&b, &h, NULL);
     ck_assert_has(s, "tracegraph diff\\lClock: cpu\\ltotal 0 ns " ARROW " 0 ns (no change) " DOT_ " calls 0 " ARROW " 0\\l");
     ck_assert_has(s, "Nothing was recorded (0 methods).\\l");
@@ -276,7 +276,7 @@ START_TEST(intensity_is_relative_to_the_larger_total)
     /* The same 6.25 ms change is paler when the bigger run is 4x longer. */
     tg_report_method bm[] = { { "M#m", NULL, 0, false, 1, 50 * MS, 50 * MS } };
     tg_report_method hm[] = { { "M#m", NULL, 0, false, 1, 56250000, 56250000 } };
-    tg_report b = { NULL, "wall", 400 * MS, bm, 1, NULL, 0 }, h = { NULL, "wall", 100 * MS, hm, 1, NULL, 0 };
+    tg_report b = { NULL, "wall", 400 * MS, bm, 1, NULL, 0, NULL }, h = { NULL, "wall", 100 * MS, hm, 1, NULL, 0, NULL };
     char *s = render(&b, &h, NULL);
     ck_assert_lacks(s, "fillcolor=\"#fddbc7\"");
     ck_assert_has(s, "fillcolor=\"#fae9df\"");   /* halfway to the first stop */
@@ -303,7 +303,7 @@ START_TEST(methods_with_the_same_name_are_summed)
     tg_report_method bm[] = { { "#<Class:0x1>#m", "/a.rb", 1, false, 2, 20 * MS, 20 * MS },
                               { "#<Class:0x1>#m", "/b.rb", 2, false, 3, 30 * MS, 30 * MS } };
     tg_report_method hm[] = { { "#<Class:0x1>#m", "/a.rb", 1, false, 10, 70 * MS, 70 * MS } };
-    tg_report b = { NULL, "wall", 50 * MS, bm, 2, NULL, 0 }, h = { NULL, "wall", 70 * MS, hm, 1, NULL, 0 };
+    tg_report b = { NULL, "wall", 50 * MS, bm, 2, NULL, 0, NULL }, h = { NULL, "wall", 70 * MS, hm, 1, NULL, 0, NULL };
     char *s = render(&b, &h, NULL);
     ck_assert_uint_eq(count_of(s, "label=\"#<Class:0x1>#m"), 1);
     ck_assert_has(s, "self 70.0 ms (+20.0 ms, +40.0%)");
@@ -352,7 +352,7 @@ START_TEST(paths_through_hidden_methods_are_dotted)
                              { "Mid#m", NULL, 0, false, 1, 50 * MS, 0 },
                              { "Z#z", NULL, 0, false, 1, 50 * MS, 50 * MS } };
     tg_report_edge e[] = { { 0, 1, 1, 50 * MS, 0 }, { 1, 2, 1, 50 * MS, 50 * MS } };
-    tg_report b = { NULL, "wall", 100 * MS, m, 3, e, 2 }, h = b;
+    tg_report b = { NULL, "wall", 100 * MS, m, 3, e, 2, NULL }, h = b;
     tg_diff_dot_options o = keep_all();
     o.max_nodes = 2;
     char *s = render(&b, &h, &o);
@@ -369,7 +369,7 @@ START_TEST(invalid_edge_indexes_are_ignored)
 {
     tg_report_method m[] = { { "A#a", NULL, 0, false, 1, 10 * MS, 10 * MS } };
     tg_report_edge e[] = { { 0, 7, 1, 1, 1 }, { 9, 0, 1, 1, 1 } };
-    tg_report b = { NULL, "wall", 10 * MS, m, 1, e, 2 }, h = b;
+    tg_report b = { NULL, "wall", 10 * MS, m, 1, e, 2, NULL }, h = b;
     char *s = render(&b, &h, NULL);
     ck_assert_lacks(s, "->");
     free(s);
@@ -387,7 +387,7 @@ START_TEST(normalize_scales_base_to_head_total)
                               { "B#b", NULL, 0, false, 10, 120 * MS, 120 * MS } };
     tg_report_edge e[] = { { 0, 1, 5, 60 * MS, 60 * MS } };
     tg_report_edge he[] = { { 0, 1, 10, 120 * MS, 120 * MS } };
-    tg_report b = { NULL, "wall", 100 * MS, bm, 2, e, 1 }, h = { NULL, "wall", 200 * MS, hm, 2, he, 1 };
+    tg_report b = { NULL, "wall", 100 * MS, bm, 2, e, 1, NULL }, h = { NULL, "wall", 200 * MS, hm, 2, he, 1, NULL };
 
     char *raw = render(&b, &h, NULL);
     ck_assert_has(raw, "self 120 ms (+60.0 ms, +100.0%)");
@@ -422,7 +422,7 @@ START_TEST(pruning_uses_the_heavier_side)
                               { "Tiny#t", NULL, 0, false, 1, 1 * MS, 1 * MS } };
     tg_report_edge be[] = { { 0, 1, 1, 50 * MS, 50 * MS } };
     tg_report_edge he[] = { { 0, 1, 1, 1 * MS, 1 * MS } };
-    tg_report b = { NULL, "wall", 100 * MS, bm, 2, be, 1 }, h = { NULL, "wall", 100 * MS, hm, 2, he, 1 };
+    tg_report b = { NULL, "wall", 100 * MS, bm, 2, be, 1, NULL }, h = { NULL, "wall", 100 * MS, hm, 2, he, 1, NULL };
     tg_diff_dot_options o;
     tg_diff_dot_options_default(&o);
     o.node_fraction = 0.02;
@@ -481,8 +481,8 @@ START_TEST(output_is_deterministic_and_order_independent)
         rhe[2 - i].caller = 3 - head_edges[i].caller;
         rhe[2 - i].callee = 3 - head_edges[i].callee;
     }
-    tg_report b2 = { b.program, b.clock, b.total_time, rb, 4, rbe, 4 };
-    tg_report h2 = { h.program, h.clock, h.total_time, rh, 4, rhe, 3 };
+    tg_report b2 = { b.program, b.clock, b.total_time, rb, 4, rbe, 4, NULL };
+    tg_report h2 = { h.program, h.clock, h.total_time, rh, 4, rhe, 3, NULL };
     char *z = render(&b2, &h2, NULL);
     ck_assert_str_eq(x, z);
     free(x);
@@ -522,8 +522,8 @@ START_TEST(tricky_names_are_escaped_and_dot_is_silent)
     };
     tg_report_edge be[] = { { 0, 1, 1, 300 * MS, 1 }, { 0, 2, 1, 100 * MS, 1 }, { 0, 3, 1, 1 * MS, 1 } };
     tg_report_edge he[] = { { 0, 1, 1, 50 * MS, 1 }, { 0, 2, 1, 200 * MS, 1 }, { 2, 3, 1, 400 * MS, 1 } };
-    tg_report b = { "prog \"x\"\n.rb", "wall\\", 1000 * MS, bm, 4, be, 3 };
-    tg_report h = { "prog2\\", "wall\\", 1000 * MS, hm, 4, he, 3 };
+    tg_report b = { "prog \"x\"\n.rb", "wall\\", 1000 * MS, bm, 4, be, 3, NULL };
+    tg_report h = { "prog2\\", "wall\\", 1000 * MS, hm, 4, he, 3, NULL };
     tg_diff_dot_options o = keep_all();
     o.cwd = "/app";
     char *s = render(&b, &h, &o);
@@ -563,8 +563,8 @@ START_TEST(five_hundred_nodes_lay_out)
             he[i - 1] = (tg_report_edge){ (i - 1) / 3, i, 1, t / 2, 1 };
         }
     }
-    tg_report b = { "big.rb", "cpu", (uint64_t)N * MS, bm, N - 7, be, N - 8 };   /* last 7 are new */
-    tg_report h = { "big.rb", "cpu", (uint64_t)N * MS, hm, N - 3, he, N - 4 };   /* 4 are gone */
+    tg_report b = { "big.rb", "cpu", (uint64_t)N * MS, bm, N - 7, be, N - 8, NULL };   /* last 7 are new */
+    tg_report h = { "big.rb", "cpu", (uint64_t)N * MS, hm, N - 3, he, N - 4, NULL };   /* 4 are gone */
     tg_diff_dot_options o = keep_all();
     char *s = render(&b, &h, &o);
     ck_assert_uint_eq(count_of(s, "[label=\"Mod"), N - 3);

@@ -84,7 +84,7 @@ static const tg_report_edge ref_edges[] = {
 static tg_report ref_report(void)
 {
     return (tg_report){ "examples/demo.rb", "wall", 1000 * MS, ref_methods, NREF,
-                        ref_edges, sizeof ref_edges / sizeof ref_edges[0] };
+                        ref_edges, sizeof ref_edges / sizeof ref_edges[0], NULL };
 }
 
 /* ---- options ---- */
@@ -124,7 +124,7 @@ END_TEST
 
 START_TEST(empty_report_has_only_the_legend)
 {
-    tg_report r = { NULL, "cpu", 0, NULL, 0, NULL, 0 };
+    tg_report r = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
     char *s = render(&r, NULL);
     ck_assert_has(s, "Nothing was recorded (0 methods).\\l");
     ck_assert_has(s, "Clock: cpu " DOT_ " total 0 ns " DOT_ " 0 calls\\l");
@@ -178,7 +178,7 @@ START_TEST(ties_break_by_self_then_name)
         { "a", NULL, 0, false, 1, 10 * MS, 1 * MS },
         { "c", NULL, 0, false, 1, 10 * MS, 2 * MS },
     };
-    tg_report r = { NULL, "wall", 30 * MS, m, 3, NULL, 0 };
+    tg_report r = { NULL, "wall", 30 * MS, m, 3, NULL, 0, NULL };
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_has(s, "N1 [label=\"c\\n");
@@ -223,7 +223,7 @@ START_TEST(paths_relative_to_cwd_only_when_under_it)
         { "b", "/application/b.rb", 0, false, 1, 2 * MS, 1 * MS },
         { "c", "relative/c.rb", 3, false, 1, 1 * MS, 1 * MS },
     };
-    tg_report r = { NULL, "wall", 6 * MS, m, 3, NULL, 0 };
+    tg_report r = { NULL, "wall", 6 * MS, m, 3, NULL, 0, NULL };
     tg_dot_options o = keep_all();
     o.cwd = "/app/";
     char *s = render(&r, &o);
@@ -246,7 +246,7 @@ START_TEST(long_paths_keep_their_tail)
     memcpy(path, "/x/", 3);
     strcpy(path + sizeof path - 10, "/tail.rb");
     tg_report_method m[] = { { "a", path, 5, false, 1, 1 * MS, 1 * MS } };
-    tg_report r = { NULL, "wall", 1 * MS, m, 1, NULL, 0 };
+    tg_report r = { NULL, "wall", 1 * MS, m, 1, NULL, 0, NULL };
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_has(s, "\\n\xE2\x80\xA6" "dddd");
@@ -272,7 +272,7 @@ START_TEST(size_grows_with_self_time)
     free(s);
 
     tg_report_method zero[] = { { "z", NULL, 0, false, 1, 0, 0 } };
-    tg_report rz = { NULL, "wall", 0, zero, 1, NULL, 0 };
+    tg_report rz = { NULL, "wall", 0, zero, 1, NULL, 0, NULL };
     s = render(&rz, &o);
     ck_assert_has(s, "fontsize=9.0");
     free(s);
@@ -295,7 +295,7 @@ START_TEST(colour_follows_total_time)
     free(s);
 
     tg_report_method zero[] = { { "z", NULL, 0, false, 1, 0, 0 } };
-    tg_report rz = { NULL, "wall", 100, zero, 1, NULL, 0 };
+    tg_report rz = { NULL, "wall", 100, zero, 1, NULL, 0, NULL };
     s = render(&rz, &o);
     ck_assert_has(s, "fillcolor=\"#f2f2f2\", color=\"#919191\"");
     free(s);
@@ -421,7 +421,7 @@ START_TEST(paths_through_hidden_nodes_are_dotted)
         { 0, 2, 1, 3 * MS, 1 * MS }, { 2, 1, 1, 2 * MS, 2 * MS },
         { 0, 3, 1, 4 * MS, 1 * MS }, { 3, 4, 1, 4 * MS, 1 * MS }, { 4, 1, 1, 3 * MS, 3 * MS },
     };
-    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 5, e, 5 };
+    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 5, e, 5, NULL };
     tg_dot_options o = keep_all();
     o.node_fraction = 0.05;                      /* cut 5 ms: h1, h2, h3 go */
     char *s = render(&r, &o);
@@ -441,7 +441,7 @@ END_TEST
 START_TEST(no_dotted_edge_beside_a_real_one)
 {
     const tg_report_edge e[] = { { 0, 1, 1, 50 * MS, 1 * MS }, { 0, 2, 1, 3 * MS, 1 * MS }, { 2, 1, 1, 2 * MS, 2 * MS } };
-    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 3, e, 3 };
+    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 3, e, 3, NULL };
     tg_dot_options o = keep_all();
     o.node_fraction = 0.05;
     char *s = render(&r, &o);
@@ -458,7 +458,7 @@ START_TEST(redundant_dotted_edges_are_removed)
         { 0, 5, 1, 50 * MS, 1 * MS }, { 5, 2, 1, 3 * MS, 1 * MS }, { 2, 1, 1, 3 * MS, 1 * MS },
         { 0, 3, 1, 4 * MS, 1 * MS }, { 3, 1, 1, 4 * MS, 1 * MS },
     };
-    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 6, e, 5 };
+    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 6, e, 5, NULL };
     tg_dot_options o = keep_all();
     o.node_fraction = 0.05;
     char *s = render(&r, &o);
@@ -518,7 +518,7 @@ END_TEST
 START_TEST(invalid_edge_indexes_are_ignored)
 {
     const tg_report_edge e[] = { { 0, 99, 1, 1, 1 }, { 99, 0, 1, 1, 1 }, { 0, 1, 1, 1 * MS, 1 } };
-    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 2, e, 3 };
+    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 2, e, 3, NULL };
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_uint_eq(count_of(s, " -> "), 1);
@@ -547,6 +547,32 @@ START_TEST(legend_contents)
 }
 END_TEST
 
+START_TEST(legend_reports_garbage_collection)
+{
+    tg_report r = ref_report();
+    char *s = render(&r, NULL);
+    ck_assert_lacks(s, "GC:");
+    free(s);
+    tg_report_gc gc = { 0, 0, 0, 0, 0 };
+    r.gc = &gc;   /* recorded, but no GC ran */
+    s = render(&r, NULL);
+    ck_assert_lacks(s, "GC:");
+    free(s);
+    gc = (tg_report_gc){ 12, 40, 80 * MS, 50 * MS, 29 * MS };
+    s = render(&r, NULL);
+    char *legend = line_of(s, "  { rank=source; legend [");
+    ck_assert_has(legend, "Clock: wall " DOT_ " total 1.00 s " DOT_ " 115,186 calls\\lGC: 12 runs, 40 steps, 80.0 ms (8.00%) "
+                          DOT_ " marking 50.0 ms " DOT_ " sweeping 29.0 ms\\l");
+    free(legend);
+    free(s);
+    gc.runs = gc.entries = 1;
+    s = render(&r, NULL);
+    ck_assert_has(s, "GC: 1 run, 1 step, ");
+    assert_dot_accepts(s);
+    free(s);
+}
+END_TEST
+
 /* ---- determinism ---- */
 
 START_TEST(output_is_deterministic_and_order_independent)
@@ -563,7 +589,7 @@ START_TEST(output_is_deterministic_and_order_independent)
         redges[i].caller = NREF - 1 - redges[i].caller;
         redges[i].callee = NREF - 1 - redges[i].callee;
     }
-    tg_report rr = { r.program, r.clock, r.total_time, rev, NREF, redges, sizeof redges / sizeof redges[0] };
+    tg_report rr = { r.program, r.clock, r.total_time, rev, NREF, redges, sizeof redges / sizeof redges[0], NULL };
     char *c = render(&rr, NULL);
     ck_assert_str_eq(a, c);
     free(a);
@@ -593,7 +619,7 @@ START_TEST(tricky_names_are_escaped_and_dot_is_silent)
     };
     tg_report_edge e[9];
     for (uint32_t i = 0; i < 9; i++) e[i] = (tg_report_edge){ i, i + 1, 1, m[i + 1].total_time, 1 };
-    tg_report r = { "prog \"x\"\n.rb", "wall\\", 1000 * MS, m, 10, e, 9 };
+    tg_report r = { "prog \"x\"\n.rb", "wall\\", 1000 * MS, m, 10, e, 9, NULL };
     tg_dot_options o = keep_all();
     o.cwd = "/app";
     char *s = render(&r, &o);
@@ -643,7 +669,7 @@ START_TEST(thousand_nodes_lay_out)
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         if (i > 10) e[ec++] = (tg_report_edge){ (uint32_t)((seed >> 33) % i), i, 3, m[i].total_time / 3, 10 };
     }
-    tg_report r = { "big.rb", "cpu", (uint64_t)N * MS, m, N, e, ec };
+    tg_report r = { "big.rb", "cpu", (uint64_t)N * MS, m, N, e, ec, NULL };
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_uint_eq(count_of(s, "[label=\"Mod"), N);
@@ -694,6 +720,7 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, focus_keeps_ancestors_and_descendants);
     tcase_add_test(tc, invalid_edge_indexes_are_ignored);
     tcase_add_test(tc, legend_contents);
+    tcase_add_test(tc, legend_reports_garbage_collection);
     tcase_add_test(tc, output_is_deterministic_and_order_independent);
     tcase_add_test(tc, tricky_names_are_escaped_and_dot_is_silent);
     tcase_set_timeout(tc, 60);

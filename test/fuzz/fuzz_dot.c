@@ -113,6 +113,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint8_t mode = byte(&r);
     char *program = string(&r);
+    tg_report_gc gc = { 0, 0, 0, 0, 0 };
+    if (mode & 64) {
+        gc.runs = number(&r);
+        gc.entries = number(&r);
+        gc.time = number(&r);
+        gc.mark_time = number(&r);
+        gc.sweep_time = number(&r);
+    }
     tg_report report = {
         .program = (mode & 1) ? program : NULL,
         .clock = "wall",
@@ -121,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .method_count = method_count,
         .edges = edges,
         .edge_count = edge_count,
+        .gc = (mode & 64) ? &gc : NULL,
     };
     tg_dot_options opts;
     tg_dot_options_default(&opts);

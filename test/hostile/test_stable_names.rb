@@ -29,7 +29,7 @@ class TestStableNames < Minitest::Test
       nested::Inner.new.deep
       object.hi
     end
-    puts JSON.generate(profile.methods.map(&:name).sort)
+    puts JSON.generate((profile.methods.map(&:name) - Tracegraph::Profile::GC_NODES).sort)
   RUBY
 
   def names_of_one_run

@@ -45,12 +45,25 @@ class TestCli < Minitest::Test
   end
 
   def test_default_output_and_options
-    _, err, status = tracegraph("--clock", "cpu", "--no-c-calls", "--max-nodes", "2", "--flat", @script)
+    _, err, status = tracegraph("--clock", "cpu", "--no-c-calls", "--no-gc", "--max-nodes", "2", "--flat", @script)
     assert status.success?, err
     dot = File.read(File.join(@dir, "call_graph.dot"))
     assert_match(/Clock: cpu/, dot)
     assert_match(/Showing 2 of 2 methods/, dot)
     assert_match(/calls\s+self\s+total/, err)
+  end
+
+  def test_no_gc
+    _, err, status = tracegraph("--no-gc", "-o", "gc.json", "-e", "def collect = GC.start; collect")
+    assert status.success?, err
+    profile = Tracegraph::Profile.load_json(File.join(@dir, "gc.json"))
+    assert_equal 1, profile["Object#collect"].calls
+    assert_nil profile[Tracegraph::Profile::GC_NODE]
+    _, err, status = tracegraph("-o", "gc.json", "-e", "def collect = GC.start; collect")
+    assert status.success?, err
+    profile = Tracegraph::Profile.load_json(File.join(@dir, "gc.json"))
+    assert_operator profile.edge("GC.start", Tracegraph::Profile::GC_NODE).calls, :>=, 1
+    assert_operator profile.gc.runs, :>=, 1
   end
 
   def test_dash_e
@@ -131,6 +144,7 @@ class TestCli < Minitest::Test
     assert status.success?
     assert_match(/Usage: tracegraph \[options\] script.rb/, out)
     assert_match(/--no-c-calls/, out)
+    assert_match(/--no-gc/, out)
     assert_includes out, ".callgrind .pb.gz .speedscope.json .firefox.json .pdf .svg .png or callgrind.out[.NAME]"
     out, _, status = tracegraph("--version")
     assert status.success?

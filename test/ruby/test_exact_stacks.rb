@@ -232,22 +232,29 @@ class TestExactStacks < Minitest::Test
     end
   end
 
+  # Garbage collection's nodes are tracegraph's own; TracePoint has no such calls.
+  GC_NODES = Tracegraph::Profile::GC_NODES
+
   def tracegraph_edges(profile)
     edges = Hash.new(0)
-    profile.edges.each { |e| edges[[e.caller.name, e.callee.name]] += e.calls }
+    profile.edges.each do |e|
+      edges[[e.caller.name, e.callee.name]] += e.calls unless GC_NODES.include?(e.callee.name)
+    end
     edges.to_h
   end
 
   # Folded stacks from the call tree: each node's path => its calls.
   # Paths are built from the parent's (nodes come after their parents),
   # not with CallTreeNode#stack, which would take time quadratic in the
-  # depth of a stack overflow. With recursive names, runs of more than
+  # depth of a stack overflow. GC nodes are left out. With recursive names, runs of more than
   # long_run consecutive frames of them fold into one "..." element.
   def tracegraph_stacks(profile, recursive = [], long_run = nil)
     state = {}.compare_by_identity # node => [prefix, run]: run is an Array of names, or :long
     stacks = Hash.new(0)
     profile.call_tree.nodes.each do |node|
       name = node.method.name
+      next if GC_NODES.include?(name) # and so are its children, GC nodes too
+
       prefix, run = node.parent ? state.fetch(node.parent) : [nil, []]
       if recursive.include?(name)
         run = run == :long || run.size >= long_run ? :long : run + [name]

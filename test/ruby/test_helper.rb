@@ -17,6 +17,11 @@ module ProfileAssertions
                  "self times must add up to the threads' profiled time"
   end
 
+  # The program's own methods and calls: without garbage collection's
+  # nodes, which appear whenever the collector happened to run.
+  def program_methods(profile) = profile.methods.reject { |m| Tracegraph::Profile::GC_NODES.include?(m.name) }
+  def program_edges(profile) = profile.edges.reject { |e| Tracegraph::Profile::GC_NODES.include?(e.callee.name) }
+
   def method_named(profile, name)
     profile[name] || flunk("#{name} not in profile: #{profile.methods.map(&:name).sort.inspect}")
   end
