@@ -44,6 +44,20 @@ static tg_gc_event core_event(rb_event_flag_t flag)
 /* Runs inside the collector. rb_tracearg_event_flag only reads the
  * argument; the context lookup allocates no Ruby object. The clock is
  * read at a step's enter and at events inside a recorded step only. */
+/* Creates the pseudo-method the core is about to push, if it has none yet:
+ * on entering a step, the step's (and its phase's, if a collection is
+ * under way); on a phase starting inside a step, that phase's. */
+static void create_pseudo_methods(tg_gc_event event)
+{
+    tg_gc *g = &G.gc;
+    bool entering = event == TG_GC_ENTER;
+    if (entering && g->step == TG_NONE) g->step = tracegraph_gc_method(TG_GC_NODE_STEP);
+    bool marking = event == TG_GC_START || (entering && g->phase == TG_GC_MARKING);
+    bool sweeping = event == TG_GC_END_MARK || (entering && g->phase == TG_GC_SWEEPING);
+    if (marking && g->marking == TG_NONE) g->marking = tracegraph_gc_method(TG_GC_NODE_MARKING);
+    if (sweeping && g->sweeping == TG_NONE) g->sweeping = tracegraph_gc_method(TG_GC_NODE_SWEEPING);
+}
+
 static void on_gc_event(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
@@ -51,6 +65,7 @@ static void on_gc_event(VALUE data, rb_trace_arg_t *arg)
     uint64_t now = 0;
     tg_context *c = NULL;
     if (event == TG_GC_ENTER || tg_gc_in_step(&G.gc)) c = tracegraph_event_context(arg, &now);
+    if (c) create_pseudo_methods(event);
     tg_gc_event_at(&G.gc, G.prof, c, event, now);
 }
 
@@ -92,11 +107,11 @@ static void uninstall(void)
     G.installed = false;
 }
 
-void gc_events_start(tg_profiler *p, uint32_t step, uint32_t marking, uint32_t sweeping)
+void gc_events_start(tg_profiler *p)
 {
     uninstall();
     G.prof = p;
-    tg_gc_init(&G.gc, step, marking, sweeping, current_phase());
+    tg_gc_init(&G.gc, TG_NONE, TG_NONE, TG_NONE, current_phase());
     install();
 }
 

@@ -21,10 +21,15 @@
  * Allocates no Ruby object: safe inside the collector. */
 tg_context *tracegraph_event_context(rb_trace_arg_t *arg, uint64_t *now);
 
-/* Outside the hook, with the GVL, at start: `step`, `marking` and
- * `sweeping` are the reserved pseudo-methods (TG_NONE: record nothing).
- * Reads where the collector is and installs the hook. */
-void gc_events_start(tg_profiler *p, uint32_t step, uint32_t marking, uint32_t sweeping);
+/* From tracegraph.c: the index of a garbage-collection pseudo-method
+ * (tg_gc_node), created the first time it is about to be pushed, so a
+ * profile holds only those that ran. Plain malloc, no Ruby object: safe
+ * inside the collector. TG_NONE if out of memory (then not recorded). */
+uint32_t tracegraph_gc_method(uint32_t node);
+
+/* Outside the hook, with the GVL, at start: reads where the collector is
+ * and installs the hook. */
+void gc_events_start(tg_profiler *p);
 
 /* Pause removes the hook (GC while paused is not counted); resume reads
  * the collector's phase again, which may have moved, and reinstalls it. */
@@ -35,7 +40,7 @@ void gc_events_resume(void);
 void gc_events_stop(void);
 
 /* For the result: [runs, step index, marking index, sweeping index], the
- * indexes as in the result's methods (-1 if not reserved). */
+ * indexes as in the result's methods (-1 if never pushed). */
 VALUE gc_events_result(void);
 
 #endif

@@ -18,10 +18,11 @@
  * own self time is what neither phase covers. The caller's self time loses
  * exactly the GC time, as for any callee.
  *
- * The three pseudo-methods are reserved by the binding before recording
- * starts. Events here allocate only what any push does (a frame slot, an
- * edge the first time a method triggers GC), with plain malloc: nothing
- * here can call back into Ruby.
+ * The binding makes each pseudo-method the first time it is about to be
+ * pushed (TG_NONE until then: nothing is pushed for it). Events here
+ * allocate only what any push does (a frame slot, an edge the first time
+ * a method triggers GC), with plain malloc: nothing here can call back
+ * into Ruby.
  */
 #ifndef TG_GC_H
 #define TG_GC_H
@@ -45,7 +46,7 @@ typedef enum tg_gc_event {
     TG_GC_EXIT,
 } tg_gc_event;
 
-/* Which reserved pseudo-method; also the second half of its key. */
+/* Which pseudo-method; also the second half of its key. */
 typedef enum tg_gc_node {
     TG_GC_NODE_STEP = 1,     /* "(garbage collection)" */
     TG_GC_NODE_MARKING,      /* "(garbage collection: marking)" */
@@ -64,7 +65,8 @@ typedef struct tg_gc {
 const char *tg_gc_node_name(uint32_t node);
 
 /* Starts tracking with the collector in `phase` (where an unfinished
- * collection may leave it) and the three reserved method indexes. */
+ * collection may leave it) and the three pseudo-methods' indexes (TG_NONE:
+ * not made yet; the binding sets them before they are pushed). */
 void tg_gc_init(tg_gc *g, uint32_t step, uint32_t marking, uint32_t sweeping, tg_gc_phase phase);
 
 /* Where the collector is now, when events were missed (a pause). Any open

@@ -454,6 +454,13 @@ static TG_SLOW_PATH thread_rec *event_thread(rb_trace_arg_t *arg)
     return th;
 }
 
+/* For the GC hook (gc_events.h): a pseudo-method's key (nil, node) cannot
+ * be a real method's, which have a class. */
+uint32_t tracegraph_gc_method(uint32_t node)
+{
+    return method_for_call(Qnil, (ID)node, false);
+}
+
 /* For the GC hook (gc_events.h): as the event hook finds its thread. */
 tg_context *tracegraph_event_context(rb_trace_arg_t *arg, uint64_t *now)
 {
@@ -749,15 +756,6 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
     S.cached_thread = Qundef;
     S.hide_next_call = RTEST(hide_next_call);
-    /* Garbage collection's pseudo-methods, reserved now: the GC hook must
-     * not create methods inside the collector. Their key (nil, n) cannot be
-     * a real method's: those have a class. */
-    uint32_t gc_step = TG_NONE, gc_marking = TG_NONE, gc_sweeping = TG_NONE;
-    if (RTEST(gc)) {
-        gc_step = method_for_call(Qnil, TG_GC_NODE_STEP, false);
-        gc_marking = method_for_call(Qnil, TG_GC_NODE_MARKING, false);
-        gc_sweeping = method_for_call(Qnil, TG_GC_NODE_SWEEPING, false);
-    }
     /* Resolve the calling thread here, outside the hook, where allocating
      * its root Fiber object is harmless. */
     if (!current_thread(rb_fiber_current())) {
@@ -769,7 +767,7 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     S.running = true;
     install_hook(session_hook(), S.events);
     /* After the main hook: see tg_pause. */
-    if (RTEST(gc)) gc_events_start(&S.prof, gc_step, gc_marking, gc_sweeping);
+    if (RTEST(gc)) gc_events_start(&S.prof);
     return Qnil;
 }
 
@@ -980,7 +978,7 @@ static VALUE naming_owner(VALUE arg)
  * same in every run. */
 static VALUE method_name(const method_key *k)
 {
-    if (NIL_P(k->klass)) return rb_utf8_str_new_cstr(tg_gc_node_name((uint32_t)k->mid));   /* reserved key */
+    if (NIL_P(k->klass)) return rb_utf8_str_new_cstr(tg_gc_node_name((uint32_t)k->mid));   /* a GC pseudo-method: tracegraph_gc_method */
     VALUE owner = k->klass, name = Qnil, attached = Qnil;
     const char *separator = "#";
     if (RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON)) {

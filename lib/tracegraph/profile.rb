@@ -92,7 +92,9 @@ module Tracegraph
       end
       call_tree = tree && call_tree_from(tree, methods, threads)
       gc_runs, *reserved = gc || [0]
-      # The GC pseudo-methods are reserved at start; those never called go.
+      # The GC pseudo-methods are made when first pushed; one that got no
+      # call (out of memory) goes. (The call tree keeps the recorded indexes:
+      # CallTree#native_methods.)
       unused = reserved.filter_map { |i| methods[i] if i >= 0 && methods[i].calls.zero? }
       methods -= unused unless unused.empty?
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
