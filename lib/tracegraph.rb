@@ -20,7 +20,7 @@ module Tracegraph
 
   CLOCKS = %i[wall cpu thread_cpu].freeze
   THREADS = %i[all current].freeze
-  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes exact_clock threads].freeze
+  START_OPTIONS = %i[clock c_calls blocks call_tree max_call_tree_nodes exact_clock threads].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
 
   class << self
@@ -33,6 +33,9 @@ module Tracegraph
     #            the kernel keeps time with it), :cpu (process CPU time),
     #            :thread_cpu (the running thread's CPU time)
     #   c_calls: also trace methods implemented in C (default true)
+    #   blocks:  give each block a node of its own, "block in Foo#bar",
+    #            below the method that runs it (default true); false
+    #            charges a block's work to whatever runs it (Array#each)
     #   call_tree: also keep one node per distinct call path, for folded
     #              stacks and flame graphs (default false)
     #   max_call_tree_nodes: the call tree's cap (default 1,000,000); past
@@ -47,7 +50,7 @@ module Tracegraph
     #              calling thread and its fibers (Ruby filters the other
     #              threads out before calling our hook)
     def start(**options)
-      _start(*parse_start_options(options, hide_next_call: false))
+      _start(*parse_start_options(options, hide_next_call: false), false)
       nil
     end
 
@@ -57,7 +60,7 @@ module Tracegraph
     # returns or raises, through the at_exit handlers: stop it at the end
     # (the tracegraph command does, with at_process_end).
     def profile_main(iseq, **options)
-      _start(*parse_start_options(options, hide_next_call: true))
+      _start(*parse_start_options(options, hide_next_call: true), false)
       iseq.eval
     end
 
@@ -86,7 +89,9 @@ module Tracegraph
     def profile(**options)
       raise ArgumentError, "Tracegraph.profile needs a block" unless block_given?
 
-      start(**options)
+      # As start, but the block given here is not a node of its own: what
+      # it calls are the roots, as without blocks.
+      _start(*parse_start_options(options, hide_next_call: false), true)
       begin
         yield
       ensure
@@ -100,7 +105,8 @@ module Tracegraph
     # The arguments of _start: clock, c_calls, hide_next_call (without C
     # calls the load/eval to hide is not traced anyway), call-tree node
     # cap (0 = no tree), exact_clock, whether to record the calling thread
-    # only.
+    # only, blocks as frames. (_start's last argument, whether to leave out
+    # the next block the calling thread runs, is added by the caller.)
     def parse_start_options(options, hide_next_call:)
       OptionChecks.known!(options, START_OPTIONS)
       clock = options.fetch(:clock, :wall)
@@ -108,7 +114,7 @@ module Tracegraph
       unless CLOCKS.include?(clock)
         raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
       end
-      c_calls, call_tree, exact_clock = %i[c_calls call_tree exact_clock].map do |key|
+      c_calls, blocks, call_tree, exact_clock = %i[c_calls blocks call_tree exact_clock].map do |key|
         OptionChecks.boolean!(key, options.fetch(key, key == :c_calls))
       end
       max_nodes = options.fetch(:max_call_tree_nodes, DEFAULT_MAX_CALL_TREE_NODES)
@@ -120,7 +126,7 @@ module Tracegraph
       unless THREADS.include?(threads)
         raise ArgumentError, "threads must be :all or :current, not #{options[:threads].inspect}"
       end
-      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock, threads == :current]
+      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock, threads == :current, blocks]
     end
   end
 end
