@@ -91,6 +91,9 @@ module Tracegraph
           options[:start][:clock] = v.to_sym
         end
         o.on("--no-c-calls", "Record only methods written in Ruby") { options[:start][:c_calls] = false }
+        o.on("--no-blocks", "No nodes for blocks: their work is charged to what runs them") do
+          options[:start][:blocks] = false
+        end
         o.on("--call-tree", "Keep every distinct call path (implied by a .folded output)") do
           options[:start][:call_tree] = true
         end
