@@ -43,6 +43,56 @@ class TestCounts < TracegraphTest
     assert_consistent profile
   end
 
+  # blocks: true: each block is a method of its own, between Range#each
+  # and what the block calls, with its file and first line.
+  def test_seed_program_counts_are_exact_with_blocks
+    program = SeedProgram.new
+    profile = Tracegraph.profile(blocks: true, threads: :current) { program.main }
+    main_block = "block in SeedProgram#main"
+    roots_block = "block in SeedProgram#find_many_square_roots"
+    squares_block = "block in SeedProgram#find_many_squares"
+
+    assert_equal 3, method_named(profile, main_block).calls
+    assert_equal 15_000, method_named(profile, roots_block).calls
+    assert_equal 15_000, method_named(profile, squares_block).calls
+    assert_equal 7, method_named(profile, "Range#each").calls
+    assert_equal [__FILE__, 9], [method_named(profile, main_block).file, method_named(profile, main_block).line]
+    assert_equal 16, method_named(profile, roots_block).line
+
+    assert_equal 1, edge_named(profile, "SeedProgram#main", "Range#each").calls
+    assert_equal 3, edge_named(profile, "Range#each", main_block).calls
+    assert_equal 3, edge_named(profile, main_block, "SeedProgram#find_many_square_roots").calls
+    assert_equal 3, edge_named(profile, main_block, "SeedProgram#find_many_squares").calls
+    assert_equal 3, edge_named(profile, "SeedProgram#find_many_square_roots", "Range#each").calls
+    assert_equal 15_000, edge_named(profile, "Range#each", roots_block).calls
+    assert_equal 15_000, edge_named(profile, roots_block, "Math.sqrt").calls
+    assert_equal 15_000, edge_named(profile, "Range#each", squares_block).calls
+    assert_equal 15_000, edge_named(profile, squares_block, "Integer#**").calls
+    # Not the block given to Tracegraph.profile: main is still the root.
+    assert_equal 9, profile.methods.size, profile.methods.map(&:name).inspect
+    assert_equal 10, profile.edges.size
+    assert_consistent profile
+  end
+
+  class Made
+    define_method(:made) { [1, 2].map { |x| x * 2 } }
+  end
+
+  # A define_method method is one method, with its name; the blocks in its
+  # body count their levels from it.
+  def test_define_method_keeps_its_name_with_blocks
+    object = Made.new
+    profile = Tracegraph.profile(blocks: true, threads: :current) { 2.times { object.made } }
+    assert_equal 2, method_named(profile, "TestCounts::Made#made").calls
+    assert_equal 4, method_named(profile, "block in TestCounts::Made#made").calls
+    assert_equal 2, edge_named(profile, "TestCounts::Made#made", "Array#map").calls
+    assert_equal 4, edge_named(profile, "Array#map", "block in TestCounts::Made#made").calls
+    assert_equal 2, edge_named(profile, "block (2 levels) in TestCounts#test_define_method_keeps_its_name_with_blocks",
+                               "TestCounts::Made#made").calls
+    assert profile.methods.none? { |m| m.name.include?("<class:") }, profile.methods.map(&:name).inspect
+    assert_consistent profile
+  end
+
   def test_locations_of_ruby_methods_and_none_for_c
     profile = Tracegraph.profile { SeedProgram.new.main }
     main = method_named(profile, "SeedProgram#main")
