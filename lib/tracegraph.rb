@@ -115,7 +115,7 @@ module Tracegraph
         raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
       end
       c_calls, blocks, call_tree, exact_clock = %i[c_calls blocks call_tree exact_clock].map do |key|
-        OptionChecks.boolean!(key, options.fetch(key, key == :c_calls))
+        OptionChecks.boolean!(key, options.fetch(key, %i[c_calls blocks].include?(key)))
       end
       max_nodes = options.fetch(:max_call_tree_nodes, DEFAULT_MAX_CALL_TREE_NODES)
       unless max_nodes.is_a?(Integer) && max_nodes.between?(1, 2**32 - 2)

@@ -22,9 +22,10 @@ class SeedProgram
 end
 
 class TestCounts < TracegraphTest
-  def test_seed_program_counts_are_exact
+  # blocks: false, the method-only view: Range#each runs the blocks' work.
+  def test_seed_program_counts_are_exact_without_blocks
     program = SeedProgram.new
-    profile = Tracegraph.profile { program.main }
+    profile = Tracegraph.profile(blocks: false) { program.main }
 
     assert_equal 1, method_named(profile, "SeedProgram#main").calls
     assert_equal 3, method_named(profile, "SeedProgram#find_many_square_roots").calls
@@ -43,11 +44,12 @@ class TestCounts < TracegraphTest
     assert_consistent profile
   end
 
-  # blocks: true: each block is a method of its own, between Range#each
-  # and what the block calls, with its file and first line.
-  def test_seed_program_counts_are_exact_with_blocks
+  # Blocks as frames (the default): each block is a method of its own,
+  # between Range#each and what the block calls, with its file and first
+  # line.
+  def test_seed_program_counts_are_exact
     program = SeedProgram.new
-    profile = Tracegraph.profile(blocks: true, threads: :current) { program.main }
+    profile = Tracegraph.profile(threads: :current) { program.main }
     main_block = "block in SeedProgram#main"
     roots_block = "block in SeedProgram#find_many_square_roots"
     squares_block = "block in SeedProgram#find_many_squares"
@@ -82,7 +84,7 @@ class TestCounts < TracegraphTest
   # body count their levels from it.
   def test_define_method_keeps_its_name_with_blocks
     object = Made.new
-    profile = Tracegraph.profile(blocks: true, threads: :current) { 2.times { object.made } }
+    profile = Tracegraph.profile(threads: :current) { 2.times { object.made } }
     assert_equal 2, method_named(profile, "TestCounts::Made#made").calls
     assert_equal 4, method_named(profile, "block in TestCounts::Made#made").calls
     assert_equal 2, edge_named(profile, "TestCounts::Made#made", "Array#map").calls
@@ -106,9 +108,15 @@ class TestCounts < TracegraphTest
 
   def test_without_c_calls_only_ruby_methods_are_recorded
     profile = Tracegraph.profile(c_calls: false) { SeedProgram.new.main }
-    assert_equal %w[SeedProgram#find_many_square_roots SeedProgram#find_many_squares SeedProgram#main],
+    assert_equal ["SeedProgram#find_many_square_roots", "SeedProgram#find_many_squares", "SeedProgram#main",
+                  "block in SeedProgram#find_many_square_roots", "block in SeedProgram#find_many_squares",
+                  "block in SeedProgram#main"],
                  profile.methods.map(&:name).sort
-    assert_equal 3, edge_named(profile, "SeedProgram#main", "SeedProgram#find_many_squares").calls
+    # Range#each is not recorded: the blocks hang from the methods they are in.
+    assert_equal 3, edge_named(profile, "SeedProgram#main", "block in SeedProgram#main").calls
+    assert_equal 3, edge_named(profile, "block in SeedProgram#main", "SeedProgram#find_many_squares").calls
+    assert_equal 15_000,
+                 edge_named(profile, "SeedProgram#find_many_squares", "block in SeedProgram#find_many_squares").calls
     assert_consistent profile
   end
 
@@ -134,7 +142,8 @@ class TestCounts < TracegraphTest
     Tracegraph.start
     program.find_many_squares
     profile = Tracegraph.stop
-    assert_equal ["Integer#**", "Range#each", "SeedProgram#find_many_squares"], profile.methods.map(&:name).sort
+    assert_equal ["Integer#**", "Range#each", "SeedProgram#find_many_squares", "block in SeedProgram#find_many_squares"],
+                 profile.methods.map(&:name).sort
     assert profile.edges.none? { |e| e.caller.name.start_with?("Tracegraph") }
   end
 
@@ -154,7 +163,8 @@ class TestCounts < TracegraphTest
   # A method that sets $~ keeps it where the entry usually sits.
   def test_redefined_methods_and_methods_using_backrefs_count_once_by_name
     object = Redefined.new
-    profile = Tracegraph.profile(c_calls: false) do
+    # Method-only: the three blocks here would be methods too.
+    profile = Tracegraph.profile(c_calls: false, blocks: false) do
       [1, 2, 3].each { object.call_both }
       Redefined.class_eval { def greet = :second }
       [1, 2, 3].each { object.call_both }

@@ -31,7 +31,10 @@ class TestFolded < TracegraphTest
     profile = Tracegraph.profile(call_tree: true) { 2.times { a }; Thread.new { c }.join }
     lines = parse_folded(profile.to_folded)
     assert_equal profile.total_time, lines.sum(&:last)
-    assert(lines.any? { |frames, _| frames.first == "TestFolded#c" }, "a thread's stack starts at its own bottom frame")
+    # The thread's block is its bottom frame.
+    thread_block = "block (2 levels) in TestFolded#test_with_c_calls_and_threads"
+    assert(lines.any? { |frames, _| frames.first(2) == [thread_block, "TestFolded#c"] },
+           "a thread's stack starts at its own bottom frame")
     tree_calls = profile.call_tree.nodes.select { |n| n.method.name == "TestFolded#b" }.sum(&:calls)
     assert_equal 3, tree_calls
   end
