@@ -1,9 +1,10 @@
 /*
  * tracegraph.c - the Ruby binding: the event hook, GC marking, and naming.
  *
- * This is the only file that includes ruby.h. It translates Ruby's events
- * into the plain-C core (tg_profiler) and the core's numbers back into
- * Ruby objects. Sections, top-down:
+ * With block_frames.c (blocks as frames: keys and names), the only code
+ * that includes ruby.h. It translates Ruby's events into the plain-C core
+ * (tg_profiler) and the core's numbers back into Ruby objects. Sections,
+ * top-down:
  *   1. session state and GC marking
  *   2. where events happen on the VM stack (frame positions)
  *   3. threads and fibers -> shadow stacks (contexts)
