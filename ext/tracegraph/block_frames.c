@@ -1,6 +1,8 @@
 /* block_frames.c - see block_frames.h. */
 #include "block_frames.h"
 
+#include <string.h>
+
 #include <ruby/encoding.h>
 
 static VALUE mTracegraph;
@@ -16,10 +18,10 @@ bool tg_block_public_frame(rb_trace_arg_t *arg, VALUE *frame, int *line)
     return true;
 }
 
-VALUE tg_block_public_return_frame(void)
+bool tg_block_public_is_block(VALUE frame)
 {
-    VALUE buf[1] = {Qnil};
-    return rb_profile_frames(0, 1, buf, NULL) == 1 ? buf[0] : Qnil;
+    VALUE label = rb_profile_frame_label(frame);
+    return RB_TYPE_P(label, T_STRING) && RSTRING_LEN(label) > 6 && memcmp(RSTRING_PTR(label), "block ", 6) == 0;
 }
 
 typedef struct naming_call {

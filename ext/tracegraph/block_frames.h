@@ -23,8 +23,9 @@
  * their call, then b_call, then b_return, then return. The method is
  * counted once, as the method: its b_call and b_return are skipped (with
  * VM reads by the frame's flag; publicly, a b_call right after the call
- * of the same method whose block starts on the line Ruby reports is that
- * method's body, remembered in its key so its b_return is skipped too).
+ * of the same method, whose frame object is a block's iseq (a method's
+ * own blocks answer the method's entry), is that method's body,
+ * remembered in its key so its b_return is skipped too).
  *
  * Names are made at stop, never in the hook: see tg_block_name.
  */
@@ -40,13 +41,14 @@
 #define TG_BLOCK_KEY_TAG ((uint64_t)1 << 63)
 
 /* Public API only: the running block's frame object (its iseq, or the
- * enclosing method's entry) and first line. False if Ruby reports no
- * Ruby frame. No allocation: usable in the hook. */
+ * enclosing method's entry) and, at a b_call, its first line. False if
+ * Ruby reports no Ruby frame. No allocation: usable in the hook. */
 bool tg_block_public_frame(rb_trace_arg_t *arg, VALUE *frame, int *line);
 
-/* The running frame object, as tg_block_public_frame, for a b_return
- * (whose line is the block's last). */
-VALUE tg_block_public_return_frame(void);
+/* Is a frame object of tg_block_public_frame a block's own iseq (Ruby
+ * labels it "block ...")? It is not when it is the entry of the ordinary
+ * method the block is in. Reads the label Ruby keeps: no allocation. */
+bool tg_block_public_is_block(VALUE frame);
 
 /* At stop. A block's name, the way backtraces print it, with the
  * enclosing method named as tracegraph names methods: "block in Foo#bar",

@@ -576,12 +576,9 @@ static TG_SLOW_PATH uint32_t block_public(rb_trace_arg_t *arg, bool call, uint32
     ID mid = NIL_P(owner) ? 0 : vm_symbol_id(rb_tracearg_method_id(arg));
     uint32_t method = NIL_P(owner) || !mid ? TG_NONE : tg_profiler_find_method(&S.prof, (uint64_t)owner, mid);
     if (call) {
-        if (method != TG_NONE && method == last_call && !S.keys[method].is_c) {
-            VALUE first = rb_profile_frame_first_lineno(frame);
-            if (FIXNUM_P(first) && FIX2INT(first) == line) {
-                S.keys[method].owner = frame;   /* a define_method method's body */
-                return METHOD_IGNORED;
-            }
+        if (method != TG_NONE && method == last_call && !S.keys[method].is_c && tg_block_public_is_block(frame)) {
+            S.keys[method].owner = frame;   /* a define_method method's body */
+            return METHOD_IGNORED;
         }
         return block_for_call(frame, line, owner, mid);
     }
