@@ -4,21 +4,25 @@
 module Configs
   Config = Struct.new(:name, :label, :library, :peer, :wrap, keyword_init: true)
 
-  def self.floor(name, label, clock_id, c_calls: true)
+  def self.floor(name, label, clock_id, c_calls: true, blocks: false)
     Config.new(name: name, label: label, library: "tracegraph_bench_floor", peer: false,
                wrap: lambda { |work|
-                 TracegraphBenchFloor.start(clock_id, c_calls)
+                 TracegraphBenchFloor.start(clock_id, c_calls, blocks)
                  work.call
                  TracegraphBenchFloor.stop
                })
   end
 
-  def self.tracegraph(clock, c_calls, gc: true)
-    Config.new(name: "tracegraph_#{clock}#{'_no_c' unless c_calls}#{'_no_gc' unless gc}",
-               label: "tracegraph :#{clock}#{', c_calls: false' unless c_calls}#{', gc: false' unless gc}",
+  # blocks: true is tracegraph's default (a node per block); blocks:
+  # false is the method-only view, listening to fewer events. gc: false
+  # leaves the garbage-collection hook out.
+  def self.tracegraph(clock, c_calls, gc: true, blocks: true)
+    Config.new(name: "tracegraph_#{clock}#{'_no_c' unless c_calls}#{'_no_gc' unless gc}#{'_no_blocks' unless blocks}",
+               label: "tracegraph :#{clock}#{', c_calls: false' unless c_calls}#{', gc: false' unless gc}" \
+                      "#{', blocks: false' unless blocks}",
                library: "tracegraph", peer: false,
                wrap: lambda { |work|
-                 Tracegraph.start(clock: clock, c_calls: c_calls, gc: gc)
+                 Tracegraph.start(clock: clock, c_calls: c_calls, gc: gc, blocks: blocks)
                  work.call
                  Tracegraph.stop
                })
@@ -43,6 +47,9 @@ module Configs
     # it; this floor reads the same counter, so the gap to it is tracegraph's
     # bookkeeping alone.
     floor("floor_tsc", "floor: hook + rdtsc", :tsc),
+    # The same with b_call and b_return hooked too, as tracegraph's default
+    # (blocks: true) does.
+    floor("floor_tsc_blocks", "floor: hook + rdtsc, block events too", :tsc, blocks: true),
     # :cpu and :thread_cpu read clocks that cost a system call here; this
     # floor shows how much of their cost is the clock alone.
     floor("floor_process_cpu", "floor: hook + CLOCK_PROCESS_CPUTIME_ID", Process::CLOCK_PROCESS_CPUTIME_ID),
@@ -50,6 +57,7 @@ module Configs
     # Without the garbage-collection hook: beside tracegraph :wall, what
     # recording GC costs (the allocation workload collects most).
     tracegraph(:wall, true, gc: false),
+    tracegraph(:wall, true, blocks: false),
     ruby_prof("ruby_prof_wall", "ruby-prof WALL_TIME", :WALL_TIME),
     ruby_prof("ruby_prof_process", "ruby-prof PROCESS_TIME", :PROCESS_TIME),
     Config.new(name: "stackprof_wall", label: "stackprof :wall (sampling, 1 ms)", library: "stackprof", peer: true,

@@ -6,7 +6,9 @@ class Report
   # The rows of the ratio table: [label, numerator config, denominator config].
   RATIOS = [
     ["tracegraph :wall ÷ floor + CLOCK_MONOTONIC", "tracegraph_wall", "floor_monotonic"],
-    ["tracegraph :wall ÷ floor + rdtsc (bookkeeping alone)", "tracegraph_wall", "floor_tsc"],
+    ["tracegraph :wall ÷ floor + rdtsc, block events too (bookkeeping alone)", "tracegraph_wall", "floor_tsc_blocks"],
+    ["tracegraph :wall, blocks: false ÷ floor + rdtsc (bookkeeping alone)", "tracegraph_wall_no_blocks", "floor_tsc"],
+    ["tracegraph :wall ÷ tracegraph :wall, blocks: false (what blocks cost)", "tracegraph_wall", "tracegraph_wall_no_blocks"],
     ["tracegraph :wall ÷ ruby-prof WALL_TIME", "tracegraph_wall", "ruby_prof_wall"],
     ["tracegraph :wall ÷ tracegraph :wall, gc: false (the GC hook)", "tracegraph_wall", "tracegraph_wall_no_gc"],
     ["tracegraph :wall, c_calls: false ÷ floor: empty hook, call/return only", "tracegraph_wall_no_c", "floor_empty_no_c"],

@@ -20,7 +20,7 @@ module Tracegraph
 
   CLOCKS = %i[wall cpu thread_cpu].freeze
   THREADS = %i[all current].freeze
-  START_OPTIONS = %i[clock c_calls call_tree max_call_tree_nodes exact_clock threads gc].freeze
+  START_OPTIONS = %i[clock c_calls blocks call_tree max_call_tree_nodes exact_clock threads gc].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
   # The core's limit (TG_CALLTREE_MAX_NODES): node indexes stay below the
   # codes of the threads' roots.
@@ -36,6 +36,9 @@ module Tracegraph
     #            the kernel keeps time with it), :cpu (process CPU time),
     #            :thread_cpu (the running thread's CPU time)
     #   c_calls: also trace methods implemented in C (default true)
+    #   blocks:  give each block a node of its own, "block in Foo#bar",
+    #            below the method that runs it (default true); false
+    #            charges a block's work to whatever runs it (Array#each)
     #   call_tree: also keep one node per distinct call path, for folded
     #              stacks and flame graphs (default false)
     #   max_call_tree_nodes: the call tree's cap (default 1,000,000); past
@@ -53,7 +56,7 @@ module Tracegraph
     #              under the methods running when it ran (default true);
     #              false leaves its time in those methods' self time
     def start(**options)
-      _start(*parse_start_options(options, hide_next_call: false))
+      _start(*parse_start_options(options, hide_next_call: false), false)
       nil
     end
 
@@ -63,7 +66,7 @@ module Tracegraph
     # returns or raises, through the at_exit handlers: stop it at the end
     # (the tracegraph command does, with at_process_end).
     def profile_main(iseq, **options)
-      _start(*parse_start_options(options, hide_next_call: true))
+      _start(*parse_start_options(options, hide_next_call: true), false)
       iseq.eval
     end
 
@@ -92,7 +95,9 @@ module Tracegraph
     def profile(**options)
       raise ArgumentError, "Tracegraph.profile needs a block" unless block_given?
 
-      start(**options)
+      # As start, but the block given here is not a node of its own: what
+      # it calls are the roots, as without blocks.
+      _start(*parse_start_options(options, hide_next_call: false), true)
       begin
         yield
       ensure
@@ -106,7 +111,8 @@ module Tracegraph
     # The arguments of _start: clock, c_calls, hide_next_call (without C
     # calls the load/eval to hide is not traced anyway), call-tree node
     # cap (0 = no tree), exact_clock, whether to record the calling thread
-    # only, gc.
+    # only, gc, blocks as frames. (_start's last argument, whether to leave
+    # out the next block the calling thread runs, is added by the caller.)
     def parse_start_options(options, hide_next_call:)
       OptionChecks.known!(options, START_OPTIONS)
       clock = options.fetch(:clock, :wall)
@@ -114,8 +120,8 @@ module Tracegraph
       unless CLOCKS.include?(clock)
         raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
       end
-      c_calls, call_tree, exact_clock, gc = %i[c_calls call_tree exact_clock gc].map do |key|
-        OptionChecks.boolean!(key, options.fetch(key, %i[c_calls gc].include?(key)))
+      c_calls, blocks, call_tree, exact_clock, gc = %i[c_calls blocks call_tree exact_clock gc].map do |key|
+        OptionChecks.boolean!(key, options.fetch(key, %i[c_calls blocks gc].include?(key)))
       end
       max_nodes = options.fetch(:max_call_tree_nodes, DEFAULT_MAX_CALL_TREE_NODES)
       unless max_nodes.is_a?(Integer) && max_nodes.between?(1, MAX_CALL_TREE_NODES)
@@ -127,7 +133,8 @@ module Tracegraph
       unless THREADS.include?(threads)
         raise ArgumentError, "threads must be :all or :current, not #{options[:threads].inspect}"
       end
-      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock, threads == :current, gc]
+      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock, threads == :current, gc,
+       blocks]
     end
   end
 end

@@ -47,14 +47,19 @@ static void add_hook(void (*hook)(VALUE, rb_trace_arg_t *))
                        RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
 }
 
-/* TracegraphBenchFloor.start(clock_id, c_calls): clock_id is nil for the
- * empty hook, :tsc to read the time-stamp counter, or a Process::CLOCK_*
- * constant to read that clock once per event. c_calls false hooks Ruby
- * calls and returns only, the floor for tracegraph's c_calls: false. */
-static VALUE floor_start(VALUE mod, VALUE clock_id, VALUE c_calls)
+/* TracegraphBenchFloor.start(clock_id, c_calls, blocks = false): clock_id
+ * is nil for the empty hook, :tsc to read the time-stamp counter, or a
+ * Process::CLOCK_* constant to read that clock once per event. c_calls
+ * false hooks Ruby calls and returns only, the floor for tracegraph's
+ * c_calls: false. blocks also hooks b_call and b_return, the events
+ * tracegraph listens to with blocks: true (its default). */
+static VALUE floor_start(int argc, VALUE *argv, VALUE mod)
 {
     (void)mod;
+    rb_check_arity(argc, 2, 3);
+    VALUE clock_id = argv[0], c_calls = argv[1], blocks = argc > 2 ? argv[2] : Qfalse;
     floor_events = RTEST(c_calls) ? FLOOR_EVENTS : (RUBY_EVENT_CALL | RUBY_EVENT_RETURN);
+    if (RTEST(blocks)) floor_events |= RUBY_EVENT_B_CALL | RUBY_EVENT_B_RETURN;
     if (NIL_P(clock_id)) {
         add_hook(empty_hook);
     } else if (SYMBOL_P(clock_id)) {
@@ -78,6 +83,6 @@ static VALUE floor_stop(VALUE mod)
 void Init_tracegraph_bench_floor(void)
 {
     VALUE mod = rb_define_module("TracegraphBenchFloor");
-    rb_define_singleton_method(mod, "start", floor_start, 2);
+    rb_define_singleton_method(mod, "start", floor_start, -1);
     rb_define_singleton_method(mod, "stop", floor_stop, 0);
 }

@@ -79,7 +79,12 @@ static inline const VALUE *vm_frame_ep(uint64_t cfp)
 #define VM_FRAME_MAGIC_CFUNC 0x55550001
 #define VM_FRAME_FLAG_BMETHOD 0x0040
 
-typedef enum vm_frame_kind { VM_FRAME_OTHER, VM_FRAME_RUBY_METHOD, VM_FRAME_C_METHOD } vm_frame_kind;
+/* The imemo type (internal/imemo.h) sits in the 4 bits above the flags
+ * Ruby reserves (FL_USHIFT). */
+#define VM_IMEMO_TYPE_MASK ((VALUE)0x0f << RUBY_FL_USHIFT)
+
+/* VM_FRAME_BLOCK: a block's own frame (not a define_method method's). */
+typedef enum vm_frame_kind { VM_FRAME_OTHER, VM_FRAME_RUBY_METHOD, VM_FRAME_C_METHOD, VM_FRAME_BLOCK } vm_frame_kind;
 
 static inline vm_frame_kind vm_frame_kind_at(uint64_t cfp)
 {
@@ -87,9 +92,36 @@ static inline vm_frame_kind vm_frame_kind_at(uint64_t cfp)
     switch (flags & VM_FRAME_MAGIC_MASK) {
     case VM_FRAME_MAGIC_METHOD: return VM_FRAME_RUBY_METHOD;
     case VM_FRAME_MAGIC_CFUNC: return VM_FRAME_C_METHOD;
-    case VM_FRAME_MAGIC_BLOCK: return (flags & VM_FRAME_FLAG_BMETHOD) ? VM_FRAME_RUBY_METHOD : VM_FRAME_OTHER;
+    case VM_FRAME_MAGIC_BLOCK: return (flags & VM_FRAME_FLAG_BMETHOD) ? VM_FRAME_RUBY_METHOD : VM_FRAME_BLOCK;
     default: return VM_FRAME_OTHER;
     }
+}
+
+/* Is the frame at cfp a define_method method's body (a block frame
+ * flagged BMETHOD)? Its b_call and b_return are the method's own call and
+ * return again: tracegraph counts the method, not a block. */
+static inline bool vm_frame_is_bmethod(uint64_t cfp)
+{
+    return (vm_frame_ep(cfp)[VM_EP_FLAGS] & VM_FRAME_FLAG_BMETHOD) != 0;
+}
+
+/* 3b. The frame's instruction sequence, rb_control_frame_t.iseq: the
+ * third word (after pc and sp) on every version; master renames it
+ * _iseq. For a block frame it is the block's own iseq (an imemo_iseq,
+ * internal/imemo.h type 7), the same object at every call of that block:
+ * tracegraph keys blocks by it. */
+#define VM_CFP_ISEQ_WORD 2
+#define VM_IMEMO_ISEQ ((VALUE)7 << RUBY_FL_USHIFT)
+
+static inline VALUE vm_frame_iseq(uint64_t cfp)
+{
+    return ((const VALUE *)(uintptr_t)cfp)[VM_CFP_ISEQ_WORD];
+}
+
+static inline bool vm_is_iseq(VALUE v)
+{
+    return v && !RB_SPECIAL_CONST_P(v) &&
+           (RBASIC(v)->flags & (RUBY_T_MASK | VM_IMEMO_TYPE_MASK)) == (RUBY_T_IMEMO | VM_IMEMO_ISEQ);
 }
 
 /* 5. The method entry in a Ruby method's frame: ep[-2] is an imemo_ment
@@ -97,7 +129,6 @@ static inline vm_frame_kind vm_frame_kind_at(uint64_t cfp)
  * Ruby reserves, FL_USHIFT), unless the method used $~ (an svar) or the
  * slot holds a cref. rb_method_entry_t (method.h) is flags,
  * defined_class, def, called_id, owner. */
-#define VM_IMEMO_TYPE_MASK ((VALUE)0x0f << RUBY_FL_USHIFT)
 #define VM_IMEMO_MENT ((VALUE)6 << RUBY_FL_USHIFT)
 #define VM_ME_OWNER_WORD 4
 
@@ -142,6 +173,7 @@ static struct vm_probe_state {
     uint64_t cfp[VM_PROBE_EVENTS];
     const void *ec[VM_PROBE_EVENTS];
     ID mid[VM_PROBE_EVENTS];
+    VALUE block_iseq;      /* the iseq in instance_exec's block frame */
 } vm_probe_state;
 
 /* The frame size, from outer's and inner's frames (events 1 and 2); 0
@@ -153,7 +185,7 @@ static uint64_t vm_probe_frame_size(const struct vm_probe_state *st)
 
 /* The frame kinds that calls of known shapes leave live below the event
  * (see vm_probe for the calls); checked while those frames exist. */
-static bool vm_probe_shapes_ok(int i, const struct vm_probe_state *st)
+static bool vm_probe_shapes_ok(int i, struct vm_probe_state *st)
 {
     uint64_t size = vm_probe_frame_size(st);
     uint64_t cfp = st->cfp[i];
@@ -161,12 +193,13 @@ static bool vm_probe_shapes_ok(int i, const struct vm_probe_state *st)
     case 0: case 1: case 2: case 3: case 6:   /* plain method frames */
         return vm_frame_kind_at(cfp) == VM_FRAME_RUBY_METHOD;
     case 4:   /* inner, below instance_exec's block and instance_exec */
-        return size && vm_frame_kind_at(cfp) == VM_FRAME_RUBY_METHOD &&
-               vm_frame_kind_at(cfp + size) == VM_FRAME_OTHER &&
+        if (size && vm_frame_kind_at(cfp + size) == VM_FRAME_BLOCK) st->block_iseq = vm_frame_iseq(cfp + size);
+        return size && vm_frame_kind_at(cfp) == VM_FRAME_RUBY_METHOD && vm_is_iseq(st->block_iseq) &&
+               vm_frame_kind_at(cfp + size) == VM_FRAME_BLOCK &&
                vm_frame_kind_at(cfp + 2 * size) == VM_FRAME_C_METHOD &&
                vm_frame_kind_at(cfp + 3 * size) == VM_FRAME_RUBY_METHOD;
     case 5:   /* a define_method method */
-        return vm_frame_kind_at(cfp) == VM_FRAME_RUBY_METHOD;
+        return vm_frame_kind_at(cfp) == VM_FRAME_RUBY_METHOD && vm_frame_is_bmethod(cfp);
     default:
         return false;
     }
@@ -213,7 +246,8 @@ static VALUE vm_probe_run(VALUE probe)
 /* Checks every read against calls of known shapes and returns what can be
  * trusted. FrameProbe.run calls, in order:
  *   outer -> inner                      (method frames, one slot apart)
- *   through_c -> instance_exec { inner } (method, C method, block, method)
+ *   through_c -> instance_exec { inner } (method, C method, block, method;
+ *                                        the block frame holds its iseq)
  *   bmethod -> inner                    (a define_method method) */
 static vm_layout vm_probe(VALUE probe)
 {
@@ -248,6 +282,13 @@ static vm_layout vm_probe(VALUE probe)
     bool shapes = (end - cfp[0]) % size == 0 && cfp[0] - cfp[1] == size && cfp[0] - cfp[3] == size &&
                   cfp[0] - cfp[5] == size && cfp[3] - cfp[4] == 3 * size && cfp[5] - cfp[6] == size;
     if (!shapes) return layout;
+    /* The block frame's iseq is the block's: Ruby names it so, from the
+     * probe's file (read here, outside the hook). */
+    VALUE label = rb_profile_frame_label(st->block_iseq), path = rb_profile_frame_path(st->block_iseq);
+    if (!RB_TYPE_P(label, T_STRING) || strncmp(RSTRING_PTR(label), "block in ", 9) != 0 ||
+        !RB_TYPE_P(path, T_STRING) || RSTRING_LEN(path) < 14 ||
+        memcmp(RSTRING_PTR(path) + RSTRING_LEN(path) - 14, "frame_probe.rb", 14) != 0)
+        return layout;
     layout.trusted = true;
     layout.frame_size = size;
     tg_stride_init(&layout.frames, size);

@@ -1,8 +1,9 @@
 /*
  * tracegraph.c - the Ruby binding: the event hook, GC marking, and naming.
  *
- * With gc_events.c (garbage collection's own hook), the only file that
- * includes ruby.h. It translates Ruby's events into the plain-C core
+ * With gc_events.c (garbage collection's own hook) and block_frames.c
+ * (blocks as frames: keys and names), the only code that includes ruby.h.
+ * It translates Ruby's events into the plain-C core
  * (tg_profiler) and the core's numbers back into Ruby objects. Sections,
  * top-down:
  *   1. session state and GC marking
@@ -30,6 +31,7 @@
 #include "tg_report.h"
 #include "tg_stacks.h"
 #include "tg_tsc.h"
+#include "block_frames.h"
 #include "ruby_vm.h"
 
 /* ---- 1. session state and GC marking ---------------------------------- */
@@ -37,12 +39,21 @@
 /* Rare paths stay out of the hook's body, so the common path keeps its
  * registers (and its prologue) small. */
 #define TG_SLOW_PATH __attribute__((noinline, cold))
+#define TG_ALWAYS_INLINE inline __attribute__((always_inline))
 
-/* What we know about a method beyond its statistics: its key. */
+/* What we know about a method beyond its statistics: its key. A block
+ * (block_frames.h) is a method too, with is_block set. */
 typedef struct method_key {
-    VALUE klass;      /* the defining class or module (pinned while profiling) */
+    VALUE klass;      /* the defining class or module (pinned while profiling);
+                         a block's iseq, or without the VM reads its frame object */
     ID mid;           /* the method's original name: aliases collapse */
     bool is_c;
+    bool is_block;
+    int line;         /* a block's first line (public API keys) */
+    VALUE owner;      /* a block's enclosing method's class, or 0 (pinned);
+                         for a define_method method seen without the VM
+                         reads, the frame object of its body, or 0 */
+    ID owner_mid;     /* a block's enclosing method, or 0 */
 } method_key;
 
 /* One shadow stack: a thread's root stack or a fiber's. */
@@ -115,6 +126,11 @@ static struct session {
                                    Registered at start, so marked as S.threads[0] */
     rb_event_hook_func_t hook;  /* the hook installed now */
     bool gc;                    /* garbage collection is recorded (gc_events.h) */
+    bool blocks;                /* blocks as frames (block_frames.h) */
+    bool hide_next_block;       /* Tracegraph.profile's own block */
+    VALUE hide_block_thread;    /* the thread it runs on (marked as S.threads[0]) */
+    uint32_t last_call;         /* public API only: the method whose call was the
+                                   last event, or TG_NONE (define_method bodies) */
 } S;
 
 static VALUE mTracegraph, cTracegraphSelf, eError;
@@ -127,7 +143,10 @@ static void session_mark(void *unused)
     (void)unused;
     /* rb_gc_mark pins: classes, threads and fibers are hash keys here, so
      * they must not move under GC.compact. */
-    for (uint32_t i = 0; i < S.prof.method_count; i++) rb_gc_mark(S.keys[i].klass);
+    for (uint32_t i = 0; i < S.prof.method_count; i++) {
+        rb_gc_mark(S.keys[i].klass);
+        if (S.keys[i].owner) rb_gc_mark(S.keys[i].owner);
+    }
     for (uint32_t i = 0; i < S.prof.thread_count; i++) rb_gc_mark(S.threads[i].thread);
     for (uint32_t i = 0; i < S.context_count; i++) rb_gc_mark(S.contexts[i]->fiber);
     /* A cached method entry must not be freed and its slot reused by
@@ -344,7 +363,9 @@ static bool frame_is_live(rb_trace_arg_t *arg, uint64_t position, uint32_t m)
 {
     uint64_t end = vm_stack_end(trace_ec(arg));
     if (position < trace_cfp(arg) || position >= end || !tg_stride_divides(&vm.frames, end - position)) return false;
-    return vm_frame_kind_at(position) == (S.keys[m].is_c ? VM_FRAME_C_METHOD : VM_FRAME_RUBY_METHOD);
+    const method_key *k = &S.keys[m];
+    if (k->is_block) return vm_frame_kind_at(position) == VM_FRAME_BLOCK && vm_frame_iseq(position) == k->klass;
+    return vm_frame_kind_at(position) == (k->is_c ? VM_FRAME_C_METHOD : VM_FRAME_RUBY_METHOD);
 }
 
 /* While a SystemStackError is being handled ($! is one: in the rescue and
@@ -387,6 +408,22 @@ static uint32_t method_for_call(VALUE klass, ID mid, bool is_c)
     uint32_t before = S.prof.method_count;
     uint32_t m = tg_profiler_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
     if (m == before) S.keys[m] = (method_key){.klass = klass, .mid = mid, .is_c = is_c};   /* a new method */
+    return m;
+}
+
+/* The same for a block: keyed by its frame object and line, named at
+ * stop after its enclosing method (owner, owner_mid; 0 outside methods). */
+static uint32_t block_for_call(VALUE frame, int line, VALUE owner, ID owner_mid)
+{
+    if (!grow_array((void **)&S.keys, &S.key_capacity, S.prof.method_count + 1, sizeof *S.keys)) {
+        S.dropped = true;
+        return TG_NONE;
+    }
+    uint32_t before = S.prof.method_count;
+    uint32_t m = tg_profiler_method(&S.prof, (uint64_t)frame, TG_BLOCK_KEY_TAG | (uint32_t)line);
+    if (m == before)
+        S.keys[m] = (method_key){.klass = frame, .is_block = true, .line = line,
+                                 .owner = NIL_P(owner) ? 0 : owner, .owner_mid = owner_mid};
     return m;
 }
 
@@ -472,6 +509,7 @@ tg_context *tracegraph_event_context(rb_trace_arg_t *arg, uint64_t *now)
 }
 
 #define CALL_EVENTS (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL)
+#define BLOCK_EVENTS (RUBY_EVENT_B_CALL | RUBY_EVENT_B_RETURN)
 
 static inline uint32_t method_cache_index(VALUE a, ID b)
 {
@@ -516,6 +554,76 @@ static TG_SLOW_PATH uint32_t method_slow(rb_trace_arg_t *arg, method_cache_entry
     return m;
 }
 
+/* ---- blocks (block_frames.h) ---- */
+
+/* Tracegraph's own blocks are not part of the program either. */
+static bool ignored_block_owner(VALUE owner)
+{
+    return owner == cTracegraphSelf || (owner == hidden_module && !NIL_P(owner));
+}
+
+/* A block the cache does not know (VM reads trusted), by its iseq. A
+ * b_return never creates one: its b_call was before the start. */
+static TG_SLOW_PATH uint32_t block_slow(rb_trace_arg_t *arg, method_cache_entry *slot, VALUE iseq, bool call)
+{
+    VALUE owner = rb_tracearg_defined_class(arg);
+    uint32_t m = ignored_block_owner(owner) ? METHOD_IGNORED
+                 : call ? block_for_call(iseq, 0, owner, NIL_P(owner) ? 0 : vm_symbol_id(rb_tracearg_method_id(arg)))
+                        : tg_profiler_find_method(&S.prof, (uint64_t)iseq, TG_BLOCK_KEY_TAG);
+    if (m != TG_NONE) *slot = (method_cache_entry){.a = iseq, .b = 0, .method = m};
+    return m;
+}
+
+/* The block of a b_call or b_return, from its frame: cached by iseq (a
+ * Ruby method's entry or a C method's class is never an iseq). A
+ * define_method method's body is the method's: METHOD_IGNORED. */
+static TG_ALWAYS_INLINE uint32_t block_method_vm(rb_trace_arg_t *arg, bool call)
+{
+    uint64_t cfp = trace_cfp(arg);
+    if (vm_frame_is_bmethod(cfp)) return METHOD_IGNORED;
+    VALUE iseq = vm_frame_iseq(cfp);
+    method_cache_entry *slot = &S.method_cache[method_cache_index(iseq, 0)];
+    return slot->a == iseq && slot->b == 0 ? slot->method : block_slow(arg, slot, iseq, call);
+}
+
+/* The same through the public API (block_frames.h): `last_call` is the
+ * method whose call was the event just before (define_method bodies),
+ * and a b_return closes the nearest open block with its frame object. */
+static TG_SLOW_PATH uint32_t block_public(rb_trace_arg_t *arg, bool call, uint32_t last_call, tg_context *ctx)
+{
+    VALUE frame;
+    int line;
+    if (!tg_block_public_frame(arg, &frame, &line)) return TG_NONE;
+    VALUE owner = rb_tracearg_defined_class(arg);
+    if (ignored_block_owner(owner)) return METHOD_IGNORED;
+    ID mid = NIL_P(owner) ? 0 : vm_symbol_id(rb_tracearg_method_id(arg));
+    uint32_t method = NIL_P(owner) || !mid ? TG_NONE : tg_profiler_find_method(&S.prof, (uint64_t)owner, mid);
+    if (call) {
+        if (method != TG_NONE && method == last_call && !S.keys[method].is_c && tg_block_public_is_block(frame)) {
+            S.keys[method].owner = frame;   /* a define_method method's body */
+            return METHOD_IGNORED;
+        }
+        return block_for_call(frame, line, owner, mid);
+    }
+    if (method != TG_NONE && S.keys[method].owner == frame) return METHOD_IGNORED;
+    tg_profiler_settle_leaf(&S.prof, ctx);
+    for (uint32_t i = ctx->depth; i-- > 0;) {
+        uint32_t m = ctx->frames[i].method;
+        if (S.keys[m].is_block && S.keys[m].klass == frame) return m;
+    }
+    return TG_NONE;
+}
+
+/* Tracegraph.profile's own block (the first b_call on its thread after
+ * the start) is not pushed, as the CLI's load of a script is not: what
+ * it calls are the roots. Its b_return then matches nothing. */
+static TG_SLOW_PATH bool hide_block(void)
+{
+    if (rb_thread_current() != S.hide_block_thread) return false;
+    S.hide_next_block = false;
+    return true;
+}
+
 /* The CLI's load of the script: not pushed, so its return is unmatched
  * and ignored, and the calls it makes become bottom frames. Our own
  * methods do not count as that call. */
@@ -546,8 +654,6 @@ static TG_SLOW_PATH void on_thread_event(rb_trace_arg_t *arg, rb_event_flag_t ev
  * internals the probe trusted (ruby_vm.h), and one that uses Ruby's
  * public API only. `vm_reads` is a constant in each, so neither pays for
  * the other's branches. */
-#define TG_ALWAYS_INLINE inline __attribute__((always_inline))
-
 static TG_ALWAYS_INLINE uint32_t event_method(rb_trace_arg_t *arg, bool call, bool c_method, bool vm_reads)
 {
     if (!vm_reads) return method_slow(arg, NULL, 0, 0, call, c_method);
@@ -584,6 +690,7 @@ static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool
         return;
     }
     uint32_t m = event_method(arg, true, c_method, vm_reads);
+    if (!vm_reads && !c_method) S.last_call = m;   /* see block_public */
     if (m >= METHOD_IGNORED) return;   /* ours, or out of memory */
     thread_rec *th = event_thread_cached(arg, vm_reads);
     if (!th) return;
@@ -628,6 +735,39 @@ static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bo
     th->last_now = now;
 }
 
+/* b_call and b_return: a block is a frame like a Ruby method's, at its
+ * own block frame (cfp at both events). */
+static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm_reads, uint32_t last_call)
+{
+    thread_rec *th = event_thread_cached(arg, vm_reads);
+    if (!th) return;
+    tg_context *ctx = &th->current->ctx;
+    if (call && RB_UNLIKELY(S.hide_next_block) && hide_block()) return;
+    uint64_t now = call ? 0 : event_time(th);   /* a return: before our bookkeeping */
+    uint32_t m = vm_reads ? block_method_vm(arg, call) : block_public(arg, call, last_call, ctx);
+    if (m >= METHOD_IGNORED) return;
+    uint64_t position = vm_reads ? frame_position(arg, false) : 0;
+    if (call) {
+        now = event_time(th);   /* a call: after it */
+        if (vm_reads) {
+            tg_profiler_drop_stale(&S.prof, ctx, position, now);
+            if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
+        }
+        tg_profiler_push(&S.prof, ctx, m, position, now);
+    } else {
+        /* Not tg_profiler_return: a second call of it would keep link-time
+         * optimisation from inlining it into on_return, and cost every
+         * method's return (callgrind: +6% on fib with blocks: false). */
+        tg_profiler_return_rare(&S.prof, ctx, m, position, now);
+    }
+    th->last_now = now;
+}
+
+static TG_HOOK_PATH void on_block(rb_trace_arg_t *arg, bool call)
+{
+    block_event(arg, call, true, TG_NONE);
+}
+
 static TG_HOOK_PATH void on_call(rb_trace_arg_t *arg, bool c_method)
 {
     call_event(arg, c_method, true);
@@ -644,6 +784,7 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
     rb_event_flag_t event = vm_trace_arg(arg)->event;
     if (event & CALL_EVENTS) on_call(arg, event & RUBY_EVENT_C_CALL);
     else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) on_return(arg, event & RUBY_EVENT_C_RETURN);
+    else if (event & BLOCK_EVENTS) on_block(arg, event & RUBY_EVENT_B_CALL);
     else on_thread_event(arg, event);
 }
 
@@ -653,8 +794,11 @@ static void on_event_public(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     rb_event_flag_t event = rb_tracearg_event_flag(arg);
+    uint32_t last_call = S.last_call;
+    S.last_call = TG_NONE;
     if (event & CALL_EVENTS) call_event(arg, event & RUBY_EVENT_C_CALL, false);
     else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) return_event(arg, event & RUBY_EVENT_C_RETURN, false);
+    else if (event & BLOCK_EVENTS) block_event(arg, event & RUBY_EVENT_B_CALL, false, last_call);
     else on_thread_event(arg, event);
 }
 
@@ -678,6 +822,19 @@ static TG_SLOW_PATH void paused_return(rb_trace_arg_t *arg, bool c_method)
         return_from_own_slot(ctx, m, arg, at);
 }
 
+/* A block's return while paused, as paused_return. */
+static TG_SLOW_PATH void paused_block_return(rb_trace_arg_t *arg)
+{
+    thread_rec *th = event_thread(arg);
+    if (!th) return;
+    th->last_now = event_time(th);
+    tg_context *ctx = &th->current->ctx;
+    if (!ctx->suspended) return;
+    uint32_t m = vm.trusted ? block_method_vm(arg, false) : block_public(arg, false, TG_NONE, ctx);
+    if (m >= METHOD_IGNORED) return;
+    tg_profiler_return_rare(&S.prof, ctx, m, vm.trusted ? frame_position(arg, false) : 0, ctx->suspended_at);
+}
+
 /* The hook between pause and resume. It does not see calls (they are not
  * recorded, and cost the program nothing here); it sees returns, fiber
  * switches and thread ends, so the stacks open at the pause stay true. */
@@ -686,6 +843,7 @@ static void on_event_paused(VALUE data, rb_trace_arg_t *arg)
     (void)data;
     rb_event_flag_t event = rb_tracearg_event_flag(arg);
     if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) paused_return(arg, event & RUBY_EVENT_C_RETURN);
+    else if (event & RUBY_EVENT_B_RETURN) paused_block_return(arg);
     else on_thread_event(arg, event);
 }
 
@@ -723,16 +881,22 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
 }
 
 /* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes,
- * exact_clock, current_thread_only, gc): options are validated in Ruby.
+ * exact_clock, current_thread_only, gc, blocks, hide_next_block): options
+ * are validated in Ruby.
  * hide_next_call leaves out the first call made after start: the CLI's
  * `load` of the script, so the script's methods are the roots of the
  * graph. call_tree_nodes > 0 keeps a call tree of at most that many nodes.
  * exact_clock reads a CPU clock on every event instead of estimating it
  * between readings. current_thread_only records the calling thread (and
- * its fibers) only. gc records garbage collection (gc_events.h). */
-static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_call, VALUE call_tree_nodes,
-                      VALUE exact_clock, VALUE current_thread_only, VALUE gc)
+ * its fibers) only. gc records garbage collection (gc_events.h). blocks
+ * records blocks as frames (block_frames.h); hide_next_block leaves out
+ * the block the calling thread runs next (Tracegraph.profile's). */
+static VALUE tg_start(int argc, VALUE *argv, VALUE mod)
 {
+    rb_check_arity(argc, 9, 9);
+    VALUE clock = argv[0], c_calls = argv[1], hide_next_call = argv[2], call_tree_nodes = argv[3],
+          exact_clock = argv[4], current_thread_only = argv[5], gc = argv[6], blocks = argv[7],
+          hide_next_block = argv[8];
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
     tg_clock_kind kind = clock_from_symbol(clock);
@@ -754,6 +918,9 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     S.use_tsc = (kind == TG_CLOCK_WALL ? !RTEST(exact_clock) : S.estimate_cpu) && tsc_ready();
     S.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
     if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
+    S.blocks = RTEST(blocks);
+    if (S.blocks) S.events |= BLOCK_EVENTS;
+    S.last_call = TG_NONE;
     S.cached_thread = Qundef;
     S.hide_next_call = RTEST(hide_next_call);
     /* Resolve the calling thread here, outside the hook, where allocating
@@ -764,6 +931,8 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
     }
     S.only_thread = RTEST(current_thread_only) ? rb_thread_current() : Qfalse;
     S.gc = RTEST(gc);
+    S.hide_next_block = S.blocks && RTEST(hide_next_block);
+    S.hide_block_thread = rb_thread_current();
     S.running = true;
     install_hook(session_hook(), S.events);
     /* After the main hook: see tg_pause. */
@@ -773,6 +942,7 @@ static VALUE tg_start(VALUE mod, VALUE clock, VALUE c_calls, VALUE hide_next_cal
 
 static VALUE method_name(const method_key *k);
 static VALUE method_location(const method_key *k);
+static VALUE block_name(const method_key *k);
 
 static VALUE native_tree_wrap(tg_calltree_node *nodes, uint32_t count);
 
@@ -810,7 +980,8 @@ static VALUE build_result(void)
         const tg_method_stats *m = &S.prof.methods[i];
         VALUE loc = method_location(&S.keys[i]);
         rb_ary_push(methods, rb_ary_new_from_args(
-            7, method_name(&S.keys[i]), rb_ary_entry(loc, 0), rb_ary_entry(loc, 1),
+            7, S.keys[i].is_block ? block_name(&S.keys[i]) : method_name(&S.keys[i]), rb_ary_entry(loc, 0),
+            rb_ary_entry(loc, 1),
             S.keys[i].is_c ? Qtrue : Qfalse, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time)));
     }
 
@@ -867,7 +1038,8 @@ static VALUE tg_pause(VALUE mod)
     }
     S.paused = true;
     rb_event_flag_t events = RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
-    install_hook((rb_event_hook_func_t)(void (*)(void))on_event_paused, events | (S.events & RUBY_EVENT_C_RETURN));
+    events |= S.events & (RUBY_EVENT_C_RETURN | RUBY_EVENT_B_RETURN);
+    install_hook((rb_event_hook_func_t)(void (*)(void))on_event_paused, events);
     return Qnil;
 }
 
@@ -934,6 +1106,14 @@ static VALUE tg_paused_p(VALUE mod)
 
 /* ---- 6. naming and locations ------------------------------------------- */
 
+/* A block's first line: in its key without the VM reads, else its iseq's. */
+static int block_line(const method_key *k)
+{
+    if (k->line) return k->line;
+    VALUE line = rb_profile_frame_first_lineno(k->klass);
+    return FIXNUM_P(line) ? FIX2INT(line) : 0;
+}
+
 /* Names and paths are labelled UTF-8 here, where it costs nothing on a
  * fresh string; Profile.clean_name then only has to check them (and
  * scrubs the rare one in another encoding). */
@@ -978,7 +1158,8 @@ static VALUE naming_owner(VALUE arg)
  * same in every run. */
 static VALUE method_name(const method_key *k)
 {
-    if (NIL_P(k->klass)) return rb_utf8_str_new_cstr(tg_gc_node_name((uint32_t)k->mid));   /* a GC pseudo-method: tracegraph_gc_method */
+    /* A GC pseudo-method (tracegraph_gc_method). */
+    if (NIL_P(k->klass)) return rb_utf8_str_new_cstr(tg_gc_node_name((uint32_t)k->mid));
     VALUE owner = k->klass, name = Qnil, attached = Qnil;
     const char *separator = "#";
     if (RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON)) {
@@ -1013,6 +1194,17 @@ static VALUE method_name(const method_key *k)
     return as_utf8(name);
 }
 
+/* "block in Foo#bar" and the like: see tg_block_name. */
+static VALUE block_name(const method_key *k)
+{
+    VALUE owner_name = Qnil;
+    if (k->owner && k->owner_mid) {
+        method_key owner = {.klass = k->owner, .mid = k->owner_mid};
+        owner_name = method_name(&owner);
+    }
+    return tg_block_name(k->klass, block_line(k), k->owner, k->owner_mid, owner_name);
+}
+
 static VALUE source_location(VALUE key)
 {
     const method_key *k = (const method_key *)key;
@@ -1025,6 +1217,7 @@ static VALUE source_location(VALUE key)
 static VALUE method_location(const method_key *k)
 {
     if (k->is_c || NIL_P(k->klass)) return rb_ary_new_from_args(2, Qnil, Qnil);
+    if (k->is_block) return tg_block_location(k->klass, block_line(k));
     int state = 0;
     VALUE loc = rb_protect(source_location, (VALUE)k, &state);
     if (state) {
@@ -1507,6 +1700,7 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     id_attached = rb_intern("__attached__");
     id_instance_method = rb_intern("instance_method");
     id_source_location = rb_intern("source_location");
+    tg_block_frames_init(rb_define_module("Tracegraph"));
 
     mTracegraph = rb_define_module("Tracegraph");
     cTracegraphSelf = rb_singleton_class(mTracegraph);
@@ -1517,7 +1711,7 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     rb_gc_register_mark_object(session_keeper);
     rb_gc_register_address(&hidden_module);   /* pinned: compared by address in the hook */
 
-    rb_define_singleton_method(mTracegraph, "_start", tg_start, 7);
+    rb_define_singleton_method(mTracegraph, "_start", tg_start, -1);
     rb_define_singleton_method(mTracegraph, "_stop", tg_stop, 0);
     rb_define_singleton_method(mTracegraph, "_pause", tg_pause, 0);
     rb_define_singleton_method(mTracegraph, "_resume", tg_resume, 0);

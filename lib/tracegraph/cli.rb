@@ -98,6 +98,9 @@ module Tracegraph
         o.on("--no-gc", "Leave garbage collection out (its time stays in the methods it interrupted)") do
           options[:start][:gc] = false
         end
+        o.on("--no-blocks", "No nodes for blocks: their work is charged to what runs them") do
+          options[:start][:blocks] = false
+        end
         o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json, .firefox.json)") do
           options[:start][:call_tree] = true
         end

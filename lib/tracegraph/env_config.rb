@@ -4,6 +4,7 @@
 #   TRACEGRAPH_OUTPUT         where to write at exit (default call_graph.dot; any name Output.check_path takes)
 #   TRACEGRAPH_CLOCK          wall | cpu | thread_cpu
 #   TRACEGRAPH_C_CALLS        1/true (default) or 0/false
+#   TRACEGRAPH_BLOCKS         1/true (default: blocks as frames) or 0/false
 #   TRACEGRAPH_NODE_FRACTION, TRACEGRAPH_EDGE_FRACTION, TRACEGRAPH_MAX_NODES,
 #   TRACEGRAPH_FOCUS, TRACEGRAPH_IGNORE   graph options, as the CLI's flags
 # (TRACEGRAPH_MAX_PROFILE_BYTES, the largest profile load_json reads, is
@@ -24,6 +25,7 @@ module Tracegraph
       @start_options[:clock] = env["TRACEGRAPH_CLOCK"].to_sym if set?("TRACEGRAPH_CLOCK")
       @start_options[:c_calls] = boolean("TRACEGRAPH_C_CALLS") if set?("TRACEGRAPH_C_CALLS")
       @start_options[:gc] = boolean("TRACEGRAPH_GC") if set?("TRACEGRAPH_GC")
+      @start_options[:blocks] = boolean("TRACEGRAPH_BLOCKS") if set?("TRACEGRAPH_BLOCKS")
       @start_options[:call_tree] = true if Output.needs_call_tree?([@output])
       @dot_options = {}
       @dot_options[:node_fraction] = number("TRACEGRAPH_NODE_FRACTION") if set?("TRACEGRAPH_NODE_FRACTION")

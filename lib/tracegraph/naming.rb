@@ -68,5 +68,61 @@ module Tracegraph
     ensure
       $VERBOSE = verbose
     end
+
+    # ---- blocks ---------------------------------------------------------------
+
+    # "block in ", "block (2 levels) in ": how Ruby's labels begin for blocks.
+    BLOCK_PREFIX = /\Ablock (?:\((\d+) levels\) )?in /
+
+    # A block's name, as backtraces print it but stable across Rubies:
+    # "block in Foo#bar", "block (2 levels) in Foo.baz", with the enclosing
+    # method named as tracegraph names methods (Ruby 3.4's backtraces name
+    # the class too; 3.1 and 3.3 print "block in bar"). A define_method
+    # method is a method, not a block, so the blocks in its body count
+    # their levels from it. Blocks outside methods keep Ruby's label:
+    # "block in <main>", "block in <top (required)>", "block in <class:Foo>".
+    #
+    #   label        Ruby's label of the block's iseq (or, without the VM
+    #                reads, maybe the enclosing method's: then the block is
+    #                found by its first line)
+    #   owner, mid   the enclosing method's class and name (nil outside methods)
+    #   line         the block's first line
+    #   method_name  the enclosing method's tracegraph name (nil outside methods)
+    def self.block_name(label, owner, mid, line, method_name)
+      label = find_block_label(owner, mid, line) || "block in #{method_name}" if method_name && !BLOCK_PREFIX.match?(label)
+      levels = block_levels(label)
+      return label if levels.zero? || method_name.nil?
+
+      levels -= block_levels(method_iseq(owner, mid)&.label.to_s)
+      "#{levels > 1 ? "block (#{levels} levels) in " : 'block in '}#{method_name}"
+    end
+
+    # 1 for "block in x", n for "block (n levels) in x", 0 for other labels.
+    def self.block_levels(label)
+      m = BLOCK_PREFIX.match(label)
+      m ? (m[1] || 1).to_i : 0
+    end
+
+    def self.method_iseq(owner, mid)
+      return nil unless owner && mid && defined?(RubyVM::InstructionSequence)
+
+      RubyVM::InstructionSequence.of(owner.instance_method(mid))
+    rescue StandardError
+      nil
+    end
+
+    # The label of the outermost block starting at `line` in the method.
+    def self.find_block_label(owner, mid, line)
+      queue = [method_iseq(owner, mid)].compact
+      until queue.empty?
+        iseq = queue.shift
+        return iseq.label if iseq.first_lineno == line && BLOCK_PREFIX.match?(iseq.label)
+
+        iseq.each_child { |child| queue << child }
+      end
+      nil
+    rescue StandardError
+      nil
+    end
   end
 end

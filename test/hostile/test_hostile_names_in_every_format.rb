@@ -42,7 +42,8 @@ class TestHostileNamesInEveryFormat < TracegraphTest
     assert(lines.all? { |l| l.match?(/\A[^\n]+ \d+\n\z/) })
     hostile_lines = lines.grep(/EveryFormatHostile#/)
     assert_equal HOSTILE.size, hostile_lines.size
-    assert(hostile_lines.all? { |l| l.split(";").size == 2 }, "a name must not split a frame: Array#each;name")
+    # Array#each, the block given to it, the method.
+    assert(hostile_lines.all? { |l| l.split(";").size == 3 }, "a name must not split a frame: Array#each;block;name")
   end
 
   def test_callgrind_annotate_reads_every_function

@@ -11,6 +11,15 @@
 # class or module, "#<Object>.meth" for singleton methods of
 # other objects, and the original name for aliases.
 #
+# With blocks: true it also listens to b_call and b_return, and a block
+# is a frame of its own, named from the running Ruby's backtrace label of
+# its frame and the enclosing method TracePoint reports, as
+# Tracegraph::Naming.block_name builds it ("block in Foo#bar"). A
+# define_method method's body is a block frame too, with its own b_call
+# and b_return after the method's call and before its return: those are
+# the method's, and are skipped (the block frame whose label and path are
+# those of the method's own instruction sequence).
+#
 # TracePoint reports every return, also while exceptions, throw, break
 # and Thread#kill unwind, so its stacks are exact without guessing, with
 # two exceptions:
@@ -57,8 +66,10 @@ class StackTracer
   #   -> { Tracegraph.running? } to record exactly while tracegraph does
   #   (other threads may run between our start and tracegraph's).
   # ignore_threads: threads whose events are ignored.
-  def initialize(c_calls: true, gate: nil, ignore_threads: [])
+  def initialize(c_calls: true, blocks: false, gate: nil, ignore_threads: [])
     @c_calls = c_calls
+    @blocks = blocks
+    @bodies = {}
     @gate = gate
     @ignored_threads = ignore_threads.to_h { |t| [t, true] }.compare_by_identity
     tracegraph = defined?(::Tracegraph) ? ::Tracegraph.singleton_class : nil
@@ -73,6 +84,7 @@ class StackTracer
     @names = {}.compare_by_identity
     @frameless = {}
     events = c_calls ? %i[call return c_call c_return] : %i[call return]
+    events += %i[b_call b_return] if blocks
     @tp = TracePoint.new(*events) { |tp| on_event(tp) }
   end
 
@@ -130,6 +142,8 @@ class StackTracer
     event = tp.event
     klass = tp.defined_class
     mid = tp.method_id
+    return on_block_event(stack, tp, event, klass, mid) if event == :b_call || event == :b_return
+
     case event
     when :call, :c_call
       if stack.skip > 0
@@ -158,9 +172,49 @@ class StackTracer
     end
   end
 
+  # ---- blocks ----------------------------------------------------------------
+
+  def on_block_event(stack, tp, event, klass, mid)
+    # The traced frame: below on_event and the TracePoint's block.
+    frame = caller_locations(3, 1).first
+    label = frame&.label.to_s
+    path = tp.path
+    if event == :b_call
+      if stack.skip > 0
+        stack.skip += 1
+      elsif @ignored.include?(klass)
+        stack.skip = 1
+      elsif !method_body?(klass, mid, label, path)
+        name = Tracegraph::Naming.block_name(label, klass, mid, tp.lineno,
+                                             klass && mid ? method_name(klass, mid, tp.self) : nil)
+        push(stack, [:block, label, path], nil, nil, false, name)
+      end
+    elsif stack.skip > 0
+      stack.skip -= 1
+    elsif !method_body?(klass, mid, label, path)
+      pop(stack, [:block, label, path], nil, event)
+    end
+  end
+
+  # Is the block frame labelled `label` in `path` the body of the
+  # define_method method (klass, mid)?
+  def method_body?(klass, mid, label, path)
+    return false unless klass && mid
+
+    body = @bodies.fetch([klass, mid]) do
+      iseq = begin
+        RubyVM::InstructionSequence.of(klass.instance_method(mid))
+      rescue StandardError
+        nil
+      end
+      @bodies[[klass, mid]] = iseq && iseq.label.start_with?("block") ? [iseq.label, iseq.path] : nil
+    end
+    body == [label, path]
+  end
+
   # Counts a call; pushes its frame unless it is a leaf without one.
-  def push(stack, klass, mid, receiver, frameless)
-    name = method_name(klass, mid, receiver)
+  def push(stack, klass, mid, receiver, frameless = false, block_name = nil)
+    name = block_name || method_name(klass, mid, receiver)
     parent = stack.frames.last
     @edges[[parent.name, name]] += 1 if parent
     key = [parent&.node, name]
@@ -191,18 +245,25 @@ class StackTracer
     top = stack.frames.last
     return if top.nil? # a return from a frame entered before we started
 
-    if top.klass.equal?(klass) && top.mid == mid
+    if same_key?(top, klass, mid)
       stack.frames.pop
       return
     end
     if @errors.size < 20
-      @errors << "unbalanced #{event} of #{@names[klass] || klass.inspect}#{mid} with #{top.name} on top " \
+      @errors << "unbalanced #{event} of #{(Array === klass ? nil : @names[klass]) || klass.inspect}#{mid} with #{top.name} on top " \
                  "(#{stack.frames.size} deep)"
     end
     # Keep going as well as we can: close up to the nearest frame of this
     # method, or leave the stack alone if there is none.
-    index = stack.frames.rindex { |f| f.klass.equal?(klass) && f.mid == mid }
+    index = stack.frames.rindex { |f| same_key?(f, klass, mid) }
     stack.frames.slice!(index..) if index
+  end
+
+  # Methods by identity of their class; blocks ([:block, label, path]) by value.
+  def same_key?(frame, klass, mid)
+    return frame.klass == klass if Array === klass
+
+    frame.klass.equal?(klass) && frame.mid == mid
   end
 
   # ---- naming, as tracegraph's method_name ----------------------------------

@@ -114,6 +114,7 @@ class TestAutorun < Minitest::Test
     {
       {"TRACEGRAPH_CLOCK" => "gpu"} => /unknown clock :gpu/,
       {"TRACEGRAPH_C_CALLS" => "maybe"} => /TRACEGRAPH_C_CALLS must be 1\/true or 0\/false/,
+      {"TRACEGRAPH_BLOCKS" => "maybe"} => /TRACEGRAPH_BLOCKS must be 1\/true or 0\/false/,
       {"TRACEGRAPH_MAX_NODES" => "ten"} => /TRACEGRAPH_MAX_NODES must be a whole number/,
       {"TRACEGRAPH_OUTPUT" => "g.gif"} => /unknown format .gif/
     }.each do |env, message|
@@ -132,5 +133,17 @@ class TestAutorun < Minitest::Test
     dot = File.read(File.join(@dir, "g.dot"))
     assert_match(/Showing 1 of 2 methods/, dot) # no GC nodes, however the process collected
     refute_match(/GC:/, dot)
+  end
+
+  def test_blocks_setting
+    app = write_script("blocks.rb", "def a = [1, 2].each { b }\ndef b = 1\na\n")
+    {"1" => 2, "0" => 0}.each do |setting, block_calls|
+      _, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "g#{setting}.json",
+                                                               "TRACEGRAPH_BLOCKS" => setting, "TRACEGRAPH_RUN" => nil})
+      assert status.success?, err
+      profile = Tracegraph::Profile.load_json(File.join(@dir, "g#{setting}.json"))
+      assert_equal block_calls, profile["block in Object#a"]&.calls.to_i
+      assert_equal 2, profile["Object#b"].calls
+    end
   end
 end

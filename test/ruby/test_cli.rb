@@ -36,7 +36,9 @@ class TestCli < Minitest::Test
         assert profile.edges.none? { |e| e.callee.name == "Object#main" }, "the script's own methods are the roots"
         refute profile["Kernel#load"], "the CLI's load of the script is not profiled"
       when "txt" then assert_match(/Object#work/, File.read(path))
-      when "folded" then assert_match(/^Object#main;Array#each;Object#work;Enumerable#map;Range#each \d+$/, File.read(path))
+      when "folded"
+        blocks = "Object#main;Array#each;block in Object#main;Object#work;Enumerable#map;Range#each;block in Object#work"
+        assert_match(/^#{blocks} \d+$/, File.read(path))
       when "pdf" then assert_equal "%PDF", File.binread(path, 4)
       when "png" then assert_equal "\x89PNG".b, File.binread(path, 4)
       when "svg" then assert_includes File.read(path), "Object#work"
@@ -45,10 +47,12 @@ class TestCli < Minitest::Test
   end
 
   def test_default_output_and_options
-    _, err, status = tracegraph("--clock", "cpu", "--no-c-calls", "--no-gc", "--max-nodes", "2", "--flat", @script)
+    _, err, status = tracegraph("--clock", "cpu", "--no-c-calls", "--no-gc", "--no-blocks", "--max-nodes", "2", "--flat",
+                                @script)
     assert status.success?, err
     dot = File.read(File.join(@dir, "call_graph.dot"))
     assert_match(/Clock: cpu/, dot)
+    # main and work: no C methods, no blocks.
     assert_match(/Showing 2 of 2 methods/, dot)
     assert_match(/calls\s+self\s+total/, err)
   end

@@ -67,8 +67,11 @@ class TestConcurrency < TracegraphTest
     # While the fiber runs, the root stack is switched out: resumer waits
     # for the fiber but is not charged for its work, so nothing counts twice.
     assert_operator method_named(profile, "TestConcurrency#resumer").total_time, :<, 20 * ms
-    # The fiber's stack is its own: its bottom frame has no caller.
-    assert profile.edges.none? { |e| e.callee.name == "TestConcurrency#yields_midway" }
+    # The fiber's stack is its own: its bottom frame, the fiber's block,
+    # has no caller, and is what calls yields_midway.
+    block = "block in TestConcurrency#test_time_while_a_fiber_is_switched_out_is_not_charged"
+    assert profile.edges.none? { |e| e.callee.name == block }
+    assert_equal [block], profile.edges.select { |e| e.callee.name == "TestConcurrency#yields_midway" }.map { |e| e.caller.name }
     assert_consistent profile
   end
 
@@ -96,9 +99,12 @@ class TestConcurrency < TracegraphTest
       profile = Tracegraph.profile(c_calls: c_calls) { Thread.new { values = consume(enum) }.join }
       assert_equal (0..4).to_a, values
       assert_equal 5, method_named(profile, "TestConcurrency#next_value").calls
-      caller = c_calls ? "Array#initialize" : "TestConcurrency#consume"
-      assert_equal 5, edge_named(profile, caller, "TestConcurrency#next_value").calls,
+      # Array.new's block calls next_value; the block is called by
+      # Array#initialize, or without C calls by consume itself.
+      block = "block in TestConcurrency#consume"
+      assert_equal 5, edge_named(profile, block, "TestConcurrency#next_value").calls,
                    "every call after a switch back lands in the same stack (c_calls: #{c_calls})"
+      assert_equal 5, edge_named(profile, c_calls ? "Array#initialize" : "TestConcurrency#consume", block).calls
       consume = method_named(profile, "TestConcurrency#consume")
       assert_equal 1, consume.calls
       assert_operator consume.total_time, :>=, method_named(profile, "TestConcurrency#next_value").total_time

@@ -22,9 +22,10 @@ class SeedProgram
 end
 
 class TestCounts < TracegraphTest
-  def test_seed_program_counts_are_exact
+  # blocks: false, the method-only view: Range#each runs the blocks' work.
+  def test_seed_program_counts_are_exact_without_blocks
     program = SeedProgram.new
-    profile = Tracegraph.profile { program.main }
+    profile = Tracegraph.profile(blocks: false) { program.main }
 
     assert_equal 1, method_named(profile, "SeedProgram#main").calls
     assert_equal 3, method_named(profile, "SeedProgram#find_many_square_roots").calls
@@ -43,6 +44,57 @@ class TestCounts < TracegraphTest
     assert_consistent profile
   end
 
+  # Blocks as frames (the default): each block is a method of its own,
+  # between Range#each and what the block calls, with its file and first
+  # line.
+  def test_seed_program_counts_are_exact
+    program = SeedProgram.new
+    profile = Tracegraph.profile(threads: :current) { program.main }
+    main_block = "block in SeedProgram#main"
+    roots_block = "block in SeedProgram#find_many_square_roots"
+    squares_block = "block in SeedProgram#find_many_squares"
+
+    assert_equal 3, method_named(profile, main_block).calls
+    assert_equal 15_000, method_named(profile, roots_block).calls
+    assert_equal 15_000, method_named(profile, squares_block).calls
+    assert_equal 7, method_named(profile, "Range#each").calls
+    assert_equal [__FILE__, 9], [method_named(profile, main_block).file, method_named(profile, main_block).line]
+    assert_equal 16, method_named(profile, roots_block).line
+
+    assert_equal 1, edge_named(profile, "SeedProgram#main", "Range#each").calls
+    assert_equal 3, edge_named(profile, "Range#each", main_block).calls
+    assert_equal 3, edge_named(profile, main_block, "SeedProgram#find_many_square_roots").calls
+    assert_equal 3, edge_named(profile, main_block, "SeedProgram#find_many_squares").calls
+    assert_equal 3, edge_named(profile, "SeedProgram#find_many_square_roots", "Range#each").calls
+    assert_equal 15_000, edge_named(profile, "Range#each", roots_block).calls
+    assert_equal 15_000, edge_named(profile, roots_block, "Math.sqrt").calls
+    assert_equal 15_000, edge_named(profile, "Range#each", squares_block).calls
+    assert_equal 15_000, edge_named(profile, squares_block, "Integer#**").calls
+    # Not the block given to Tracegraph.profile: main is still the root.
+    assert_equal 9, profile.methods.size, profile.methods.map(&:name).inspect
+    assert_equal 10, profile.edges.size
+    assert_consistent profile
+  end
+
+  class Made
+    define_method(:made) { [1, 2].map { |x| x * 2 } }
+  end
+
+  # A define_method method is one method, with its name; the blocks in its
+  # body count their levels from it.
+  def test_define_method_keeps_its_name_with_blocks
+    object = Made.new
+    profile = Tracegraph.profile(threads: :current) { 2.times { object.made } }
+    assert_equal 2, method_named(profile, "TestCounts::Made#made").calls
+    assert_equal 4, method_named(profile, "block in TestCounts::Made#made").calls
+    assert_equal 2, edge_named(profile, "TestCounts::Made#made", "Array#map").calls
+    assert_equal 4, edge_named(profile, "Array#map", "block in TestCounts::Made#made").calls
+    assert_equal 2, edge_named(profile, "block (2 levels) in TestCounts#test_define_method_keeps_its_name_with_blocks",
+                               "TestCounts::Made#made").calls
+    assert profile.methods.none? { |m| m.name.include?("<class:") }, profile.methods.map(&:name).inspect
+    assert_consistent profile
+  end
+
   def test_locations_of_ruby_methods_and_none_for_c
     profile = Tracegraph.profile { SeedProgram.new.main }
     main = method_named(profile, "SeedProgram#main")
@@ -56,9 +108,15 @@ class TestCounts < TracegraphTest
 
   def test_without_c_calls_only_ruby_methods_are_recorded
     profile = Tracegraph.profile(c_calls: false) { SeedProgram.new.main }
-    assert_equal %w[SeedProgram#find_many_square_roots SeedProgram#find_many_squares SeedProgram#main],
+    assert_equal ["SeedProgram#find_many_square_roots", "SeedProgram#find_many_squares", "SeedProgram#main",
+                  "block in SeedProgram#find_many_square_roots", "block in SeedProgram#find_many_squares",
+                  "block in SeedProgram#main"],
                  program_methods(profile).map(&:name).sort
-    assert_equal 3, edge_named(profile, "SeedProgram#main", "SeedProgram#find_many_squares").calls
+    # Range#each is not recorded: the blocks hang from the methods they are in.
+    assert_equal 3, edge_named(profile, "SeedProgram#main", "block in SeedProgram#main").calls
+    assert_equal 3, edge_named(profile, "block in SeedProgram#main", "SeedProgram#find_many_squares").calls
+    assert_equal 15_000,
+                 edge_named(profile, "SeedProgram#find_many_squares", "block in SeedProgram#find_many_squares").calls
     assert_consistent profile
   end
 
@@ -84,7 +142,8 @@ class TestCounts < TracegraphTest
     Tracegraph.start
     program.find_many_squares
     profile = Tracegraph.stop
-    assert_equal ["Integer#**", "Range#each", "SeedProgram#find_many_squares"], program_methods(profile).map(&:name).sort
+    assert_equal ["Integer#**", "Range#each", "SeedProgram#find_many_squares", "block in SeedProgram#find_many_squares"],
+                 program_methods(profile).map(&:name).sort
     assert profile.edges.none? { |e| e.caller.name.start_with?("Tracegraph") }
   end
 
@@ -104,7 +163,8 @@ class TestCounts < TracegraphTest
   # A method that sets $~ keeps it where the entry usually sits.
   def test_redefined_methods_and_methods_using_backrefs_count_once_by_name
     object = Redefined.new
-    profile = Tracegraph.profile(c_calls: false) do
+    # Method-only: the three blocks here would be methods too.
+    profile = Tracegraph.profile(c_calls: false, blocks: false) do
       [1, 2, 3].each { object.call_both }
       Redefined.class_eval { def greet = :second }
       [1, 2, 3].each { object.call_both }

@@ -39,10 +39,12 @@ class TestDot < TracegraphTest
     dot = demo_profile.to_dot
     svg = assert_renders(dot)
     assert_equal ["DotProgram#main", "Range#each", "DotProgram#find_many_square_roots",
-                  "DotProgram#find_many_squares", "Math.sqrt", "Integer#**"].sort, node_names(dot).sort
+                  "DotProgram#find_many_squares", "Math.sqrt", "Integer#**", "block in DotProgram#main",
+                  "block in DotProgram#find_many_square_roots", "block in DotProgram#find_many_squares"].sort,
+                 node_names(dot).sort
     assert_match(/label="Math.sqrt\\nself [\d.]+ .s \([\d.]+%\)\\ntotal [\d.]+ .s \([\d.]+%\)\\n15,000 calls"/, dot)
     assert_match(/×15,000 · /, dot)
-    assert_includes dot, "Showing 6 of 6 methods"
+    assert_includes dot, "Showing 9 of 9 methods"
     assert_includes svg, "Range#each"
   end
 
@@ -61,10 +63,10 @@ class TestDot < TracegraphTest
   def test_pruning_options
     dot = demo_profile.to_dot(max_nodes: 2)
     assert_equal 2, node_names(dot).size
-    assert_match(/Showing 2 of 6 methods/, dot)
+    assert_match(/Showing 2 of 9 methods/, dot)
     assert_renders dot
     all = demo_profile.to_dot(node_fraction: 0, edge_fraction: 0, max_nodes: 0)
-    assert_equal 6, node_names(all).size
+    assert_equal 9, node_names(all).size
   end
 
   def test_ignore_keeps_paths_through_hidden_methods_as_dotted_edges
@@ -116,7 +118,10 @@ class TestDot < TracegraphTest
     profile = Tracegraph.profile(c_calls: false) do
       klass.instance_methods(false).each { |m| m == :<=> ? o.send(m, o) : o.send(m) }
     end
-    assert_equal 6, program_methods(profile).size
+    # Six methods, each one box though its body runs as a block, and the
+    # block that calls them.
+    assert_equal 7, program_methods(profile).size, program_methods(profile).map(&:name).inspect
+    assert_equal 1, profile.methods.count { |m| m.name.start_with?("block (2 levels) in TestDot#") }
     dot = profile.to_dot(node_fraction: 0, edge_fraction: 0)
     assert_renders dot
     assert_includes dot, 'a\\"b\\\\c'
@@ -131,9 +136,10 @@ class TestDot < TracegraphTest
     out = StringIO.new
     demo_profile.print_flat(out, limit: 3)
     lines = out.string.lines
-    assert_match(/\Awall time, total .* in 6 methods, 30,0\d\d calls/, lines[0])
+    # 30,017 calls of methods and 30,003 of blocks.
+    assert_match(/\Awall time, total .* in 9 methods, 60,0\d\d calls/, lines[0])
     assert_match(/calls\s+self\s+total\s+self%\s+method/, lines[1])
-    assert_match(/\A\s+7\s.*Range#each/, lines[2])
-    assert_equal "(3 more methods not shown)\n", lines.last
+    assert_match(/\A\s+(7|15,000)\s.*(Range#each|block in|Math.sqrt|Integer#\*\*)/, lines[2])
+    assert_equal "(6 more methods not shown)\n", lines.last
   end
 end

@@ -3,7 +3,8 @@ require_relative "stack_tracer"
 
 # Issue #12, exact stacks through every non-local exit: a differential
 # test. Every program in stack_programs/ runs once per setting of
-# c_calls with two tracers recording the same run: tracegraph (with its
+# c_calls and of blocks (issue #13: blocks as frames, the default) with
+# two tracers recording the same run: tracegraph (with its
 # call tree) and StackTracer, a plain TracePoint tracer whose stacks are
 # exact because TracePoint reports every return, also while exceptions,
 # throw, break and Thread#kill unwind. Their caller->callee edges with
@@ -15,7 +16,8 @@ require_relative "stack_tracer"
 # define RECURSIVE) are checked against expectations written by hand in
 # the program itself instead.
 #
-# One test per program and setting: test_<program>__c_calls_on / _off.
+# One test per program and setting: test_<program>__c_calls_on / _off,
+# and __blocks_off for the method-only view.
 class TestExactStacks < Minitest::Test
   PROGRAM_DIR = File.join(__dir__, "stack_programs")
   PROGRAM_FILES = Dir[File.join(PROGRAM_DIR, "*.rb")].sort
@@ -36,11 +38,11 @@ class TestExactStacks < Minitest::Test
   # held throughout), so in every thread both see the same events. In the
   # calling thread it also skips what Tracegraph's own singleton methods
   # do (tracegraph ignores those), and its own start and stop.
-  def self.record_both(program, c_calls, call_tree: true)
-    tracer = StackTracer.new(c_calls: c_calls, gate: -> { Tracegraph.running? })
+  def self.record_both(program, c_calls, call_tree: true, blocks: true)
+    tracer = StackTracer.new(c_calls: c_calls, blocks: blocks, gate: -> { Tracegraph.running? })
     profile = nil
     tracer.start
-    Tracegraph.start(call_tree: call_tree, c_calls: c_calls)
+    Tracegraph.start(call_tree: call_tree, c_calls: c_calls, blocks: blocks)
     begin
       program.run
     ensure
@@ -50,8 +52,8 @@ class TestExactStacks < Minitest::Test
     [tracer, profile]
   end
 
-  def self.record_tracegraph(program, c_calls, call_tree: true)
-    Tracegraph.start(call_tree: call_tree, c_calls: c_calls)
+  def self.record_tracegraph(program, c_calls, call_tree: true, blocks: true)
+    Tracegraph.start(call_tree: call_tree, c_calls: c_calls, blocks: blocks)
     begin
       program.run
     ensure
@@ -62,8 +64,8 @@ class TestExactStacks < Minitest::Test
 
   # Threads that were running before (minitest's, say) are left out: a
   # thread that first runs during one of the runs would make them differ.
-  def self.record_tracer(program, c_calls)
-    tracer = StackTracer.new(c_calls: c_calls, ignore_threads: Thread.list - [Thread.current])
+  def self.record_tracer(program, c_calls, blocks: true)
+    tracer = StackTracer.new(c_calls: c_calls, blocks: blocks, ignore_threads: Thread.list - [Thread.current])
     tracer.start
     begin
       program.run
@@ -76,12 +78,14 @@ class TestExactStacks < Minitest::Test
   def self.overflows?(program) = program.const_defined?(:RECURSIVE, false)
 
   PROGRAMS.each do |name, program|
-    { "on" => true, "off" => false }.each do |label, c_calls|
-      define_method("test_#{name}__c_calls_#{label}") do
-        if self.class.overflows?(program)
-          check_against_expectations(name, program, c_calls)
-        else
-          check_against_tracer(name, program, c_calls)
+    [true, false].each do |blocks|
+      { "on" => true, "off" => false }.each do |label, c_calls|
+        define_method("test_#{name}__c_calls_#{label}#{'__blocks_off' unless blocks}") do
+          if self.class.overflows?(program)
+            check_against_expectations(name, program, c_calls, blocks)
+          else
+            check_against_tracer(name, program, c_calls, blocks)
+          end
         end
       end
     end
@@ -154,12 +158,24 @@ class TestExactStacks < Minitest::Test
     stacks = { "#{h}.run" => 1, "#{h}.run;#{h}.middle" => 1, "#{h}.run;#{h}.middle;#{h}.twice" => 1,
                "#{h}.run;#{h}.middle;#{h}.twice;#{h}.leaf" => 2, "#{h}.run;#{h}.fail_now" => 1,
                "#{h}.run;#{h}.leaf" => 1 }
-    tracer, = self.class.record_both(Handmade, false)
+    tracer, = self.class.record_both(Handmade, false, blocks: false)
     assert_equal edges, tracer.edges
     assert_equal stacks, tracer.stacks
     assert_empty tracer.errors
 
-    tracer, = self.class.record_both(Handmade, true)
+    # With blocks, middle's block is a frame between twice and leaf.
+    b = "block in #{h}.middle"
+    block_edges = edges.reject { |k, _| k == ["#{h}.twice", "#{h}.leaf"] }
+                       .merge(["#{h}.twice", b] => 2, [b, "#{h}.leaf"] => 2)
+    block_stacks = stacks.reject { |k, _| k == "#{h}.run;#{h}.middle;#{h}.twice;#{h}.leaf" }
+                         .merge("#{h}.run;#{h}.middle;#{h}.twice;#{b}" => 2,
+                                "#{h}.run;#{h}.middle;#{h}.twice;#{b};#{h}.leaf" => 2)
+    tracer, = self.class.record_both(Handmade, false)
+    assert_equal block_edges, tracer.edges
+    assert_equal block_stacks, tracer.stacks
+    assert_empty tracer.errors
+
+    tracer, = self.class.record_both(Handmade, true, blocks: false)
     assert_equal 1, tracer.edges.fetch(["#{h}.fail_now", "Kernel#raise"])
     assert_equal 1, tracer.edges.fetch(["#{h}.run", "Module#==="])
     assert_equal edges, tracer.edges.select { |(_, callee), _| callee.start_with?(h) }
@@ -189,8 +205,8 @@ class TestExactStacks < Minitest::Test
     normal[a] == normal[b]
   end
 
-  def check_against_tracer(name, program, c_calls)
-    tracer, profile = self.class.record_both(program, c_calls)
+  def check_against_tracer(name, program, c_calls, blocks)
+    tracer, profile = self.class.record_both(program, c_calls, blocks: blocks)
     assert_empty tracer.errors, "#{name}: the reference tracer lost its balance (a TracePoint limitation?)"
     refute_empty tracer.edges, "#{name}: nothing recorded"
     assert profile.complete?, "#{name}: tracegraph dropped events"
@@ -199,14 +215,14 @@ class TestExactStacks < Minitest::Test
     diffs << count_diff("folded stacks", tracer.stacks, tracegraph_stacks(profile)) { |k| k }
     # Without the call tree, C methods that call nothing get no frame
     # (tg_profiler.h, pending leaves): the edges must not change.
-    tracer, profile = self.class.record_both(program, c_calls, call_tree: false)
+    tracer, profile = self.class.record_both(program, c_calls, call_tree: false, blocks: blocks)
     diffs << count_diff("edges without the call tree", tracer.edges, tracegraph_edges(profile)) { |k| k.join(" -> ") }
     diffs.compact!
-    flunk(failure_message(name, c_calls, "TracePoint", diffs)) unless diffs.empty?
+    flunk(failure_message(name, c_calls, blocks, "TracePoint", diffs)) unless diffs.empty?
   end
 
-  def check_against_expectations(name, program, c_calls)
-    profile = self.class.record_tracegraph(program, c_calls)
+  def check_against_expectations(name, program, c_calls, blocks)
+    profile = self.class.record_tracegraph(program, c_calls, blocks: blocks)
     assert profile.complete?, "#{name}: tracegraph dropped events"
     recursive = program::RECURSIVE
     long_run = program::LONG_RUN
@@ -215,13 +231,14 @@ class TestExactStacks < Minitest::Test
       [path, path.split(";").include?("...") && calls >= long_run ? :many : calls]
     end
     diffs = []
-    diffs << count_diff("edges (caller -> callee)", program.expected_edges(c_calls), edges) { |k| k.join(" -> ") }
-    diffs << count_diff("folded stacks", program.expected_stacks(c_calls), stacks) { |k| k }
-    without_tree = recursion_folded_edges(self.class.record_tracegraph(program, c_calls, call_tree: false),
+    expected_edges = program.expected_edges(c_calls, blocks)
+    diffs << count_diff("edges (caller -> callee)", expected_edges, edges) { |k| k.join(" -> ") }
+    diffs << count_diff("folded stacks", program.expected_stacks(c_calls, blocks), stacks) { |k| k }
+    without_tree = recursion_folded_edges(self.class.record_tracegraph(program, c_calls, call_tree: false, blocks: blocks),
                                           recursive, long_run)
-    diffs << count_diff("edges without the call tree", program.expected_edges(c_calls), without_tree) { |k| k.join(" -> ") }
+    diffs << count_diff("edges without the call tree", expected_edges, without_tree) { |k| k.join(" -> ") }
     diffs.compact!
-    flunk(failure_message(name, c_calls, "the hand-checked expectations", diffs)) unless diffs.empty?
+    flunk(failure_message(name, c_calls, blocks, "the hand-checked expectations", diffs)) unless diffs.empty?
   end
 
   # Edges between recursive methods called long_run times or more count as :many.
@@ -295,7 +312,7 @@ class TestExactStacks < Minitest::Test
     lines.join("\n")
   end
 
-  def failure_message(name, c_calls, reference, diffs)
-    "#{name} (c_calls: #{c_calls}): tracegraph disagrees with #{reference}\n#{diffs.join("\n")}"
+  def failure_message(name, c_calls, blocks, reference, diffs)
+    "#{name} (c_calls: #{c_calls}, blocks: #{blocks}): tracegraph disagrees with #{reference}\n#{diffs.join("\n")}"
   end
 end

@@ -33,7 +33,9 @@ class TestFolded < TracegraphTest
     profile = Tracegraph.profile(call_tree: true) { 2.times { a }; Thread.new { Thread.current.name = "w"; c }.join }
     lines = parse_folded(profile.to_folded)
     assert_equal profile.total_time, lines.sum(&:last)
-    assert(lines.any? { |frames, _| frames.first(2) == ["thread: w", "TestFolded#c"] },
+    # The thread's block is its bottom frame, under its thread.
+    thread_block = "block (2 levels) in TestFolded#test_with_c_calls_and_threads"
+    assert(lines.any? { |frames, _| frames.first(3) == ["thread: w", thread_block, "TestFolded#c"] },
            "a thread's stack starts at its own bottom frame, under its thread")
     assert(lines.all? { |frames, _| frames.first.start_with?("thread: ") }, "with two threads, every line names one")
     tree_calls = profile.call_tree.nodes.select { |n| n.method.name == "TestFolded#b" }.sum(&:calls)

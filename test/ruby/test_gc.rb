@@ -88,4 +88,37 @@ class TestGC < TracegraphTest
     assert_equal 300, profile.methods.count { |m| m.name.start_with?("#<Class:") && m.name.end_with?("#area") }
     assert_consistent profile
   end
+
+  # Blocks are keyed by their instruction sequences: compiled code that is
+  # dropped while profiling (eval'd, then unreachable) keeps its blocks'
+  # names and lines through compaction and GC.stress, and no other block
+  # takes their place.
+  def eval_blocks(n)
+    Array.new(n) do |i|
+      code = "def self.block_#{i} = [#{i}].map { |x| x + 1 }\nblock_#{i}"
+      Object.new.instance_eval(code, "evaluated_#{i}.rb", 10 + i)
+    end
+  end
+
+  def test_blocks_of_dropped_code_survive_compaction_and_stress
+    profile = nil
+    begin
+      GC.stress = true
+      profile = Tracegraph.profile do
+        eval_blocks(5)
+        GC.compact if GC.respond_to?(:compact)
+        eval_blocks(5)
+      end
+    ensure
+      GC.stress = false
+    end
+    blocks = profile.methods.select { |m| m.name.start_with?("block in ") && m.name.include?(".block_") }
+    # Each eval compiles its code afresh: ten blocks, two of each name.
+    assert_equal 10, blocks.size, profile.methods.map(&:name).inspect
+    blocks.each do |m|
+      i = m.name[/block_(\d+)/, 1].to_i
+      assert_equal ["evaluated_#{i}.rb", 10 + i, 1], [m.file, m.line, m.calls]
+    end
+    assert_consistent profile
+  end
 end

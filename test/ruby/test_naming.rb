@@ -1,4 +1,6 @@
 require_relative "test_helper"
+require "fileutils"
+require "tmpdir"
 
 module Greeter
   def self.hello = "hi"
@@ -14,7 +16,38 @@ class Person
   def respond_to_missing?(*) = true
 end
 
+class Basket
+  def self.fill = [1].each { |x| x }
+  def weigh = [[1, 2]].each { |pair| pair.map { |x| x * 2 } }
+  define_method(:made) { [1].each { |x| x } }
+end
+
 class TestNaming < TracegraphTest
+  # Blocks are named as backtraces name them, with tracegraph's own name
+  # for the enclosing method, so the same on every Ruby (3.4's backtraces
+  # say "block in Basket#weigh", 3.1's and 3.3's "block in weigh");
+  # outside methods, Ruby's own label.
+  def test_block_names
+    dir = Dir.mktmpdir
+    top = File.join(dir, "top.rb")
+    File.write(top, "[1].each { |x| x }\n")
+    basket = Basket.new
+    profile = Tracegraph.profile do
+      Basket.fill
+      basket.weigh
+      basket.made
+      load top
+    end
+    names = profile.methods.map(&:name)
+    ["block in Basket.fill", "block in Basket#weigh", "block (2 levels) in Basket#weigh", "block in Basket#made",
+     "block in <top (required)>"].each { |name| assert_includes names, name }
+    refute names.any? { |n| n.include?("<class:Basket>") }, names.inspect
+    assert_equal [top, 1], [method_named(profile, "block in <top (required)>").file,
+                            method_named(profile, "block in <top (required)>").line]
+  ensure
+    FileUtils.rm_rf(dir) if dir
+  end
+
   def test_instance_singleton_module_and_alias_names
     person = Person.new
     object = Object.new

@@ -22,10 +22,15 @@ class TestProfileMerge < TracegraphTest
     end
     assert_equal 1, method_named(merged, "TestProfileMerge#only_first").calls
     assert_equal 2, method_named(merged, "TestProfileMerge#only_second").calls
-    times_edge = edge_named(merged, "Integer#times", "TestProfileMerge#shared")
+    # The blocks that call shared, one per profile, share a name and merge
+    # like methods; so does second's other block, the one calling only_second.
+    block = "block (2 levels) in TestProfileMerge#two_profiles"
+    times_edge = edge_named(merged, block, "TestProfileMerge#shared")
     assert_equal 5, times_edge.calls
-    assert_equal first.edge("Integer#times", "TestProfileMerge#shared").total_time +
-                 second.edge("Integer#times", "TestProfileMerge#shared").total_time, times_edge.total_time
+    assert_equal first.edge(block, "TestProfileMerge#shared").total_time +
+                 second.edge(block, "TestProfileMerge#shared").total_time, times_edge.total_time
+    assert_equal 7, edge_named(merged, "Integer#times", block).calls
+    assert_equal 2, edge_named(merged, block, "TestProfileMerge#only_second").calls
     assert_equal 1, edge_named(merged, "TestProfileMerge#only_first", "TestProfileMerge#shared").calls
     assert_equal 2, edge_named(merged, "TestProfileMerge#only_second", "TestProfileMerge#shared").calls
     assert_equal first.total_calls + second.total_calls, merged.total_calls

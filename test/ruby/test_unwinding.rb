@@ -54,9 +54,20 @@ class TestUnwinding < TracegraphTest
       assert_equal 5, method_named(profile, "TestUnwinding##{name}").calls, name
     end
     # after_rescue is called from ensurer's ensure and from the block.
+    outer = "block (2 levels) in TestUnwinding#test_throw_break_next_return_and_ensure_across_c_methods"
     assert_equal 5, edge_named(profile, "TestUnwinding#ensurer", "TestUnwinding#after_rescue").calls
-    assert_equal 5, edge_named(profile, "Integer#times", "TestUnwinding#after_rescue").calls
+    assert_equal 5, edge_named(profile, "Integer#times", outer).calls
+    assert_equal 5, edge_named(profile, outer, "TestUnwinding#after_rescue").calls
     assert_equal 5, edge_named(profile, "TestUnwinding#thrower", "Array#each").calls
+    # Each block is left by its own kind of exit, and counted exactly: it
+    # runs until i == 2 (throw, break, return at i == 1), or 3 times (next).
+    assert_equal 5, edge_named(profile, "Kernel#catch", "block in TestUnwinding#catcher").calls
+    assert_equal 5, edge_named(profile, "block in TestUnwinding#catcher", "TestUnwinding#thrower").calls
+    assert_equal 10, edge_named(profile, "Array#each", "block in TestUnwinding#thrower").calls
+    assert_equal 10, edge_named(profile, "Array#map", "block in TestUnwinding#breaker").calls
+    assert_equal 15, edge_named(profile, "Array#map", "block in TestUnwinding#nexter").calls
+    assert_equal 10, edge_named(profile, "Integer#times", "block in TestUnwinding#returner").calls
+    assert_equal 5, edge_named(profile, "block in TestUnwinding#thrower", "Kernel#throw").calls
     assert_consistent profile
   end
 
@@ -75,7 +86,9 @@ class TestUnwinding < TracegraphTest
     end
     assert_operator method_named(profile, "TestUnwinding#recurse_forever").calls, :>, 1000
     assert_equal 1, edge_named(profile, "TestUnwinding#overflow_then_work", "TestUnwinding#after_overflow").calls
-    assert_equal 2, edge_named(profile, "Integer#times", "TestUnwinding#after_overflow").calls
+    block = "block (2 levels) in TestUnwinding#test_system_stack_error_resynchronises"
+    assert_equal 2, edge_named(profile, "Integer#times", block).calls
+    assert_equal 2, edge_named(profile, block, "TestUnwinding#after_overflow").calls
     assert_nil profile.edge("TestUnwinding#recurse_forever", "TestUnwinding#after_overflow")
     assert_consistent profile
   end

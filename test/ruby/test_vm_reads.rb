@@ -79,4 +79,69 @@ class TestVmReads < TracegraphTest
     assert result["vm_reads"]
     assert_equal result["expected"], result["got"]
   end
+
+  # Blocks through the public API too: each block's calls equal
+  # TracePoint's b_call count at its first line (define_method bodies,
+  # which are their methods, left out), one-line methods with blocks
+  # included. (Two blocks of one method on one line would share a node
+  # there; this program has none.)
+  BLOCKS_SCRIPT = <<~'RUBY'
+    require "tracegraph"
+    require "json"
+    class Orders
+      def total(lines) = lines.sum { |l| l * 2 }
+      def each_line(lines)
+        lines.each { |l| yield l }
+      end
+      def count(lines)
+        n = 0
+        each_line(lines) do |l|
+          n += 1 if l.odd?
+        end
+        n
+      end
+      define_method(:made) { |lines| lines.map { |l| l + 1 } }
+      def recurse(n, &blk) = n.zero? ? yield : recurse(n - 1) { blk.call }
+    end
+    o = Orders.new
+    counts = Hash.new(0)
+    body = Orders.instance_method(:made).source_location.last
+    # A define_method body fires b_call too, at its line, once per call.
+    tp = TracePoint.new(:b_call, :call) do |t|
+      next unless t.path == __FILE__
+      counts[t.lineno] += t.event == :b_call ? 1 : (t.method_id == :made ? -1 : 0)
+    end
+    profile = Tracegraph.profile do
+      tp.enable
+      3.times do
+        o.total([1, 2, 3])
+        o.count([1, 2, 3, 4])
+        o.made([1, 2])
+        o.recurse(3) { :done }
+      end
+      tp.disable
+    end
+    expected = counts.reject { |_, n| n.zero? }
+    got = profile.methods.select { |m| m.name.start_with?("block ") && m.file == __FILE__ }.to_h { |m| [m.line, m.calls] }
+    names = profile.methods.map(&:name)
+    puts JSON.generate("vm_reads" => Tracegraph._vm_reads?, "expected" => expected, "got" => got, "names" => names)
+  RUBY
+
+  def run_blocks_script(env)
+    out, err, status = ruby("-e", BLOCKS_SCRIPT, chdir: ROOT, env: env)
+    assert status.success?, err
+    JSON.parse(out.lines.last)
+  end
+
+  def test_blocks_through_the_public_api_are_counted_exactly
+    [{"TRACEGRAPH_NO_VM_READS" => "1"}, {}].each do |env|
+      result = run_blocks_script(env)
+      assert_equal env.empty? && !ENV["TRACEGRAPH_NO_VM_READS"], result["vm_reads"]
+      assert_operator result["expected"].size, :>=, 6
+      assert_equal result["expected"], result["got"], env.inspect
+      assert_includes result["names"], "Orders#made"
+      assert_includes result["names"], "block in Orders#made"
+      refute result["names"].any? { |n| n.include?("<class:Orders>") }, result["names"].inspect
+    end
+  end
 end

@@ -35,7 +35,9 @@ class TestStackTorture < TortureTest
     rescuer = "TestStackTorture#overflow_and_recover"
     assert_equal rounds, edge_named(profile, rescuer, "TestStackTorture#after_overflow").calls
     assert_equal rounds, edge_named(profile, rescuer, "Array#map").calls
-    assert_equal 2 * rounds, edge_named(profile, "Array#map", "TestStackTorture#after_overflow").calls
+    rescue_block = "block in TestStackTorture#overflow_and_recover"
+    assert_equal 2 * rounds, edge_named(profile, "Array#map", rescue_block).calls
+    assert_equal 2 * rounds, edge_named(profile, rescue_block, "TestStackTorture#after_overflow").calls
     assert_nil profile.edge("TestStackTorture#overflow_and_recover", "TestStackTorture#countdown")
     assert_equal 101, method_named(profile, "TestStackTorture#countdown").calls
     from_recursion = profile.edges.select { |e| e.caller.name == "TestStackTorture#bottomless" }
@@ -67,7 +69,10 @@ class TestStackTorture < TortureTest
       end
     end
     assert_equal 101 * n, method_named(profile, "TestStackTorture#raise_at").calls
-    assert_equal n, edge_named(profile, "Integer#times", "TestStackTorture#cleanup").calls
+    block = "block (2 levels) in TestStackTorture#test_exceptions_through_100_frames_with_ensure"
+    assert_equal n, edge_named(profile, "Integer#times", block).calls
+    assert_equal n, edge_named(profile, block, "TestStackTorture#raise_at").calls
+    assert_equal n, edge_named(profile, block, "TestStackTorture#cleanup").calls
     # Each frame's ensure calls cleanup as the exception passes through it.
     assert_equal 101, edge_named(profile, "TestStackTorture#raise_through_ensures", "TestStackTorture#cleanup").calls
     assert_nil profile.edge("TestStackTorture#raise_at", "TestStackTorture#cleanup")
@@ -96,17 +101,30 @@ class TestStackTorture < TortureTest
     end
     t = "TestStackTorture"
     assert_equal 21 * n, method_named(profile, "#{t}#throw_from_deep").calls
-    assert_equal 20 * n, edge_named(profile, "Array#each", "#{t}#throw_from_deep").calls
+    # Each block is a frame of its own, left by throw, break, next or return.
+    b = ->(m) { "block in #{t}##{m}" }
+    assert_equal 20 * n, edge_named(profile, "Array#each", b[:throw_from_deep]).calls
+    assert_equal 20 * n, edge_named(profile, b[:throw_from_deep], "#{t}#throw_from_deep").calls
     assert_equal n, edge_named(profile, "#{t}#throw_from_deep", "#{t}#leaf").calls
     # break: each and map's blocks ran twice, the second call breaking.
-    assert_equal n, edge_named(profile, "Array#each", "#{t}#leaf").calls
-    assert_equal 2 * n, edge_named(profile, "Range#each", "Integer#==").calls
-    assert_equal n, edge_named(profile, "Range#each", "#{t}#leaf").calls
+    assert_equal 2 * n, edge_named(profile, "Array#each", b[:break_out_of_each]).calls
+    assert_equal n, edge_named(profile, b[:break_out_of_each], "#{t}#leaf").calls
+    assert_equal 2 * n, edge_named(profile, "Range#each", b[:break_out_of_map]).calls
+    assert_equal 2 * n, edge_named(profile, b[:break_out_of_map], "Integer#==").calls
+    assert_equal n, edge_named(profile, b[:break_out_of_map], "#{t}#leaf").calls
     # next: three leaf calls per next_in_times; return: one, after 3 rounds.
-    assert_equal 4 * n, edge_named(profile, "Integer#times", "#{t}#leaf").calls
-    assert_equal 3 * n, edge_named(profile, "Integer#times", "Integer#==").calls
-    assert_equal n, edge_named(profile, "Array#map", "#{t}#leaf").calls
-    assert_equal 2 * n, edge_named(profile, "Array#map", "Integer#==").calls
+    assert_equal 3 * n, edge_named(profile, "Integer#times", b[:next_in_times]).calls
+    assert_equal 3 * n, edge_named(profile, b[:next_in_times], "#{t}#leaf").calls
+    assert_equal 3 * n, edge_named(profile, "Integer#times", b[:return_from_times]).calls
+    assert_equal 3 * n, edge_named(profile, b[:return_from_times], "Integer#==").calls
+    assert_equal n, edge_named(profile, b[:return_from_times], "#{t}#leaf").calls
+    # return from the inner block of two: the outer ran once.
+    nested = "block (2 levels) in #{t}#return_from_nested"
+    assert_equal n, edge_named(profile, "Array#each", b[:return_from_nested]).calls
+    assert_equal n, edge_named(profile, b[:return_from_nested], "Array#map").calls
+    assert_equal 2 * n, edge_named(profile, "Array#map", nested).calls
+    assert_equal n, edge_named(profile, nested, "#{t}#leaf").calls
+    assert_equal 2 * n, edge_named(profile, nested, "Integer#==").calls
     # Nothing after a non-local exit may be charged to the frame it left.
     callers_of_times = profile.edges.select { |e| e.callee.name == "Integer#times" }.map { |e| e.caller.name }
     assert_equal %W[#{t}#next_in_times #{t}#return_from_times].sort, callers_of_times.sort

@@ -38,7 +38,7 @@ module StackPrograms
       after
     end
 
-    def self.expected_edges(c_calls)
+    def self.expected_edges(c_calls, _blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
       edges = {
         [q[:run], q[:guarded]] => 1,
@@ -64,7 +64,7 @@ module StackPrograms
       edges
     end
 
-    def self.expected_stacks(c_calls)
+    def self.expected_stacks(c_calls, _blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
       run = q[:run]
       guarded = "#{run};#{q[:guarded]}"

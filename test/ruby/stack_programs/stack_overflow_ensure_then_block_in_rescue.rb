@@ -31,8 +31,12 @@ module StackPrograms
       after
     end
 
-    def self.expected_edges(c_calls)
+    # With blocks, the rescue clause's block is a frame between.
+    BLOCK = "block in #{NAME}.run".freeze
+
+    def self.expected_edges(c_calls, blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
+      recovered_by = blocks ? BLOCK : (c_calls ? "Array#each" : q[:run])
       edges = {
         [q[:run], q[:with_ensure]] => 1,
         [q[:with_ensure], q[:descend]] => 1,
@@ -44,14 +48,14 @@ module StackPrograms
       if c_calls
         edges[[q[:run], "Module#==="]] = 1
         edges[[q[:run], "Array#each"]] = 1
-        edges[["Array#each", q[:recovered]]] = 1
-      else
-        edges[[q[:run], q[:recovered]]] = 1
       end
+      edges[["Array#each", BLOCK]] = 1 if blocks && c_calls
+      edges[[q[:run], BLOCK]] = 1 if blocks && !c_calls
+      edges[[recovered_by, q[:recovered]]] = 1
       edges
     end
 
-    def self.expected_stacks(c_calls)
+    def self.expected_stacks(c_calls, blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
       run = q[:run]
       with_ensure = "#{run};#{q[:with_ensure]}"
@@ -61,10 +65,10 @@ module StackPrograms
       if c_calls
         stacks["#{run};Module#==="] = 1
         stacks["#{run};Array#each"] = 1
-        stacks["#{run};Array#each;#{q[:recovered]}"] = 1
-      else
-        stacks["#{run};#{q[:recovered]}"] = 1
       end
+      path = [run, ("Array#each" if c_calls), (BLOCK if blocks)].compact.join(";")
+      stacks[path] = 1 if blocks
+      stacks["#{path};#{q[:recovered]}"] = 1
       stacks
     end
   end

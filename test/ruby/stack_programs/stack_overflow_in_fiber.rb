@@ -30,9 +30,12 @@ module StackPrograms
       after
     end
 
-    def self.expected_edges(c_calls)
+    # With blocks, the fiber's block is its stack's bottom frame.
+    BLOCK = "block in #{NAME}.run".freeze
+
+    def self.expected_edges(c_calls, blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
-      # The fiber's stack is its own: body is a bottom frame.
+      # The fiber's stack is its own: body (or its block) is a bottom frame.
       edges = {
         [q[:body], q[:descend]] => 1,
         [q[:descend], q[:descend]] => :many,
@@ -46,15 +49,17 @@ module StackPrograms
         edges[[q[:body], "Module#==="]] = 1
         edges[[q[:body], "Fiber.yield"]] = 1
       end
+      edges[[BLOCK, q[:body]]] = 1 if blocks
       edges
     end
 
-    def self.expected_stacks(c_calls)
+    def self.expected_stacks(c_calls, blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
       run = q[:run]
-      body = q[:body]
-      stacks = { run => 1, "#{run};#{q[:after]}" => 2, body => 1, "#{body};..." => :many,
-                 "#{body};#{q[:recovered]}" => 2 }
+      body = blocks ? "#{BLOCK};#{q[:body]}" : q[:body]
+      stacks = blocks ? { BLOCK => 1 } : {}
+      stacks.merge!(run => 1, "#{run};#{q[:after]}" => 2, body => 1, "#{body};..." => :many,
+                 "#{body};#{q[:recovered]}" => 2)
       (1..LONG_RUN).each { |k| stacks[([body] + [q[:descend]] * k).join(";")] = 1 }
       if c_calls
         stacks["#{run};Class#new"] = 1

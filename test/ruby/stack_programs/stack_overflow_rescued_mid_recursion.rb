@@ -32,7 +32,7 @@ module StackPrograms
       after
     end
 
-    def self.expected_edges(c_calls)
+    def self.expected_edges(c_calls, _blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
       edges = {
         [q[:run], q[:approach]] => 2,
@@ -51,7 +51,7 @@ module StackPrograms
       edges
     end
 
-    def self.expected_stacks(c_calls)
+    def self.expected_stacks(c_calls, _blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
       run = q[:run]
       approach = ->(k) { ([run] + [q[:approach]] * k).join(";") }

@@ -6,7 +6,8 @@ module StackPrograms
   module StackOverflowThroughCEach
     NAME = name
     LONG_RUN = 100
-    RECURSIVE = ["#{NAME}.spiral", "Array#each"].freeze
+    BLOCK = "block in #{NAME}.spiral".freeze
+    RECURSIVE = ["#{NAME}.spiral", "Array#each", BLOCK].freeze
 
     def self.spiral = [0].each { spiral }
     def self.recovered = :recovered
@@ -27,7 +28,14 @@ module StackPrograms
     # Ruby it is traced without c_calls too.
     def self.each_traced?(c_calls) = c_calls || !Array.instance_method(:each).source_location.nil?
 
-    def self.expected_edges(c_calls)
+    # The cycle of names the recursion repeats.
+    def self.cycle(c_calls, blocks)
+      [
+        "#{NAME}.spiral", ("Array#each" if each_traced?(c_calls)), (BLOCK if blocks)
+      ].compact
+    end
+
+    def self.expected_edges(c_calls, blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
       edges = {
         [q[:run], q[:guarded]] => 1,
@@ -35,23 +43,19 @@ module StackPrograms
         [q[:guarded], q[:recovered]] => 1,
         [q[:run], q[:after]] => 1,
       }
-      if each_traced?(c_calls)
-        edges[[q[:spiral], "Array#each"]] = :many
-        edges[["Array#each", q[:spiral]]] = :many
-      else
-        edges[[q[:spiral], q[:spiral]]] = :many
-      end
+      names = cycle(c_calls, blocks)
+      names.each_with_index { |name, i| edges[[name, names[(i + 1) % names.size]]] = :many }
       edges[[q[:guarded], "Module#==="]] = 1 if c_calls
       edges
     end
 
-    def self.expected_stacks(c_calls)
+    def self.expected_stacks(c_calls, blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
       run = q[:run]
       guarded = "#{run};#{q[:guarded]}"
       stacks = { run => 1, guarded => 1, "#{guarded};..." => :many, "#{guarded};#{q[:recovered]}" => 1,
                  "#{run};#{q[:after]}" => 1 }
-      cycle = each_traced?(c_calls) ? [q[:spiral], "Array#each"] : [q[:spiral]]
+      cycle = cycle(c_calls, blocks)
       (1..LONG_RUN).each { |k| stacks[([guarded] + Array.new(k) { |i| cycle[i % cycle.size] }).join(";")] = 1 }
       stacks["#{guarded};Module#==="] = 1 if c_calls
       stacks

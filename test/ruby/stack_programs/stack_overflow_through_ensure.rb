@@ -27,7 +27,7 @@ module StackPrograms
       after
     end
 
-    def self.expected_edges(c_calls)
+    def self.expected_edges(c_calls, _blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
       edges = {
         [q[:run], q[:with_ensure]] => 1,
@@ -41,7 +41,7 @@ module StackPrograms
       edges
     end
 
-    def self.expected_stacks(c_calls)
+    def self.expected_stacks(c_calls, _blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
       run = q[:run]
       with_ensure = "#{run};#{q[:with_ensure]}"
