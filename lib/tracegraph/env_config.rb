@@ -5,6 +5,7 @@
 #   TRACEGRAPH_CLOCK          wall | cpu | thread_cpu
 #   TRACEGRAPH_C_CALLS        1/true (default) or 0/false
 #   TRACEGRAPH_BLOCKS         1/true (default: blocks as frames) or 0/false
+#   TRACEGRAPH_GC             1/true (default: garbage collection as nodes) or 0/false
 #   TRACEGRAPH_NODE_FRACTION, TRACEGRAPH_EDGE_FRACTION, TRACEGRAPH_MAX_NODES,
 #   TRACEGRAPH_FOCUS, TRACEGRAPH_IGNORE   graph options, as the CLI's flags
 # (TRACEGRAPH_MAX_PROFILE_BYTES, the largest profile load_json reads, is
