@@ -406,6 +406,26 @@ static void put_string(out *o, pb *m, const char *s)
     m->len = 0;
 }
 
+/* A function's name in pprof's string table. pprof shortens names for
+ * display by dropping anything between < and > (C++ template arguments),
+ * so `block in <main>` and `block in <class:Foo>` would both show as
+ * `block in ` and be added together: Ruby's angle brackets are written as
+ * the single guillemets U+2039 and U+203A instead, which it leaves alone. */
+static void put_function_name(out *o, pb *m, const char *s)
+{
+    static const char open[] = "\xe2\x80\xb9", close[] = "\xe2\x80\xba";   /* ‹ › */
+    size_t n = 0;
+    for (const char *c = s; *c; c++) n += *c == '<' || *c == '>' ? 3 : 1;
+    pb_key(m, PROFILE_STRING_TABLE, LENGTH_DELIMITED);
+    pb_varint(m, n);
+    for (const char *c = s; *c; c++) {
+        const char *bytes = *c == '<' ? open : *c == '>' ? close : c;
+        for (size_t i = 0, len = *c == '<' || *c == '>' ? 3 : 1; i < len; i++) pb_byte(m, (uint8_t)bytes[i]);
+    }
+    put(o, m->bytes, m->len);
+    m->len = 0;
+}
+
 tg_stacks_status tg_stacks_write_pprof(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx)
 {
     walk w;
@@ -474,7 +494,7 @@ tg_stacks_status tg_stacks_write_pprof(const tg_stacks_input *in, tg_stacks_writ
         for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) put_string(o, m, fixed[i]);
         for (uint32_t t = 0; t < in->thread_count; t++) put_string(o, m, in->threads[t]);
         for (uint32_t i = 0; i < in->method_count; i++) {
-            put_string(o, m, in->methods[i].name);
+            put_function_name(o, m, in->methods[i].name);
             put_string(o, m, in->methods[i].file ? in->methods[i].file : "");
         }
     }

@@ -37,8 +37,9 @@ class TestMergeCli < Minitest::Test
     assert_equal 6, all["Object#check"].calls
     assert_equal 3, all["Object#suite"].calls
     assert_equal 3, all.edge("Object#suite", "Range#each").calls
-    assert_equal 6, all.edge("Range#each", "Object#check").calls
-    %w[Object#check Object#suite Range#each].each do |name|
+    assert_equal 6, all.edge("Range#each", "block in Object#suite").calls
+    assert_equal 6, all.edge("block in Object#suite", "Object#check").calls
+    ["Object#check", "Object#suite", "Range#each", "block in Object#suite"].each do |name|
       assert_equal shards.sum { |s| s[name].total_time }, all[name].total_time, name
       assert_equal shards.sum { |s| s[name].self_time }, all[name].self_time, name
     end
