@@ -44,16 +44,18 @@ static tg_gc_event core_event(rb_event_flag_t flag)
 /* Runs inside the collector. rb_tracearg_event_flag only reads the
  * argument; the context lookup allocates no Ruby object. The clock is
  * read at a step's enter and at events inside a recorded step only. */
-/* Creates the pseudo-method the core is about to push, if it has none yet:
- * on entering a step, the step's (and its phase's, if a collection is
- * under way); on a phase starting inside a step, that phase's. */
+/* Creates the pseudo-methods the core is about to push, if it has none
+ * yet: on entering a step while a collection is under way, the step's and
+ * its phase's; when a collection starts, the step's (an idle step is
+ * recorded only then, see tg_gc.c) and marking's; when marking ends,
+ * sweeping's. */
 static void create_pseudo_methods(tg_gc_event event)
 {
     tg_gc *g = &G.gc;
-    bool entering = event == TG_GC_ENTER;
-    if (entering && g->step == TG_NONE) g->step = tracegraph_gc_method(TG_GC_NODE_STEP);
+    bool entering = event == TG_GC_ENTER && g->phase != TG_GC_IDLE;
     bool marking = event == TG_GC_START || (entering && g->phase == TG_GC_MARKING);
     bool sweeping = event == TG_GC_END_MARK || (entering && g->phase == TG_GC_SWEEPING);
+    if ((entering || event == TG_GC_START) && g->step == TG_NONE) g->step = tracegraph_gc_method(TG_GC_NODE_STEP);
     if (marking && g->marking == TG_NONE) g->marking = tracegraph_gc_method(TG_GC_NODE_MARKING);
     if (sweeping && g->sweeping == TG_NONE) g->sweeping = tracegraph_gc_method(TG_GC_NODE_SWEEPING);
 }

@@ -62,9 +62,11 @@ static void close_stale_step(tg_gc *g, tg_profiler *p, tg_context *c, uint64_t n
     g->in = NULL;
 }
 
-static void enter(tg_gc *g, tg_profiler *p, tg_context *c, uint64_t now)
+/* Pushes the step's frame at `now` on c; opens the phase's frame under it
+ * if `with_phase`. */
+static void push_step(tg_gc *g, tg_profiler *p, tg_context *c, uint64_t now, bool with_phase)
 {
-    if (!c || g->step == TG_NONE) return;
+    if (g->step == TG_NONE) return;
     /* A pending leaf (the C method that allocated) becomes the caller. */
     tg_profiler_settle_leaf(p, c);
     uint32_t depth = c->depth;
@@ -72,7 +74,24 @@ static void enter(tg_gc *g, tg_profiler *p, tg_context *c, uint64_t now)
     if (c->depth != depth + 1) return;   /* out of memory: not recorded */
     g->in = c;
     g->depth = depth;
-    open_phase(g, p, now);
+    if (with_phase) open_phase(g, p, now);
+}
+
+/* A step entered while the collector is idle may do nothing at all: Ruby
+ * 3.3 and later enter and leave the collector whenever the heap needs a
+ * page, to continue a collection that may not exist (gc_continue), with
+ * GC.disable too. Such a step is recorded only if a collection starts in
+ * it, from when it was entered; otherwise its instant stays its caller's. */
+static void enter(tg_gc *g, tg_profiler *p, tg_context *c, uint64_t now)
+{
+    g->pending = NULL;
+    if (!c) return;
+    if (g->phase == TG_GC_IDLE) {
+        g->pending = c;
+        g->pending_since = now;
+        return;
+    }
+    push_step(g, p, c, now, true);
 }
 
 void tg_gc_event_at(tg_gc *g, tg_profiler *p, tg_context *c, tg_gc_event event, uint64_t now)
@@ -90,6 +109,11 @@ void tg_gc_event_at(tg_gc *g, tg_profiler *p, tg_context *c, tg_gc_event event, 
         break;
     case TG_GC_START:
         g->phase = TG_GC_MARKING;
+        if (g->pending && g->pending == c && !g->in) {
+            push_step(g, p, c, g->pending_since, false);   /* its marking opens below, now */
+            here = g->in == c;
+        }
+        g->pending = NULL;
         if (here) {
             g->runs++;
             close_frames(g, p, 1, now);
@@ -108,6 +132,7 @@ void tg_gc_event_at(tg_gc *g, tg_profiler *p, tg_context *c, tg_gc_event event, 
         if (here) close_frames(g, p, 1, now);
         break;
     case TG_GC_EXIT:
+        g->pending = NULL;   /* an idle step that did nothing: not recorded */
         if (here) {
             close_frames(g, p, 0, now);
             g->in = NULL;

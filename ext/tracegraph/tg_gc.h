@@ -59,6 +59,8 @@ typedef struct tg_gc {
     uint64_t runs;        /* collections started on a recorded context */
     tg_context *in;       /* the context of the open step; NULL if none */
     uint32_t depth;       /* its depth below the step's frame */
+    tg_context *pending;  /* a step entered while the collector was idle, */
+    uint64_t pending_since; /* not recorded unless a collection starts in it */
 } tg_gc;
 
 /* The display name of a pseudo-method, or NULL for another number. */
@@ -81,7 +83,7 @@ void tg_gc_event_at(tg_gc *g, tg_profiler *p, tg_context *c, tg_gc_event event, 
 /* Whether a step is open (the binding needs the clock then). */
 static inline bool tg_gc_in_step(const tg_gc *g)
 {
-    return g->in != NULL;
+    return g->in != NULL || g->pending != NULL;
 }
 
 #endif

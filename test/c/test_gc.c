@@ -183,13 +183,45 @@ END_TEST
 START_TEST(test_a_step_on_an_empty_stack_is_a_bottom_frame)
 {
     EV(TG_GC_ENTER, 5);
+    EV(TG_GC_START, 6);
+    EV(TG_GC_END_MARK, 7);
+    EV(TG_GC_END_SWEEP, 8);
     EV(TG_GC_EXIT, 9);
     ck_assert_uint_eq(ctx.depth, 0);
     ck_assert_uint_eq(p.methods[STEP].calls, 1);
-    ck_assert_uint_eq(p.methods[STEP].self_time, 4);
-    ck_assert_uint_eq(p.edge_count, 0);
-    ck_assert_uint_eq(p.methods[MARK].calls + p.methods[SWEEP].calls, 0);
+    ck_assert_uint_eq(p.methods[STEP].total_time, 4);
+    ck_assert_uint_eq(p.methods[STEP].self_time, 2);
+    ck_assert_uint_eq(p.edge_count, 2);   /* the step -> marking, sweeping: nothing calls it */
+    ck_assert_uint_eq(p.methods[MARK].calls + p.methods[SWEEP].calls, 2);
     ck_assert_uint_eq(p.thread_time[ctx.thread], 4);
+}
+END_TEST
+
+/* Ruby 3.3 and later enter the collector whenever the heap wants a page,
+ * to continue a collection there may not be: a step that begins idle and
+ * starts no collection did nothing, and is not recorded. */
+START_TEST(test_an_idle_step_that_starts_no_collection_is_not_recorded)
+{
+    tg_profiler_call(&p, &ctx, A, 0, 0);
+    EV(TG_GC_ENTER, 10);
+    ck_assert(tg_gc_in_step(&gc));
+    EV(TG_GC_EXIT, 12);
+    ck_assert(!tg_gc_in_step(&gc));
+    ck_assert_uint_eq(p.methods[STEP].calls, 0);
+    ck_assert_uint_eq(ctx.depth, 1);
+    /* One that starts a collection counts from its entry. */
+    EV(TG_GC_ENTER, 20);
+    EV(TG_GC_START, 23);
+    EV(TG_GC_EXIT, 30);
+    ck_assert_uint_eq(p.methods[STEP].calls, 1);
+    ck_assert_uint_eq(p.methods[STEP].total_time, 10);
+    ck_assert_uint_eq(p.methods[STEP].self_time, 3);
+    ck_assert_uint_eq(p.methods[MARK].calls, 1);
+    ck_assert_uint_eq(p.methods[MARK].total_time, 7);
+    ck_assert_uint_eq(gc.runs, 1);
+    tg_profiler_close_all(&p, &ctx, 40);
+    ck_assert_uint_eq(p.methods[A].self_time, 30);
+    ck_assert_uint_eq(self_sum(), 40);
 }
 END_TEST
 
@@ -247,6 +279,7 @@ END_TEST
 
 START_TEST(test_a_missed_exit_on_another_context_ends_where_it_began)
 {
+    tg_gc_set_phase(&gc, TG_GC_SWEEPING);   /* so each step is recorded from its entry */
     tg_profiler_call(&p, &ctx, A, 0, 0);
     EV(TG_GC_ENTER, 10);
     tg_profiler_activate(&p, &other);
@@ -306,6 +339,7 @@ static Suite *gc_suite(void)
     tcase_add_test(tc, test_incremental_marking_spans_steps);
     tcase_add_test(tc, test_the_allocating_leaf_is_the_caller);
     tcase_add_test(tc, test_a_step_on_an_empty_stack_is_a_bottom_frame);
+    tcase_add_test(tc, test_an_idle_step_that_starts_no_collection_is_not_recorded);
     tcase_add_test(tc, test_unrecorded_threads_move_the_phase_only);
     tcase_add_test(tc, test_the_phase_at_start_comes_from_the_binding);
     tcase_add_test(tc, test_a_missed_exit_closes_the_step_at_the_next_enter);
