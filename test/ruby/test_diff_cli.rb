@@ -39,7 +39,7 @@ class TestDiffCli < Minitest::Test
     faster = write_faster_copy(@head, File.join(@dir, "faster.json"), 10)
     _, err, status = tracegraph("diff", "--fail-above", "50", faster, @head)
     assert_equal 3, status.exitstatus, err
-    assert_match(/total time \+\d+\.\d%, more than the allowed \+50\.0%/, err)
+    assert_match(/total wall time .* -> .*, \+\d+\.\d%: more than the allowed \+50%: FAILED/, err)
     _, err, status = tracegraph("diff", "--fail-above", "50", @head, @head)
     assert status.success?, err
     assert_match(/within the allowed/, err)
