@@ -42,7 +42,7 @@ module Tracegraph
     private
 
     def parse(argv)
-      options = {outputs: [], dot: {}, text: false, limit: 10, fail_above: nil, ignore: [], min_share: 1.0,
+      options = {outputs: [], dot: {}, text: false, limit: 10, fail_above: nil, ignore: [], min_share: 5.0,
                  time: {default: nil, methods: {}}, calls: {default: nil, methods: {}}}
       parser = OptionParser.new do |o|
         o.banner = <<~TEXT
@@ -73,7 +73,7 @@ module Tracegraph
         o.on("--ignore NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates") do |v|
           options[:ignore] << v
         end
-        o.on("--min-share PCT", Float, "Skip methods under PCT percent of the total in --fail-on-time (default 1)") do |v|
+        o.on("--min-share PCT", Float, "Skip methods under PCT percent of the total in --fail-on-time (default 5)") do |v|
           options[:min_share] = percent!(v, "--min-share")
         end
         o.on("--node-fraction F", Float, "Hide methods under this share of total time") { |v| options[:dot][:node_fraction] = v }

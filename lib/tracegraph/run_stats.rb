@@ -73,6 +73,22 @@ module Tracegraph
 
       MEDIAN_SE * robust_sigma(values) / Math.sqrt(values.size)
     end
+
+    BOOTSTRAP_SAMPLES = 200
+
+    # How much statistic (a block taking an array of runs) would vary had
+    # other runs been drawn: the standard deviation of it over
+    # BOOTSTRAP_SAMPLES resamples of runs with replacement, drawn from a
+    # fixed seed so the same runs always give the same answer. nil for
+    # fewer than 3 runs.
+    def bootstrap_error(runs, &statistic)
+      return nil if runs.size < 3
+
+      random = Random.new(runs.size)
+      values = Array.new(BOOTSTRAP_SAMPLES) { statistic.call(Array.new(runs.size) { runs[random.rand(runs.size)] }).to_f }
+      mean = values.sum / values.size
+      Math.sqrt(values.sum { |v| (v - mean)**2 } / (values.size - 1))
+    end
   end
 
   class Profile
