@@ -35,7 +35,10 @@ module Tracegraph
     def call
       Dir.mktmpdir("tracegraph-runs") do |dir|
         profiles, status = run_all(dir)
-        return status.exitstatus || 1 if profiles.empty?
+        if profiles.empty?
+          @err.puts "tracegraph: no run left a profile; nothing written"
+          return finish(status, false)
+        end
 
         profile = Profile.median(profiles)
         ok = @outputs.map { |path| write(profile, path) }.all?
