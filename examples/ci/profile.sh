@@ -16,7 +16,7 @@
 #   FAIL_ABOVE=PCT     the total time grew by more than PCT% and the noise
 #   GATE_OPTIONS="..." more tracegraph diff options: --ignore 'Kernel#require*',
 #                      --fail-on-calls 'Foo#bar=50', --min-share 2
-# Unset or empty, a gate is off. RUNS defaults to 5, CLOCK to cpu.
+# Unset or empty, a gate is off. RUNS defaults to 10, CLOCK to cpu.
 # Needs `tracegraph` on PATH and Graphviz's `dot`.
 set -euo pipefail
 
@@ -25,7 +25,7 @@ out=${2:-graphs}
 base=${3:-}
 mkdir -p "$out"
 
-tracegraph --runs "${RUNS:-5}" --clock "${CLOCK:-cpu}" --flat \
+tracegraph --runs "${RUNS:-10}" --clock "${CLOCK:-cpu}" --flat \
   -o "$out/call_graph.json" -o "$out/call_graph.pdf" -o "$out/call_graph.svg" "$program"
 
 status=0

@@ -87,7 +87,7 @@ module Tracegraph
 
     def noise_note
       runs = [@diff.base.runs, @diff.head.runs].map { |r| r ? r.count : 1 }
-      return " (one run each: the noise is not measured; record with tracegraph --runs 5)" if runs == [1, 1]
+      return " (one run each: the noise is not measured; record with tracegraph --runs 10)" if runs == [1, 1]
 
       " (#{runs.join(' and ')} runs)"
     end
