@@ -16,16 +16,16 @@
 # has no measured noise: with one on one side, the other side's stands for
 # both; with none, the limit alone decides and the report says so.
 #   time:  a method's cost against the rest of the run grew by more than
-#          its limit. The cost is its best (least) self time over the N
-#          runs divided by the best time of everything else: a machine
-#          that is slower for a whole measurement (a busy CI runner, a
-#          slower one than the last build's) slows both alike, and a run
-#          that noise slowed is not the best one. (bench/gate.rb measured
-#          medians of plain self times moving by 30% between measurements
-#          of unchanged code on a busy machine; this, by under 10%.)
+#          its limit. The cost is the median over the N runs of its self
+#          time divided by the time everything else took in that run: a
+#          machine that is slower for a whole measurement (a busy CI
+#          runner, a slower one than the last build's) slows both alike.
+#          (bench/gate.rb measured medians of plain self times moving by
+#          tens of percent between measurements of unchanged code on a busy
+#          machine; this, by a third as much: see bench/GATE.md.)
 #          Methods under min_share percent of the total (5; in both runs)
 #          are not gated: their relative changes are mostly noise.
-#   total: the best run's total time grew by more than PCT. It moves with
+#   total: the median total time grew by more than PCT. It moves with
 #          the machine, so it suits runners that keep their speed.
 # Times are the profile's clock: profiles recorded with --clock cpu are
 # gated on CPU time. Profiles of different clocks are not compared on time.
@@ -34,7 +34,7 @@
 # neither per-method gate looks at.
 module Tracegraph
   class DiffGate
-    SIGMAS = 3.0
+    SIGMAS = 2.0
 
     # One comparison. change and margin are percentages of base (change is
     # Float::INFINITY for something new); margin is nil without measured noise.
@@ -108,7 +108,6 @@ module Tracegraph
       change = c.change.infinite? ? "new" : format("%+.1f%%", c.change)
       change += format(" ± %.1f%%", c.margin) if c.margin && !c.change.infinite?
       change += " against the rest of the run" if c.kind == :time && !c.change.infinite?
-      change += " (best run)" if c.kind == :total && c.runs != [1, 1]
       allowed = c.kind == :calls ? format("±%g%%", c.limit) : format("%+g%%", c.limit)
       verdict = if c.failed? then "more than the allowed #{allowed}: FAILED"
                 elsif c.above_limit? then "above the allowed #{allowed} but within the noise between runs"
@@ -125,8 +124,8 @@ module Tracegraph
 
     def total_check(limit)
       base_runs = @diff.base.runs&.total_times&.map { |t| t * @scale }
-      best = ->(totals) { totals.min.to_f }
-      change, margin = compare([@diff.base.total_time * @scale, base_runs], [@diff.head.total_time, @diff.head.runs&.total_times], best)
+      median = ->(totals) { RunStats.median(totals).to_f }
+      change, margin = compare([@diff.base.total_time * @scale, base_runs], [@diff.head.total_time, @diff.head.runs&.total_times], median)
       Check.new(kind: :total, name: nil, base: @diff.base.total_time * @scale, head: @diff.head.total_time,
                 change: change, margin: margin, limit: limit, runs: run_counts)
     end
@@ -148,14 +147,13 @@ module Tracegraph
     end
 
     # A method's cost against the rest of the run, from [self, total]
-    # pairs: its best (least) self time over the best time of everything
-    # else. A machine that is slower for a whole run, or for all of them,
-    # slows both alike and cancels out; a run some noise slowed is not the
-    # best of either. (The whole run, if the method is all of it.)
+    # pairs: the median over the runs of its self time divided by the time
+    # of everything else in the same run. A machine that is slower for a
+    # whole run, or for all of them, slows both alike and cancels out, and
+    # the median ignores the odd run that noise hit in one place. (Its
+    # self time alone, in a run it is all of.)
     AGAINST_REST = lambda do |runs|
-      self_time = runs.map(&:first).min.to_f
-      rest = runs.map { |s, t| t - s }.min
-      rest.positive? ? self_time / rest : self_time
+      RunStats.median(runs.map { |s, t| t > s ? s.to_f / (t - s) : s.to_f })
     end
 
     # [value from the profile, runs as [self, total] pairs or nil]

@@ -78,8 +78,8 @@ class TestDiffGate < Minitest::Test
     head = runs([104, 94, 114, 99, 109]) # +4%, noise about 10%
     g, report = gate(base, head, time: {default: 3.0, methods: {}})
     refute g.failed?, report
-    # Best runs: 90 -> 94 ms against the same 101 ms of the rest.
-    assert_match(/cpu time of Object#work 100 ms -> 104 ms, \+4\.4% ± \d+\.\d% against the rest of the run: above the allowed \+3% but within the noise/, report)
+    # Medians: 100 -> 104 ms against the same 101 ms of the rest.
+    assert_match(/cpu time of Object#work 100 ms -> 104 ms, \+4\.0% ± \d+\.\d% against the rest of the run: above the allowed \+3% but within the noise/, report)
   end
 
   def test_a_real_slowdown_beyond_the_noise_fails_with_its_uncertainty
@@ -88,19 +88,19 @@ class TestDiffGate < Minitest::Test
     g, report = gate(base, head, time: {default: 10.0, methods: {}}, total: 20.0)
     assert g.failed?
     assert_equal ["Object#work"], g.failures.map(&:name)
-    # Best runs 99 -> 119 ms against the same 101 ms; the margin is 3
-    # bootstrap standard errors of that ratio.
+    # Medians 100 -> 120 ms against the same 101 ms; the margin is
+    # SIGMAS bootstrap standard errors of that ratio.
     pairs = ->(works) { works.map { |w| [w * MS, (w + 101) * MS] } }
     stat = Tracegraph::DiffGate::AGAINST_REST
-    errors = [[99, [100, 99, 101, 100, 102]], [119, [120, 119, 121, 120, 122]]].map do |best, works|
-      Tracegraph::RunStats.bootstrap_error(pairs.(works), &stat) / (best / 101.0)
+    errors = [[100, [100, 99, 101, 100, 102]], [120, [120, 119, 121, 120, 122]]].map do |median, works|
+      Tracegraph::RunStats.bootstrap_error(pairs.(works), &stat) / (median / 101.0)
     end
-    margin = 300 * Math.sqrt(errors.sum { |e| e**2 }) * 119 / 99
+    margin = 100 * Tracegraph::DiffGate::SIGMAS * Math.sqrt(errors.sum { |e| e**2 }) * 120 / 100
     assert_in_delta margin, g.failures.first.margin, 1e-9
-    assert_in_delta 100.0 * 20 / 99, g.failures.first.change, 1e-9
-    assert_includes report, format("cpu time of Object#work 100 ms -> 120 ms, +20.2%% ± %.1f%% against the rest of the run: " \
+    assert_in_delta 20.0, g.failures.first.change, 1e-9
+    assert_includes report, format("cpu time of Object#work 100 ms -> 120 ms, +20.0%% ± %.1f%% against the rest of the run: " \
                                    "more than the allowed +10%%: FAILED", margin)
-    assert_match(/total cpu time 201 ms -> 221 ms, \+10\.0% ± \d\.\d% \(best run\): within the allowed \+20%/, report)
+    assert_match(/total cpu time 201 ms -> 221 ms, \+10\.0% ± \d\.\d%: within the allowed \+20%/, report)
     assert_match(/2 method checks, 1 failed \(5 and 5 runs\)/, report)
   end
 
@@ -111,7 +111,7 @@ class TestDiffGate < Minitest::Test
     g, report = gate(base, head, time: {default: 10.0, methods: {}})
     refute g.failed?, report
     work = g.checks.find { |c| c.name == "Object#work" }
-    assert_in_delta 0.0, work.change, 1e-9, "best runs 99 -> 198 ms against a rest of 101 -> 202 ms: +0.0%"
+    assert_in_delta 0.0, work.change, 1e-9, "medians 100 -> 200 ms against a rest of 101 -> 202 ms: +0.0%"
     g, = gate(base, head, total: 50.0)
     assert g.failed?, "the total is what it is: its gate is for machines that keep their speed"
   end
