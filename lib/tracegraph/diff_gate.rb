@@ -20,9 +20,9 @@
 #          time divided by the time everything else took in that run: a
 #          machine that is slower for a whole measurement (a busy CI
 #          runner, a slower one than the last build's) slows both alike.
-#          (bench/gate.rb measured medians of plain self times moving by
-#          tens of percent between measurements of unchanged code on a busy
-#          machine; this, by a third as much: see bench/GATE.md.)
+#          (On a busy machine, bench/gate.rb measured medians of plain self
+#          times moving by up to 75% between measurements of unchanged
+#          code; this, by up to 53% with 10 runs and 11% with 30.)
 #          Methods under min_share percent of the total (5; in both runs)
 #          are not gated: their relative changes are mostly noise.
 #   total: the median total time grew by more than PCT. It moves with
