@@ -12,6 +12,8 @@ require "tracegraph/frame_probe"
 require "tracegraph/naming"
 require "tracegraph/option_checks"
 require "tracegraph/profile"
+require "tracegraph/run_stats"
+require "tracegraph/diff_gate"
 
 module Tracegraph
   # Raised for misuse: starting twice, stopping when not started, pausing

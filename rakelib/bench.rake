@@ -14,6 +14,11 @@ namespace :bench do
          "puts Report.call_tree_markdown(JSON.parse(`\#{RbConfig.ruby} -Ilib bench/call_tree.rb`.lines.last))"
   end
 
+  desc "The CI gate's false alarms and detection: 31 unchanged and 30 slowed measurements (bench/gate.rb); writes bench/GATE.md"
+  task gate: :compile do
+    ruby "-Ilib", "bench/gate.rb"
+  end
+
   desc "The overhead ratios on the host Ruby and every chroot Ruby (RUBIES, as test:rubies; root); writes bench/RUBIES.md"
   task rubies: :compile do
     ruby "bench/rubies.rb"

@@ -395,19 +395,52 @@ static bool collect_edges(diff *d)
 
 /*
  * The diverging scale (ColorBrewer RdBu): near-white at 0, to deep red
- * for growth and deep blue for shrinkage at |f| = 1, on the same sqrt
- * scale as tg_dot's heat.
+ * for growth and deep blue for shrinkage, on the same sqrt scale as
+ * tg_dot's heat. The depth is the change as a share of the run, deepest
+ * from a quarter of it (SATURATION): a method that doubles while taking
+ * half the run, or any run that doubles, is unmistakably red, and a
+ * change of 2% of the run is already visibly warm.
  */
+#define SATURATION 4
+static const tg_style_rgb RED[TG_STYLE_SCALE_STOPS] = {
+    { 247, 247, 247 }, { 253, 219, 199 }, { 244, 165, 130 }, { 214, 96, 77 }, { 178, 24, 43 },
+};
+static const tg_style_rgb BLUE[TG_STYLE_SCALE_STOPS] = {
+    { 247, 247, 247 }, { 209, 229, 240 }, { 146, 197, 222 }, { 67, 147, 195 }, { 33, 102, 172 },
+};
+
+/* The colour of a change of `share` of the run (negative: shrank). */
+static tg_style_rgb shade_of_share(double share)
+{
+    double f = fabs(share) * SATURATION;
+    return tg_style_scale_color(share >= 0 ? RED : BLUE, f > 1.0 ? 1.0 : f);
+}
+
 static tg_style_rgb diverging(uint64_t head, uint64_t base, uint64_t whole)
 {
-    static const tg_style_rgb red[TG_STYLE_SCALE_STOPS] = {
-        { 247, 247, 247 }, { 253, 219, 199 }, { 244, 165, 130 }, { 214, 96, 77 }, { 178, 24, 43 },
-    };
-    static const tg_style_rgb blue[TG_STYLE_SCALE_STOPS] = {
-        { 247, 247, 247 }, { 209, 229, 240 }, { 146, 197, 222 }, { 67, 147, 195 }, { 33, 102, 172 },
-    };
+    if (!whole) return RED[0];
     uint64_t change = head >= base ? head - base : base - head;
-    return tg_style_scale_color(head >= base ? red : blue, tg_style_fraction_of(change, whole));
+    double share = (double)change / (double)whole;
+    return shade_of_share(head >= base ? share : -share);
+}
+
+/*
+ * The scale as a swatch beside the legend: the colour of a change of
+ * -25%, -10%, -2%, 0, +2%, +10% and +25% of the run, each cell labelled.
+ */
+static void emit_swatch(tg_buf *b)
+{
+    static const int steps[] = { -25, -10, -2, 0, 2, 10, 25 };
+    tg_buf_puts(b, "  legend_scale [shape=plaintext, margin=0, fillcolor=\"#ffffff\", tooltip=\"Colour scale\", label=<"
+                   "<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"5\">"
+                   "<tr><td colspan=\"7\">change in self time, as a share of the whole run</td></tr><tr>");
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        tg_style_rgb c = shade_of_share(steps[i] / 100.0);
+        bool dark = c.r * 299 + c.g * 587 + c.b * 114 < 150 * 1000;
+        tg_buf_printf(b, "<td bgcolor=\"#%02x%02x%02x\"><font color=\"%s\">%s%d%%</font></td>", c.r, c.g, c.b,
+                      dark ? "#ffffff" : "#000000", steps[i] > 0 ? "+" : "", steps[i]);
+    }
+    tg_buf_puts(b, "</tr></table>>];\n");
 }
 
 /* "+4.00 ms, +49.0%" / "-1.20 ms, -10.0%" / "+3.00 ms" (base 0) / "no change". */
@@ -519,13 +552,14 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     tg_buf_puts(b, "\\l");
     tg_buf_puts(&line, "Box size = head self time" MIDDOT "colour = change in self time");
     tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest at a change of the whole run)");
+    tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest from a change of 25% of the run)");
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed blue box or edge = only in base (gone)" MIDDOT "\"new\" = only in head");
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dotted edge = calls via hidden methods" MIDDOT "dashed grey border = C method");
     tg_style_put_legend_line(b, &line);
     tg_style_put_legend_close(b);
+    emit_swatch(b);
     tg_buf_free(&line);
 }
 

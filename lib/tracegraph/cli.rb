@@ -17,6 +17,7 @@ require "tracegraph/render_cli"
 require "tracegraph/merge_cli"
 require "tracegraph/graph_options"
 require "tracegraph/script_run"
+require "tracegraph/repeated_run"
 
 module Tracegraph
   class CLI
@@ -54,6 +55,8 @@ module Tracegraph
       name, iseq = target(options, argv)
       options[:outputs].map! { |path| File.expand_path(path) }
       options[:outputs].each { |path| Output.check_path(path) }
+      return repeated(options, name, argv) if options[:runs] > 1
+
       ScriptRun.new(name, iseq, argv, outputs: options[:outputs], start_options: options[:start],
                                       dot_options: options[:dot], flat: options[:flat], err: @err)
     rescue OptionParser::ParseError, UsageError => e
@@ -68,8 +71,18 @@ module Tracegraph
       1
     end
 
+    # --runs N: N processes, one profile of their medians.
+    def repeated(options, name, argv)
+      stacks = options[:outputs].select { |path| Output.needs_call_tree?([path]) }
+      raise UsageError, "--runs keeps medians, not call trees, so it cannot write #{stacks.join(', ')}" if stacks.any?
+
+      target = name == "-e" ? ["-e", options[:code]] : [name]
+      RepeatedRun.new(options[:runs], target, argv, outputs: options[:outputs], start_options: options[:start],
+                                                    dot_options: options[:dot], flat: options[:flat], err: @err).call
+    end
+
     def parse(argv)
-      options = {outputs: [], start: {}, dot: {}, flat: false, code: nil}
+      options = {outputs: [], start: {}, dot: {}, flat: false, code: nil, runs: 1}
       parser = OptionParser.new do |o|
         o.banner = <<~TEXT
           Usage: tracegraph [options] script.rb [script args...]
@@ -111,6 +124,12 @@ module Tracegraph
           end
 
           options[:start][:max_call_tree_nodes] = v
+        end
+        o.on("--runs N", Integer, "Run the script N times, each in its own process, and keep each method's",
+             "median, with every run's numbers for tracegraph diff to measure the noise by") do |v|
+          raise OptionParser::InvalidArgument, "#{v} (from 1 to 1000)" unless v.between?(1, 1000)
+
+          options[:runs] = v
         end
         GraphOptions.define(o, options[:dot])
         o.on("--flat", "Also print the top methods by self time to stderr") { options[:flat] = true }

@@ -1,7 +1,9 @@
 # `tracegraph diff base.json head.json`: what got slower from a base run
 # to a head run, as a graph and/or a table for CI logs, with an optional
-# gate. Exit status: 0, or 3 when --fail-above is exceeded, 1 when an
-# output could not be written, 2 for bad usage or unreadable profiles.
+# gate (tracegraph/diff_gate): on total time (--fail-above), on each
+# method's self time (--fail-on-time) and on call counts (--fail-on-calls).
+# Exit status: 0, or 3 when the gate fails, 1 when an output could not be
+# written, 2 for bad usage or unreadable profiles.
 require "optparse"
 require "tracegraph"
 require "tracegraph/output"
@@ -22,9 +24,13 @@ module Tracegraph
       options[:outputs].each { |path| Output.check_graph_path(path) }
       base, head = options[:files].map { |path| Profile.load_json(path) }
       diff = base.diff(head)
+      gate = build_gate(diff, options) # refuses times of different clocks before anything is written
       diff.print_text(@out, limit: options[:limit], normalize: options[:dot].fetch(:normalize, false)) if options[:text]
       written = write_outputs(diff, options)
-      gate(diff, options[:fail_above]) || (written ? 0 : 1)
+      return (written ? 0 : 1) unless gate
+
+      gate.report(@err)
+      gate.failed? ? REGRESSION : (written ? 0 : 1)
     rescue OptionParser::ParseError, CLI::UsageError => e
       @err.puts "tracegraph diff: #{e.message} (see tracegraph diff --help)"
       CLI::USAGE_ERROR
@@ -36,7 +42,8 @@ module Tracegraph
     private
 
     def parse(argv)
-      options = {outputs: [], dot: {}, text: false, limit: 10, fail_above: nil}
+      options = {outputs: [], dot: {}, text: false, limit: 10, fail_above: nil, ignore: [], min_share: 5.0,
+                 time: {default: nil, methods: {}}, calls: {default: nil, methods: {}}}
       parser = OptionParser.new do |o|
         o.banner = <<~TEXT
           Usage: tracegraph diff [options] base.json head.json
@@ -51,8 +58,23 @@ module Tracegraph
         o.on("--text", "Print the top regressions and improvements") { options[:text] = true }
         o.on("--limit N", Integer, "Rows of each in --text (default 10)") { |v| options[:limit] = v }
         o.on("--normalize", "Scale base to head's total time first") { options[:dot][:normalize] = true }
-        o.on("--fail-above PCT", Float, "Exit with status 3 if total time grew by more than PCT percent") do |v|
-          options[:fail_above] = v
+        o.on("--fail-above PCT", Float, "Exit with status 3 if total time grew by more than PCT percent",
+             "and by more than the noise between runs (see --runs)") do |v|
+          options[:fail_above] = percent!(v, "--fail-above")
+        end
+        o.on("--fail-on-time LIMIT", "Exit 3 if a method's self time grew by more than LIMIT percent and the noise;",
+             "NAME=PCT sets one method's limit (repeatable)") do |v|
+          limit!(options[:time], v, "--fail-on-time")
+        end
+        o.on("--fail-on-calls LIMIT", "Exit 3 if a method's call count changed by more than LIMIT percent",
+             "either way (0: any change); NAME=PCT sets one method's limit (repeatable)") do |v|
+          limit!(options[:calls], v, "--fail-on-calls")
+        end
+        o.on("--ignore NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates") do |v|
+          options[:ignore] << v
+        end
+        o.on("--min-share PCT", Float, "Skip methods under PCT percent of the total in --fail-on-time (default 5)") do |v|
+          options[:min_share] = percent!(v, "--min-share")
         end
         o.on("--node-fraction F", Float, "Hide methods under this share of total time") { |v| options[:dot][:node_fraction] = v }
         o.on("--edge-fraction F", Float, "Hide calls under this share of total time") { |v| options[:dot][:edge_fraction] = v }
@@ -83,14 +105,33 @@ module Tracegraph
       end.all?
     end
 
-    # nil when there is no gate or it holds; REGRESSION when it fails.
-    def gate(diff, limit)
-      return nil unless limit
+    def percent!(value, option)
+      raise CLI::UsageError, "#{option} needs a percentage of 0 or more, not #{value}" unless value.finite? && value >= 0
 
-      change = diff.total_change_percent || 0.0
-      verdict = change > limit ? "more than" : "within"
-      @err.puts format("tracegraph diff: total time %+.1f%%, %s the allowed %+.1f%%", change, verdict, limit)
-      change > limit ? REGRESSION : nil
+      value
+    end
+
+    # "PCT" sets the default limit, "NAME=PCT" one method's (a name may
+    # itself end in "=": "Foo#bar==5" is Foo#bar= at 5%).
+    def limit!(limits, value, option)
+      name, eq, pct = value.rpartition("=")
+      pct = begin
+        Float(pct)
+      rescue ArgumentError
+        raise CLI::UsageError, "#{option} needs PCT or NAME=PCT, not #{value}"
+      end
+      percent!(pct, option)
+      eq.empty? ? limits[:default] = pct : limits[:methods][name] = pct
+    end
+
+    # The DiffGate of the options given, or nil for none.
+    def build_gate(diff, options)
+      time = options[:time] if options[:time][:default] || options[:time][:methods].any?
+      calls = options[:calls] if options[:calls][:default] || options[:calls][:methods].any?
+      return nil unless options[:fail_above] || time || calls
+
+      DiffGate.new(diff, total: options[:fail_above], time: time, calls: calls, ignore: options[:ignore],
+                         min_share: options[:min_share], normalize: options[:dot].fetch(:normalize, false))
     end
   end
 end

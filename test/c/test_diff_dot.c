@@ -137,6 +137,11 @@ START_TEST(graph_header_legend_and_dot_accepts_it)
     ck_assert_has(s, "Box size = head self time " DOT_ " colour = change in self time\\l");
     ck_assert_has(s, "Red = grew, blue = shrank, white = held");
     ck_assert_has(s, "Dashed blue box or edge = only in base (gone) " DOT_ " \\\"new\\\" = only in head\\l");
+    /* The colour scale, as a swatch: each cell the colour of its change. */
+    ck_assert_has(s, "  legend_scale [shape=plaintext");
+    ck_assert_has(s, "<td bgcolor=\"#2166ac\"><font color=\"#ffffff\">-25%</font></td>");
+    ck_assert_has(s, "<td bgcolor=\"#f7f7f7\"><font color=\"#000000\">0%</font></td>");
+    ck_assert_has(s, "<td bgcolor=\"#b2182b\"><font color=\"#ffffff\">+25%</font></td>");
     ck_assert(strcmp(s + strlen(s) - 2, "}\n") == 0);
     assert_dot_accepts(s);
     free(s);
@@ -183,7 +188,7 @@ START_TEST(changed_node_label_golden)
         "total 130 ms (+30.0 ms, +30.0%)\\ncalls 300 " ARROW " 450\", "
         "tooltip=\"Object#work\\n/app/lib/work.rb:10\\nself: 60.0 ms " ARROW " 90.0 ms (+30.0 ms, +50.0%)\\n"
         "total: 100 ms " ARROW " 130 ms (+30.0 ms, +30.0%)\\ncalls: 300 " ARROW " 450\", "
-        "fontsize=24.0, fillcolor=\"#f6b091\", color=\"#936957\"];");
+        "fontsize=24.0, fillcolor=\"#c13639\", color=\"#732022\", fontcolor=\"#ffffff\"];");
     free(n2);
     /* Held: no change, neutral colour; N1 is <main>, the heaviest. */
     char *n1 = line_with(s, "  N1 [");
@@ -206,7 +211,7 @@ START_TEST(new_method_is_marked_new)
     ck_assert_has(n, "\\nself: none " ARROW " 30.0 ms (+30.0 ms)\\n");
     ck_assert_has(n, "\\ncalls: 0 " ARROW " 9\"");
     ck_assert_lacks(n, "dashed");
-    ck_assert_has(n, "fillcolor=\"#f6b091\"");   /* grew by 30 ms of 150: red, like work */
+    ck_assert_has(n, "fillcolor=\"#c13639\"");   /* grew by 30 ms of 150: red, like work */
     free(n);
     free(s);
 }
@@ -259,14 +264,18 @@ START_TEST(colour_is_red_for_growth_blue_for_shrinkage_white_when_held)
     ck_assert_has(s, "fillcolor=\"#f7f7f7\"");
     ck_assert_has(s, "self 50.0 ms (no change)");
     free(s);
-    /* 1/16 of the total: sqrt scale puts it at the first stop. */
-    s = render_one(50 * MS, 50 * MS + 6250000, 100 * MS, NULL);
-    ck_assert_has(s, "fillcolor=\"#fddbc7\"");
-    ck_assert_has(s, "self 56.3 ms (+6.25 ms, +12.5%)");
+    /* A quarter of the total is already the deepest. */
+    s = render_one(50 * MS, 75 * MS, 100 * MS, NULL);
+    ck_assert_has(s, "fillcolor=\"#b2182b\"");
     free(s);
-    s = render_one(50 * MS, 50 * MS - 6250000, 100 * MS, NULL);
+    /* 1/64 of the total: sqrt scale puts it at the first stop. */
+    s = render_one(50 * MS, 50 * MS + 1562500, 100 * MS, NULL);
+    ck_assert_has(s, "fillcolor=\"#fddbc7\"");
+    ck_assert_has(s, "self 51.6 ms (+1.56 ms, ");
+    free(s);
+    s = render_one(50 * MS, 50 * MS - 1562500, 100 * MS, NULL);
     ck_assert_has(s, "fillcolor=\"#d1e5f0\"");
-    ck_assert_has(s, "self 43.8 ms (-6.25 ms, -12.5%)");
+    ck_assert_has(s, "self 48.4 ms (-1.56 ms, ");
     free(s);
 }
 END_TEST
@@ -278,8 +287,8 @@ START_TEST(intensity_is_relative_to_the_larger_total)
     tg_report_method hm[] = { { "M#m", NULL, 0, false, 1, 56250000, 56250000 } };
     tg_report b = { NULL, "wall", 400 * MS, bm, 1, NULL, 0, NULL }, h = { NULL, "wall", 100 * MS, hm, 1, NULL, 0, NULL };
     char *s = render(&b, &h, NULL);
-    ck_assert_lacks(s, "fillcolor=\"#fddbc7\"");
-    ck_assert_has(s, "fillcolor=\"#fae9df\"");   /* halfway to the first stop */
+    ck_assert_lacks(s, "fillcolor=\"#f4a582\"");   /* where 6.25 ms of 100 ms is */
+    ck_assert_has(s, "fillcolor=\"#fddbc7\"");
     free(s);
 }
 END_TEST
@@ -323,7 +332,7 @@ START_TEST(edge_labels_and_ghost_edges)
     ck_assert_str_eq(e, "  N1 -> N2 [label=\" " TIMES "450 " DOT_ " 130 ms (+30.0 ms) \", "
                         "tooltip=\"<main> " ARROW " Object#work\\ncalls: 300 " ARROW " 450\\n"
                         "total: 100 ms " ARROW " 130 ms (+30.0 ms, +30.0%)\", "
-                        "penwidth=5.6, color=\"#936957\", weight=87];");
+                        "penwidth=5.6, color=\"#732022\", weight=87];");
     free(e);
     e = line_with(s, "label=\" " TIMES "9 ");
     ck_assert_has(e, "label=\" " TIMES "9 " DOT_ " 30.0 ms (new) \"");

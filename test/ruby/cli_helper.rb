@@ -30,6 +30,10 @@ module CliHelper
     shrink = ->(h) { %w[total_time self_time].each { |k| h[k] /= factor if h.key?(k) } }
     data["total_time"] /= factor
     (data["threads"] + data["methods"] + data["edges"]).each(&shrink)
+    if (runs = data["runs"]) # the per-run numbers of tracegraph --runs, too
+      runs["total_time"].map! { |t| t / factor }
+      runs["self_time"].each { |row| row.map! { |t| t / factor } }
+    end
     File.write(copy, JSON.generate(data))
     copy
   end

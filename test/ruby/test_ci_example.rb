@@ -1,11 +1,16 @@
 require_relative "test_helper"
 require_relative "cli_helper"
 require "yaml"
+require "rubygems/specification"
 
-# The CI example runs locally: its script profiles the demo and renders the
-# artifacts the workflow uploads.
+# The CI examples run here as they would for someone who copies them: in a
+# project holding only the files their comments say to copy, with the
+# commands of their own steps and their own variables.
 class TestCiExample < Minitest::Test
   include CliHelper
+
+  GITHUB = File.join(CliHelper::ROOT, "examples/ci/call-graphs.yml")
+  GITLAB = File.join(CliHelper::ROOT, "examples/ci/gitlab-ci.yml")
 
   def setup
     @dir = Dir.mktmpdir("tracegraph-ci")
@@ -15,8 +20,29 @@ class TestCiExample < Minitest::Test
     FileUtils.rm_rf(@dir)
   end
 
+  def github = YAML.safe_load(File.read(GITHUB))
+  def gitlab = YAML.safe_load(File.read(GITLAB))
+  def github_steps = github.fetch("jobs").fetch("profile").fetch("steps")
+  def github_step(name) = github_steps.find { |s| s["name"] == name } || flunk("no step #{name}")
+
+  # "a -> b" lines of a file's header: the files to copy, from where to where.
+  def files_to_copy(path)
+    File.read(path).scan(/^#\s+(examples\/\S+)\s+->\s+(\S+)/)
+  end
+
+  # A project made as the comments say: the files to copy, and the program.
+  def project
+    root = File.join(@dir, "project")
+    (files_to_copy(GITHUB) + files_to_copy(GITLAB)).map(&:first).uniq.each do |file|
+      FileUtils.mkdir_p(File.join(root, File.dirname(file)))
+      FileUtils.cp(File.join(CliHelper::ROOT, file), File.join(root, file), preserve: true)
+    end
+    FileUtils.cp(File.join(CliHelper::ROOT, "examples/demo.rb"), File.join(root, "examples/demo.rb"))
+    root
+  end
+
   # A directory with a `tracegraph` that runs this checkout's.
-  def fake_path_bin
+  def checkout_bin
     bin = File.join(@dir, "bin")
     return bin if File.directory?(bin)
 
@@ -26,51 +52,139 @@ class TestCiExample < Minitest::Test
     bin
   end
 
-  def test_profile_script_writes_the_artifacts
-    bin = fake_path_bin
-    out_dir = File.join(@dir, "graphs")
-    env = {"PATH" => "#{bin}:#{ENV['PATH']}"}
-    _, err, status = Open3.capture3(env, "bash", "examples/ci/profile.sh", "examples/demo.rb", out_dir,
-                                    chdir: CliHelper::ROOT)
-    assert status.success?, err
-    %w[call_graph.json call_graph.dot call_graph.pdf call_graph.svg].each do |file|
-      assert File.size?(File.join(out_dir, file)), "#{file} missing"
+  # Runs a step's shell text with the workflow's variables (and overrides).
+  def run_step(text, variables, root, bin, overrides = {})
+    env = variables.transform_values(&:to_s).merge("PATH" => "#{bin}:#{ENV['PATH']}", "RUNS" => "3").merge(overrides)
+    Open3.capture3(env, "bash", "-eo", "pipefail", "-c", text, chdir: root)
+  end
+
+  # A copy of a profile (with its runs) whose call counts of name are off by one.
+  def with_other_calls(path, copy, name)
+    data = JSON.parse(File.read(path))
+    index = data["methods"].index { |m| m["name"] == name }
+    data["methods"][index]["calls"] -= 1
+    data["runs"]["calls"][index].map! { |c| c - 1 }
+    File.write(copy, JSON.generate(data))
+    copy
+  end
+
+  def artifacts(dir) = Dir.children(dir).sort
+
+  def test_the_files_to_copy_exist_and_the_workflows_parse
+    assert_equal [%w[examples/ci/call-graphs.yml .github/workflows/call-graphs.yml], %w[examples/ci/profile.sh ci/profile.sh]],
+                 files_to_copy(GITHUB)
+    assert_equal [%w[examples/ci/gitlab-ci.yml .gitlab-ci.yml], %w[examples/ci/profile.sh ci/profile.sh]], files_to_copy(GITLAB)
+    assert File.executable?(File.join(CliHelper::ROOT, "examples/ci/profile.sh")), "git keeps profile.sh executable"
+    assert_equal({"push" => nil, "pull_request" => nil}, github["on"] || github[true], "Psych reads `on:` as true")
+    names = github_steps.map { |s| s["name"] || s["uses"] }
+    assert_equal ["actions/checkout@v4", "ruby/setup-ruby@v1", "Install Graphviz and tracegraph",
+                  "Fetch the last good build's profile", "Profile and compare", "Keep the call graphs and the diff"], names
+    assert_equal "previous", github_step("Fetch the last good build's profile").dig("with", "path")
+    keep = github_step("Keep the call graphs and the diff")
+    assert_equal ["always()", "graphs/"], [keep["if"], keep.dig("with", "path")]
+    job = gitlab.fetch("call-graphs")
+    assert_equal({"when" => "always", "paths" => ["graphs/"]}, job["artifacts"])
+    %w[PROGRAM PROFILE_SCRIPT TRACEGRAPH_GIT TRACEGRAPH_REF RUNS CLOCK FAIL_ON_CALLS FAIL_ON_TIME FAIL_ABOVE GATE_OPTIONS].each do |key|
+      assert_equal github["env"].fetch(key), job["variables"].fetch(key), "#{key}: the same settings in both"
     end
-    assert_equal 15_000, Tracegraph::Profile.load_json(File.join(out_dir, "call_graph.json"))["Math.sqrt"].calls
+    install = github_step("Install Graphviz and tracegraph")["run"]
+    assert_includes install, "gem build tracegraph.gemspec"
+    assert_includes job["before_script"].join("\n"), "gem build tracegraph.gemspec"
+    assert_includes File.read(GITHUB), "`gem install tracegraph`", "says how to install once the gem is published"
   end
 
-  def test_with_a_base_profile_it_diffs_and_can_gate
-    bin = fake_path_bin
-    out_dir = File.join(@dir, "graphs")
-    env = {"PATH" => "#{bin}:#{ENV['PATH']}"}
-    recorded = File.join(@dir, "recorded.json")
-    _, err, status = Open3.capture3(env, File.join(bin, "tracegraph"), "-o", recorded, "examples/demo.rb",
-                                    chdir: CliHelper::ROOT)
+  # The workflow's own steps, from installing tracegraph out of a git
+  # checkout to the gate, in a project holding only the files to copy.
+  def test_github_workflow_end_to_end
+    root = project
+    source = git_checkout_of_this_tree
+    home = File.join(@dir, "gems")
+    gem_env = {"GEM_HOME" => home, "GEM_PATH" => home, "RUBYLIB" => nil, "RUBYOPT" => nil}
+    install = github_step("Install Graphviz and tracegraph")["run"].lines.reject { |l| l.include?("apt-get") }.join
+    _, err, status = run_step(install, github["env"], root, "/nonexistent",
+                              gem_env.merge("TRACEGRAPH_GIT" => source, "RUNNER_TEMP" => @dir))
     assert status.success?, err
-    base = write_faster_copy(recorded, File.join(@dir, "base.json"), 10)
+    bin = File.join(home, "bin")
+    profile = github_step("Profile and compare")["run"]
 
-    out, err, status = Open3.capture3(env.merge("FAIL_ABOVE" => "50"), "bash", "examples/ci/profile.sh",
-                                      "examples/demo.rb", out_dir, base, chdir: CliHelper::ROOT)
-    assert_equal 3, status.exitstatus, "a head ten times slower fails the gate: #{err}"
-    assert_match(/Regressions \(self time grew\)/, out)
-    assert_match(/Integer#times/, out)
-    assert File.size?(File.join(out_dir, "diff.svg"))
+    out, err, status = run_step(profile, github["env"], root, bin, gem_env)
+    assert status.success?, "no base yet: #{err}"
+    assert_match(/no base profile at previous\/call_graph.json yet/, out)
+    assert_equal %w[call_graph.dot call_graph.json call_graph.pdf call_graph.svg], artifacts(File.join(root, "graphs"))
+    recorded = Tracegraph::Profile.load_json(File.join(root, "graphs/call_graph.json"))
+    assert_equal [3, 15_000], [recorded.runs.count, recorded["Math.sqrt"].calls]
+    assert_equal :cpu, recorded.clock
 
-    _, err, status = Open3.capture3(env, "bash", "examples/ci/profile.sh", "examples/demo.rb", out_dir, base,
-                                    chdir: CliHelper::ROOT)
-    assert status.success?, "without FAIL_ABOVE the diff only reports: #{err}"
-    _, err, status = Open3.capture3(env, "bash", "examples/ci/profile.sh", "examples/demo.rb", out_dir,
-                                    File.join(@dir, "missing.json"), chdir: CliHelper::ROOT)
-    assert status.success?, "no base yet is not an error: #{err}"
+    # The last good build's profile, downloaded: unchanged calls pass
+    # (time, noisy on a busy machine, is left to the bench: FAIL_ON_TIME off).
+    FileUtils.mkdir_p(File.join(root, "previous"))
+    FileUtils.cp(File.join(root, "graphs/call_graph.json"), File.join(root, "previous/call_graph.json"))
+    out, err, status = run_step(profile, github["env"], root, bin, gem_env.merge("FAIL_ON_TIME" => ""))
+    assert status.success?, out + err
+    assert_match(/method checks, 0 failed \(3 and 3 runs\)/, out)
+    assert_equal %w[call_graph.dot call_graph.json call_graph.pdf call_graph.svg diff.dot diff.svg diff.txt],
+                 artifacts(File.join(root, "graphs"))
+    assert_match(/Regressions \(self time grew\)/, File.read(File.join(root, "graphs/diff.txt")))
+
+    # A base that called Math.sqrt once less: the calls gate fails the build.
+    with_other_calls(File.join(root, "graphs/call_graph.json"), File.join(root, "previous/call_graph.json"), "Math.sqrt")
+    out, err, status = run_step(profile, github["env"], root, bin, gem_env)
+    assert_equal 3, status.exitstatus, out + err
+    assert_match(/calls of Math.sqrt 14,999 -> 15,000, \+0\.0%: more than the allowed ±0%: FAILED/, out)
+    assert_match(/FAILED/, File.read(File.join(root, "graphs/diff.txt")), "the verdict is archived with the diff")
   end
 
-  def test_workflow_runs_that_script_and_uploads_its_directory
-    workflow = YAML.safe_load(File.read(File.join(CliHelper::ROOT, "examples/ci/call-graphs.yml")))
-    steps = workflow.fetch("jobs").fetch("profile").fetch("steps")
-    assert(steps.any? { |s| s["run"].to_s.include?("examples/ci/profile.sh examples/demo.rb graphs previous/call_graph.json") })
-    fetch = steps.find { |s| s["uses"].to_s.include?("download-artifact") }
-    assert_equal "previous", fetch.dig("with", "path")
-    upload = steps.find { |s| s["uses"].to_s.start_with?("actions/upload-artifact") }
-    assert_equal "graphs/", upload.dig("with", "path")
+  # GitLab's job: its script with its variables, the download failing as
+  # on a first pipeline, then with the last good build's artifacts.
+  def test_gitlab_job_runs_the_same_steps
+    root = project
+    job = gitlab.fetch("call-graphs")
+    script = job["script"]
+    fetch, profile = script
+    out, err, status = run_step(fetch, job["variables"], root, checkout_bin,
+                                "CI_API_V4_URL" => "http://127.0.0.1:9/api/v4", "CI_PROJECT_ID" => "1",
+                                "CI_DEFAULT_BRANCH" => "main", "CI_JOB_NAME" => "call-graphs", "CI_JOB_TOKEN" => "x")
+    assert status.success?, err
+    assert_match(/no previous build's call graphs to compare with/, out)
+
+    _, err, status = run_step(profile, job["variables"], root, checkout_bin)
+    assert status.success?, err
+    FileUtils.mkdir_p(File.join(root, "previous"))
+    FileUtils.mv(File.join(root, "graphs"), File.join(root, "previous/graphs")) # as unzip leaves the artifacts
+    base = File.join(root, "previous/graphs/call_graph.json")
+    write_faster_copy(base, base, 10)
+    out, err, status = run_step(profile, job["variables"], root, checkout_bin, "FAIL_ON_CALLS" => "", "FAIL_ABOVE" => "50")
+    assert_equal 3, status.exitstatus, "a head ten times slower fails: #{out}#{err}"
+    assert_match(/total cpu time .* more than the allowed \+50%: FAILED/, out)
+    assert File.size?(File.join(root, "graphs/diff.svg"))
+  end
+
+  # A lint from the npm registry (test/consumers, installed by bin/setup), where there is one.
+  def test_workflow_passes_action_validator
+    validator = File.join(CliHelper::ROOT, "test/consumers/node_modules/.bin/action-validator")
+    skip "action-validator is not installed (bin/setup installs it with npm)" unless File.executable?(validator)
+
+    out, err, status = Open3.capture3(validator, GITHUB)
+    assert status.success?, out + err
+  end
+
+  private
+
+  # This working tree's gem files, committed to a fresh git repository:
+  # what `git clone` of tracegraph would fetch.
+  def git_checkout_of_this_tree
+    repo = File.join(@dir, "tracegraph.git")
+    spec = Dir.chdir(CliHelper::ROOT) { Gem::Specification.load("tracegraph.gemspec") }
+    (spec.files + ["tracegraph.gemspec"]).select { |f| File.file?(File.join(CliHelper::ROOT, f)) }.each do |file|
+      FileUtils.mkdir_p(File.join(repo, File.dirname(file)))
+      FileUtils.cp(File.join(CliHelper::ROOT, file), File.join(repo, file), preserve: true)
+    end
+    git_env = {"GIT_AUTHOR_NAME" => "t", "GIT_AUTHOR_EMAIL" => "t@example.com", "GIT_COMMITTER_NAME" => "t",
+               "GIT_COMMITTER_EMAIL" => "t@example.com", "GIT_CONFIG_GLOBAL" => "/dev/null"}
+    [%w[init -q -b main], %w[add -A], %w[commit -q -m tree]].each do |args|
+      _, err, status = Open3.capture3(git_env, "git", *args, chdir: repo)
+      assert status.success?, err
+    end
+    "file://#{repo}"
   end
 end

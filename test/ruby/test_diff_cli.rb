@@ -39,10 +39,38 @@ class TestDiffCli < Minitest::Test
     faster = write_faster_copy(@head, File.join(@dir, "faster.json"), 10)
     _, err, status = tracegraph("diff", "--fail-above", "50", faster, @head)
     assert_equal 3, status.exitstatus, err
-    assert_match(/total time \+\d+\.\d%, more than the allowed \+50\.0%/, err)
+    assert_match(/total wall time .* -> .*, \+\d+\.\d%: more than the allowed \+50%: FAILED/, err)
     _, err, status = tracegraph("diff", "--fail-above", "50", @head, @head)
     assert status.success?, err
     assert_match(/within the allowed/, err)
+  end
+
+  def test_fail_on_calls_with_per_method_limits_and_ignores
+    # hot calls Integer#times once in both; Integer#+ 100 -> 3000 times;
+    # gone and fresh come and go.
+    out, err, status = tracegraph("diff", "--text", "--fail-on-calls", "0", @base, @head)
+    assert_equal 3, status.exitstatus, out + err
+    assert_match(/calls of Integer#\+ 100 -> 3,000, \+2900\.0%: more than the allowed ±0%: FAILED/, err)
+    assert_match(/calls of Object#fresh 0 -> 1, new: more than the allowed ±0%: FAILED/, err)
+    assert_match(/calls of Object#gone 1 -> 0, -100\.0%: more than the allowed ±0%: FAILED/, err)
+    refute_match(/Integer#times/, err, "unchanged counts pass")
+
+    _, err, status = tracegraph("diff", "--fail-on-calls", "0", "--fail-on-calls", "Integer#+=3000",
+                                "--ignore", "Object#*", @base, @head)
+    assert status.success?, err
+    assert_match(/method checks, 0 failed \(one run each/, err)
+  end
+
+  def test_fail_on_time_compares_profiles_of_one_clock
+    cpu = File.join(@dir, "cpu.json")
+    _, err, status = tracegraph("--clock", "cpu", "-o", cpu, "-e", "1")
+    assert status.success?, err
+    _, err, status = tracegraph("diff", "--fail-on-time", "10", "-o", "d.dot", @base, cpu)
+    assert_equal 2, status.exitstatus, err
+    assert_match(/base was recorded with the wall clock and head with cpu: their times cannot be compared/, err)
+    refute File.exist?(File.join(@dir, "d.dot")), "refused before anything is written"
+    _, err, status = tracegraph("diff", "--fail-on-calls", "0", "-o", "d.dot", @base, cpu)
+    assert_equal 3, status.exitstatus, "calls compare across clocks: #{err}"
   end
 
   def test_normalize
@@ -57,7 +85,10 @@ class TestDiffCli < Minitest::Test
       [@base, "missing.json"] => /cannot read profile missing.json: No such file or directory/,
       ["--bogus", @base, @head] => /invalid option: --bogus/,
       ["-o", "d.txt", @base, @head] => /a graph is .dot .pdf .svg .png/,
-      [@base, File.join(CliHelper::ROOT, "README.md")] => /not valid JSON/
+      [@base, File.join(CliHelper::ROOT, "README.md")] => /not valid JSON/,
+      ["--fail-on-calls", "x", @base, @head] => /--fail-on-calls needs PCT or NAME=PCT, not x/,
+      ["--fail-on-time", "Foo#bar=-1", @base, @head] => /--fail-on-time needs a percentage of 0 or more, not -1.0/,
+      ["--fail-above", "-5", @base, @head] => /--fail-above needs a percentage of 0 or more/
     }.each do |args, message|
       _, err, status = tracegraph("diff", *args)
       assert_equal 2, status.exitstatus, "#{args.inspect}: #{err}"

@@ -1,0 +1,212 @@
+# The gate of `tracegraph diff`: which changes from base to head are
+# regressions that should fail a build.
+#
+# Call counts are exact, so a change in them is a change in behaviour:
+# calls: fails for a method whose call count moved (either way) by more
+# than its limit, in percent of base's (a method new in head has moved
+# infinitely). If the profiles are medians of several runs
+# (tracegraph --runs N) and a method's count varied between the runs, it
+# must also move by more than that variation (max - min, both sides added).
+#
+# Times are noisy, so a time limit fails only for a change that is both
+# above the limit and larger than the noise measured between the runs
+# (tracegraph --runs N keeps every run's numbers): SIGMAS bootstrap
+# standard errors of the change, computed from the runs. That margin is
+# what follows "±" in the report: "+21.0% ± 2.4%". A profile of one run
+# has no measured noise: with one on one side, the other side's stands for
+# both; with none, the limit alone decides and the report says so.
+#   time:  a method's cost against the rest of the run grew by more than
+#          its limit. The cost is the median over the N runs of its self
+#          time divided by the time everything else took in that run: a
+#          machine that is slower for a whole measurement (a busy CI
+#          runner, a slower one than the last build's) slows both alike.
+#          (On a busy machine, bench/gate.rb measured medians of plain self
+#          times moving by up to 75% between measurements of unchanged
+#          code; this, by up to 53% with 10 runs and 11% with 30.)
+#          Methods under min_share percent of the total (5; in both runs)
+#          are not gated: their relative changes are mostly noise.
+#   total: the median total time grew by more than PCT. It moves with
+#          the machine, so it suits runners that keep their speed.
+# Times are the profile's clock: profiles recorded with --clock cpu are
+# gated on CPU time. Profiles of different clocks are not compared on time.
+# Limits are percentages; calls and time take {default: PCT or nil,
+# methods: {name => PCT}}. ignore: names or globs (File.fnmatch) that
+# neither per-method gate looks at.
+module Tracegraph
+  class DiffGate
+    SIGMAS = 2.0
+
+    # One comparison. change and margin are percentages of base (change is
+    # Float::INFINITY for something new); margin is nil without measured noise.
+    Check = Struct.new(:kind, :name, :base, :head, :change, :margin, :limit, :runs, keyword_init: true) do
+      def above_limit? = kind == :calls ? change.abs > limit : change > limit
+
+      def within_noise? = !margin.nil? && change.abs <= margin
+
+      def failed? = above_limit? && !within_noise?
+    end
+
+    attr_reader :checks
+
+    def initialize(diff, total: nil, time: nil, calls: nil, ignore: [], min_share: 5.0, normalize: false)
+      @diff = diff
+      @ignore = ignore
+      @min_share = min_share
+      @scale = normalize ? diff.normalize_factor : 1.0
+      @rows = diff.rows(normalize: normalize)
+      if (total || time) && diff.base.clock != diff.head.clock
+        raise ArgumentError, "base was recorded with the #{diff.base.clock} clock and head with #{diff.head.clock}: " \
+                             "their times cannot be compared"
+      end
+      @checks = []
+      @checks << total_check(total) if total
+      @checks.concat(time_checks(time)) if time
+      @checks.concat(calls_checks(calls)) if calls
+    end
+
+    def failures = checks.select(&:failed?)
+
+    def failed? = failures.any?
+
+    # What the gate found, one line each, for the build log: the total,
+    # every failure, and methods above their limit but within the noise.
+    def report(io)
+      checks.each do |c|
+        next unless c.kind == :total || c.above_limit?
+
+        io.puts "tracegraph diff: #{describe(c)}"
+      end
+      per_method = checks.reject { |c| c.kind == :total }
+      return if per_method.empty?
+
+      io.puts "tracegraph diff: #{per_method.size} method check#{per_method.size == 1 ? '' : 's'}, " \
+              "#{per_method.count(&:failed?)} failed#{noise_note}"
+    end
+
+    private
+
+    def noise_note
+      runs = [@diff.base.runs, @diff.head.runs].map { |r| r ? r.count : 1 }
+      return " (one run each: the noise is not measured; record with tracegraph --runs 10)" if runs == [1, 1]
+
+      " (#{runs.join(' and ')} runs)"
+    end
+
+    def clock = "#{@diff.head.clock} time"
+
+    def describe(c)
+      what = case c.kind
+             when :total then "total #{clock}"
+             when :time then "#{clock} of #{Tracegraph.printable(c.name)}"
+             else "calls of #{Tracegraph.printable(c.name)}"
+             end
+      values = if c.kind == :calls
+                 "#{Tracegraph.group_digits(c.base.round)} -> #{Tracegraph.group_digits(c.head.round)}"
+               else
+                 "#{Tracegraph.human_time(c.base.round)} -> #{Tracegraph.human_time(c.head.round)}"
+               end
+      change = c.change.infinite? ? "new" : format("%+.1f%%", c.change)
+      change += format(" ± %.1f%%", c.margin) if c.margin && !c.change.infinite?
+      change += " against the rest of the run" if c.kind == :time && !c.change.infinite?
+      allowed = c.kind == :calls ? format("±%g%%", c.limit) : format("%+g%%", c.limit)
+      verdict = if c.failed? then "more than the allowed #{allowed}: FAILED"
+                elsif c.above_limit? then "above the allowed #{allowed} but within the noise between runs"
+                else "within the allowed #{allowed}"
+                end
+      "#{what} #{values}, #{change}: #{verdict}"
+    end
+
+    def ignored?(name)
+      @ignore.any? { |pattern| pattern == name || File.fnmatch?(pattern, name, File::FNM_EXTGLOB) }
+    end
+
+    def limit_for(limits, name) = limits[:methods].fetch(name, limits[:default])
+
+    def total_check(limit)
+      base_runs = @diff.base.runs&.total_times&.map { |t| t * @scale }
+      median = ->(totals) { RunStats.median(totals).to_f }
+      change, margin = compare([@diff.base.total_time * @scale, base_runs], [@diff.head.total_time, @diff.head.runs&.total_times], median)
+      Check.new(kind: :total, name: nil, base: @diff.base.total_time * @scale, head: @diff.head.total_time,
+                change: change, margin: margin, limit: limit, runs: run_counts)
+    end
+
+    def time_checks(limits)
+      base_total = @diff.base.total_time * @scale
+      head_total = @diff.head.total_time
+      @rows.filter_map do |r|
+        next if r.gone? || ignored?(r.name)
+
+        limit = limit_for(limits, r.name)
+        next unless limit
+        next unless share?(r.base_self, base_total) || share?(r.head_self, head_total)
+
+        change, margin = compare(method_side(@diff.base, r.name), method_side(@diff.head, r.name), AGAINST_REST)
+        Check.new(kind: :time, name: r.name, base: r.base_self, head: r.head_self, change: change, margin: margin,
+                  limit: limit, runs: run_counts)
+      end
+    end
+
+    # A method's cost against the rest of the run, from [self, total]
+    # pairs: the median over the runs of its self time divided by the time
+    # of everything else in the same run. A machine that is slower for a
+    # whole run, or for all of them, slows both alike and cancels out, and
+    # the median ignores the odd run that noise hit in one place. (Its
+    # self time alone, in a run it is all of.)
+    AGAINST_REST = lambda do |runs|
+      RunStats.median(runs.map { |s, t| t > s ? s.to_f / (t - s) : s.to_f })
+    end
+
+    # [value from the profile, runs as [self, total] pairs or nil]
+    def method_side(profile, name)
+      m = profile[name]
+      point = m ? AGAINST_REST.call([[m.self_time, profile.total_time]]) : 0.0
+      runs = profile.runs&.then { |r| r.self_times(name).zip(r.total_times) }
+      [point, runs]
+    end
+
+    def share?(part, whole) = whole.positive? && 100.0 * part / whole >= @min_share
+
+    def run_counts = [@diff.base.runs&.count || 1, @diff.head.runs&.count || 1]
+
+    # [change in percent, margin in percent or nil] of statistic from base
+    # to head, each side [value without runs, runs or nil]. The margin is
+    # SIGMAS bootstrap standard errors of the ratio; a side without runs
+    # borrows the other's relative error.
+    def compare((base_point, base_runs), (head_point, head_runs), statistic)
+      base = base_runs ? statistic.call(base_runs) : base_point
+      head = head_runs ? statistic.call(head_runs) : head_point
+      return [head.zero? ? 0.0 : Float::INFINITY, nil] if base.zero?
+
+      errors = [[base, base_runs], [head, head_runs]].map do |value, runs|
+        runs && value.positive? ? RunStats.bootstrap_error(runs, &statistic)&./(value) : nil
+      end
+      error = combined_error(*errors)
+      [100.0 * (head - base) / base, error && 100.0 * SIGMAS * error * head / base]
+    end
+
+    # The relative error of a ratio of two measurements; one side's
+    # stands for both when only it was measured.
+    def combined_error(base, head)
+      return nil unless base || head
+
+      Math.sqrt((base || head)**2 + (head || base)**2)
+    end
+
+    def calls_checks(limits)
+      @rows.filter_map do |r|
+        next if ignored?(r.name)
+
+        limit = limit_for(limits, r.name)
+        next unless limit
+
+        b = r.base_calls
+        h = r.head_calls
+        change = b.zero? ? (h.zero? ? 0.0 : Float::INFINITY) : 100.0 * (h - b) / b
+        spread = [@diff.base.runs, @diff.head.runs].sum { |runs| runs ? runs.calls(r.name).minmax.then { |lo, hi| hi - lo } : 0 }
+        margin = spread.positive? && b.positive? ? 100.0 * spread / b : nil
+        Check.new(kind: :calls, name: r.name, base: b, head: h, change: change, margin: margin, limit: limit,
+                  runs: run_counts)
+      end
+    end
+  end
+end

@@ -1,0 +1,114 @@
+# `tracegraph --runs N script.rb`: the script run N times, each in a
+# process of its own exactly as `tracegraph script.rb` runs it once, and
+# the outputs written from the median of the N profiles
+# (Profile.median), which keeps each run's numbers for tracegraph diff to
+# measure the noise by.
+#
+# The command's guarantees hold: outputs are checked before the first run,
+# every output is attempted, and the command ends as the script did. The
+# runs stop at the first that does not succeed; the outputs are then
+# written from the runs so far, and the command exits with that run's
+# status, or dies by its signal.
+require "rbconfig"
+require "tmpdir"
+require "tracegraph"
+require "tracegraph/output"
+
+module Tracegraph
+  class RepeatedRun
+    EXE = File.expand_path("../../exe/tracegraph", __dir__)
+    LIB = File.expand_path("..", __dir__)
+
+    # target: ["-e", code] or [script]; argv: the script's arguments.
+    def initialize(runs, target, argv, outputs:, start_options:, dot_options:, flat:, err:)
+      @runs = runs
+      @target = target
+      @argv = argv
+      @outputs = outputs
+      @start_options = start_options
+      @dot_options = dot_options
+      @flat = flat
+      @err = err
+    end
+
+    # Returns the exit status (or does not return, dying by the script's signal).
+    def call
+      Dir.mktmpdir("tracegraph-runs") do |dir|
+        profiles, status = run_all(dir)
+        if profiles.empty?
+          @err.puts "tracegraph: no run left a profile; nothing written"
+          return finish(status, false)
+        end
+
+        profile = Profile.median(profiles)
+        ok = @outputs.map { |path| write(profile, path) }.all?
+        profile.print_flat(@err) if @flat
+        summarize(profile)
+        finish(status, ok)
+      end
+    end
+
+    private
+
+    def run_all(dir)
+      profiles = []
+      status = nil
+      @runs.times do |i|
+        json = File.join(dir, "run#{i + 1}.json")
+        system(RbConfig.ruby, "-I", LIB, EXE, *child_options, "-o", json, *@target, *@argv, exception: false)
+        status = $?
+        profiles << Profile.load_json(json) if File.file?(json)
+        unless status.success?
+          @err.puts "tracegraph: run #{i + 1} of #{@runs} did not succeed (#{describe(status)}); stopping"
+          break
+        end
+      end
+      [profiles, status]
+    end
+
+    # The options that shape what is recorded; the graph options shape
+    # only the outputs, which this process writes.
+    def child_options
+      options = []
+      options += ["--clock", @start_options[:clock].to_s] if @start_options[:clock]
+      options << "--no-c-calls" if @start_options[:c_calls] == false
+      options
+    end
+
+    def describe(status)
+      status.signaled? ? "killed by #{Signal.signame(status.termsig)}" : "exit status #{status.exitstatus}"
+    end
+
+    def write(profile, path)
+      @err.puts Tracegraph.printable("tracegraph: wrote #{Output.write(profile, path, @dot_options).join(', ')}")
+      true
+    rescue Tracegraph::Error => e
+      @err.puts Tracegraph.printable("tracegraph: #{e.message}")
+      false
+    end
+
+    def summarize(profile)
+      totals = profile.runs.total_times
+      error = RunStats.median_error(totals)
+      spread = error && profile.total_time.positive? ? format(" ± %.1f%%", 100.0 * DiffGate::SIGMAS * error / profile.total_time) : ""
+      @err.puts "tracegraph: #{profile.runs.count} runs, median total #{profile.clock} time " \
+                "#{Tracegraph.human_time(profile.total_time)}#{spread} " \
+                "(runs from #{Tracegraph.human_time(totals.min)} to #{Tracegraph.human_time(totals.max)})"
+    end
+
+    def finish(status, ok)
+      if status.signaled?
+        begin
+          Signal.trap(status.termsig, "DEFAULT")
+        rescue ArgumentError # KILL and STOP cannot be trapped, nor need to be
+          nil
+        end
+        Process.kill(status.termsig, Process.pid)
+        sleep 1 # the signal is on its way
+      end
+      return status.exitstatus unless status.success?
+
+      ok ? 0 : 1
+    end
+  end
+end

@@ -1,0 +1,214 @@
+# Repeated measurements: the profiles of N runs of one program combined
+# into one typical profile, keeping what each run measured so a diff can
+# tell a real change from the noise between runs.
+#
+#   profile = Tracegraph::Profile.median([run1, run2, run3, run4, run5])
+#   profile["Object#work"].self_time   # the median of the five runs
+#   profile.runs.self_times("Object#work")  # the five values
+#
+# Every count and time is the per-name median over the runs (a method
+# missing from a run counts 0 there; one in fewer than half the runs has a
+# median of 0 calls and is left out). The median ignores the odd run a
+# busy machine slowed down, where the mean would follow it. The samples
+# are written in the JSON's "runs" member and read back by load_json:
+#   "runs": {"count": 5, "total_time": [t1, ..., t5],
+#            "self_time": [[m0 run1, ..., m0 run5], ...], "calls": [[...], ...]}
+# with one row per entry of "methods", in the same order.
+module Tracegraph
+  # The per-run values behind a median profile.
+  class RunSamples
+    attr_reader :count, :total_times
+
+    # by_name: name => [self_times, calls], each an array of count integers.
+    def initialize(count:, total_times:, by_name:)
+      @count = count
+      @total_times = total_times.freeze
+      @by_name = by_name.freeze
+    end
+
+    # A method's self time in each run (zeros if it never ran), nanoseconds.
+    def self_times(name) = @by_name.fetch(name) { [Array.new(count, 0)] }.first
+
+    # A method's call count in each run.
+    def calls(name) = @by_name.fetch(name) { [nil, Array.new(count, 0)] }.last
+
+    def names = @by_name.keys
+
+    def to_h(methods)
+      {"count" => count, "total_time" => total_times,
+       "self_time" => methods.map { |m| self_times(m.name) }, "calls" => methods.map { |m| calls(m.name) }}
+    end
+  end
+
+  # Medians and spreads of small samples.
+  module RunStats
+    # Scale from the median absolute deviation to a normal standard
+    # deviation, and from that to the standard error of a median (the
+    # median of n normal values varies sqrt(pi/2) times more than a mean).
+    MAD_TO_SIGMA = 1.4826
+    MEDIAN_SE = Math.sqrt(Math::PI / 2)
+
+    module_function
+
+    # The median: the middle value, or the mean of the two middle ones.
+    def median(values)
+      raise ArgumentError, "median of no values" if values.empty?
+
+      sorted = values.sort
+      mid = sorted.size / 2
+      sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
+    end
+
+    # A robust standard deviation: 1.4826 x the median absolute deviation,
+    # which one wild run cannot inflate as it would the plain one.
+    def robust_sigma(values)
+      m = median(values)
+      MAD_TO_SIGMA * median(values.map { |v| (v - m).abs })
+    end
+
+    # The standard error of the median of values, from their own spread;
+    # nil for fewer than 3 values (no spread worth the name).
+    def median_error(values)
+      return nil if values.size < 3
+
+      MEDIAN_SE * robust_sigma(values) / Math.sqrt(values.size)
+    end
+
+    BOOTSTRAP_SAMPLES = 200
+
+    # How much statistic (a block taking an array of runs) would vary had
+    # other runs been drawn: the standard deviation of it over
+    # BOOTSTRAP_SAMPLES resamples of runs with replacement, drawn from a
+    # fixed seed so the same runs always give the same answer. nil for
+    # fewer than 3 runs.
+    def bootstrap_error(runs, &statistic)
+      return nil if runs.size < 3
+
+      random = Random.new(runs.size)
+      values = Array.new(BOOTSTRAP_SAMPLES) { statistic.call(Array.new(runs.size) { runs[random.rand(runs.size)] }).to_f }
+      mean = values.sum / values.size
+      Math.sqrt(values.sum { |v| (v - mean)**2 } / (values.size - 1))
+    end
+  end
+
+  class Profile
+    # The samples behind a median profile (RunSamples), or nil for a profile of one run.
+    attr_reader :runs
+
+    def runs=(samples)
+      raise ArgumentError, "runs must be RunSamples or nil" unless samples.nil? || samples.is_a?(RunSamples)
+
+      @runs = samples
+    end
+
+    # The typical profile of several runs of one program: each method's,
+    # edge's and thread's median, with the per-run values in #runs. The
+    # profiles must share a clock. Call trees are not combined.
+    def self.median(profiles)
+      profiles = profiles.to_a
+      raise ArgumentError, "Profile.median needs at least one profile" if profiles.empty?
+
+      profiles.each do |p|
+        raise ArgumentError, "Profile.median takes Tracegraph::Profile objects, not #{p.class}" unless p.is_a?(Profile)
+      end
+      clocks = profiles.map(&:clock).uniq
+      raise ArgumentError, "cannot combine profiles of different clocks (#{clocks.join(', ')})" if clocks.size > 1
+
+      per_run = profiles.map { |p| Profile.merge([p]) } # same-named methods summed, as a diff matches them
+      methods = median_methods(per_run)
+      profile = new(clock: clocks.first, threads: median_threads(per_run), methods: methods.values,
+                    edges: median_edges(per_run, methods), program: profiles.first.program,
+                    complete: profiles.all?(&:complete?))
+      by_name = methods.keys.to_h do |name|
+        [name, [per_run.map { |p| p[name]&.self_time || 0 }, per_run.map { |p| p[name]&.calls || 0 }]]
+      end
+      profile.runs = RunSamples.new(count: profiles.size, total_times: per_run.map(&:total_time), by_name: by_name)
+      profile
+    end
+
+    def self.median_of(values) = RunStats.median(values).round
+
+    def self.median_methods(profiles)
+      names = profiles.flat_map { |p| p.methods.map(&:name) }.uniq
+      names.each_with_object({}) do |name, kept|
+        found = profiles.map { |p| p[name] }
+        calls = median_of(found.map { |m| m ? m.calls : 0 })
+        next if calls.zero?
+
+        first = found.compact.first
+        kept[name] = MethodStats.new(name: name, file: first.file, line: first.line, c_method: first.c_method,
+                                     calls: calls, total_time: median_of(found.map { |m| m ? m.total_time : 0 }),
+                                     self_time: median_of(found.map { |m| m ? m.self_time : 0 }))
+      end
+    end
+
+    def self.median_edges(profiles, methods)
+      by_pair = Hash.new { |h, k| h[k] = Array.new(profiles.size) }
+      profiles.each_with_index do |p, i|
+        p.edges.each { |e| by_pair[[e.caller.name, e.callee.name]][i] = e }
+      end
+      by_pair.filter_map do |(caller, callee), found|
+        next unless methods.key?(caller) && methods.key?(callee)
+
+        calls = median_of(found.map { |e| e ? e.calls : 0 })
+        next if calls.zero?
+
+        EdgeStats.new(caller: methods[caller], callee: methods[callee], calls: calls,
+                      total_time: median_of(found.map { |e| e ? e.total_time : 0 }),
+                      self_time: median_of(found.map { |e| e ? e.self_time : 0 }))
+      end
+    end
+
+    def self.median_threads(profiles)
+      names = profiles.flat_map { |p| p.threads.map(&:name) }.uniq
+      names.each_with_index.map do |name, i|
+        times = profiles.map { |p| p.threads.select { |t| t.name == name }.sum(&:total_time) }
+        ThreadStats.new(id: i + 1, name: name, total_time: median_of(times))
+      end
+    end
+    private_class_method :median_of, :median_methods, :median_edges, :median_threads
+  end
+
+  # Writes and reads the "runs" member of the JSON (see the top of this file).
+  module RunSamplesJson
+    def to_h
+      runs ? super.merge("runs" => runs.to_h(methods)) : super
+    end
+  end
+  Profile.prepend(RunSamplesJson)
+
+  module RunSamplesLoader
+    def profile
+      profile = super
+      profile.runs = run_samples(@data["runs"], profile.methods) if @data.key?("runs")
+      profile
+    end
+
+    private
+
+    def run_samples(runs, methods)
+      object!(runs, "runs")
+      count = runs["count"]
+      fail!("runs.count must be a positive integer, not #{count.inspect[0, 40]}") unless count.is_a?(Integer) && count.positive?
+      totals = samples!(runs["total_time"], count, "runs.total_time")
+      rows = %w[self_time calls].map do |key|
+        list = runs[key]
+        unless list.is_a?(Array) && list.size == methods.size
+          fail!("runs.#{key} must be an array of one row per method (#{methods.size}), not #{json_type(list)}")
+        end
+        list.each_with_index.map { |row, i| samples!(row, count, "runs.#{key}[#{i}]") }
+      end
+      by_name = {}
+      methods.each_with_index { |m, i| by_name[m.name] ||= [rows[0][i], rows[1][i]] }
+      RunSamples.new(count: count, total_times: totals, by_name: by_name)
+    end
+
+    def samples!(list, count, where)
+      unless list.is_a?(Array) && list.size == count && list.all? { |v| v.is_a?(Integer) && v >= 0 && v < 2**64 }
+        fail!("#{where} must be an array of #{count} non-negative integers")
+      end
+      list
+    end
+  end
+  JsonLoader.prepend(RunSamplesLoader)
+end
