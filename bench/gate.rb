@@ -107,7 +107,7 @@ report = <<~MD
 
   - Date: #{started.utc.strftime('%Y-%m-%d %H:%M UTC')} (took #{seconds} s)
   - Machine: #{`nproc`.strip} CPUs (nproc), load average (1/5/15 min) at start #{load_before}, at end #{File.read('/proc/loadavg').split.first(3).join(' ')}
-    (other engineers' tests were running on it: a busy machine, as a shared CI runner is)
+    (a 2-core VM whose speed drifts: the same program's unprofiled user time varies by a third between runs)
   - Ruby: #{RUBY_DESCRIPTION}
   - Command: `#{ENV.fetch('GATE_COMMAND', 'rake bench:gate')}` (GATE_PAIRS=#{PAIRS} GATE_RUNS=#{RUNS} GATE_CLOCK=#{CLOCK} GATE_SLOWDOWN=#{SLOWDOWN})
 
