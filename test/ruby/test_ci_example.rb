@@ -173,6 +173,7 @@ class TestCiExample < Minitest::Test
   # This working tree's gem files, committed to a fresh git repository:
   # what `git clone` of tracegraph would fetch.
   def git_checkout_of_this_tree
+    skip "git is not installed (bin/setup installs it)" unless system("command -v git > /dev/null 2>&1")
     repo = File.join(@dir, "tracegraph.git")
     spec = Dir.chdir(CliHelper::ROOT) { Gem::Specification.load("tracegraph.gemspec") }
     (spec.files + ["tracegraph.gemspec"]).select { |f| File.file?(File.join(CliHelper::ROOT, f)) }.each do |file|
