@@ -96,6 +96,7 @@ class TestCiExample < Minitest::Test
   # The workflow's own steps, from installing tracegraph out of a git
   # checkout to the gate, in a project holding only the files to copy.
   def test_github_workflow_end_to_end
+    skip_under_asan
     root = project
     source = git_checkout_of_this_tree
     home = File.join(@dir, "gems")
@@ -137,6 +138,7 @@ class TestCiExample < Minitest::Test
   # GitLab's job: its script with its variables, the download failing as
   # on a first pipeline, then with the last good build's artifacts.
   def test_gitlab_job_runs_the_same_steps
+    skip_under_asan
     root = project
     job = gitlab.fetch("call-graphs")
     script = job["script"]
@@ -172,6 +174,14 @@ class TestCiExample < Minitest::Test
 
   # This working tree's gem files, committed to a fresh git repository:
   # what `git clone` of tracegraph would fetch.
+  # rake test:asan preloads libasan into every process the tests start:
+  # the examples' shell steps run git, gem and curl, and curl deadlocks
+  # there (a futex in its resolver thread). These tests check the
+  # examples' steps, not the extension's memory, which the rest covers.
+  def skip_under_asan
+    skip "the CI examples' steps run curl, which deadlocks with libasan preloaded" if ENV["LD_PRELOAD"].to_s.include?("libasan")
+  end
+
   def git_checkout_of_this_tree
     skip "git is not installed (bin/setup installs it)" unless system("command -v git > /dev/null 2>&1")
     repo = File.join(@dir, "tracegraph.git")
