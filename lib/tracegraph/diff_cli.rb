@@ -95,14 +95,11 @@ module Tracegraph
     end
 
     def write_outputs(diff, options)
-      # Every output is tried: one that fails does not stop the others.
-      options[:outputs].map do |path|
-        @err.puts Tracegraph.printable("tracegraph diff: wrote #{Output.write_graph(diff, path, options[:dot]).join(', ')}")
-        true
-      rescue Tracegraph::Error => e
-        @err.puts Tracegraph.printable("tracegraph diff: #{e.message}")
-        false
-      end.all?
+      ok, messages = Output.write_each(options[:outputs], "tracegraph diff") do |path|
+        Output.write_graph(diff, path, options[:dot])
+      end
+      messages.each { |message| @err.puts message }
+      ok
     end
 
     def percent!(value, option)

@@ -125,6 +125,22 @@ module Tracegraph
       end
     end
 
+    # Writes each of paths with the block, which returns the paths it
+    # wrote; one that fails does not stop the others. Returns whether all
+    # were written, and one message per path ("LABEL: wrote ..." or the
+    # error), for the caller to print when it is ready.
+    def write_each(paths, label)
+      messages = []
+      ok = paths.map do |path|
+        messages << Tracegraph.printable("#{label}: wrote #{yield(path).join(', ')}")
+        true
+      rescue Tracegraph::Error => e
+        messages << Tracegraph.printable("#{label}: #{e.message}")
+        false
+      end.all?
+      [ok, messages]
+    end
+
     # check_path for outputs that can only be a graph.
     def check_graph_path(path)
       check_path(path)

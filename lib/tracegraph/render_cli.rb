@@ -92,14 +92,11 @@ module Tracegraph
     end
 
     def write_outputs(profile, options)
-      # Every output is tried: one that fails does not stop the others.
-      options[:outputs].map do |path|
-        @err.puts Tracegraph.printable("tracegraph #{command}: wrote #{Output.write(profile, path, options[:dot]).join(', ')}")
-        true
-      rescue Tracegraph::Error => e
-        @err.puts Tracegraph.printable("tracegraph #{command}: #{e.message}")
-        false
-      end.all?
+      ok, messages = Output.write_each(options[:outputs], "tracegraph #{command}") do |path|
+        Output.write(profile, path, options[:dot])
+      end
+      messages.each { |message| @err.puts message }
+      ok
     end
   end
 end

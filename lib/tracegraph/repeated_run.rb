@@ -41,7 +41,8 @@ module Tracegraph
         end
 
         profile = Profile.median(profiles)
-        ok = @outputs.map { |path| write(profile, path) }.all?
+        ok, messages = Output.write_each(@outputs, "tracegraph") { |path| Output.write(profile, path, @dot_options) }
+        messages.each { |message| @err.puts message }
         profile.print_flat(@err) if @flat
         summarize(profile)
         finish(status, ok)
@@ -77,14 +78,6 @@ module Tracegraph
 
     def describe(status)
       status.signaled? ? "killed by #{Signal.signame(status.termsig)}" : "exit status #{status.exitstatus}"
-    end
-
-    def write(profile, path)
-      @err.puts Tracegraph.printable("tracegraph: wrote #{Output.write(profile, path, @dot_options).join(', ')}")
-      true
-    rescue Tracegraph::Error => e
-      @err.puts Tracegraph.printable("tracegraph: #{e.message}")
-      false
     end
 
     def summarize(profile)

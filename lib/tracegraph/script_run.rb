@@ -77,7 +77,10 @@ module Tracegraph
     def finish(profile, how)
       error = $! # what the process is ending with, if anything
       messages = [Output.folded_note(profile, @outputs)].compact.map { |note| "tracegraph: #{note}" }
-      ok = @outputs.map { |path| write(profile, @naming.path_for(path), messages) }.all?
+      ok, written = Output.write_each(@outputs, "tracegraph") do |path|
+        Output.write(profile, @naming.path_for(path), @dot_options)
+      end
+      messages.concat(written)
       tell { profile.print_flat(@err) } if @flat
       messages.each { |message| tell { @err.puts message } }
       hide_our_frames(error)
@@ -85,15 +88,6 @@ module Tracegraph
       # succeed. (exit! sees to it itself; after exec the status is not ours.)
       exit 1 if !ok && how == :at_exit && succeeding?(error)
       ok
-    end
-
-    def write(profile, path, messages)
-      written = Output.write(profile, path, @dot_options)
-      messages << Tracegraph.printable("tracegraph: wrote #{written.join(', ')}")
-      true
-    rescue Tracegraph::Error => e
-      messages << Tracegraph.printable("tracegraph: #{e.message}")
-      false
     end
 
     # Messages come last and may find stderr closed or its reader gone;
