@@ -73,6 +73,8 @@ module Tracegraph
       options = []
       options += ["--clock", @start_options[:clock].to_s] if @start_options[:clock]
       options << "--no-c-calls" if @start_options[:c_calls] == false
+      options << "--no-gc" if @start_options[:gc] == false
+      options << "--no-blocks" if @start_options[:blocks] == false
       options
     end
 

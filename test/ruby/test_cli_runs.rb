@@ -49,6 +49,15 @@ class TestCliRuns < Minitest::Test
     assert_equal 5, Tracegraph::Profile.load_json(File.join(@dir, "e.json"))["Object#f"].calls
   end
 
+  def test_what_to_record_reaches_every_run
+    _, err, status = tracegraph("--runs", "2", "--no-blocks", "--no-gc", "-o", "n.json", "-e",
+                                "def f = 1; (1..5).each { f }; GC.start")
+    assert status.success?, err
+    names = Tracegraph::Profile.load_json(File.join(@dir, "n.json")).methods.map(&:name)
+    assert_includes names, "Object#f"
+    assert_empty names.grep(/\Ablock |garbage collection/), "--no-blocks and --no-gc hold in each run"
+  end
+
   def test_a_failing_run_stops_the_runs_and_its_status_is_the_commands
     _, err, status = tracegraph("--runs", "4", "-o", "m.json", "app.rb", env: {"FAIL_ON" => "2"})
     assert_equal 7, status.exitstatus, err
