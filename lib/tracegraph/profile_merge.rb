@@ -11,19 +11,27 @@ module Tracegraph
     # merged (the result has none); GC runs add up. Raises ArgumentError for
     # an empty list, something that is not a Profile, or mixed clocks.
     def self.merge(profiles)
-      profiles = profiles.to_a
-      raise ArgumentError, "Profile.merge needs at least one profile" if profiles.empty?
-
-      profiles.each do |p|
-        raise ArgumentError, "Profile.merge takes Tracegraph::Profile objects, not #{p.class}" unless p.is_a?(Profile)
-      end
-      clocks = profiles.map(&:clock).uniq
-      raise ArgumentError, "cannot merge profiles of different clocks (#{clocks.join(', ')})" if clocks.size > 1
-
+      profiles, clock = combinable!(profiles, "Profile.merge", "merge")
       methods = merge_methods(profiles)
-      new(clock: clocks.first, threads: merge_threads(profiles), methods: methods.values,
+      new(clock: clock, threads: merge_threads(profiles), methods: methods.values,
           edges: merge_edges(profiles, methods), program: profiles.first.program,
           complete: profiles.all?(&:complete?), gc_runs: profiles.sum { |p| p.gc.runs })
+    end
+
+    # profiles as an Array, and their one clock; raises ArgumentError for
+    # an empty list, something that is not a Profile, or mixed clocks.
+    # `method` names the caller in messages; `verb` what it does.
+    def self.combinable!(profiles, method, verb)
+      profiles = profiles.to_a
+      raise ArgumentError, "#{method} needs at least one profile" if profiles.empty?
+
+      profiles.each do |p|
+        raise ArgumentError, "#{method} takes Tracegraph::Profile objects, not #{p.class}" unless p.is_a?(Profile)
+      end
+      clocks = profiles.map(&:clock).uniq
+      raise ArgumentError, "cannot #{verb} profiles of different clocks (#{clocks.join(', ')})" if clocks.size > 1
+
+      [profiles, clocks.first]
     end
 
     def self.merge_methods(profiles)
@@ -51,6 +59,6 @@ module Tracegraph
       totals = profiles.flat_map(&:threads).each_with_object(Hash.new(0)) { |t, h| h[t.name] += t.total_time }
       totals.each_with_index.map { |(name, total), i| ThreadStats.new(id: i + 1, name: name, total_time: total) }
     end
-    private_class_method :merge_methods, :merge_edges, :merge_threads
+    private_class_method :combinable!, :merge_methods, :merge_edges, :merge_threads
   end
 end

@@ -105,18 +105,10 @@ module Tracegraph
     # edge's and thread's median, with the per-run values in #runs. The
     # profiles must share a clock. Call trees are not combined.
     def self.median(profiles)
-      profiles = profiles.to_a
-      raise ArgumentError, "Profile.median needs at least one profile" if profiles.empty?
-
-      profiles.each do |p|
-        raise ArgumentError, "Profile.median takes Tracegraph::Profile objects, not #{p.class}" unless p.is_a?(Profile)
-      end
-      clocks = profiles.map(&:clock).uniq
-      raise ArgumentError, "cannot combine profiles of different clocks (#{clocks.join(', ')})" if clocks.size > 1
-
+      profiles, clock = combinable!(profiles, "Profile.median", "combine")
       per_run = profiles.map { |p| Profile.merge([p]) } # same-named methods summed, as a diff matches them
       methods = median_methods(per_run)
-      profile = new(clock: clocks.first, threads: median_threads(per_run), methods: methods.values,
+      profile = new(clock: clock, threads: median_threads(per_run), methods: methods.values,
                     edges: median_edges(per_run, methods), program: profiles.first.program,
                     complete: profiles.all?(&:complete?))
       by_name = methods.keys.to_h do |name|
