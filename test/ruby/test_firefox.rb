@@ -52,20 +52,6 @@ class TestFirefox < TracegraphTest
     JSON.parse(out)
   end
 
-  # Our heaviest stack in a thread: from the bottom, the child with the
-  # most total time at each step, as [name, total, self].
-  def heaviest(profile, thread)
-    children = profile.call_tree.nodes.group_by(&:parent)
-    stack = []
-    level = children.fetch(nil).select { |n| n.thread.equal?(thread) }
-    until level.nil? || level.empty?
-      node = level.max_by(&:total_time)
-      stack << [node.method.name, node.total_time, node.self_time]
-      level = children[node]
-    end
-    stack
-  end
-
   # Runs the Firefox Profiler's CLI in a session of its own; returns its
   # stdout, parsed if it is JSON.
   def profiler(*args)

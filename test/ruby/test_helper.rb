@@ -31,6 +31,21 @@ module ProfileAssertions
   end
 
   # Burns CPU for about `seconds` of this thread's CPU time.
+  # Our heaviest stack in a thread (what the stack outputs' readers are
+  # held to): from the bottom, the child with the
+  # most total time at each step, as [name, total, self].
+  def heaviest(profile, thread)
+    children = profile.call_tree.nodes.group_by(&:parent)
+    stack = []
+    level = children.fetch(nil).select { |n| n.thread.equal?(thread) }
+    until level.nil? || level.empty?
+      node = level.max_by(&:total_time)
+      stack << [node.method.name, node.total_time, node.self_time]
+      level = children[node]
+    end
+    stack
+  end
+
   def burn_cpu(seconds)
     finish = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + seconds
     x = 0

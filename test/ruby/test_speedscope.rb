@@ -44,20 +44,6 @@ class TestSpeedscope < TracegraphTest
     JSON.parse(out)
   end
 
-  # Our heaviest stack in a thread: from the bottom, the child with the
-  # most total time at each step, as [name, total, self].
-  def heaviest(profile, thread)
-    children = profile.call_tree.nodes.group_by(&:parent)
-    stack = []
-    level = children.fetch(nil).select { |n| n.thread.equal?(thread) }
-    until level.nil? || level.empty?
-      node = level.max_by(&:total_time)
-      stack << [node.method.name, node.total_time, node.self_time]
-      level = children[node]
-    end
-    stack
-  end
-
   def test_speedscope_reads_our_threads_totals_and_heaviest_stacks
     script = write_script("app.rb", PROGRAM)
     _, err, status = tracegraph("-o", "app.speedscope.json", "-o", "app.json", script)
