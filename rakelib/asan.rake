@@ -3,7 +3,8 @@
 # not sanitized, so the ASan runtime is preloaded; leak checks are off
 # because Ruby never frees its heap at exit, and ASan must not own the
 # alternate signal stack (Ruby's threads set their own; ASan then fails to
-# unmap it at thread exit: "unable to unmap"). A small quarantine keeps the
+# unmap it at thread exit: "unable to unmap"). The extension has no stack
+# redzones (see extconf.rb: Ruby longjmps past them). A small quarantine keeps the
 # RSS checks meaningful: ASan otherwise holds 256 MB of freed memory back. The .so goes to tmp/asan-lib,
 # first on the load path, so lib/tracegraph/tracegraph.so is untouched.
 namespace :test do
