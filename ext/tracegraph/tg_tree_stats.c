@@ -1,0 +1,193 @@
+/* tg_tree_stats.c - see tg_tree_stats.h. Sections: checking the tree,
+ * effective totals and links, the walk, compute and free. */
+#include "tg_tree_stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+typedef struct step {
+    uint32_t node;
+    uint32_t edge;   /* from its parent's method; NONE for a bottom frame */
+} step;
+
+typedef struct work {
+    const tg_tree_stats_input *in;
+    tg_tree_stats *out;
+    uint64_t *effective;                    /* per node: total minus hidden time beneath */
+    uint32_t *first_child, *next_sibling;   /* per node; NONE ends a list */
+    uint32_t *first_root;                   /* per thread */
+    step *path;                             /* the counted nodes from the bottom */
+    size_t path_capacity;
+    uint32_t edge_capacity;
+    tg_pairmap edge_index;                  /* (caller, callee) -> edge */
+} work;
+
+/* ---- checking the tree ----------------------------------------------------- */
+
+static bool tree_ok(const tg_tree_stats_input *in)
+{
+    if (in->node_count > TG_CALLTREE_MAX_NODES) return false;   /* indexes would read as roots */
+    for (uint32_t i = 0; i < in->node_count; i++) {
+        const tg_calltree_node *n = &in->nodes[i];
+        if (n->method >= in->method_count) return false;
+        if (tg_calltree_is_root(n->parent) ? tg_calltree_root_thread(n->parent) >= in->thread_count : n->parent >= i)
+            return false;
+    }
+    return true;
+}
+
+static bool is_hidden(const work *w, uint32_t node)
+{
+    return w->in->hidden && w->in->hidden[w->in->nodes[node].method];
+}
+
+/* ---- effective totals and links -------------------------------------------- */
+
+/* One backward pass: children come after their parents, so a node's hidden
+ * time is complete when it is reached. It then passes to the parent either
+ * its whole total (a hidden node, the outermost so far) or the hidden time
+ * beneath it. The same pass links children in creation order. */
+static void prepare(work *w)
+{
+    const tg_tree_stats_input *in = w->in;
+    memset(w->effective, 0, (size_t)in->node_count * sizeof *w->effective);   /* hidden time, for now */
+    memset(w->first_child, 0xFF, (size_t)in->node_count * sizeof *w->first_child);
+    memset(w->first_root, 0xFF, (size_t)in->thread_count * sizeof *w->first_root);
+    for (uint32_t i = in->node_count; i-- > 0;) {
+        const tg_calltree_node *n = &in->nodes[i];
+        uint64_t hidden = w->effective[i];
+        bool root = tg_calltree_is_root(n->parent);
+        if (!root) w->effective[n->parent] += is_hidden(w, i) ? n->total_time : hidden;
+        w->effective[i] = hidden < n->total_time ? n->total_time - hidden : 0;
+        uint32_t *head = root ? &w->first_root[tg_calltree_root_thread(n->parent)] : &w->first_child[n->parent];
+        w->next_sibling[i] = *head;
+        *head = i;
+    }
+}
+
+/* ---- the walk ----------------------------------------------------------------- */
+
+/* The edge (caller, callee), added with zeroed statistics on first sight;
+ * NONE if out of memory. */
+static uint32_t edge_for(work *w, uint32_t caller, uint32_t callee)
+{
+    uint32_t e = tg_pairmap_find(&w->edge_index, caller, callee);
+    if (e != TG_PAIRMAP_NONE) return e;
+    tg_tree_stats *out = w->out;
+    if (out->edge_count == w->edge_capacity) {
+        uint32_t capacity = w->edge_capacity ? w->edge_capacity * 2 : 64;
+        tg_edge_stats *bigger = realloc(out->edges, (size_t)capacity * sizeof *bigger);
+        if (!bigger) return NONE;
+        out->edges = bigger;
+        w->edge_capacity = capacity;
+    }
+    if (!tg_pairmap_insert(&w->edge_index, caller, callee, out->edge_count)) return NONE;
+    out->edges[out->edge_count] = (tg_edge_stats){.caller = caller, .callee = callee};
+    return out->edge_count++;
+}
+
+/* Counts node `i` of thread `t`, `depth` counted nodes above the bottom,
+ * and puts it on the path. */
+static bool enter(work *w, uint32_t t, uint32_t i, size_t depth)
+{
+    const tg_calltree_node *n = &w->in->nodes[i];
+    tg_tree_stats *out = w->out;
+    if (depth == w->path_capacity) {
+        size_t capacity = w->path_capacity ? w->path_capacity * 2 : 256;
+        step *bigger = realloc(w->path, capacity * sizeof *bigger);
+        if (!bigger) return false;
+        w->path = bigger;
+        w->path_capacity = capacity;
+    }
+    uint32_t e = NONE;
+    if (depth > 0) {
+        e = edge_for(w, w->in->nodes[n->parent].method, n->method);
+        if (e == NONE) return false;
+        tg_edge_stats *es = &out->edges[e];
+        es->calls += n->calls;
+        es->self_time += n->self_time;
+        if (es->active++ == 0) es->total_time += w->effective[i];
+    }
+    tg_method_stats *ms = &out->methods[n->method];
+    ms->calls += n->calls;
+    ms->self_time += n->self_time;
+    if (ms->active++ == 0) ms->total_time += w->effective[i];
+    out->thread_time[t] += n->self_time;
+    w->path[depth] = (step){i, e};
+    return true;
+}
+
+static void leave(work *w, step s)
+{
+    w->out->methods[w->in->nodes[s.node].method].active--;
+    if (s.edge != NONE) w->out->edges[s.edge].active--;
+}
+
+/* Depth first over thread t's paths, children in creation order; a hidden
+ * node is not entered, so its subtree is skipped. */
+static bool walk_thread(work *w, uint32_t t)
+{
+    size_t depth = 0;
+    uint32_t i = w->first_root[t];
+    for (;;) {
+        if (i != NONE) {
+            if (is_hidden(w, i)) {
+                w->out->hidden_time += w->in->nodes[i].total_time;
+                i = w->next_sibling[i];
+            } else {
+                if (!enter(w, t, i, depth)) return false;
+                depth++;
+                i = w->first_child[i];
+            }
+            continue;
+        }
+        /* No more children here: leave the deepest node, go on with its next sibling. */
+        if (depth == 0) return true;
+        step done = w->path[--depth];
+        leave(w, done);
+        i = w->next_sibling[done.node];
+    }
+}
+
+/* ---- compute and free ------------------------------------------------------- */
+
+tg_tree_stats_status tg_tree_stats_compute(const tg_tree_stats_input *in, tg_tree_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!tree_ok(in)) return TG_TREE_STATS_BAD_TREE;
+    /* +1: no zero-sized allocations, which may return NULL. */
+    size_t nodes = (size_t)in->node_count + 1, threads = (size_t)in->thread_count + 1;
+    work w = {.in = in, .out = out};
+    out->methods = calloc((size_t)in->method_count + 1, sizeof *out->methods);
+    out->thread_time = calloc(threads, sizeof *out->thread_time);
+    w.effective = malloc(nodes * sizeof *w.effective);
+    w.first_child = malloc(nodes * sizeof *w.first_child);
+    w.next_sibling = malloc(nodes * sizeof *w.next_sibling);
+    w.first_root = malloc(threads * sizeof *w.first_root);
+    bool ok = out->methods && out->thread_time && w.effective && w.first_child && w.next_sibling && w.first_root &&
+              tg_pairmap_init(&w.edge_index, 64);
+    if (ok) {
+        prepare(&w);
+        for (uint32_t t = 0; ok && t < in->thread_count; t++)
+            if (!in->threads || in->threads[t]) ok = walk_thread(&w, t);
+    }
+    free(w.effective);
+    free(w.first_child);
+    free(w.next_sibling);
+    free(w.first_root);
+    free(w.path);
+    tg_pairmap_free(&w.edge_index);   /* safe after a failed init */
+    if (ok) return TG_TREE_STATS_OK;
+    tg_tree_stats_free(out);
+    return TG_TREE_STATS_NO_MEMORY;
+}
+
+void tg_tree_stats_free(tg_tree_stats *out)
+{
+    free(out->methods);
+    free(out->edges);
+    free(out->thread_time);
+    memset(out, 0, sizeof *out);
+}

@@ -1,0 +1,73 @@
+/*
+ * tg_tree_stats.h - exact per-method and per-edge statistics rebuilt from
+ * the call tree, for some threads only and without "waiting" methods.
+ *
+ * The profiler's own statistics (tg_profiler.h) cover every thread and
+ * every method. Two views need others: showing one thread or several, and
+ * hiding methods that only wait (Kernel#sleep, Thread#join, IO.select)
+ * from the picture and from the percentages. Both can be answered from the
+ * call tree, because it keeps whole paths.
+ *
+ * The rules:
+ *  - Only nodes of chosen threads count (a node's thread is its bottom
+ *    frame's root).
+ *  - A node of a hidden method is left out with its whole subtree, and its
+ *    total time is taken off every ancestor's total: a node's effective
+ *    total is its total_time minus the total_time of the outermost hidden
+ *    nodes beneath it. Self times are unchanged. A hidden method's calls
+ *    count nowhere, and its callers have no edge to it.
+ *  - Recursion counts each moment once, as in tg_profiler.h: a method's
+ *    total adds the effective totals of its nodes that have no ancestor of
+ *    the same method; an edge's total adds those of its callee nodes with
+ *    no ancestor activation of the same (caller, callee) edge. Calls and
+ *    self times add up over every counted node.
+ *  - Bottom frames have no edge. Edges are listed in the order a depth
+ *    first walk first meets them: threads in index order, children in
+ *    creation order, so the same input gives the same output.
+ *
+ * Cost: O(nodes) time (plus the edge map); memory is 16 bytes per node, 8
+ * per frame of the deepest counted path, and the results. The walk keeps
+ * its path in an array, not on the C stack: any depth works.
+ */
+#ifndef TG_TREE_STATS_H
+#define TG_TREE_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tg_calltree.h"
+#include "tg_profiler.h"
+
+typedef struct tg_tree_stats_input {
+    const tg_calltree_node *nodes;   /* parents before children */
+    uint32_t node_count;
+    uint32_t method_count;
+    uint32_t thread_count;
+    const bool *threads;   /* thread_count entries: which threads count; NULL = all */
+    const bool *hidden;    /* method_count entries: methods left out with their callees; NULL = none */
+} tg_tree_stats_input;
+
+typedef struct tg_tree_stats {
+    tg_method_stats *methods;   /* method_count entries, indexed like the tree's; unused ones all zero */
+    tg_edge_stats *edges;       /* edge_count entries: the (caller, callee) pairs that occur */
+    uint32_t edge_count;
+    uint64_t *thread_time;      /* thread_count entries: the self times of each thread's counted nodes */
+    uint64_t hidden_time;       /* the total_time of each outermost hidden node of a chosen thread */
+} tg_tree_stats;
+/* `active` is 0 in every method and edge of a result. */
+
+typedef enum tg_tree_stats_status {
+    TG_TREE_STATS_OK,
+    TG_TREE_STATS_NO_MEMORY,
+    TG_TREE_STATS_BAD_TREE,   /* a parent after its child, a missing method or thread */
+} tg_tree_stats_status;
+
+/* Fills `out` (its old contents are not read). On failure `out` is left
+ * zeroed and nothing is allocated. A node whose hidden descendants claim
+ * more than its total_time gets an effective total of 0. */
+tg_tree_stats_status tg_tree_stats_compute(const tg_tree_stats_input *in, tg_tree_stats *out);
+
+/* Frees a result and zeroes it; safe on a zeroed or failed one. */
+void tg_tree_stats_free(tg_tree_stats *out);
+
+#endif
