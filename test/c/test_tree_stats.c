@@ -1,0 +1,457 @@
+/*
+ * test_tree_stats.c - statistics rebuilt from hand-built call trees, with
+ * exact numbers: chosen threads, direct and indirect recursion (totals
+ * once, edge totals of outermost activations only), hidden leaves and
+ * hidden subtrees (ancestors' totals drop by exactly their time), edge
+ * order, a 100,000-deep path, malformed trees, and every allocation
+ * failing in turn (where the linker can wrap the allocator).
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tg_tree_stats.h"
+
+#define ROOT(t) (TG_CALLTREE_ROOT - 1 - (t))   /* tg_calltree_root(t), as a constant */
+
+enum { MAIN, WORK, TIMES, X, METHODS };
+
+/* main: main -> work -> times, main -> x. worker: work -> times. */
+static const tg_calltree_node tree[] = {
+    {ROOT(0), MAIN, 1, 100, 10},   /* 0 main */
+    {0, WORK, 2, 60, 20},          /* 1 main > work */
+    {1, TIMES, 2, 40, 40},         /* 2 main > work > times */
+    {ROOT(1), WORK, 1, 50, 5},     /* 3 worker: work */
+    {3, TIMES, 1, 45, 45},         /* 4 worker: work > times */
+    {0, X, 3, 30, 30},             /* 5 main > x */
+};
+
+static tg_tree_stats_input input(const tg_calltree_node *nodes, uint32_t count, uint32_t methods, uint32_t threads)
+{
+    return (tg_tree_stats_input){.nodes = nodes, .node_count = count, .method_count = methods, .thread_count = threads};
+}
+
+static void compute_ok(const tg_tree_stats_input *in, tg_tree_stats *out)
+{
+    ck_assert_int_eq(tg_tree_stats_compute(in, out), TG_TREE_STATS_OK);
+}
+
+#define ck_method(s, m, c, total, self)                          \
+    do {                                                         \
+        const tg_method_stats *ms_ = &(s)->methods[m];           \
+        ck_assert_uint_eq(ms_->calls, c);                        \
+        ck_assert_uint_eq(ms_->total_time, total);               \
+        ck_assert_uint_eq(ms_->self_time, self);                 \
+        ck_assert_uint_eq(ms_->active, 0);                       \
+    } while (0)
+
+#define ck_edge(s, e, from, to, c, total, self)                  \
+    do {                                                         \
+        ck_assert_uint_lt(e, (s)->edge_count);                   \
+        const tg_edge_stats *es_ = &(s)->edges[e];               \
+        ck_assert_uint_eq(es_->caller, from);                    \
+        ck_assert_uint_eq(es_->callee, to);                      \
+        ck_assert_uint_eq(es_->calls, c);                        \
+        ck_assert_uint_eq(es_->total_time, total);               \
+        ck_assert_uint_eq(es_->self_time, self);                 \
+        ck_assert_uint_eq(es_->active, 0);                       \
+    } while (0)
+
+START_TEST(all_threads_add_up)
+{
+    tg_tree_stats_input in = input(tree, 6, METHODS, 2);
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, MAIN, 1, 100, 10);
+    ck_method(&s, WORK, 3, 110, 25);
+    ck_method(&s, TIMES, 3, 85, 85);
+    ck_method(&s, X, 3, 30, 30);
+    ck_assert_uint_eq(s.edge_count, 3);
+    ck_edge(&s, 0, MAIN, WORK, 2, 60, 20);
+    ck_edge(&s, 1, WORK, TIMES, 3, 85, 85);
+    ck_edge(&s, 2, MAIN, X, 3, 30, 30);
+    ck_assert_uint_eq(s.thread_time[0], 100);
+    ck_assert_uint_eq(s.thread_time[1], 50);
+    ck_assert_uint_eq(s.hidden_time, 0);
+    tg_tree_stats_free(&s);
+    ck_assert_ptr_null(s.methods);
+    ck_assert_ptr_null(s.edges);
+    ck_assert_ptr_null(s.thread_time);
+}
+END_TEST
+
+START_TEST(one_thread_counts_alone)
+{
+    bool worker_only[] = {false, true};
+    tg_tree_stats_input in = input(tree, 6, METHODS, 2);
+    in.threads = worker_only;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, MAIN, 0, 0, 0);
+    ck_method(&s, WORK, 1, 50, 5);
+    ck_method(&s, TIMES, 1, 45, 45);
+    ck_method(&s, X, 0, 0, 0);
+    ck_assert_uint_eq(s.edge_count, 1);
+    ck_edge(&s, 0, WORK, TIMES, 1, 45, 45);
+    ck_assert_uint_eq(s.thread_time[0], 0);
+    ck_assert_uint_eq(s.thread_time[1], 50);
+    tg_tree_stats_free(&s);
+
+    bool main_only[] = {true, false};
+    in.threads = main_only;
+    compute_ok(&in, &s);
+    ck_method(&s, WORK, 2, 60, 20);
+    ck_method(&s, TIMES, 2, 40, 40);
+    ck_assert_uint_eq(s.edge_count, 3);
+    ck_edge(&s, 1, WORK, TIMES, 2, 40, 40);
+    ck_assert_uint_eq(s.thread_time[0], 100);
+    ck_assert_uint_eq(s.thread_time[1], 0);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(no_thread_counts_nothing)
+{
+    bool none[] = {false, false};
+    tg_tree_stats_input in = input(tree, 6, METHODS, 2);
+    in.threads = none;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    for (uint32_t m = 0; m < METHODS; m++) ck_method(&s, m, 0, 0, 0);
+    ck_assert_uint_eq(s.edge_count, 0);
+    ck_assert_uint_eq(s.thread_time[0], 0);
+    ck_assert_uint_eq(s.thread_time[1], 0);
+    ck_assert_uint_eq(s.hidden_time, 0);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(direct_recursion_counts_each_moment_once)
+{
+    enum { A };
+    tg_calltree_node nodes[] = {
+        {ROOT(0), A, 1, 100, 10},   /* a */
+        {0, A, 2, 90, 20},          /* a > a */
+        {1, A, 3, 70, 70},          /* a > a > a */
+    };
+    tg_tree_stats_input in = input(nodes, 3, 1, 1);
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, A, 6, 100, 100);
+    ck_assert_uint_eq(s.edge_count, 1);
+    ck_edge(&s, 0, A, A, 5, 90, 90);   /* a > a > a is inside the outer a -> a */
+    ck_assert_uint_eq(s.thread_time[0], 100);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(indirect_recursion_counts_outermost_edges_only)
+{
+    enum { A, B };
+    tg_calltree_node nodes[] = {
+        {ROOT(0), A, 1, 100, 10},   /* 0 a */
+        {0, B, 1, 90, 20},          /* 1 a > b */
+        {1, A, 2, 70, 30},          /* 2 a > b > a */
+        {2, B, 3, 40, 40},          /* 3 a > b > a > b */
+        {ROOT(1), A, 1, 8, 3},      /* 4 other thread: a: the counts start afresh */
+        {4, B, 1, 5, 5},            /* 5 other thread: a > b */
+    };
+    tg_tree_stats_input in = input(nodes, 6, 2, 2);
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, A, 4, 108, 43);
+    ck_method(&s, B, 5, 95, 65);
+    ck_assert_uint_eq(s.edge_count, 2);
+    ck_edge(&s, 0, A, B, 5, 95, 65);
+    ck_edge(&s, 1, B, A, 2, 70, 30);
+    ck_assert_uint_eq(s.thread_time[0], 100);
+    ck_assert_uint_eq(s.thread_time[1], 8);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+enum { H_MAIN, H_WORK, H_SLEEP, H_LOOP, H_METHODS };
+
+/* main: main -> work -> sleep. worker: loop -> sleep. */
+static const tg_calltree_node sleeping[] = {
+    {ROOT(0), H_MAIN, 1, 100, 10},   /* 0 main */
+    {0, H_WORK, 1, 90, 30},          /* 1 main > work */
+    {1, H_SLEEP, 2, 60, 60},         /* 2 main > work > sleep */
+    {ROOT(1), H_LOOP, 1, 50, 10},    /* 3 worker: loop */
+    {3, H_SLEEP, 1, 40, 40},         /* 4 worker: loop > sleep */
+};
+static const bool sleep_hidden[H_METHODS] = {[H_SLEEP] = true};
+
+START_TEST(a_hidden_leaf_leaves_its_callers_totals)
+{
+    tg_tree_stats_input in = input(sleeping, 5, H_METHODS, 2);
+    tg_tree_stats s;
+    compute_ok(&in, &s);   /* shown first, for comparison */
+    ck_method(&s, H_MAIN, 1, 100, 10);
+    ck_method(&s, H_SLEEP, 3, 100, 100);
+    ck_assert_uint_eq(s.edge_count, 3);
+    tg_tree_stats_free(&s);
+
+    in.hidden = sleep_hidden;
+    compute_ok(&in, &s);
+    ck_method(&s, H_MAIN, 1, 40, 10);   /* 100 - 60 */
+    ck_method(&s, H_WORK, 1, 30, 30);   /* 90 - 60 */
+    ck_method(&s, H_SLEEP, 0, 0, 0);
+    ck_method(&s, H_LOOP, 1, 10, 10);   /* 50 - 40 */
+    ck_assert_uint_eq(s.edge_count, 1);
+    ck_edge(&s, 0, H_MAIN, H_WORK, 1, 30, 30);
+    ck_assert_uint_eq(s.hidden_time, 100);
+    ck_assert_uint_eq(s.thread_time[0], 40);
+    ck_assert_uint_eq(s.thread_time[1], 10);
+    tg_tree_stats_free(&s);
+
+    bool worker_only[] = {false, true};
+    in.threads = worker_only;
+    compute_ok(&in, &s);
+    ck_method(&s, H_MAIN, 0, 0, 0);
+    ck_method(&s, H_LOOP, 1, 10, 10);
+    ck_assert_uint_eq(s.edge_count, 0);
+    ck_assert_uint_eq(s.hidden_time, 40);
+    ck_assert_uint_eq(s.thread_time[0], 0);
+    ck_assert_uint_eq(s.thread_time[1], 10);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(a_hidden_method_takes_its_subtree_with_it)
+{
+    enum { MAIN_, JOIN, WORK_, N };
+    tg_calltree_node nodes[] = {
+        {ROOT(0), MAIN_, 1, 100, 10},   /* 0 main */
+        {0, JOIN, 1, 70, 10},           /* 1 main > join */
+        {1, WORK_, 3, 60, 50},          /* 2 main > join > work */
+        {2, JOIN, 1, 10, 10},           /* 3 main > join > work > join: inside the outer one */
+        {0, WORK_, 1, 20, 20},          /* 4 main > work */
+    };
+    bool hidden[N] = {[JOIN] = true};
+    tg_tree_stats_input in = input(nodes, 5, N, 1);
+    in.hidden = hidden;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, MAIN_, 1, 30, 10);
+    ck_method(&s, JOIN, 0, 0, 0);
+    ck_method(&s, WORK_, 1, 20, 20);   /* the work under join is gone */
+    ck_assert_uint_eq(s.edge_count, 1);
+    ck_edge(&s, 0, MAIN_, WORK_, 1, 20, 20);
+    ck_assert_uint_eq(s.hidden_time, 70);   /* the outermost join only */
+    ck_assert_uint_eq(s.thread_time[0], 30);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(hidden_time_leaves_recursive_totals_once)
+{
+    enum { A, SLEEP, N };
+    tg_calltree_node nodes[] = {
+        {ROOT(0), A, 1, 100, 10},   /* a */
+        {0, A, 1, 90, 30},          /* a > a */
+        {1, SLEEP, 1, 60, 60},      /* a > a > sleep */
+    };
+    bool hidden[N] = {[SLEEP] = true};
+    tg_tree_stats_input in = input(nodes, 3, N, 1);
+    in.hidden = hidden;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, A, 2, 40, 40);
+    ck_assert_uint_eq(s.edge_count, 1);
+    ck_edge(&s, 0, A, A, 1, 30, 30);
+    ck_assert_uint_eq(s.hidden_time, 60);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(a_hidden_bottom_frame_hides_the_whole_path)
+{
+    bool hidden[METHODS] = {[MAIN] = true};
+    tg_tree_stats_input in = input(tree, 6, METHODS, 2);
+    in.hidden = hidden;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, MAIN, 0, 0, 0);
+    ck_method(&s, WORK, 1, 50, 5);
+    ck_method(&s, X, 0, 0, 0);
+    ck_assert_uint_eq(s.edge_count, 1);
+    ck_edge(&s, 0, WORK, TIMES, 1, 45, 45);
+    ck_assert_uint_eq(s.hidden_time, 100);
+    ck_assert_uint_eq(s.thread_time[0], 0);
+    ck_assert_uint_eq(s.thread_time[1], 50);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(edges_come_in_walk_order)
+{
+    /* main calls 1000 methods, created last first; then each of them calls
+     * main back, in a second thread. */
+    enum { CALLEES = 1000 };
+    tg_calltree_node nodes[2 * CALLEES + 2];
+    nodes[0] = (tg_calltree_node){ROOT(1), 0, 1, 0, 0};
+    for (uint32_t i = 0; i < CALLEES; i++) nodes[1 + i] = (tg_calltree_node){0, CALLEES - i, 1, 1, 1};
+    nodes[CALLEES + 1] = (tg_calltree_node){ROOT(0), 7, 1, 0, 0};
+    for (uint32_t i = 0; i < CALLEES; i++)
+        nodes[CALLEES + 2 + i] = (tg_calltree_node){CALLEES + 1, (uint32_t)(i * 7 % CALLEES) + 1, 1, 2, 2};
+    tg_tree_stats_input in = input(nodes, 2 * CALLEES + 2, CALLEES + 1, 2);
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_assert_uint_eq(s.edge_count, 2 * CALLEES);
+    /* Thread 0 first, though its nodes were created later. */
+    for (uint32_t i = 0; i < CALLEES; i++) ck_edge(&s, i, 7, i * 7 % CALLEES + 1, 1, 2, 2);
+    for (uint32_t i = 0; i < CALLEES; i++) ck_edge(&s, CALLEES + i, 0, CALLEES - i, 1, 1, 1);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+/* A chain of `depth` frames alternating methods 0 and 1, each with self
+ * time 1, whose leaf is method 2. */
+static tg_calltree_node *chain(uint32_t depth)
+{
+    tg_calltree_node *nodes = calloc(depth, sizeof *nodes);
+    ck_assert_ptr_nonnull(nodes);
+    for (uint32_t i = 0; i < depth; i++)
+        nodes[i] = (tg_calltree_node){i ? i - 1 : ROOT(0), i + 1 == depth ? 2 : i % 2, 1, depth - i, 1};
+    return nodes;
+}
+
+START_TEST(a_100000_deep_path_is_walked_without_recursion)
+{
+    enum { DEPTH = 100000 };
+    tg_calltree_node *nodes = chain(DEPTH);
+    bool hidden[] = {false, false, true};   /* the leaf: every total drops by its 1 */
+    tg_tree_stats_input in = input(nodes, DEPTH, 3, 1);
+    in.hidden = hidden;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, 0, DEPTH / 2, DEPTH - 1, DEPTH / 2);           /* nodes 0, 2, ..., 99998 */
+    ck_method(&s, 1, DEPTH / 2 - 1, DEPTH - 2, DEPTH / 2 - 1);   /* nodes 1, 3, ..., 99997 */
+    ck_method(&s, 2, 0, 0, 0);
+    ck_assert_uint_eq(s.edge_count, 2);
+    ck_edge(&s, 0, 0, 1, DEPTH / 2 - 1, DEPTH - 2, DEPTH / 2 - 1);
+    ck_edge(&s, 1, 1, 0, DEPTH / 2 - 1, DEPTH - 3, DEPTH / 2 - 1);
+    ck_assert_uint_eq(s.hidden_time, 1);
+    ck_assert_uint_eq(s.thread_time[0], DEPTH - 1);
+    tg_tree_stats_free(&s);
+    free(nodes);
+}
+END_TEST
+
+START_TEST(malformed_trees_are_refused)
+{
+    tg_calltree_node bad_parent[] = {{ROOT(0), 0, 1, 1, 1}, {5, 1, 1, 1, 1}};
+    tg_calltree_node bad_method[] = {{ROOT(0), 9, 1, 1, 1}};
+    tg_calltree_node bad_thread[] = {{ROOT(7), 0, 1, 1, 1}};
+    tg_calltree_node self_parent[] = {{0, 0, 1, 1, 1}};
+    tg_calltree_node late_parent[] = {{ROOT(0), 0, 1, 1, 1}, {2, 1, 1, 1, 1}, {0, 1, 1, 1, 1}};
+    const tg_calltree_node *trees[] = {bad_parent, bad_method, bad_thread, self_parent, late_parent};
+    uint32_t counts[] = {2, 1, 1, 1, 3};
+    for (size_t i = 0; i < 5; i++) {
+        tg_tree_stats_input in = input(trees[i], counts[i], 4, 2);
+        tg_tree_stats s;
+        memset(&s, 0xAB, sizeof s);
+        ck_assert_int_eq(tg_tree_stats_compute(&in, &s), TG_TREE_STATS_BAD_TREE);
+        ck_assert_ptr_null(s.methods);
+        ck_assert_ptr_null(s.edges);
+        ck_assert_ptr_null(s.thread_time);
+        ck_assert_uint_eq(s.edge_count, 0);
+        tg_tree_stats_free(&s);
+    }
+}
+END_TEST
+
+START_TEST(an_empty_tree_has_empty_statistics)
+{
+    tg_tree_stats_input in = input(NULL, 0, 0, 0);
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_assert_uint_eq(s.edge_count, 0);
+    ck_assert_uint_eq(s.hidden_time, 0);
+    tg_tree_stats_free(&s);
+    tg_tree_stats_free(&s);   /* a zeroed result frees too */
+}
+END_TEST
+
+#ifdef TG_TEST_WRAP_ALLOC
+/* The linker sends every malloc, calloc and realloc of this program (the
+ * core's included) here: the `fail_at`-th call from now fails. */
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *p, size_t size);
+static long alloc_calls, fail_at = -1;
+
+static bool fail_now(void) { return fail_at >= 0 && alloc_calls++ == fail_at; }
+void *__wrap_malloc(size_t size) { return fail_now() ? NULL : __real_malloc(size); }
+void *__wrap_calloc(size_t count, size_t size) { return fail_now() ? NULL : __real_calloc(count, size); }
+void *__wrap_realloc(void *p, size_t size) { return fail_now() ? NULL : __real_realloc(p, size); }
+
+START_TEST(every_allocation_failure_is_reported_and_frees_everything)
+{
+    /* 300 deep over 100 methods: the path, the edge array and the edge map
+     * all grow. */
+    enum { DEPTH = 300, N = 100 };
+    tg_calltree_node *nodes = calloc(DEPTH, sizeof *nodes);
+    ck_assert_ptr_nonnull(nodes);
+    for (uint32_t i = 0; i < DEPTH; i++) nodes[i] = (tg_calltree_node){i ? i - 1 : ROOT(0), i % N, 1, DEPTH - i, 1};
+    tg_tree_stats_input in = input(nodes, DEPTH, N, 1);
+    tg_tree_stats want;
+    compute_ok(&in, &want);
+    ck_assert_uint_eq(want.edge_count, N);
+    long failures = 0;
+    for (long k = 0;; k++) {
+        alloc_calls = 0;
+        fail_at = k;
+        tg_tree_stats s;
+        tg_tree_stats_status status = tg_tree_stats_compute(&in, &s);
+        fail_at = -1;
+        if (status == TG_TREE_STATS_OK) {
+            ck_assert_int_le(alloc_calls, k);   /* no failure left to inject */
+            ck_assert_uint_eq(s.edge_count, want.edge_count);
+            ck_assert_mem_eq(s.edges, want.edges, want.edge_count * sizeof *s.edges);
+            ck_assert_mem_eq(s.methods, want.methods, N * sizeof *s.methods);
+            tg_tree_stats_free(&s);
+            break;
+        }
+        ck_assert_int_eq(status, TG_TREE_STATS_NO_MEMORY);
+        ck_assert_ptr_null(s.methods);
+        ck_assert_ptr_null(s.edges);
+        ck_assert_ptr_null(s.thread_time);
+        failures++;
+    }
+    ck_assert_int_ge(failures, 10);   /* 6 arrays, the map, and the path, edges and map growing */
+    tg_tree_stats_free(&want);
+    free(nodes);
+}
+END_TEST
+#endif
+
+int main(void)
+{
+    Suite *suite = suite_create("tree_stats");
+    TCase *tc = tcase_create("statistics");
+    tcase_add_test(tc, all_threads_add_up);
+    tcase_add_test(tc, one_thread_counts_alone);
+    tcase_add_test(tc, no_thread_counts_nothing);
+    tcase_add_test(tc, direct_recursion_counts_each_moment_once);
+    tcase_add_test(tc, indirect_recursion_counts_outermost_edges_only);
+    tcase_add_test(tc, a_hidden_leaf_leaves_its_callers_totals);
+    tcase_add_test(tc, a_hidden_method_takes_its_subtree_with_it);
+    tcase_add_test(tc, hidden_time_leaves_recursive_totals_once);
+    tcase_add_test(tc, a_hidden_bottom_frame_hides_the_whole_path);
+    tcase_add_test(tc, edges_come_in_walk_order);
+    tcase_add_test(tc, a_100000_deep_path_is_walked_without_recursion);
+    tcase_add_test(tc, malformed_trees_are_refused);
+    tcase_add_test(tc, an_empty_tree_has_empty_statistics);
+#ifdef TG_TEST_WRAP_ALLOC
+    tcase_add_test(tc, every_allocation_failure_is_reported_and_frees_everything);
+#endif
+    suite_add_tcase(suite, tc);
+    SRunner *sr = srunner_create(suite);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
