@@ -60,4 +60,17 @@ void tg_calltree_free(tg_calltree *t);
  * the call into `parent`. */
 uint32_t tg_calltree_child(tg_calltree *t, uint32_t parent, uint32_t method);
 
+/* A view of a finished tree (nodes in creation order): the paths of the
+ * chosen threads (threads[t], thread_count entries; NULL = all), without
+ * the nodes of hidden methods (hidden[m], method_count entries; NULL =
+ * none) and everything under them. Each kept node's total_time drops by
+ * the time of the subtrees left out beneath it, so totals stay self time
+ * plus callees' totals. Kept nodes keep their order and thread; parents
+ * are renumbered. `out` has room for `count` nodes. Returns the number
+ * kept and adds the left-out subtrees' time (within chosen threads) to
+ * *hidden_time; UINT32_MAX if the tree is malformed (a parent after its
+ * child, a method or thread out of range) or memory runs out. */
+uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const bool *threads, uint32_t thread_count,
+                            const bool *hidden, uint32_t method_count, tg_calltree_node *out, uint64_t *hidden_time);
+
 #endif

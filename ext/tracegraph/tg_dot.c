@@ -31,6 +31,10 @@ void tg_dot_options_default(tg_dot_options *o)
     o->focus = NULL;
     o->ignore = NULL;
     o->cwd = NULL;
+    o->waiting = NULL;
+    o->thread_count = o->threads_recorded = 0;
+    o->thread_names = NULL;
+    o->wall_time = o->hidden_waiting = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -529,6 +533,56 @@ static void put_time_line(tg_buf *b, const char *what, uint64_t ns, uint64_t who
                   tg_format_percent(pct, sizeof pct, ns, whole));
 }
 
+/* The self time of the waiting methods, saturating. */
+static uint64_t waiting_time(const tg_report *r, const tg_dot_options *o)
+{
+    uint64_t sum = 0;
+    for (size_t m = 0; o->waiting && m < r->method_count; m++) {
+        if (!o->waiting[m]) continue;
+        uint64_t t = r->methods[m].self_time;
+        sum = t > UINT64_MAX - sum ? UINT64_MAX : sum + t;
+    }
+    return sum;
+}
+
+/* What the total is: with several threads, their times are summed, so
+ * say so ("6 threads, 103 s of thread time in 17.7 s of wall time"). */
+static void emit_threads_line(tg_buf *b, const tg_report *r, const tg_dot_options *o)
+{
+    if (o->thread_count == 0) return;
+    char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
+    tg_buf line = TG_BUF_INIT;
+    tg_buf_printf(&line, "%s thread%s", tg_format_count(c1, sizeof c1, o->thread_count), o->thread_count == 1 ? "" : "s");
+    if (o->threads_recorded > o->thread_count)
+        tg_buf_printf(&line, " of %s", tg_format_count(c2, sizeof c2, o->threads_recorded));
+    if (o->thread_names && *o->thread_names) tg_buf_printf(&line, " (%s)", o->thread_names);
+    tg_buf_printf(&line, ", %s of thread time", tg_format_ns(t1, sizeof t1, r->total_time));
+    if (o->wall_time) tg_buf_printf(&line, " in %s of wall time", tg_format_ns(t2, sizeof t2, o->wall_time));
+    tg_style_put_legend_line(b, &line);
+    tg_buf_free(&line);
+}
+
+/* Waiting apart from working: time blocked in sleep, join, locks and I/O
+ * waits (grey boxes), or the waiting time left out. */
+static void emit_waiting_line(tg_buf *b, const tg_report *r, const tg_dot_options *o)
+{
+    char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
+    tg_buf line = TG_BUF_INIT;
+    uint64_t waiting = waiting_time(r, o);
+    if (o->hidden_waiting) {
+        tg_buf_printf(&line, "Waiting hidden: %s blocked in sleep, join, locks and I/O waits is left out",
+                      tg_format_ns(t1, sizeof t1, o->hidden_waiting));
+        tg_style_put_legend_line(b, &line);
+    } else if (waiting) {
+        uint64_t working = r->total_time > waiting ? r->total_time - waiting : 0;
+        tg_buf_printf(&line, "Waiting %s (%s, grey boxes: sleep, join, locks, I/O waits) \xC2\xB7 working %s",
+                      tg_format_ns(t1, sizeof t1, waiting), tg_format_percent(pct, sizeof pct, waiting, r->total_time),
+                      tg_format_ns(t2, sizeof t2, working));
+        tg_style_put_legend_line(b, &line);
+    }
+    tg_buf_free(&line);
+}
+
 static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_dot_options *o)
 {
     const tg_report *r = p->r;
@@ -542,6 +596,8 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
                   tg_format_ns(t1, sizeof t1, r->total_time), tg_format_count(c1, sizeof c1, tg_report_total_calls(r)),
                   tg_report_total_calls(r) == 1 ? "" : "s");
     tg_style_put_legend_line(b, &line);
+    emit_threads_line(b, r, o);
+    emit_waiting_line(b, r, o);
     const tg_report_gc *gc = r->gc;
     if (gc && (gc->runs || gc->entries)) {
         char t3[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
@@ -603,6 +659,7 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
     tg_buf_puts(&line, "Dotted edge = calls via hidden methods (~ = widest-path estimate)");
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed border = C method");
+    if (waiting_time(r, o)) tg_buf_puts(&line, " \xC2\xB7 grey = waiting");
     tg_style_put_legend_line(b, &line);
     tg_style_put_legend_close(b);
     tg_buf_free(&line);
@@ -632,11 +689,16 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
                   tg_format_count(c, sizeof c, meth->total_time));
     tg_buf_printf(b, "\\ncalls: %s", tg_format_count(c, sizeof c, meth->calls));
     if (meth->is_c) tg_buf_puts(b, "\\nimplemented in C");
+    if (o->waiting && o->waiting[m]) tg_buf_puts(b, "\\nwaiting: blocks its thread until something else happens");
     tg_buf_puts(b, "\"");
 
-    /* Size by self time, colour by total time. */
+    /* Size by self time, colour by total time; waiting is grey whatever
+     * its time, so it never looks like hot work. */
     tg_style_put_box_size(b, meth->self_time, p->max_self);
-    tg_style_put_box_colors(b, heat(tg_style_fraction_of(meth->total_time, r->total_time)));
+    bool waiting = o->waiting && o->waiting[m];
+    tg_style_put_box_colors(b, waiting ? TG_STYLE_WAITING_FILL
+                                       : heat(tg_style_fraction_of(meth->total_time, r->total_time)));
+    if (waiting) tg_buf_puts(b, ", fontcolor=\"#505050\"");
     if (meth->is_c) tg_buf_puts(b, ", style=\"filled,rounded,dashed\"");
     tg_buf_puts(b, "];\n");
 }

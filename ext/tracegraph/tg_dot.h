@@ -29,6 +29,16 @@ typedef struct tg_dot_options {
                                (ancestors and descendants in the edge graph) */
     const uint8_t *ignore;  /* NULL, or per-method flags: 1 = drop this node (paths through it become dotted edges) */
     const char *cwd;        /* working directory; file paths under it are shown relative. May be NULL */
+    const uint8_t *waiting; /* NULL, or per-method flags: 1 = blocks its thread (sleep, join, I/O waits): drawn
+                               grey, and its self time reported as waiting in the legend */
+    /* For the legend's word on what the total is: the threads the numbers
+     * cover, how many were recorded (more when some were left out), their
+     * names ("main, worker") or NULL, the wall time while recording, and
+     * waiting time left out of the numbers (idle: :hide). 0/NULL: unknown. */
+    uint32_t thread_count, threads_recorded;
+    const char *thread_names;
+    uint64_t wall_time;
+    uint64_t hidden_waiting;
 } tg_dot_options;
 
 void tg_dot_options_default(tg_dot_options *o);

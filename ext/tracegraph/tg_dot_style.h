@@ -29,6 +29,10 @@ typedef struct tg_style_rgb {
     int r, g, b;
 } tg_style_rgb;
 
+/* The fill of a waiting method's box (sleep, join, I/O waits): a neutral
+ * grey, outside the heat scale. */
+#define TG_STYLE_WAITING_FILL ((tg_style_rgb){0xE4, 0xE4, 0xE4})
+
 /* part / whole clamped to [0, 1]; 0 when whole is 0. */
 double tg_style_fraction_of(uint64_t part, uint64_t whole);
 

@@ -32,6 +32,7 @@
 #include "tg_stacks.h"
 #include "tg_tsc.h"
 #include "block_frames.h"
+#include "native_tree_view.h"
 #include "ruby_vm.h"
 
 /* ---- 1. session state and GC marking ---------------------------------- */
@@ -131,6 +132,9 @@ static struct session {
     VALUE hide_block_thread;    /* the thread it runs on (marked as S.threads[0]) */
     uint32_t last_call;         /* public API only: the method whose call was the
                                    last event, or TG_NONE (define_method bodies) */
+    /* Wall time while recording (CLOCK_MONOTONIC, read outside the hook):
+     * what the threads' times are set against in the legend. */
+    uint64_t wall_started, wall_paused_at, wall_paused, wall_time;
 } S;
 
 static VALUE mTracegraph, cTracegraphSelf, eError;
@@ -934,6 +938,7 @@ static VALUE tg_start(int argc, VALUE *argv, VALUE mod)
     S.hide_next_block = S.blocks && RTEST(hide_next_block);
     S.hide_block_thread = rb_thread_current();
     S.running = true;
+    S.wall_started = tg_clock_read(CLOCK_MONOTONIC);
     install_hook(session_hook(), S.events);
     /* After the main hook: see tg_pause. */
     if (RTEST(gc)) gc_events_start(&S.prof);
@@ -944,7 +949,6 @@ static VALUE method_name(const method_key *k);
 static VALUE method_location(const method_key *k);
 static VALUE block_name(const method_key *k);
 
-static VALUE native_tree_wrap(tg_calltree_node *nodes, uint32_t count);
 
 /* nil, or [folded_calls, NativeCallTree]: the nodes move to the Ruby
  * object as they are (no copy, no Ruby object per node); the session's
@@ -991,9 +995,9 @@ static VALUE build_result(void)
         rb_ary_push(edges, rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee),
                                                 ULL2NUM(e->calls), ULL2NUM(e->total_time), ULL2NUM(e->self_time)));
     }
-    return rb_ary_new_from_args(7, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
+    return rb_ary_new_from_args(8, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
                                 (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, call_tree,
-                                S.gc ? gc_events_result() : Qnil);
+                                S.gc ? gc_events_result() : Qnil, ULL2NUM(S.wall_time));
 }
 
 static VALUE build_result_protected(VALUE unused)
@@ -1037,6 +1041,7 @@ static VALUE tg_pause(VALUE mod)
         th->clock.estimate_valid = false;
     }
     S.paused = true;
+    S.wall_paused_at = tg_clock_read(CLOCK_MONOTONIC);
     rb_event_flag_t events = RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
     events |= S.events & (RUBY_EVENT_C_RETURN | RUBY_EVENT_B_RETURN);
     install_hook((rb_event_hook_func_t)(void (*)(void))on_event_paused, events);
@@ -1060,6 +1065,7 @@ static VALUE tg_resume(VALUE mod)
         th->clock.estimate_valid = false;
     }
     S.paused = false;
+    S.wall_paused += tg_clock_read(CLOCK_MONOTONIC) - S.wall_paused_at;
     install_hook(session_hook(), S.events);
     if (S.gc) gc_events_resume();
     return Qnil;
@@ -1073,6 +1079,8 @@ static VALUE tg_stop(VALUE mod)
     if (S.gc) gc_events_stop();   /* first, as in tg_pause */
     remove_hook();
     S.running = false;
+    uint64_t wall_end = S.paused ? S.wall_paused_at : tg_clock_read(CLOCK_MONOTONIC);
+    S.wall_time = wall_end - S.wall_started - S.wall_paused;
 
     uint64_t now = session_clock_read();
     VALUE me = rb_thread_current();
@@ -1238,7 +1246,7 @@ static VALUE method_location(const method_key *k)
 typedef struct report_buffers {
     tg_report_method *methods, *base_methods;
     tg_report_edge *edges, *base_edges;
-    uint8_t *focus, *ignore;
+    uint8_t *focus, *ignore, *waiting;
     char *output;
     tg_report_gc gc, base_gc;
 } report_buffers;
@@ -1251,6 +1259,7 @@ static void report_buffers_free(report_buffers *b)
     free(b->base_edges);
     free(b->focus);
     free(b->ignore);
+    free(b->waiting);
     free(b->output);
 }
 
@@ -1356,7 +1365,9 @@ static VALUE render_dot(VALUE arg)
     tg_report report = report_from_ruby(a->meta, a->methods, a->edges, &b->methods, &b->edges, &b->gc);
     long nm = (long)report.method_count;
 
-    VALUE o = a->options;   /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd] */
+    /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd, waiting,
+     *  [thread_count, threads_recorded, thread_names, wall_time, hidden_waiting]] */
+    VALUE o = a->options;
     tg_dot_options opts;
     tg_dot_options_default(&opts);
     opts.node_fraction = NUM2DBL(rb_ary_entry(o, 0));
@@ -1367,6 +1378,17 @@ static VALUE render_dot(VALUE arg)
     opts.focus = b->focus;
     opts.ignore = b->ignore;
     opts.cwd = cstr_or_null(rb_ary_entry(o, 5));
+    b->waiting = flags_from(rb_ary_entry(o, 6), nm);
+    opts.waiting = b->waiting;
+    VALUE threads = rb_ary_entry(o, 7);
+    if (!NIL_P(threads)) {
+        Check_Type(threads, T_ARRAY);
+        opts.thread_count = NUM2UINT(rb_ary_entry(threads, 0));
+        opts.threads_recorded = NUM2UINT(rb_ary_entry(threads, 1));
+        opts.thread_names = cstr_or_null(rb_ary_entry(threads, 2));
+        opts.wall_time = NIL_P(rb_ary_entry(threads, 3)) ? 0 : u64(rb_ary_entry(threads, 3));
+        opts.hidden_waiting = u64(rb_ary_entry(threads, 4));
+    }
 
     size_t len = 0;
     b->output = tg_dot_render(&report, &opts, &len);
@@ -1451,10 +1473,6 @@ static VALUE tg_render_diff_dot(VALUE mod, VALUE base_meta, VALUE base_methods, 
 /* A finished call tree: the core's nodes, owned by a Ruby object
  * (Tracegraph::NativeCallTree) so that stack outputs stream from them in
  * C and no Ruby object is made per node unless asked for. */
-typedef struct native_tree {
-    tg_calltree_node *nodes;
-    uint32_t count;
-} native_tree;
 
 static void native_tree_free(void *ptr)
 {
@@ -1478,7 +1496,7 @@ static const rb_data_type_t native_tree_type = {
 static VALUE cNativeCallTree;
 
 /* Wraps `nodes` (malloc'd, or NULL when count is 0), which it then owns. */
-static VALUE native_tree_wrap(tg_calltree_node *nodes, uint32_t count)
+VALUE native_tree_wrap(tg_calltree_node *nodes, uint32_t count)
 {
     native_tree *t = malloc(sizeof *t);
     if (!t) {
@@ -1493,7 +1511,7 @@ static VALUE native_tree_wrap(tg_calltree_node *nodes, uint32_t count)
     return TypedData_Wrap_Struct(cNativeCallTree, &native_tree_type, t);
 }
 
-static native_tree *native_tree_of(VALUE self)
+native_tree *native_tree_of(VALUE self)
 {
     return rb_check_typeddata(self, &native_tree_type);
 }
@@ -1728,5 +1746,6 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     rb_define_singleton_method(cNativeCallTree, "_pack", native_tree_pack, 5);
     rb_define_method(cNativeCallTree, "size", native_tree_size, 0);
     rb_define_method(cNativeCallTree, "_rows", native_tree_rows, 0);
+    native_tree_view_init(cNativeCallTree);
     rb_define_method(cNativeCallTree, "_write", native_tree_write, 5);
 }

@@ -37,11 +37,13 @@ module Tracegraph
 
     # Writes first, then says so; a closed stderr costs nothing.
     def write(profile, config, naming)
+      profile, dot_options, note = Output.view_of_run(profile, config.dot_options)
       message = begin
-        "tracegraph: wrote #{Output.write(profile, naming.path_for(config.output), config.dot_options).join(', ')}"
+        "tracegraph: wrote #{Output.write(profile, naming.path_for(config.output), dot_options).join(', ')}"
       rescue Tracegraph::Error => e
         "tracegraph: #{e.message}"
       end
+      message = "tracegraph: #{note}\n#{message}" if note
       begin
         warn Tracegraph.printable(message)
       rescue IOError, SystemCallError

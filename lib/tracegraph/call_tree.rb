@@ -36,6 +36,7 @@ module Tracegraph
     def native(methods, threads)
       @native ||= begin
         @methods = methods
+        @threads = threads
         method_index = methods.each_with_index.to_h.compare_by_identity
         thread_index = threads.each_with_index.to_h { |t, i| [t, i] }.compare_by_identity
         parents = []
@@ -55,6 +56,10 @@ module Tracegraph
     # pseudo-methods when nothing called them), so never the profile's own
     # list by position.
     def native_methods = @methods
+
+    # The threads the native tree's thread indexes refer to: the recording's
+    # (a view of some threads keeps them all, so never the view's list).
+    def native_threads = @threads
 
     # A bottom frame's parent in a native tree is ROOT - its thread's index.
     ROOT = 0xFFFF_FFFE
@@ -98,7 +103,7 @@ module Tracegraph
     def write_stacks_to(format, io)
       native = call_tree.native(methods, threads)
       native._write(format, io, call_tree.native_methods.map { |m| [m.name, m.file, m.line] },
-                    threads.map(&:name) + ["all threads"],
+                    call_tree.native_threads.map(&:name) + ["all threads"],
                     [STACK_MAX_DEPTH, call_tree.folded_calls, clock.to_s, program, "tracegraph #{Tracegraph::VERSION}",
                      complete?])
     end

@@ -15,14 +15,16 @@
 module Tracegraph
   class Profile
     # The profile in the callgrind format, as a String.
-    def to_callgrind
+    def to_callgrind(**view_options)
+      return view(**view_options).to_callgrind unless view_options.empty?
+
       CallgrindWriter.new(self).to_s
     end
 
     # Writes the callgrind file to path; returns the path. Name it
     # callgrind.out.<something> and KCachegrind recognises it.
-    def write_callgrind(path = "callgrind.out.tracegraph")
-      Tracegraph.write_output(path, to_callgrind)
+    def write_callgrind(path = "callgrind.out.tracegraph", **view_options)
+      Tracegraph.write_output(path, to_callgrind(**view_options))
     end
   end
 

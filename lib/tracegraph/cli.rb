@@ -146,8 +146,10 @@ module Tracegraph
       # ARGV, its -o and --help too.
       parser.order!(argv)
       options[:outputs] << "call_graph.dot" if options[:outputs].empty?
-      options[:start][:call_tree] = true if Output.needs_call_tree?(options[:outputs])
-      Tracegraph::DotOptions.parse(options[:dot]) # fail before running anything
+      if Output.needs_call_tree?(options[:outputs]) || GraphOptions.needs_call_tree?(options[:dot])
+        options[:start][:call_tree] = true
+      end
+      Tracegraph::DotOptions.parse(options[:dot].except(*VIEW_OPTIONS)) # fail before running anything
       options
     end
 

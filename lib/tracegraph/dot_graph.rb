@@ -11,13 +11,26 @@ module Tracegraph
     #   max_nodes:     keep at most this many methods, by total time (80; 0 = no cap)
     #   focus:         Regexp/String: keep only methods matching it and their callers and callees
     #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
+    #   threads:, idle: which threads to show, and whether to hide waiting (Profile#view)
     def to_dot(**options)
+      profile, options = viewed(options)
+      return profile.to_dot(**options) unless profile.equal?(self)
+
       o = DotOptions.parse(options)
       focus = o[:focus] && methods.map { |m| o[:focus].match?(m.name) }
       ignore = o[:ignore] && methods.map { |m| o[:ignore].match?(m.name) }
+      waiting = methods.map(&:waiting?)
       Tracegraph._render_dot(*native_report_parts,
-                             [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd])
+                             [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd,
+                              waiting.any? ? waiting : nil, legend_threads])
     end
+
+    # What the legend says of threads: [how many the numbers cover, how
+    # many were recorded, their names, wall time or nil, waiting left out].
+    def legend_threads
+      [threads.size, recorded_threads, thread_names_summary, wall_time, hidden_waiting]
+    end
+    private :legend_threads
 
     # [meta, methods, edges] as plain arrays, the form in which the C
     # emitters (Tracegraph._render_dot, _render_diff_dot) take a profile.

@@ -8,11 +8,14 @@
 #   TRACEGRAPH_GC             1/true (default: garbage collection as nodes) or 0/false
 #   TRACEGRAPH_NODE_FRACTION, TRACEGRAPH_EDGE_FRACTION, TRACEGRAPH_MAX_NODES,
 #   TRACEGRAPH_FOCUS, TRACEGRAPH_IGNORE   graph options, as the CLI's flags
+#   TRACEGRAPH_THREADS        threads to show, comma-separated (names, globs or ids), as --thread
+#   TRACEGRAPH_IDLE           show (default) or hide, as --idle
 # (TRACEGRAPH_MAX_PROFILE_BYTES, the largest profile load_json reads, is
 # read by tracegraph/profile_file when a profile is loaded. TRACEGRAPH_RUN
 # is autorun's own, exported to the processes a run starts: see
 # tracegraph/output_naming.rb.)
 require "tracegraph/output"
+require "tracegraph/graph_options"
 
 module Tracegraph
   class EnvConfig
@@ -34,7 +37,10 @@ module Tracegraph
       @dot_options[:max_nodes] = integer("TRACEGRAPH_MAX_NODES") if set?("TRACEGRAPH_MAX_NODES")
       @dot_options[:focus] = env["TRACEGRAPH_FOCUS"] if set?("TRACEGRAPH_FOCUS")
       @dot_options[:ignore] = env["TRACEGRAPH_IGNORE"] if set?("TRACEGRAPH_IGNORE")
-      DotOptions.parse(@dot_options)
+      @dot_options[:threads] = env["TRACEGRAPH_THREADS"].split(",").map(&:strip) if set?("TRACEGRAPH_THREADS")
+      @dot_options[:idle] = Profile.idle_choice(env["TRACEGRAPH_IDLE"]) if set?("TRACEGRAPH_IDLE")
+      @start_options[:call_tree] = true if GraphOptions.needs_call_tree?(@dot_options)
+      DotOptions.parse(@dot_options.except(*VIEW_OPTIONS))
     rescue ArgumentError => e
       raise Error, "bad TRACEGRAPH_* setting: #{e.message}"
     end

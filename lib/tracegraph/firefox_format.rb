@@ -25,7 +25,9 @@
 # (tg_stacks_write_firefox) as the tree is walked.
 module Tracegraph
   class Profile
-    def write_firefox(path)
+    def write_firefox(path, **view_options)
+      return view(**view_options).write_firefox(path) unless view_options.empty?
+
       require_call_tree!("the Firefox Profiler's format")
       Tracegraph.stream_output(path) { |io| write_stacks_to(:firefox, io) }
     end

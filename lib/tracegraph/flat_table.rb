@@ -3,22 +3,26 @@ module Tracegraph
   class Profile
     # Prints the top `limit` methods by self time to io:
     #   calls, self, total, self %, name, location.
-    # Below the totals, a line on garbage collection if any ran.
-    def print_flat(io = $stdout, limit: 30)
+    # Below the totals, lines on threads, waiting and garbage collection.
+    # threads: and idle: choose a view (Profile#view).
+    def print_flat(io = $stdout, limit: 30, **view_options)
+      return view(**view_options).print_flat(io, limit: limit) unless view_options.empty?
       raise ArgumentError, "limit must be a positive integer, not #{limit.inspect}" unless limit.is_a?(Integer) && limit > 0
 
       total = total_time
       io.puts "#{clock} time, total #{Tracegraph.human_time(total)} in #{methods.size} methods, " \
               "#{Tracegraph.group_digits(total_calls)} calls"
+      io.puts threads_line if threads.size > 1 || recorded_threads > 1
+      io.puts waiting_line(total) if waiting_time.positive? || hidden_waiting.positive?
       io.puts gc_line(total) if gc.runs.positive? || gc.entries.positive?
       io.puts format("%12s  %10s  %10s  %6s  %s", "calls", "self", "total", "self%", "method")
       top = methods.sort_by { |m| [-m.self_time, -m.total_time, m.name] }.first(limit)
       top.each do |m|
         share = total.zero? ? 0.0 : 100.0 * m.self_time / total
         where = m.file ? "  #{Tracegraph.printable(Tracegraph.short_path(m.file))}:#{m.line}" : ""
-        io.puts format("%12s  %10s  %10s  %5.1f%%  %s%s", Tracegraph.group_digits(m.calls),
+        io.puts format("%12s  %10s  %10s  %5.1f%%  %s%s%s", Tracegraph.group_digits(m.calls),
                        Tracegraph.human_time(m.self_time), Tracegraph.human_time(m.total_time), share,
-                       Tracegraph.printable(m.name), where)
+                       Tracegraph.printable(m.name), m.waiting? ? " (waiting)" : "", where)
       end
       hidden = methods.size - top.size
       io.puts "(#{hidden} more methods not shown)" if hidden.positive?
@@ -26,6 +30,25 @@ module Tracegraph
     end
 
     private
+
+    # "Threads: 6 (main, puma srv tp 001, ...), 103 s of thread time in 17.7 s of wall time"
+    def threads_line
+      of = recorded_threads > threads.size ? " of #{recorded_threads}" : ""
+      wall = wall_time ? " in #{Tracegraph.human_time(wall_time)} of wall time" : ""
+      "Threads: #{threads.size}#{of} (#{Tracegraph.printable(thread_names_summary)}), " \
+        "#{Tracegraph.human_time(total_time)} of thread time#{wall}"
+    end
+
+    # "Waiting: 14.2 s (82.0%) in sleep, join, locks and I/O waits; working 3.1 s"
+    def waiting_line(total)
+      if hidden_waiting.positive?
+        return "Waiting: #{Tracegraph.human_time(hidden_waiting)} in sleep, join, locks and I/O waits left out"
+      end
+
+      share = total.zero? ? 0.0 : 100.0 * waiting_time / total
+      format("Waiting: %s (%.1f%%) in sleep, join, locks and I/O waits; working %s",
+             Tracegraph.human_time(waiting_time), share, Tracegraph.human_time(total - waiting_time))
+    end
 
     # "GC: 12 runs, 40 steps, 45.0 ms (8.0%); marking 30.0 ms, sweeping 14.0 ms"
     def gc_line(total)

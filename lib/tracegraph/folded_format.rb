@@ -16,14 +16,16 @@ module Tracegraph
     # The deepest stack a folded line shows.
     FOLDED_MAX_DEPTH = STACK_MAX_DEPTH
 
-    def to_folded
+    def to_folded(**view_options)
+      return view(**view_options).to_folded unless view_options.empty?
       require_call_tree!("folded stacks")
       io = StringIO.new(+"")
       write_stacks_to(:folded, io)
       io.string.force_encoding(Encoding::UTF_8)
     end
 
-    def write_folded(path)
+    def write_folded(path, **view_options)
+      return view(**view_options).write_folded(path) unless view_options.empty?
       require_call_tree!("folded stacks")
       Tracegraph.stream_output(path) { |io| write_stacks_to(:folded, io) }
     end

@@ -20,6 +20,19 @@ module Tracegraph
         help = format(help, Profile::DOT_DEFAULTS[key]) if help.include?("%s")
         parser.on(flag, type, help) { |value| dot_options[key] = value }
       end
+      parser.on("--thread NAME|ID", String, "Show only this thread (a name, a glob such as 'puma srv tp *', or",
+                "an id); give it again for more. Records the call tree") do |value|
+        (dot_options[:threads] ||= []) << value
+      end
+      parser.on("--idle MODE", %w[show hide], "show (default): waiting (sleep, join, I/O waits) drawn grey;",
+                "hide: left out of the picture and the percentages. Records the call tree") do |value|
+        dot_options[:idle] = value.to_sym
+      end
+    end
+
+    # True if the options ask for a view that needs the call tree.
+    def self.needs_call_tree?(dot_options)
+      dot_options.key?(:threads) || dot_options[:idle] == :hide
     end
   end
 end

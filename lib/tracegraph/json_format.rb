@@ -1,12 +1,12 @@
 # JSON: the profile's archival format, versioned and validated on load.
 #
-# Schema (version 1); times are integer nanoseconds, "caller"/"callee" are
+# Schema (version 2); times are integer nanoseconds, "caller"/"callee" are
 # indexes into "methods":
-#   {"version": 1, "clock": "wall", "unit": "ns", "program": "app.rb",
-#    "complete": true, "total_time": 1234567,
+#   {"version": 2, "clock": "wall", "unit": "ns", "program": "app.rb",
+#    "complete": true, "total_time": 1234567, "wall_time": 1300000,
 #    "threads": [{"id": 1, "name": "main", "total_time": 1234567}],
 #    "methods": [{"name": "Object#main", "file": "app.rb", "line": 1, "c_method": false,
-#                 "calls": 1, "total_time": 1200000, "self_time": 3000}],
+#                 "waiting": false, "calls": 1, "total_time": 1200000, "self_time": 3000}],
 #    "edges":   [{"caller": 0, "callee": 1, "calls": 3, "total_time": 600000, "self_time": 2000}],
 #    "call_tree": {"folded_calls": 0, "nodes": [{"parent": null, "method": 0, "calls": 1,
 #                                                "total_time": 1200000, "self_time": 3000, "thread": 1}]}}
@@ -18,6 +18,13 @@
 # collection: {"runs": 12, "entries": 40, "total_time": 45000000,
 # "mark_time": 30000000, "sweep_time": 14000000}. Only "runs" is read
 # back: the rest is what the "(garbage collection)" methods already hold.
+#
+# Version 2 added "wall_time" (wall-clock time while recording, or null),
+# each method's "waiting" (it blocks its thread: Tracegraph::WAITING_METHODS;
+# written for readers, and worked out from the name on load), and, for a
+# view of some threads or without waiting time (Profile#view),
+# "threads_recorded" and "hidden_waiting". Version 1 files still load, with
+# no wall time.
 require "json"
 require "tracegraph/profile_file"
 
@@ -26,23 +33,31 @@ module Tracegraph
   class FormatError < Error; end
 
   class Profile
-    JSON_VERSION = 1
+    JSON_VERSION = 2
+    # The versions load_json reads.
+    JSON_VERSIONS = [1, 2].freeze
 
     def to_h
       {
         "version" => JSON_VERSION, "clock" => clock.to_s, "unit" => "ns", "program" => program,
-        "complete" => complete?, "total_time" => total_time,
+        "complete" => complete?, "total_time" => total_time, "wall_time" => wall_time,
         "threads" => threads.map { |t| {"id" => t.id, "name" => t.name, "total_time" => t.total_time} },
         "methods" => methods.map do |m|
           {"name" => m.name, "file" => m.file, "line" => m.line, "c_method" => m.c_method ? true : false,
-           "calls" => m.calls, "total_time" => m.total_time, "self_time" => m.self_time}
+           "waiting" => m.waiting?, "calls" => m.calls, "total_time" => m.total_time, "self_time" => m.self_time}
         end,
         "edges" => edges.map do |e|
           {"caller" => index_of(e.caller), "callee" => index_of(e.callee), "calls" => e.calls,
            "total_time" => e.total_time, "self_time" => e.self_time}
         end,
         "gc" => gc.to_h.transform_keys(&:to_s)
-      }.merge(call_tree ? {"call_tree" => call_tree_to_h} : {})
+      }.merge(view_to_h, call_tree ? {"call_tree" => call_tree_to_h} : {})
+    end
+
+    def view_to_h
+      return {} if recorded_threads == threads.size && hidden_waiting.zero?
+
+      {"threads_recorded" => recorded_threads, "hidden_waiting" => hidden_waiting}
     end
 
     def call_tree_to_h
@@ -55,14 +70,16 @@ module Tracegraph
          node
        end}
     end
-    private :call_tree_to_h
+    private :call_tree_to_h, :view_to_h
 
     def to_json(*args)
       JSON.generate(to_h, *args)
     end
 
     # Writes the profile as JSON; returns the path.
-    def write_json(path)
+    def write_json(path, **view_options)
+      return view(**view_options).write_json(path) unless view_options.empty?
+
       Tracegraph.write_output(path, to_json)
     end
 
@@ -125,8 +142,9 @@ module Tracegraph
     def profile
       object!(@data, "the document")
       version = @data["version"]
-      unless version.is_a?(Integer) && version == Profile::JSON_VERSION
-        fail!("unsupported version #{version.inspect} (this tracegraph reads version #{Profile::JSON_VERSION})")
+      unless version.is_a?(Integer) && Profile::JSON_VERSIONS.include?(version)
+        fail!("unsupported version #{version.inspect[0, 40]} (this tracegraph reads versions " \
+              "#{Profile::JSON_VERSIONS.join(' and ')})")
       end
       clock = string!(@data, "clock", "the document")
       fail!("unknown clock #{clock.inspect}") unless Tracegraph::CLOCKS.map(&:to_s).include?(clock)
@@ -141,10 +159,28 @@ module Tracegraph
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges,
                   program: program, complete: @data.fetch("complete", true) == true,
                   call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods, threads) : nil,
-                  gc_runs: gc_runs)
+                  gc_runs: gc_runs, wall_time: optional_count("wall_time"))
+             .tap { |p| view_of(p, threads) }
     end
 
     private
+
+    # A view's recorded thread count and waiting left out (version 2).
+    def view_of(profile, threads)
+      recorded = optional_count("threads_recorded")
+      hidden = optional_count("hidden_waiting")
+      return unless recorded || hidden
+
+      if recorded && recorded < threads.size
+        fail!("threads_recorded (#{recorded}) is less than the #{threads.size} threads listed")
+      end
+      profile.send(:viewed_from, recorded || threads.size, hidden || 0)
+    end
+
+    # A non-negative integer that may be absent or null.
+    def optional_count(key)
+      @data[key].nil? ? nil : count!(@data, key, "the document")
+    end
 
     def gc_runs
       return 0 unless @data.key?("gc")

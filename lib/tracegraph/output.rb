@@ -113,9 +113,12 @@ module Tracegraph
 
     # Writes profile to path; returns the paths written. For pdf/svg/png
     # the .dot is written beside it first, so the profile survives a
-    # missing or failing `dot`: the error then says where it is.
+    # missing or failing `dot`: the error then says where it is. The
+    # options are write_dot's, and threads:/idle: choose a view of the
+    # profile for every format (Profile#view).
     def write(profile, path, dot_options = {})
       check_path(path)
+      profile, dot_options = profile.viewed(dot_options)
       case format_of(path)
       when :json then [profile.write_json(path)]
       when :text then [Tracegraph.write_output(path, flat_text(profile))]
@@ -123,6 +126,16 @@ module Tracegraph
       when :callgrind then [profile.write_callgrind(path)]
       else write_graph(profile, path, dot_options)
       end
+    end
+
+    # For a run that just ended: [the view the options ask for, the options
+    # left, a message or nil]. A view that cannot be made (no thread of that
+    # name ran) gives the whole profile and says why, rather than losing it.
+    def view_of_run(profile, options)
+      view, rest = profile.viewed(options)
+      [view, rest, nil]
+    rescue Tracegraph::Error => e
+      [profile, options.except(*VIEW_OPTIONS), "#{e.message}; writing every thread instead"]
     end
 
     # Writes each of paths with the block, which returns the paths it

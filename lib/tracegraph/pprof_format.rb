@@ -21,7 +21,9 @@ require "zlib"
 
 module Tracegraph
   class Profile
-    def write_pprof(path)
+    def write_pprof(path, **view_options)
+      return view(**view_options).write_pprof(path) unless view_options.empty?
+
       require_call_tree!("pprof")
       Tracegraph.stream_output(path) do |io|
         gz = Zlib::GzipWriter.new(io)

@@ -76,9 +76,14 @@ module Tracegraph
 
     attr_reader :clock, :threads, :methods, :edges, :program, :call_tree
 
+    # Wall-clock time while recording, from start to stop less pauses
+    # (nanoseconds), or nil for a profile saved before it was kept. With
+    # several threads, total_time (their times summed) can exceed it.
+    attr_reader :wall_time
+
     # Builds a profile from the extension's plain-data result.
     def self.from_native(raw, program: nil)
-      clock, threads, methods, edges, complete, tree, gc = raw
+      clock, threads, methods, edges, complete, tree, gc, wall_time = raw
       methods = methods.map do |name, file, line, c_method, calls, total, self_time|
         MethodStats.new(name: Profile.clean_name(name), file: file && Profile.clean_name(file), line: line, calls: calls,
                         total_time: total, self_time: self_time, c_method: c_method)
@@ -98,7 +103,7 @@ module Tracegraph
       unused = reserved.filter_map { |i| methods[i] if i >= 0 && methods[i].calls.zero? }
       methods -= unused unless unused.empty?
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
-          call_tree: call_tree, gc_runs: gc_runs)
+          call_tree: call_tree, gc_runs: gc_runs, wall_time: wall_time)
     end
 
     # [folded_calls, NativeCallTree]
@@ -124,7 +129,8 @@ module Tracegraph
       name.tr("\0", "\u2400")
     end
 
-    def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0)
+    def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0,
+                   wall_time: nil)
       @clock = clock.to_sym
       @threads = threads.freeze
       @methods = methods.freeze
@@ -133,6 +139,7 @@ module Tracegraph
       @complete = complete
       @call_tree = call_tree
       @gc_runs = gc_runs
+      @wall_time = wall_time
       @by_name = methods.group_by(&:name)
     end
 
@@ -153,6 +160,7 @@ module Tracegraph
     # Time inside profiled methods, summed over threads (nanoseconds).
     def total_time = threads.sum(&:total_time)
     def total_seconds = total_time / NANOS_PER_SECOND
+    def wall_seconds = wall_time && wall_time / NANOS_PER_SECOND
     def total_calls = methods.sum(&:calls)
 
     # The method with this name, e.g. profile["Object#main"]. If two
@@ -192,3 +200,5 @@ require "tracegraph/firefox_format"
 require "tracegraph/diff"
 require "tracegraph/callgrind_format"
 require "tracegraph/profile_merge"
+require "tracegraph/waiting"
+require "tracegraph/profile_view"

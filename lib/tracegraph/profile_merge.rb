@@ -15,7 +15,8 @@ module Tracegraph
       methods = merge_methods(profiles)
       new(clock: clock, threads: merge_threads(profiles), methods: methods.values,
           edges: merge_edges(profiles, methods), program: profiles.first.program,
-          complete: profiles.all?(&:complete?), gc_runs: profiles.sum { |p| p.gc.runs })
+          complete: profiles.all?(&:complete?), gc_runs: profiles.sum { |p| p.gc.runs },
+          wall_time: profiles.all?(&:wall_time) ? profiles.sum(&:wall_time) : nil)
     end
 
     # profiles as an Array, and their one clock; raises ArgumentError for

@@ -30,7 +30,7 @@ module Tracegraph
 
       # Before the profile is read: a typo in a name fails at once.
       options[:outputs].each { |path| Output.check_path(path) }
-      profile = profile_from(options[:files])
+      profile, options[:dot] = profile_from(options[:files]).viewed(options[:dot])
       profile.print_flat(@out) if options[:flat]
       write_outputs(profile, options) ? 0 : 1
     rescue OptionParser::ParseError, CLI::UsageError => e
@@ -87,7 +87,8 @@ module Tracegraph
       check_files(argv)
       options[:files] = argv
       options[:outputs].concat(default_outputs) if options[:outputs].empty? && !options[:flat]
-      DotOptions.parse(options[:dot])
+      DotOptions.parse(options[:dot].except(*VIEW_OPTIONS))
+      Profile.idle_choice(options[:dot][:idle]) if options[:dot].key?(:idle)
       options
     end
 

@@ -41,7 +41,9 @@ module Tracegraph
         end
 
         profile = Profile.median(profiles)
-        ok, messages = Output.write_each(@outputs, "tracegraph") { |path| Output.write(profile, path, @dot_options) }
+        # Each run wrote its view already (child_options).
+        graph_options = @dot_options.except(*VIEW_OPTIONS)
+        ok, messages = Output.write_each(@outputs, "tracegraph") { |path| Output.write(profile, path, graph_options) }
         messages.each { |message| @err.puts message }
         profile.print_flat(@err) if @flat
         summarize(profile)
@@ -75,6 +77,8 @@ module Tracegraph
       options << "--no-c-calls" if @start_options[:c_calls] == false
       options << "--no-gc" if @start_options[:gc] == false
       options << "--no-blocks" if @start_options[:blocks] == false
+      Array(@dot_options[:threads]).each { |thread| options += ["--thread", thread.to_s] }
+      options += ["--idle", @dot_options[:idle].to_s] if @dot_options[:idle]
       options
     end
 

@@ -110,7 +110,8 @@ module Tracegraph
       methods = median_methods(per_run)
       profile = new(clock: clock, threads: median_threads(per_run), methods: methods.values,
                     edges: median_edges(per_run, methods), program: profiles.first.program,
-                    complete: profiles.all?(&:complete?))
+                    complete: profiles.all?(&:complete?),
+                    wall_time: per_run.all?(&:wall_time) ? median_of(per_run.map(&:wall_time)) : nil)
       by_name = methods.keys.to_h do |name|
         [name, [per_run.map { |p| p[name]&.self_time || 0 }, per_run.map { |p| p[name]&.calls || 0 }]]
       end

@@ -76,9 +76,10 @@ module Tracegraph
     # Runs once, after every other at_exit handler, or before exit!/exec.
     def finish(profile, how)
       error = $! # what the process is ending with, if anything
-      messages = [Output.folded_note(profile, @outputs)].compact.map { |note| "tracegraph: #{note}" }
+      profile, dot_options, view_note = Output.view_of_run(profile, @dot_options)
+      messages = [view_note, Output.folded_note(profile, @outputs)].compact.map { |note| "tracegraph: #{note}" }
       ok, written = Output.write_each(@outputs, "tracegraph") do |path|
-        Output.write(profile, @naming.path_for(path), @dot_options)
+        Output.write(profile, @naming.path_for(path), dot_options)
       end
       messages.concat(written)
       tell { profile.print_flat(@err) } if @flat

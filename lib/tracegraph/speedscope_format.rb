@@ -17,7 +17,9 @@ module Tracegraph
   class Profile
     SPEEDSCOPE_SCHEMA = "https://www.speedscope.app/file-format-schema.json"
 
-    def write_speedscope(path)
+    def write_speedscope(path, **view_options)
+      return view(**view_options).write_speedscope(path) unless view_options.empty?
+
       require_call_tree!("speedscope's format")
       Tracegraph.stream_output(path) { |io| write_stacks_to(:speedscope, io) }
     end

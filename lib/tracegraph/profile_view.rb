@@ -1,0 +1,124 @@
+# Profile#view: the same profile seen for some of its threads, or without
+# its waiting time. Method and edge statistics are kept for all threads
+# together, so a view rebuilds them from the call tree, which keeps each
+# thread's paths apart (ext/tracegraph/tg_calltree.c filters it and
+# tg_tree_stats.c sums it, in C). The numbers stay exact: counts, self
+# times, and totals that count recursion once.
+module Tracegraph
+  class Profile
+    # How many threads the recording had: more than threads.size in a view
+    # of some of them.
+    def recorded_threads = @recorded_threads || threads.size
+
+    # Waiting time (nanoseconds) a view with idle: :hide left out; 0 otherwise.
+    def hidden_waiting = @hidden_waiting || 0
+
+    # The profile for the threads chosen (see VIEW_OPTIONS), with waiting
+    # methods left out if idle: :hide: their boxes go, and so does their
+    # time from every caller's total and from the percentages. Returns self
+    # when nothing is left out. Needs the call tree (call_tree: true, or
+    # tracegraph --call-tree, which --thread and --idle hide turn on)
+    # unless the profile has only the threads chosen.
+    def view(threads: :all, idle: :show)
+      chosen = choose_threads(threads)
+      hide = Profile.idle_choice(idle) == :hide
+      return self if chosen.size == self.threads.size && !hide
+      return self if hide && methods.none?(&:waiting?) && chosen.size == self.threads.size
+
+      unless call_tree
+        what = hide ? "hide waiting time (idle: :hide)" : "show some threads only (threads: #{threads.inspect})"
+        raise Error, "cannot #{what}: this profile has no call tree, which keeps each thread's paths apart; " \
+                     "record it with call_tree: true (tracegraph --call-tree)"
+      end
+      view_from_tree(chosen, hide)
+    end
+
+    # The threads' names for a legend: all of them, or the first three and
+    # how many more.
+    def thread_names_summary
+      names = threads.map(&:name)
+      names = names.first(3) + ["#{names.size - 3} more"] if names.size > 4
+      names.join(", ")
+    end
+
+    # Splits the view options off an output's keywords: [view, the rest].
+    def viewed(options)
+      view_options = options.slice(*VIEW_OPTIONS)
+      [view_options.empty? ? self : view(**view_options), options.except(*VIEW_OPTIONS)]
+    end
+
+    def self.idle_choice(idle)
+      idle = idle.to_sym if idle.is_a?(String)
+      return idle if IDLE_CHOICES.include?(idle)
+
+      raise ArgumentError, "idle must be :show or :hide, not #{idle.inspect[0, 40]}"
+    end
+
+    private
+
+    # The ThreadStats a threads: option names, in the profile's order.
+    def choose_threads(choice)
+      return threads if choice.nil? || choice == :all || choice == "all"
+
+      wanted = Array(choice)
+      raise ArgumentError, "threads: needs at least one thread" if wanted.empty?
+
+      wanted.flat_map { |w| threads_matching(w) }.uniq.sort_by { |t| threads.index(t) }
+    end
+
+    def threads_matching(wanted)
+      found = case wanted
+              when ThreadStats then threads.select { |t| t.equal?(wanted) || t.id == wanted.id }
+              when Integer then threads.select { |t| t.id == wanted }
+              when /\A\d+\z/ then threads.select { |t| t.id == wanted.to_i || t.name == wanted }
+              when String then threads.select { |t| File.fnmatch?(wanted, t.name, File::FNM_EXTGLOB) }
+              when Regexp then threads.select { |t| wanted.match?(t.name) }
+              else raise ArgumentError, "threads: takes :all, thread names, ids or Regexps, not #{wanted.class}"
+              end
+      return found unless found.empty?
+
+      known = threads.map { |t| "#{t.id} #{t.name.inspect}" }
+      raise Error, "no thread matches #{wanted.inspect[0, 80]} (this profile has #{known.first(12).join(', ')}" \
+                   "#{known.size > 12 ? ", and #{known.size - 12} more" : ''})"
+    end
+
+    def view_from_tree(chosen, hide)
+      native = call_tree.native(methods, threads)
+      recorded = call_tree.native_methods
+      thread_flags = threads.map { |t| chosen.include?(t) }
+      thread_flags << (chosen.size == threads.size) # nodes of a file from before threads were kept apart
+      hidden = hide ? recorded.map(&:waiting?) : nil
+      # The numbers come from the whole tree (tg_tree_stats.c); the tree
+      # kept (tg_calltree_filter) is the view's own, for its stack outputs.
+      method_rows, edge_rows, thread_times, hidden_time = native._stats(recorded.size, thread_flags, hidden)
+      kept, = native._view(thread_flags, hidden, recorded.size)
+
+      new_methods = {}
+      method_rows.each_with_index do |(calls, total, self_time), i|
+        next if calls.zero?
+
+        m = recorded[i]
+        new_methods[i] = MethodStats.new(name: m.name, file: m.file, line: m.line, c_method: m.c_method,
+                                         calls: calls, total_time: total, self_time: self_time)
+      end
+      new_edges = edge_rows.map do |caller, callee, calls, total, self_time|
+        EdgeStats.new(caller: new_methods.fetch(caller), callee: new_methods.fetch(callee), calls: calls,
+                      total_time: total, self_time: self_time)
+      end
+      new_threads = chosen.map { |t| ThreadStats.new(id: t.id, name: t.name, total_time: thread_times[threads.index(t)]) }
+      # The kept tree's method indexes are the recording's; its nodes name
+      # the view's MethodStats.
+      tree_methods = recorded.each_with_index.map { |m, i| new_methods[i] || m }
+      tree = CallTree.new(folded_calls: call_tree.folded_calls, native: kept, methods: tree_methods,
+                          threads: call_tree.native_threads)
+      Profile.new(clock: clock, threads: new_threads, methods: new_methods.values, edges: new_edges, program: program,
+                  complete: complete?, call_tree: tree, gc_runs: gc.runs, wall_time: wall_time)
+             .tap { |v| v.send(:viewed_from, recorded_threads, hidden_waiting + hidden_time) }
+    end
+
+    def viewed_from(recorded_threads, hidden_waiting)
+      @recorded_threads = recorded_threads
+      @hidden_waiting = hidden_waiting
+    end
+  end
+end
