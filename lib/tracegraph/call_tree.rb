@@ -37,8 +37,10 @@ module Tracegraph
       @native ||= begin
         @methods = methods
         @threads = threads
-        method_index = methods.each_with_index.to_h.compare_by_identity
-        thread_index = threads.each_with_index.to_h { |t, i| [t, i] }.compare_by_identity
+        # By identity from the start: two methods (Structs) with the same
+        # name and numbers are equal by value, and to_h would merge them.
+        method_index = methods.each_with_index.with_object({}.compare_by_identity) { |(m, i), h| h[m] = i }
+        thread_index = threads.each_with_index.with_object({}.compare_by_identity) { |(t, i), h| h[t] = i }
         parents = []
         node_index = {}.compare_by_identity
         nodes.each_with_index do |n, i|

@@ -129,6 +129,17 @@ class TestCliRealPrograms < Minitest::Test
     get("/hello/:name") { greeting(params[:name]) }
   RUBY
 
+  # Replies to `requests` requests from `clients` threads at once, each
+  # on its own connection.
+  def load_server(port, path, clients:, requests:)
+    Array.new(clients) do
+      Thread.new do
+        http = Net::HTTP.start("127.0.0.1", port)
+        Array.new(requests) { http.get(path).body }.tap { http.finish }
+      end
+    end.flat_map(&:value)
+  end
+
   def free_port
     server = TCPServer.new("127.0.0.1", 0)
     server.addr[1]
@@ -184,6 +195,60 @@ class TestCliRealPrograms < Minitest::Test
       profile = profile("#{signal}.json")
       assert_equal 3, profile["Object#greeting"].calls, "#{signal}: #{File.read(log)}"
       assert_equal 3, profile["Sinatra::Base#call!"].calls
+    end
+  end
+
+  BUSY_APP = <<~RUBY.freeze
+    require "sinatra"
+    set :server, "puma"
+    set :bind, "127.0.0.1"
+    set :port, Integer(ENV.fetch("PORT"))
+    set :logging, false
+    def render_page(n) = (1..n).map { |i| "<li>\#{i * i}</li>" }.join
+    get("/page/:n") { render_page(Integer(params[:n])) }
+  RUBY
+
+  # A server's profile is mostly its idle threads waiting: the request
+  # path is a sliver. --thread and --idle hide make it the picture.
+  def test_a_puma_app_under_load_shows_its_request_path
+    skip_unless_runs("Sinatra on Puma", <<~RUBY)
+      require "sinatra/base"
+      (defined?(Rackup::Handler) ? Rackup::Handler : Rack::Handler).pick(["puma"]).name.include?("Puma") or exit!(1)
+    RUBY
+    write_script("busy.rb", BUSY_APP)
+    port = free_port
+    log = File.join(@dir, "busy.log")
+    pid = Process.spawn({"PORT" => port.to_s}, RbConfig.ruby, "-I#{LIB}", EXE, "--call-tree", "-o", "full.json",
+                        "busy.rb", chdir: @dir, %i[out err] => log)
+    wait_for_server(port, pid, log).finish
+    pages = load_server(port, "/page/2000", clients: 4, requests: 10)
+    assert_equal 40, pages.size
+    assert pages.all? { |page| page.start_with?("<li>1</li><li>4</li>") }
+    Process.kill(:INT, pid)
+    Process.wait(pid)
+    pid = nil
+
+    out, err, status = tracegraph("render", "full.json", "--thread", "puma srv tp *", "--idle", "hide",
+                                  "-o", "view.json", "-o", "view.svg", "--flat")
+    assert status.success?, err + File.read(log)
+    full = profile("full.json")
+    view = profile("view.json")
+    share = ->(profile, name) { profile[name].total_time.fdiv(profile.total_time) }
+
+    assert_operator full.waiting_time, :>, full.total_time / 2, "waiting is most of the whole profile"
+    assert view.threads.all? { |t| t.name.start_with?("puma srv tp") }, view.threads.map(&:name).inspect
+    assert_operator view.recorded_threads, :>, view.threads.size
+    assert_empty view.methods.select(&:waiting?)
+    assert_equal 40, view["Object#render_page"].calls
+    assert_operator share[view, "Object#render_page"], :>=, 0.05, out
+    assert_operator share[view, "Object#render_page"], :>, 3 * share[full, "Object#render_page"]
+    assert_operator share[view, "Sinatra::Base#call!"], :>=, 0.3, out
+    assert_match(/^Threads: \d+ of \d+ \(puma srv tp/, out)
+    assert_includes File.read(File.join(@dir, "view.dot")), "Waiting hidden: "
+  ensure
+    if pid # never leave a server behind
+      Process.kill(:KILL, pid)
+      Process.wait(pid)
     end
   end
 end

@@ -31,12 +31,13 @@ class TestJson < TracegraphTest
 
   def test_the_documented_schema
     data = JSON.parse(sample_profile.to_json)
-    assert_equal 1, data["version"]
+    assert_equal 2, data["version"]
+    assert_kind_of Integer, data["wall_time"]
     assert_equal "wall", data["clock"]
     assert_equal "ns", data["unit"]
     assert_equal sample_profile.total_time, data["total_time"]
     assert_equal %w[id name total_time], data["threads"].first.keys
-    assert_equal %w[name file line c_method calls total_time self_time], data["methods"].first.keys
+    assert_equal %w[name file line c_method waiting calls total_time self_time], data["methods"].first.keys
     assert_equal %w[caller callee calls total_time self_time], data["edges"].first.keys
     fib = data["methods"].index { |m| m["name"] == "TestJson#fib" }
     fib_edge = data["edges"].find { |e| e["caller"] == fib && e["callee"] == fib }
@@ -58,7 +59,10 @@ class TestJson < TracegraphTest
   def test_malformed_input_is_rejected_with_a_clear_error
     assert_rejects "{\"version\": 1, \"clock\"", "not valid JSON"
     assert_rejects "[1, 2]", "the document must be an object"
-    assert_rejects JSON.generate(valid.merge("version" => 2)), "unsupported version 2"
+    assert_rejects JSON.generate(valid.merge("version" => 3)), "unsupported version 3 (this tracegraph reads versions 1 and 2)"
+    assert_rejects JSON.generate(valid.merge("version" => 2, "wall_time" => "1 s")), "wall_time must be a non-negative integer"
+    assert_rejects JSON.generate(valid.merge("version" => 2, "threads_recorded" => 0)),
+                   "threads_recorded (0) is less than the 1 threads listed"
     assert_rejects JSON.generate(valid.merge("clock" => "gpu")), "unknown clock \"gpu\""
     assert_rejects JSON.generate(valid.merge("methods" => "no")), "methods must be an array, not a string"
     bad_method = valid["methods"].first.merge("calls" => -1)
