@@ -37,6 +37,24 @@ class TestDiffCli < Minitest::Test
     assert File.exist?(File.join(@dir, "diff.dot")), "diff.dot is the default output"
   end
 
+  # A build archived before JSON version 2 still compares with a new one.
+  def test_a_version_1_file_against_a_version_2_file
+    data = JSON.parse(File.read(@base))
+    assert_equal 2, data["version"]
+    data["version"] = 1
+    data.delete("wall_time")
+    data["methods"].each { |m| m.delete("waiting") }
+    old = File.join(@dir, "old.json")
+    File.write(old, JSON.generate(data))
+    assert_nil Tracegraph::Profile.load_json(old).wall_time
+
+    out, err, status = tracegraph("diff", "--text", "-o", "cross.dot", old, @head)
+    assert status.success?, err
+    assert_match(/Object#fresh/, out)
+    _, err, status = tracegraph("diff", "--text", @head, old)
+    assert status.success?, err
+  end
+
   def test_fail_above_gates_on_total_time
     faster = write_faster_copy(@head, File.join(@dir, "faster.json"), 10)
     _, err, status = tracegraph("diff", "--fail-above", "50", faster, @head)
