@@ -105,6 +105,22 @@ class TestRack < TracegraphTest
     assert_match(/profiled POST \/work\/7 \(every 1\): #{Regexp.escape(json)}/, @log.string)
   end
 
+  def test_blocks_and_gc_can_be_turned_off_as_for_start
+    profile = lambda do |mw, path|
+      json = RackTestApp.files_in_header(mw.call(env_for(path))[1]["x-tracegraph"], @dir).first
+      Tracegraph::Profile.load_json(json)
+    end
+    block_name = "block in RackTestApp.call"
+    assert_equal 3, method_named(profile[middleware, "/work/3"], block_name).calls
+    plain = profile[middleware(blocks: false), "/work/3"]
+    assert_nil plain[block_name]
+    assert_equal 3, method_named(plain, "RackTestApp::Work.step").calls
+
+    collecting = ->(_env) { GC.start || [200, {}, ["collected"]] }
+    assert profile[middleware(collecting), "/gc"][Tracegraph::Profile::GC_NODE]
+    assert_nil profile[middleware(collecting, gc: false), "/gc"][Tracegraph::Profile::GC_NODE]
+  end
+
   def test_file_names_are_safe_and_never_overwritten
     files = Tracegraph::RequestFiles.new(dir: @dir, formats: %w[dot])
     time = Time.utc(2026, 11, 23, 15, 15, 2, 123_456)
@@ -146,12 +162,13 @@ class TestRack < TracegraphTest
 
   def test_bad_options_say_what_is_wrong
     {
-      {evry: 2} => /unknown option :evry \(allowed: :every, :path, :opt_in, :dir, :formats, :save_every, :per_request, :clock, :c_calls, :logger\)/,
+      {evry: 2} => /unknown option :evry \(allowed: :every, :path, :opt_in, :dir, :formats, :save_every, :per_request, :clock, :c_calls, :gc, :blocks, :logger\)/,
       {every: 0} => /every must be a positive integer, not 0/,
       {save_every: "2"} => /save_every must be a positive integer/,
       {path: 42} => /path must be a Regexp or a String prefix, not Integer/,
       {opt_in: "yes"} => /opt_in must be true or false/,
       {clock: :gpu} => /unknown clock :gpu/,
+      {blocks: "no"} => /blocks must be true or false/,
       {per_request: false} => /per_request: false needs save_every/
     }.each do |options, message|
       error = assert_raises(ArgumentError, options.inspect) { middleware(**options) }
