@@ -35,6 +35,9 @@ void tg_dot_options_default(tg_dot_options *o)
     o->thread_count = o->threads_recorded = 0;
     o->thread_names = NULL;
     o->wall_time = o->hidden_waiting = 0;
+    o->context = NULL;
+    o->notes = NULL;
+    o->note_count = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -651,6 +654,11 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
         tg_buf_puts(&line, "Nothing dropped");
         tg_style_put_legend_line(b, &line);
     }
+    for (size_t i = 0; i < o->note_count; i++) {
+        if (!o->notes[i]) continue;
+        tg_buf_puts(&line, o->notes[i]);
+        tg_style_put_legend_line(b, &line);
+    }
     tg_buf_puts(b, "\\l");
     tg_buf_puts(&line, "Box size = self time \xC2\xB7 colour = total time");
     tg_style_put_legend_line(b, &line);
@@ -673,6 +681,7 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
     char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
     tg_buf_printf(b, "  N%u [label=\"", (unsigned)p->rank[m] + 1);
     tg_style_put_label_title(b, name, meth, o->cwd);
+    if (o->context && o->context[m]) tg_style_put_label_context(b, o->context[m]);
     tg_buf_puts(b, "\\n");
     put_time_line(b, "self", meth->self_time, r->total_time);
     tg_buf_puts(b, "\\n");
@@ -681,6 +690,7 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
                   meth->calls == 1 ? "" : "s");
 
     tg_style_put_tooltip_title(b, name, meth);
+    if (o->context && o->context[m]) tg_style_put_label_context(b, o->context[m]);
     tg_buf_printf(b, "\\nself: %s (%s), %s ns", tg_format_ns(t, sizeof t, meth->self_time),
                   tg_format_percent(pct, sizeof pct, meth->self_time, r->total_time),
                   tg_format_count(c, sizeof c, meth->self_time));

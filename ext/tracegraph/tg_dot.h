@@ -39,6 +39,10 @@ typedef struct tg_dot_options {
     const char *thread_names;
     uint64_t wall_time;
     uint64_t hidden_waiting;
+    const char *const *context;  /* NULL, or per method: a line under its name, e.g. "from Foo#bar" for one
+                                    caller's part of a method split per caller; NULL entries for none */
+    const char *const *notes;    /* note_count more legend lines (what was done to the graph), or NULL */
+    size_t note_count;
 } tg_dot_options;
 
 void tg_dot_options_default(tg_dot_options *o);

@@ -136,6 +136,12 @@ void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_metho
     }
 }
 
+void tg_style_put_label_context(tg_buf *b, const char *context)
+{
+    tg_buf_puts(b, "\\n");
+    put_text(b, context, LABEL_NAME_BYTES);
+}
+
 void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_report_method *m)
 {
     put_text(b, name, 0);

@@ -50,6 +50,10 @@ void tg_style_put_legend_close(tg_buf *b);
 /* A box label's first lines: the name, cut short, then the file:line relative to cwd (may be NULL). */
 void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd);
 
+/* A line under a box's name saying which part of a method it is ("from
+ * Foo#bar"), shortened as names are. */
+void tg_style_put_label_context(tg_buf *b, const char *context);
+
 /* A box tooltip's first lines: the full name, then the full file:line. */
 void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_report_method *m);
 

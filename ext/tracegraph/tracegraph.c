@@ -1247,6 +1247,7 @@ typedef struct report_buffers {
     tg_report_method *methods, *base_methods;
     tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore, *waiting;
+    const char **context, **notes;
     char *output;
     tg_report_gc gc, base_gc;
 } report_buffers;
@@ -1260,6 +1261,8 @@ static void report_buffers_free(report_buffers *b)
     free(b->focus);
     free(b->ignore);
     free(b->waiting);
+    free(b->context);
+    free(b->notes);
     free(b->output);
 }
 
@@ -1271,6 +1274,24 @@ static const char *cstr_or_null(VALUE s)
 static uint64_t u64(VALUE v)
 {
     return NUM2ULL(v);
+}
+
+/* C strings (or NULL for nil) from an Array of exactly n Strings and nils
+ * (any length if n < 0), or NULL for nil. They point into the Ruby
+ * strings, which the caller keeps alive; the caller frees the array. */
+static const char **strings_from(VALUE ary, long n)
+{
+    if (NIL_P(ary)) return NULL;
+    Check_Type(ary, T_ARRAY);
+    if (n >= 0 && RARRAY_LEN(ary) != n)
+        rb_raise(rb_eArgError, "string array has %ld entries for %ld methods", RARRAY_LEN(ary), n);
+    const char **strings = calloc((size_t)RARRAY_LEN(ary) + 1, sizeof *strings);
+    if (!strings) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    for (long i = 0; i < RARRAY_LEN(ary); i++) {
+        VALUE s = rb_ary_entry(ary, i);
+        strings[i] = NIL_P(s) ? NULL : StringValueCStr(s);
+    }
+    return strings;
 }
 
 static uint8_t *flags_from(VALUE ary, long n)
@@ -1366,7 +1387,8 @@ static VALUE render_dot(VALUE arg)
     long nm = (long)report.method_count;
 
     /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd, waiting,
-     *  [thread_count, threads_recorded, thread_names, wall_time, hidden_waiting]] */
+     *  [thread_count, threads_recorded, thread_names, wall_time, hidden_waiting],
+     *  context (a line per method, or nil), notes (legend lines)] */
     VALUE o = a->options;
     tg_dot_options opts;
     tg_dot_options_default(&opts);
@@ -1389,6 +1411,12 @@ static VALUE render_dot(VALUE arg)
         opts.wall_time = NIL_P(rb_ary_entry(threads, 3)) ? 0 : u64(rb_ary_entry(threads, 3));
         opts.hidden_waiting = u64(rb_ary_entry(threads, 4));
     }
+    b->context = strings_from(rb_ary_entry(o, 8), nm);
+    opts.context = b->context;
+    VALUE notes = rb_ary_entry(o, 9);
+    b->notes = strings_from(notes, -1);
+    opts.notes = b->notes;
+    opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);
 
     size_t len = 0;
     b->output = tg_dot_render(&report, &opts, &len);

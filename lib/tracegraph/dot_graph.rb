@@ -3,7 +3,8 @@
 # validates options and hands it the profile's numbers.
 module Tracegraph
   class Profile
-    DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, focus: nil, ignore: nil}.freeze
+    DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, focus: nil, ignore: nil,
+                    split_hubs: true}.freeze
 
     # The call graph as a DOT string. Options:
     #   node_fraction: drop methods under this share of total time (0.005; 0 keeps all)
@@ -11,18 +12,22 @@ module Tracegraph
     #   max_nodes:     keep at most this many methods, by total time (80; 0 = no cap)
     #   focus:         Regexp/String: keep only methods matching it and their callers and callees
     #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
+    #   split_hubs:    draw an iterator many methods call with their own blocks as one box
+    #                  per caller, where the profile says exactly what is whose (true; see hub_split.rb)
     #   threads:, idle: which threads to show, and whether to hide waiting (Profile#view)
     def to_dot(**options)
       profile, options = viewed(options)
       return profile.to_dot(**options) unless profile.equal?(self)
 
       o = DotOptions.parse(options)
-      focus = o[:focus] && methods.map { |m| o[:focus].match?(m.name) }
-      ignore = o[:ignore] && methods.map { |m| o[:ignore].match?(m.name) }
-      waiting = methods.map(&:waiting?)
-      Tracegraph._render_dot(*native_report_parts,
+      graph, context, notes = o[:split_hubs] ? split_hubs : [self, {}, []]
+      focus = o[:focus] && graph.methods.map { |m| o[:focus].match?(m.name) }
+      ignore = o[:ignore] && graph.methods.map { |m| o[:ignore].match?(m.name) }
+      waiting = graph.methods.map(&:waiting?)
+      Tracegraph._render_dot(*graph.native_report_parts,
                              [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd,
-                              waiting.any? ? waiting : nil, legend_threads])
+                              waiting.any? ? waiting : nil, legend_threads,
+                              context.empty? ? nil : graph.methods.map { |m| context[m] }, notes])
     end
 
     # What the legend says of threads: [how many the numbers cover, how
@@ -71,6 +76,7 @@ module Tracegraph
                              "not #{o[:max_nodes].inspect}"
       end
       %i[focus ignore].each { |key| o[key] = regexp(key, o[key]) }
+      o[:split_hubs] = OptionChecks.boolean!(:split_hubs, o[:split_hubs])
       o
     end
 

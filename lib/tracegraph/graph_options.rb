@@ -20,6 +20,10 @@ module Tracegraph
         help = format(help, Profile::DOT_DEFAULTS[key]) if help.include?("%s")
         parser.on(flag, type, help) { |value| dot_options[key] = value }
       end
+      parser.on("--no-split-hubs", "Draw an iterator called with many methods' blocks (Array#each) as one box,",
+                "not one per caller") do
+        dot_options[:split_hubs] = false
+      end
       parser.on("--thread NAME|ID", String, "Show only this thread (a name, a glob such as 'puma srv tp *', or",
                 "an id); give it again for more. Records the call tree") do |value|
         (dot_options[:threads] ||= []) << value
