@@ -85,8 +85,16 @@ module Tracegraph
       split = Profile.new(clock: clock, threads: threads, methods: new_methods, edges: new_edges, program: program,
                           complete: complete?, gc_runs: gc.runs, wall_time: wall_time)
       split.send(:viewed_from, recorded_threads, hidden_waiting)
-      notes = ["Split per caller: " + plans.map { |m, parts| "#{m.name} (#{parts.size})" }.join(", ")]
+      notes = ["Split per caller: #{split_summary(plans)}"]
       [split, context, notes]
+    end
+
+    # "Array#each (4), Integer#times (3) and 12 more", the busiest first.
+    def split_summary(plans)
+      named = plans.sort_by { |m, _| [-m.total_time, m.name] }.map { |m, parts| "#{m.name} (#{parts.size})" }
+      return named.join(", ") if named.size <= 4
+
+      "#{named.first(3).join(', ')} and #{named.size - 3} more"
     end
 
     def edge_with(edge, caller: edge.caller, callee: edge.callee)
