@@ -569,7 +569,7 @@ static void emit_node(tg_buf *b, const diff *d, const dnode *n, const tg_diff_do
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
     bool ghost = !n->head.present, fresh = !n->base.present;
     tg_buf_printf(b, "  N%u [label=\"", (unsigned)n->rank + 1);
-    tg_style_put_label_title(b, n->name, meta, o->cwd);
+    tg_style_put_label_title(b, n->name, meta, o->cwd, NULL);
     if (ghost) {
         tg_buf_printf(b, "\\ngone (only in base)\\nbase self %s\\nbase total %s\\nbase %s call%s",
                       tg_format_ns(t1, sizeof t1, n->base.self), tg_format_ns(t2, sizeof t2, n->base.total),

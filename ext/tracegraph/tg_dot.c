@@ -38,6 +38,8 @@ void tg_dot_options_default(tg_dot_options *o)
     o->context = NULL;
     o->notes = NULL;
     o->note_count = 0;
+    o->short_files = NULL;
+    o->method_total = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -618,9 +620,14 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
         tg_buf_free(&line);
         return;
     }
-    tg_buf_printf(&line, "Showing %s of %s methods (%s of total time)",
-                  tg_format_count(c1, sizeof c1, p->kept), tg_format_count(c2, sizeof c2, r->method_count),
-                  tg_format_percent(t1, sizeof t1, p->shown_self, r->total_time));
+    if (o->method_total && o->method_total != r->method_count)
+        tg_buf_printf(&line, "Showing %s box%s for %s methods (%s of total time)", tg_format_count(c1, sizeof c1, p->kept),
+                      p->kept == 1 ? "" : "es", tg_format_count(c2, sizeof c2, o->method_total),
+                      tg_format_percent(t1, sizeof t1, p->shown_self, r->total_time));
+    else
+        tg_buf_printf(&line, "Showing %s of %s methods (%s of total time)",
+                      tg_format_count(c1, sizeof c1, p->kept), tg_format_count(c2, sizeof c2, r->method_count),
+                      tg_format_percent(t1, sizeof t1, p->shown_self, r->total_time));
     tg_style_put_legend_line(b, &line);
     if (p->focus) {
         tg_buf_printf(&line, "Focus: %s matching method%s; %s unrelated method%s hidden",
@@ -680,7 +687,7 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
     const char *name = tg_report_method_name(meth);
     char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
     tg_buf_printf(b, "  N%u [label=\"", (unsigned)p->rank[m] + 1);
-    tg_style_put_label_title(b, name, meth, o->cwd);
+    tg_style_put_label_title(b, name, meth, o->cwd, o->short_files ? o->short_files[m] : NULL);
     if (o->context && o->context[m]) tg_style_put_label_context(b, o->context[m]);
     tg_buf_puts(b, "\\n");
     put_time_line(b, "self", meth->self_time, r->total_time);

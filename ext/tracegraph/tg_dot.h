@@ -43,6 +43,10 @@ typedef struct tg_dot_options {
                                     caller's part of a method split per caller; NULL entries for none */
     const char *const *notes;    /* note_count more legend lines (what was done to the graph), or NULL */
     size_t note_count;
+    size_t method_total;              /* methods the boxes stand for, when parts of a method are boxes of their
+                                        own (split per caller); 0: every box is one method */
+    const char *const *short_files;  /* NULL, or per method: its file as the label shows it ("rubocop/cli.rb",
+                                        "(ruby) json/common.rb"; the tooltip keeps the full path), or NULL */
 } tg_dot_options;
 
 void tg_dot_options_default(tg_dot_options *o);

@@ -14,6 +14,8 @@
 #define LABEL_NAME_BYTES 160
 /* Longest file path drawn in a box; longer ones keep their tail. */
 #define LABEL_PATH_BYTES 100
+/* Long names wrap after "::" at about this width. */
+#define LABEL_LINE_BYTES 40
 /* Longest method name in an edge tooltip. */
 #define EDGE_TIP_NAME_BYTES 512
 
@@ -127,10 +129,45 @@ void tg_style_put_legend_close(tg_buf *b)
     tg_buf_puts(b, "\"]; }\n");
 }
 
-void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd)
+/* The name, wrapped after "::" so that no line is much wider than
+ * LABEL_LINE_BYTES: "Gem::Resolver::Molinillo::\nDelegates::SpecificationProvider#x"
+ * keeps a box narrow. Breaks only where a line would grow past the width,
+ * never inside a segment, and never after the "#" or "." of the method. */
+static void put_wrapped_name(tg_buf *b, const char *name)
 {
-    put_text(b, name, LABEL_NAME_BYTES);
-    if (m->file) {
+    size_t len = strlen(name);
+    if (len > LABEL_NAME_BYTES) {
+        put_text(b, name, LABEL_NAME_BYTES);   /* cut with "…" as before */
+        return;
+    }
+    size_t line_start = 0, last_break = 0;
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (name[i] != ':' || name[i + 1] != ':') continue;
+        size_t after = i + 2;   /* a line may end after this "::" */
+        if (after - line_start > LABEL_LINE_BYTES && last_break > line_start) {
+            tg_escape_dot(b, name + line_start, last_break - line_start, 0);
+            tg_buf_puts(b, "\\n");
+            line_start = last_break;
+        }
+        last_break = after;
+    }
+    if (len - line_start > LABEL_LINE_BYTES && last_break > line_start) {
+        tg_escape_dot(b, name + line_start, last_break - line_start, 0);
+        tg_buf_puts(b, "\\n");
+        line_start = last_break;
+    }
+    tg_escape_dot(b, name + line_start, len - line_start, 0);
+}
+
+void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
+                              const char *short_file)
+{
+    put_wrapped_name(b, name);
+    if (short_file) {
+        tg_buf_puts(b, "\\n");
+        put_text(b, short_file, LABEL_PATH_BYTES);
+        if (m->line > 0) tg_buf_printf(b, ":%d", m->line);
+    } else if (m->file) {
         tg_buf_puts(b, "\\n");
         put_location(b, m, cwd);
     }

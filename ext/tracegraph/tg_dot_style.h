@@ -47,8 +47,11 @@ void tg_style_put_legend_open(tg_buf *b);
 void tg_style_put_legend_line(tg_buf *b, tg_buf *line);
 void tg_style_put_legend_close(tg_buf *b);
 
-/* A box label's first lines: the name, cut short, then the file:line relative to cwd (may be NULL). */
-void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd);
+/* A box label's first lines: the name, wrapped after "::" when long, then
+ * short_file:line if given (a path for people: "rubocop/cli.rb"), else
+ * the file:line relative to cwd (may be NULL). */
+void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
+                              const char *short_file);
 
 /* A line under a box's name saying which part of a method it is ("from
  * Foo#bar"), shortened as names are. */

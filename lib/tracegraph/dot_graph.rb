@@ -27,7 +27,8 @@ module Tracegraph
       Tracegraph._render_dot(*graph.native_report_parts,
                              [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd,
                               waiting.any? ? waiting : nil, legend_threads,
-                              context.empty? ? nil : graph.methods.map { |m| context[m] }, notes])
+                              context.empty? ? nil : graph.methods.map { |m| context[m] }, notes,
+                              graph.methods.map { |m| m.file && Tracegraph.short_path(m.file) }, methods.size])
     end
 
     # What the legend says of threads: [how many the numbers cover, how

@@ -84,10 +84,35 @@ module Tracegraph
     n.to_s.reverse.scan(/\d{1,3}/).join(",").reverse
   end
 
+  # A source path as people name it: relative to the working directory,
+  # the gem ("rubocop/cli.rb" for .../gems/rubocop-1.39.0/lib/rubocop/cli.rb)
+  # or Ruby's own library ("(ruby) json/common.rb"); "<internal:...>"
+  # paths are shortened inside. Full paths stay in tooltips and files.
   def self.short_path(path)
-    pwd = "#{Dir.pwd}/"
-    path.start_with?(pwd) ? path.delete_prefix(pwd) : path
-  rescue SystemCallError # the working directory was removed
-    path
+    if (inner = path[/\A<internal:(.+)>\z/m, 1])
+      return "<internal:#{short_path(inner).delete_prefix('(ruby) ')}>"
+    end
+
+    pwd = begin
+      "#{Dir.pwd}/"
+    rescue SystemCallError # the working directory was removed
+      nil
+    end
+    return path.delete_prefix(pwd) if pwd && path.start_with?(pwd) && path.length > pwd.length
+
+    if (gem = path.match(%r{/gems/(?<gem>[^/]+-\d[^/]*)/(?<rest>.+)\z}m))
+      return gem[:rest].start_with?("lib/") ? gem[:rest].delete_prefix("lib/") : "#{gem[:gem]}/#{gem[:rest]}"
+    end
+
+    dir = ruby_library_dirs.find { |d| path.start_with?(d) }
+    dir ? "(ruby) #{path.delete_prefix(dir)}" : path
+  end
+
+  # Ruby's own library directories, longest first, each ending in "/".
+  def self.ruby_library_dirs
+    @ruby_library_dirs ||= %w[rubylibdir rubyarchdir vendorlibdir vendorarchdir vendordir sitelibdir sitearchdir sitedir]
+                           .filter_map { |key| RbConfig::CONFIG[key] }
+                           .reject(&:empty?).map { |d| d.end_with?("/") ? d : "#{d}/" }.uniq
+                           .sort_by { |d| -d.length }.freeze
   end
 end

@@ -10,7 +10,9 @@ module Tracegraph
       edge_fraction: ["--edge-fraction F", Float, "Hide calls under this share of total time (default %s)"],
       max_nodes: ["--max-nodes N", Integer, "Show at most N methods (default %s, 0 = all)"],
       focus: ["--focus REGEX", String, "Show only methods matching REGEX and their callers and callees"],
-      ignore: ["--ignore REGEX", String, "Hide methods matching REGEX (paths through them stay, dotted)"]
+      ignore: ["--ignore REGEX", String, "Hide methods matching REGEX (paths through them stay, dotted)"],
+      split_hubs: ["--[no-]split-hubs", TrueClass,
+                   "One box per caller for an iterator several methods call with their own blocks (default on)"]
     }.freeze
 
     # Adds the flags to an OptionParser; each stores its value in
@@ -19,10 +21,6 @@ module Tracegraph
       FLAGS.each do |key, (flag, type, help)|
         help = format(help, Profile::DOT_DEFAULTS[key]) if help.include?("%s")
         parser.on(flag, type, help) { |value| dot_options[key] = value }
-      end
-      parser.on("--no-split-hubs", "Draw an iterator called with many methods' blocks (Array#each) as one box,",
-                "not one per caller") do
-        dot_options[:split_hubs] = false
       end
       parser.on("--thread NAME|ID", String, "Show only this thread (a name, a glob such as 'puma srv tp *', or",
                 "an id); give it again for more. Records the call tree") do |value|

@@ -85,7 +85,11 @@ module Tracegraph
     def view_from_tree(chosen, hide)
       native = call_tree.native(methods, threads)
       recorded = call_tree.native_methods
-      thread_flags = threads.map { |t| chosen.include?(t) }
+      # The tree's thread indexes are the recording's (a view of a view
+      # keeps them), so threads are matched by id.
+      tree_threads = call_tree.native_threads
+      chosen_ids = chosen.map(&:id)
+      thread_flags = tree_threads.map { |t| chosen_ids.include?(t.id) }
       thread_flags << (chosen.size == threads.size) # nodes of a file from before threads were kept apart
       hidden = hide ? recorded.map(&:waiting?) : nil
       # The numbers come from the whole tree (tg_tree_stats.c); the tree
@@ -105,7 +109,9 @@ module Tracegraph
         EdgeStats.new(caller: new_methods.fetch(caller), callee: new_methods.fetch(callee), calls: calls,
                       total_time: total, self_time: self_time)
       end
-      new_threads = chosen.map { |t| ThreadStats.new(id: t.id, name: t.name, total_time: thread_times[threads.index(t)]) }
+      new_threads = chosen.map do |t|
+        ThreadStats.new(id: t.id, name: t.name, total_time: thread_times[tree_threads.index { |r| r.id == t.id }])
+      end
       # The kept tree's method indexes are the recording's; its nodes name
       # the view's MethodStats.
       tree_methods = recorded.each_with_index.map { |m, i| new_methods[i] || m }
