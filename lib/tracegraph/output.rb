@@ -5,8 +5,8 @@
 # FORMATS (a compound suffix such as ".pb.gz" works too), one branch in
 # write (or one entry in STACK_FORMATS for a Profile#write_FORMAT drawn
 # from the call tree), and, if it was in FOREIGN_SUFFIXES, out of that list.
-require "open3"
 require "stringio"
+require "tracegraph/dot_render"
 
 module Tracegraph
   module Output
@@ -223,13 +223,7 @@ module Tracegraph
     def render(graph, path, dot_options)
       dot_path = dot_path_for(path)
       graph.write_dot(dot_path, **dot_options)
-      format = File.extname(path).delete_prefix(".").downcase
-      # Absolute paths: a name such as -Kfoo.svg cannot pass for an option.
-      _, err, status = Open3.capture3("dot", "-T#{format}", File.expand_path(dot_path), "-o", File.expand_path(path))
-      unless status.success?
-        raise Error, "Graphviz could not render #{path} (#{err.lines.first&.strip}); the call graph is in #{dot_path}"
-      end
-
+      DotRender.run(dot_path, path)
       [dot_path, path]
     rescue Errno::ENOENT
       raise Error, "cannot render #{path}: Graphviz's `dot` is not installed (apt-get install graphviz); " \
