@@ -40,6 +40,7 @@ void tg_dot_options_default(tg_dot_options *o)
     o->note_count = 0;
     o->short_files = NULL;
     o->method_total = 0;
+    o->edge_via = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -195,6 +196,75 @@ static bool apply_focus(plan *p, const adjacency *a, const uint8_t *focus)
     return ok;
 }
 
+/* Self time desc, then the total-time order: the hot spots first. */
+static int compare_by_self(const void *pa, const void *pb)
+{
+    const method_key *a = pa, *b = pb;
+    if (a->self != b->self) return a->self > b->self ? -1 : 1;
+    return compare_methods(pa, pb);
+}
+
+/*
+ * Which `budget` of the candidates (keys, in total-time order) to show,
+ * into chosen[]. Choosing the biggest totals shows the spine every call
+ * passes through, frames of ~0% self time, and leaves out where the time
+ * is: on rubocop, 80 boxes held a third of the self time. So the hot
+ * spots come first: by self time, each with the path that connects it to
+ * a box already chosen or to a root (its heaviest caller, and that
+ * caller's, ...), if the whole path fits the budget. What budget is left
+ * goes by total time, as before.
+ */
+static bool choose_by_coverage(const plan *p, const adjacency *a, const method_key *keys, size_t count,
+                               size_t budget, uint8_t *chosen)
+{
+    const tg_report *r = p->r;
+    size_t n = r->method_count;
+    method_key *by_self = malloc((count + 1) * sizeof *by_self);
+    uint32_t *path = malloc((n + 1) * sizeof *path);
+    uint32_t *stamp = calloc(n + 1, sizeof *stamp);
+    if (!by_self || !path || !stamp) {
+        free(by_self);
+        free(path);
+        free(stamp);
+        return false;
+    }
+    memcpy(by_self, keys, count * sizeof *keys);
+    qsort(by_self, count, sizeof *by_self, compare_by_self);
+    for (size_t i = 0; i < count && budget > 0 && by_self[i].self > 0; i++) {
+        size_t len = 0;
+        uint32_t x = by_self[i].index;
+        uint32_t mark = (uint32_t)i + 1;
+        while (!chosen[x] && stamp[x] != mark) {
+            stamp[x] = mark;
+            path[len++] = x;
+            uint32_t caller = UINT32_MAX;
+            uint64_t heaviest = 0;
+            for (size_t k = a->in_start[x]; k < a->in_start[x + 1]; k++) {
+                const tg_report_edge *e = &r->edges[a->in[k]];
+                if (p->state[e->caller] != KEPT || e->caller == x) continue;
+                if (caller == UINT32_MAX || e->total_time > heaviest) {
+                    caller = e->caller;
+                    heaviest = e->total_time;
+                }
+            }
+            if (caller == UINT32_MAX) break;   /* a root among the candidates */
+            x = caller;
+        }
+        if (len > budget) continue;
+        for (size_t k = 0; k < len; k++) chosen[path[k]] = 1;
+        budget -= len;
+    }
+    for (size_t i = 0; i < count && budget > 0; i++) {
+        if (chosen[keys[i].index]) continue;
+        chosen[keys[i].index] = 1;
+        budget--;
+    }
+    free(by_self);
+    free(path);
+    free(stamp);
+    return true;
+}
+
 static bool select_methods(plan *p, const adjacency *a, const tg_dot_options *o)
 {
     const tg_report *r = p->r;
@@ -225,10 +295,19 @@ static bool select_methods(plan *p, const adjacency *a, const tg_dot_options *o)
                                       tg_report_method_name(&r->methods[m]), (uint32_t)m };
     }
     qsort(keys, count, sizeof *keys, compare_methods);
+    uint8_t *chosen = NULL;
+    if (o->max_nodes && count > o->max_nodes) {
+        chosen = calloc(n + 1, 1);
+        if (!chosen || !choose_by_coverage(p, a, keys, count, o->max_nodes, chosen)) {
+            free(chosen);
+            free(keys);
+            return false;
+        }
+    }
     for (size_t i = 0; i < count; i++) {
         uint32_t m = keys[i].index;
-        if (o->max_nodes && i >= o->max_nodes) {
-            if (p->capped++ == 0) p->cap_cut = keys[i].total;
+        if (chosen && !chosen[m]) {
+            if (p->capped++ == 0 || keys[i].total > p->cap_cut) p->cap_cut = keys[i].total;
             p->state[m] = CAPPED;
             continue;
         }
@@ -237,6 +316,7 @@ static bool select_methods(plan *p, const adjacency *a, const tg_dot_options *o)
         p->shown_self += keys[i].self;
         if (keys[i].self > p->max_self) p->max_self = keys[i].self;
     }
+    free(chosen);
     free(keys);
     return true;
 }
@@ -252,6 +332,7 @@ typedef struct dot_edge {
     uint64_t self_time;
     bool dotted;               /* stands for calls through hidden methods */
     bool alive;                /* false once found redundant */
+    const char *via;           /* a folded chain's frames, one per line (o->edge_via), or NULL */
 } dot_edge;
 
 typedef struct edge_list {
@@ -284,7 +365,7 @@ static int compare_edges(const void *pa, const void *pb)
     return 0;
 }
 
-static bool collect_solid_edges(const plan *p, edge_list *l)
+static bool collect_solid_edges(const plan *p, edge_list *l, const tg_dot_options *o)
 {
     const tg_report *r = p->r;
     for (size_t i = 0; i < r->edge_count; i++) {
@@ -295,7 +376,7 @@ static bool collect_solid_edges(const plan *p, edge_list *l)
             continue;
         }
         dot_edge d = { e->caller, e->callee, p->rank[e->caller], p->rank[e->callee],
-                       e->calls, e->total_time, e->self_time, false, true };
+                       e->calls, e->total_time, e->self_time, false, true, o->edge_via ? o->edge_via[i] : NULL };
         if (!edge_push(l, d)) return false;
     }
     return true;
@@ -428,7 +509,7 @@ static bool find_hidden_paths_from(const plan *p, const adjacency *a, uint32_t f
             if (s->width[to] < p->edge_cut) {
                 l->dropped++;
             } else {
-                dot_edge d = { from, to, p->rank[from], p->rank[to], 0, s->width[to], 0, true, true };
+                dot_edge d = { from, to, p->rank[from], p->rank[to], 0, s->width[to], 0, true, true, NULL };
                 ok = edge_push(l, d);
             }
         }
@@ -621,11 +702,11 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
         return;
     }
     if (o->method_total && o->method_total != r->method_count)
-        tg_buf_printf(&line, "Showing %s box%s for %s methods (%s of total time)", tg_format_count(c1, sizeof c1, p->kept),
+        tg_buf_printf(&line, "Showing %s box%s for %s methods (boxes hold %s of self time)", tg_format_count(c1, sizeof c1, p->kept),
                       p->kept == 1 ? "" : "es", tg_format_count(c2, sizeof c2, o->method_total),
                       tg_format_percent(t1, sizeof t1, p->shown_self, r->total_time));
     else
-        tg_buf_printf(&line, "Showing %s of %s methods (%s of total time)",
+        tg_buf_printf(&line, "Showing %s of %s methods (boxes hold %s of self time)",
                       tg_format_count(c1, sizeof c1, p->kept), tg_format_count(c2, sizeof c2, r->method_count),
                       tg_format_percent(t1, sizeof t1, p->shown_self, r->total_time));
     tg_style_put_legend_line(b, &line);
@@ -730,6 +811,11 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
     if (e->dotted) {
         tg_buf_printf(&t_label, "via hidden \xC2\xB7 ~%s", tg_format_ns(t, sizeof t, e->time));
     } else {
+        if (e->via) {
+            size_t frames = 1;
+            for (const char *s = e->via; *s; s++) frames += *s == '\n';
+            tg_buf_printf(&t_label, "via %zu frame%s \xC2\xB7 ", frames, frames == 1 ? "" : "s");
+        }
         tg_buf_printf(&t_label, "\xC3\x97%s \xC2\xB7 %s", tg_format_count(c, sizeof c, e->calls),
                       tg_format_ns(t, sizeof t, e->time));
     }
@@ -751,6 +837,16 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
         tg_buf_printf(b, "\\ntotal: %s (%s)", tg_format_ns(t, sizeof t, e->time),
                       tg_format_percent(pct, sizeof pct, e->time, r->total_time));
         tg_buf_printf(b, "\\nself in callee: %s", tg_format_ns(t, sizeof t, e->self_time));
+        if (e->via) {
+            tg_buf_puts(b, "\\nthrough (folded, each with one caller and one callee):");
+            for (const char *s = e->via; *s;) {
+                const char *end = strchr(s, '\n');
+                size_t n = end ? (size_t)(end - s) : strlen(s);
+                tg_buf_puts(b, "\\n  ");
+                tg_escape_dot(b, s, n, 0);
+                s += n + (end != NULL);
+            }
+        }
     }
     tg_buf_puts(b, "\"");
 
@@ -760,6 +856,7 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
     /* dot needs an integer weight; heavy calls pull their boxes into line. */
     tg_buf_printf(b, ", weight=%d", e->dotted ? 1 : 1 + (int)(f * 100.0));
     if (e->dotted) tg_buf_puts(b, ", style=dotted");
+    if (e->via) tg_buf_puts(b, ", style=bold, arrowhead=veevee");
     tg_buf_puts(b, "];\n");
 }
 
@@ -794,7 +891,7 @@ char *tg_dot_render(const tg_report *r, const tg_dot_options *o, size_t *len)
     p.order = malloc((n + 1) * sizeof *p.order);
     tg_buf b = TG_BUF_INIT;
     bool ok = p.state && p.rank && p.order && adjacency_build(&a, r) && select_methods(&p, &a, o) &&
-              collect_solid_edges(&p, &l) && find_hidden_paths(&p, &a, &l);
+              collect_solid_edges(&p, &l, o) && find_hidden_paths(&p, &a, &l);
     if (ok) {
         if (l.count > 1) qsort(l.items, l.count, sizeof *l.items, compare_edges);
         ok = remove_redundant_paths(&p, &l);

@@ -45,6 +45,8 @@ typedef struct tg_dot_options {
     size_t note_count;
     size_t method_total;              /* methods the boxes stand for, when parts of a method are boxes of their
                                         own (split per caller); 0: every box is one method */
+    const char *const *edge_via;     /* NULL, or per report edge: the frames a folded chain stands for, "B\nC"
+                                        (one name per line; the count is the number of lines), or NULL */
     const char *const *short_files;  /* NULL, or per method: its file as the label shows it ("rubocop/cli.rb",
                                         "(ruby) json/common.rb"; the tooltip keeps the full path), or NULL */
 } tg_dot_options;

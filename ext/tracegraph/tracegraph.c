@@ -1247,7 +1247,7 @@ typedef struct report_buffers {
     tg_report_method *methods, *base_methods;
     tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore, *waiting;
-    const char **context, **notes, **short_files;
+    const char **context, **notes, **short_files, **edge_via;
     char *output;
     tg_report_gc gc, base_gc;
 } report_buffers;
@@ -1264,6 +1264,7 @@ static void report_buffers_free(report_buffers *b)
     free(b->context);
     free(b->notes);
     free(b->short_files);
+    free(b->edge_via);
     free(b->output);
 }
 
@@ -1390,7 +1391,7 @@ static VALUE render_dot(VALUE arg)
     /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd, waiting,
      *  [thread_count, threads_recorded, thread_names, wall_time, hidden_waiting],
      *  context (a line per method, or nil), notes (legend lines), short file names (per method, or nil),
-     *  the number of methods the boxes stand for] */
+     *  the number of methods the boxes stand for, or nil; folded chains (per edge, or nil)] */
     VALUE o = a->options;
     tg_dot_options opts;
     tg_dot_options_default(&opts);
@@ -1422,6 +1423,8 @@ static VALUE render_dot(VALUE arg)
     b->short_files = strings_from(rb_ary_entry(o, 10), nm);
     opts.short_files = b->short_files;
     opts.method_total = NIL_P(rb_ary_entry(o, 11)) ? 0 : NUM2SIZET(rb_ary_entry(o, 11));
+    b->edge_via = strings_from(rb_ary_entry(o, 12), (long)report.edge_count);
+    opts.edge_via = b->edge_via;
 
     size_t len = 0;
     b->output = tg_dot_render(&report, &opts, &len);

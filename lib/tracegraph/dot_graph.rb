@@ -4,7 +4,7 @@
 module Tracegraph
   class Profile
     DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, focus: nil, ignore: nil,
-                    split_hubs: true}.freeze
+                    split_hubs: true, fold_chains: true}.freeze
 
     # The call graph as a DOT string. Options:
     #   node_fraction: drop methods under this share of total time (0.005; 0 keeps all)
@@ -14,6 +14,7 @@ module Tracegraph
     #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
     #   split_hubs:    draw an iterator many methods call with their own blocks as one box
     #                  per caller, where the profile says exactly what is whose (true; see hub_split.rb)
+    #   fold_chains:   fold chains of frames that only pass the call on into one arrow (true; chain_fold.rb)
     #   threads:, idle: which threads to show, and whether to hide waiting (Profile#view)
     def to_dot(**options)
       profile, options = viewed(options)
@@ -21,6 +22,8 @@ module Tracegraph
 
       o = DotOptions.parse(options)
       graph, context, notes = o[:split_hubs] ? split_hubs : [self, {}, []]
+      graph, via, fold_notes = o[:fold_chains] ? graph.fold_chains : [graph, {}, []]
+      notes += fold_notes
       focus = o[:focus] && graph.methods.map { |m| o[:focus].match?(m.name) }
       ignore = o[:ignore] && graph.methods.map { |m| o[:ignore].match?(m.name) }
       waiting = graph.methods.map(&:waiting?)
@@ -28,7 +31,9 @@ module Tracegraph
                              [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd,
                               waiting.any? ? waiting : nil, legend_threads,
                               context.empty? ? nil : graph.methods.map { |m| context[m] }, notes,
-                              graph.methods.map { |m| m.file && Tracegraph.short_path(m.file) }, methods.size])
+                              graph.methods.map { |m| m.file && Tracegraph.short_path(m.file) },
+                              graph.methods.size == methods.size ? nil : methods.size,
+                              via.empty? ? nil : graph.edges.map { |e| via[e] }])
     end
 
     # What the legend says of threads: [how many the numbers cover, how
@@ -78,6 +83,7 @@ module Tracegraph
       end
       %i[focus ignore].each { |key| o[key] = regexp(key, o[key]) }
       o[:split_hubs] = OptionChecks.boolean!(:split_hubs, o[:split_hubs])
+      o[:fold_chains] = OptionChecks.boolean!(:fold_chains, o[:fold_chains])
       o
     end
 

@@ -12,7 +12,9 @@ module Tracegraph
       focus: ["--focus REGEX", String, "Show only methods matching REGEX and their callers and callees"],
       ignore: ["--ignore REGEX", String, "Hide methods matching REGEX (paths through them stay, dotted)"],
       split_hubs: ["--[no-]split-hubs", TrueClass,
-                   "One box per caller for an iterator several methods call with their own blocks (default on)"]
+                   "One box per caller for an iterator several methods call with their own blocks (default on)"],
+      fold_chains: ["--[no-]fold-chains", TrueClass,
+                    "Fold chains of frames that only pass the call on into one arrow (default on)"]
     }.freeze
 
     # Adds the flags to an OptionParser; each stores its value in

@@ -356,7 +356,7 @@ START_TEST(node_fraction_drops_and_says_so)
     o.node_fraction = 0.005;                     /* cut 5 ms: Tiny#t (2 ms) goes */
     char *s = render(&r, &o);
     ck_assert_lacks(s, "Tiny#t");
-    ck_assert_has(s, "Showing 6 of 7 methods (76.1% of total time)\\l");
+    ck_assert_has(s, "Showing 6 of 7 methods (boxes hold 76.1% of self time)\\l");
     ck_assert_has(s, "Dropped 1 node (total < 5.00 ms)\\l");
     free(s);
 }
@@ -368,7 +368,7 @@ START_TEST(zero_thresholds_keep_everything)
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_has(s, "Tiny#t");
-    ck_assert_has(s, "Showing 7 of 7 methods (76.3% of total time)\\l");
+    ck_assert_has(s, "Showing 7 of 7 methods (boxes hold 76.3% of self time)\\l");
     ck_assert_has(s, "Nothing dropped\\l");
     ck_assert_uint_eq(count_of(s, " -> "), 7);
     free(s);
@@ -401,6 +401,39 @@ START_TEST(max_nodes_keeps_heaviest)
     ck_assert_has(s, "Array#each");
     ck_assert_lacks(s, "N4 [");
     ck_assert_has(s, "Dropped 4 more nodes beyond the 3-node limit (total \xE2\x89\xA4 300 ms)\\l");
+    free(s);
+}
+END_TEST
+
+/* root -> s1 -> s2 -> hot, and root -> warm: a spine with all the total
+ * time and none of the self time. */
+static const tg_report_method spine_methods[] = {
+    { "root", NULL, 0, false, 1, 100 * MS, 0 },
+    { "s1", NULL, 0, false, 1, 60 * MS, 0 },
+    { "s2", NULL, 0, false, 1, 60 * MS, 10 * MS },
+    { "hot", NULL, 0, false, 1, 50 * MS, 50 * MS },
+    { "warm", NULL, 0, false, 1, 40 * MS, 40 * MS },
+};
+static const tg_report_edge spine_edges[] = {
+    { 0, 1, 1, 60 * MS, 0 }, { 1, 2, 1, 60 * MS, 10 * MS }, { 2, 3, 1, 50 * MS, 50 * MS }, { 0, 4, 1, 40 * MS, 40 * MS },
+};
+
+START_TEST(the_cap_keeps_hot_spots_with_their_paths)
+{
+    tg_report r = { NULL, "wall", 100 * MS, spine_methods, 5, spine_edges, 4, NULL };
+    tg_dot_options o = keep_all();
+    o.max_nodes = 3;   /* hot's path (root, s1, s2, hot) does not fit; warm's does, then s2 by total */
+    char *s = render(&r, &o);
+    ck_assert_has(s, "label=\"warm\\n");
+    ck_assert_has(s, "label=\"root\\n");
+    ck_assert_lacks(s, "label=\"hot\\n");
+    ck_assert_has(s, "Showing 3 of 5 methods (boxes hold 50.0% of self time)\\l");
+    free(s);
+    o.max_nodes = 4;   /* hot with its whole path (by total time alone: root, s1, s2, hot too) */
+    s = render(&r, &o);
+    ck_assert_has(s, "label=\"hot\\n");
+    ck_assert_lacks(s, "label=\"warm\\n");
+    ck_assert_has(s, "Showing 4 of 5 methods (boxes hold 60.0% of self time)\\l");
     free(s);
 }
 END_TEST
@@ -508,7 +541,7 @@ START_TEST(focus_keeps_ancestors_and_descendants)
     uint8_t none[NREF] = { 0 };
     o.focus = none;
     s = render(&r, &o);
-    ck_assert_has(s, "Showing 0 of 7 methods (0.00% of total time)\\l");
+    ck_assert_has(s, "Showing 0 of 7 methods (boxes hold 0.00% of self time)\\l");
     ck_assert_lacks(s, "N1");
     assert_dot_accepts(s);
     free(s);
@@ -535,7 +568,7 @@ START_TEST(legend_contents)
     char *legend = line_of(s, "  { rank=source; legend [");
     ck_assert_has(legend, "label=\"tracegraph: examples/demo.rb\\l");
     ck_assert_has(legend, "Clock: wall " DOT_ " total 1.00 s " DOT_ " 115,186 calls\\l");
-    ck_assert_has(legend, "Showing 6 of 7 methods (76.1% of total time)\\l");
+    ck_assert_has(legend, "Showing 6 of 7 methods (boxes hold 76.1% of self time)\\l");
     ck_assert_has(legend, "Dropped 1 node (total < 5.00 ms)\\l");
     ck_assert_has(legend, "Box size = self time");
     ck_assert_has(legend, "colour = total time");
@@ -695,6 +728,7 @@ static Suite *dot_suite(void)
     Suite *s = suite_create("dot");
     TCase *tc = tcase_create("render");
     tcase_add_test(tc, defaults_match_pprof);
+    tcase_add_test(tc, the_cap_keeps_hot_spots_with_their_paths);
     tcase_add_test(tc, graph_header_and_legend_at_top);
     tcase_add_test(tc, empty_report_has_only_the_legend);
     tcase_add_test(tc, node_label_and_tooltip_golden);
