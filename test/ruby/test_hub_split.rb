@@ -79,16 +79,21 @@ class TestHubSplit < TracegraphTest
     assert_same profile, profile.split_hubs.first
   end
 
-  def test_the_demo_puts_its_biggest_box_on_a_block
+  # Which of an iterator's part and its block is bigger on the demo is a
+  # point or two of timing (22% against 19-20% on an idle machine, the
+  # other way round under load): not for a test. That the parts are there
+  # is.
+  def test_the_demo_splits_integer_times_per_caller
     Dir.mktmpdir do |dir|
       _, err, status = tracegraph("-o", "demo.json", File.join(ROOT, "examples/demo.rb"), chdir: dir)
       assert status.success?, err
-      graph, context, = Tracegraph::Profile.load_json(File.join(dir, "demo.json")).split_hubs
+      profile = Tracegraph::Profile.load_json(File.join(dir, "demo.json"))
+      graph, context, = profile.split_hubs
       times = parts(graph, "Integer#times")
       assert_equal ["from Object#find_many_square_roots", "from Object#find_many_squares", "from Object#main"],
                    times.map { |m| context[m] }.sort
-      biggest = graph.methods.max_by(&:self_time)
-      assert_match(/\Ablock in Object#find_many_square/, biggest.name, graph.methods.map(&:inspect).join("\n"))
+      assert_equal [1, 3, 3], times.map(&:calls).sort
+      assert_equal profile["Integer#times"].self_time, times.sum(&:self_time)
     end
   end
 
