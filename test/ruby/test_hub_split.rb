@@ -90,6 +90,12 @@ class TestHubSplit < TracegraphTest
       profile = Tracegraph::Profile.load_json(File.join(dir, "demo.json"))
       graph, context, = profile.split_hubs
       times = parts(graph, "Integer#times")
+      if profile.edge("Integer#times", "Integer#<")
+        # 3.3 and later: Integer#times is Ruby code whose own Integer#<
+        # and #succ calls are no caller's: it stays whole.
+        assert_equal [7], times.map(&:calls)
+        next
+      end
       assert_equal ["from Object#find_many_square_roots", "from Object#find_many_squares", "from Object#main"],
                    times.map { |m| context[m] }.sort
       assert_equal [1, 3, 3], times.map(&:calls).sort
