@@ -11,7 +11,7 @@ class TestRealGraphs < Minitest::Test
   # Coverage measured when the fixtures were recorded, less a margin for
   # changes that are worth a point or two.
   MIN_COVERAGE = {"rubocop" => 42, "rdoc" => 80, "kramdown" => 85, "rake" => 82, "sinatra" => 74}.freeze
-  MAX_POINTS = 6000       # the widest or tallest drawing, in points (1/72 in)
+  MAX_POINTS = 7000       # the widest or tallest drawing, in points (1/72 in); Graphviz versions differ by 10%
   MAX_LAYOUT_SECONDS = 30
 
   MIN_COVERAGE.each_key do |name|
