@@ -156,6 +156,23 @@ void tg_context_resume(tg_context *c, uint64_t now)
     if (now > c->suspended_at) c->suspended_time += now - c->suspended_at;
 }
 
+/* pop_frame's allocations, after it took the frame's activations off:
+ * `active` is 0 now exactly where it tested --active == 0 for the time. */
+static void pop_allocations(tg_profiler *p, tg_context *c, const tg_frame *f)
+{
+    uint64_t total = c->allocations - f->allocations_at;
+    uint64_t self = total - f->child_allocations;
+    tg_method_stats *m = &p->methods[f->method];
+    if (m->active == 0) m->allocations += total;
+    m->self_allocations += self;
+    if (f->edge != TG_NONE) {
+        tg_edge_stats *e = &p->edges[f->edge];
+        if (e->active == 0) e->allocations += total;
+        e->self_allocations += self;
+    }
+    if (c->depth > 0) c->frames[c->depth - 1].child_allocations += total;
+}
+
 /* Pops the top frame at context-local time `local` and books its times. */
 static void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
 {
@@ -181,6 +198,7 @@ static void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
     /* The parent's child time takes what this frame's self time and its
      * children booked, so the parent's self time excludes exactly that. */
     if (c->depth > 0) c->frames[c->depth - 1].child_time += self + f->child_time;
+    if (p->count_allocations) pop_allocations(p, c, f);
 }
 
 /* Closes frames whose real frames are gone: those at or below `position`
@@ -245,8 +263,10 @@ static void push_tree_node(tg_profiler *p, uint32_t thread, tg_frame *parent, tg
     f->folded = folded;
 }
 
-/* Pushes a frame that started at context-local time `start`. */
-static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t start)
+/* Pushes a frame that started at context-local time `start`, when the
+ * context's allocation count was `allocations_at`. */
+static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t start,
+                       uint64_t allocations_at)
 {
     if (c->depth == c->capacity &&
         !grow((void **)&c->frames, &c->capacity, c->depth + 1, sizeof *c->frames)) {
@@ -263,6 +283,10 @@ static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t 
     f->start = start;
     f->child_time = 0;
     if (p->tree) push_tree_node(p, c->thread, parent, f, method);
+    if (p->count_allocations) {
+        f->allocations_at = allocations_at;
+        f->child_allocations = 0;
+    }
 
     tg_method_stats *m = &p->methods[method];
     m->calls++;
@@ -278,14 +302,14 @@ void tg_profiler_settle_leaf(tg_profiler *p, tg_context *c)
     if (c->leaf_method == TG_NONE) return;
     uint32_t method = c->leaf_method;
     c->leaf_method = TG_NONE;
-    push_frame(p, c, method, c->leaf_position, c->leaf_start);
+    push_frame(p, c, method, c->leaf_position, c->leaf_start, c->leaf_allocations);
 }
 
 void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
     if (method == TG_NONE) return;
     tg_profiler_settle_leaf(p, c);
-    push_frame(p, c, method, position, now - c->suspended_time);
+    push_frame(p, c, method, position, now - c->suspended_time, c->allocations);
 }
 
 void tg_profiler_push_leaf(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
@@ -293,12 +317,27 @@ void tg_profiler_push_leaf(tg_profiler *p, tg_context *c, uint32_t method, uint6
     if (method == TG_NONE) return;
     tg_profiler_settle_leaf(p, c);
     if (p->tree) {
-        push_frame(p, c, method, position, now - c->suspended_time);
+        push_frame(p, c, method, position, now - c->suspended_time, c->allocations);
         return;
     }
     c->leaf_method = method;
     c->leaf_position = position;
     c->leaf_start = now - c->suspended_time;
+    if (p->count_allocations) c->leaf_allocations = c->allocations;
+}
+
+/* book_leaf's allocations: those since the leaf's call are all its own.
+ * `e` is its edge, or NULL for a bottom frame (or out of memory). */
+static void book_leaf_allocations(tg_profiler *p, tg_context *c, tg_method_stats *m, tg_edge_stats *e)
+{
+    uint64_t n = c->allocations - c->leaf_allocations;
+    if (m->active == 0) m->allocations += n;
+    m->self_allocations += n;
+    if (e) {
+        if (e->active == 0) e->allocations += n;
+        e->self_allocations += n;
+    }
+    if (c->depth > 0) c->frames[c->depth - 1].child_allocations += n;
 }
 
 /* The pending leaf returns: what push_frame and pop_frame would book for a
@@ -313,11 +352,12 @@ static inline __attribute__((always_inline)) void book_leaf(tg_profiler *p, tg_c
     m->calls++;
     if (m->active == 0) m->total_time += elapsed;
     m->self_time += elapsed;
+    tg_edge_stats *e = NULL;
     if (c->depth > 0) {
         tg_frame *parent = &c->frames[c->depth - 1];
         uint32_t edge = intern_edge(p, parent->method, method);
         if (edge != TG_NONE) {
-            tg_edge_stats *e = &p->edges[edge];
+            e = &p->edges[edge];
             e->calls++;
             if (e->active == 0) e->total_time += elapsed;
             e->self_time += elapsed;
@@ -325,6 +365,7 @@ static inline __attribute__((always_inline)) void book_leaf(tg_profiler *p, tg_c
         parent->child_time += elapsed;
     }
     p->thread_time[c->thread] += elapsed;
+    if (p->count_allocations) book_leaf_allocations(p, c, m, e);
 }
 
 void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)

@@ -33,6 +33,12 @@
  *    exactly the numbers a push and a pop would give. Any other event on
  *    the context first turns the pending leaf into a real frame, so
  *    everything else sees ordinary frames.
+ *  - Allocations (tg_profiler.count_allocations) are a second clock: each
+ *    context counts the objects allocated while it runs (the binding adds
+ *    to tg_context.allocations), and frames book the count between their
+ *    push and pop exactly as they book time, self and total, recursion
+ *    counted once. The count only ever grows, so nothing is clamped. Off,
+ *    they cost one predictable branch per push and pop.
  *
  * A context is one shadow stack: one per Ruby thread and one per fiber.
  * No Ruby headers here; the binding maps Ruby objects to indexes.
@@ -54,6 +60,9 @@ typedef struct tg_method_stats {
     uint64_t total_time;   /* outermost frames only, so recursion counts once */
     uint64_t self_time;
     uint32_t active;       /* frames of this method on the running stack */
+    /* Objects allocated, as the times (count_allocations only; else 0): */
+    uint64_t allocations;        /* outermost frames only */
+    uint64_t self_allocations;
 } tg_method_stats;
 
 typedef struct tg_edge_stats {
@@ -62,6 +71,8 @@ typedef struct tg_edge_stats {
     uint64_t total_time;   /* outermost activations of this edge only */
     uint64_t self_time;    /* callee's self time when called from caller */
     uint32_t active;
+    uint64_t allocations;        /* as total_time (count_allocations only) */
+    uint64_t self_allocations;   /* as self_time */
 } tg_edge_stats;
 
 typedef struct tg_frame {
@@ -75,6 +86,9 @@ typedef struct tg_frame {
     uint32_t node;           /* call-tree node */
     uint32_t last_node;      /* call-tree node of last_callee under this frame */
     bool folded;             /* past the tree's cap: `node` is an ancestor's */
+    /* Set and read only while allocations are counted: as start and child_time. */
+    uint64_t allocations_at;     /* the context's count at the call */
+    uint64_t child_allocations;  /* total allocations of the calls this frame made */
 } tg_frame;
 
 typedef struct tg_context {
@@ -89,6 +103,9 @@ typedef struct tg_context {
     bool suspended;
     bool resync;             /* positions closed frames whose returns were
                                 skipped: the binding may check the rest */
+    uint64_t allocations;    /* objects allocated while this context ran: only
+                                grows, and only the binding adds to it */
+    uint64_t leaf_allocations; /* the pending leaf's count at its call */
 } tg_context;
 
 /* A direct-mapped cache in front of the edge map: a hash-map probe costs
@@ -116,6 +133,8 @@ typedef struct tg_profiler {
 
     tg_context *running;       /* the context whose frames `active` counts */
     bool out_of_memory;        /* set if an event had to be dropped */
+    bool count_allocations;    /* frames book tg_context.allocations; set
+                                  before the first event, never changed */
 } tg_profiler;
 
 bool tg_profiler_init(tg_profiler *p);
