@@ -35,8 +35,24 @@ void tg_profiler_free(tg_profiler *p)
     tg_pairmap_free(&p->edge_index);
     free(p->methods);
     free(p->edges);
+    free(p->method_allocations);
+    free(p->edge_allocations);
     free(p->thread_time);
     memset(p, 0, sizeof *p);
+}
+
+void tg_profiler_count_allocations(tg_profiler *p)
+{
+    p->count_allocations = true;
+}
+
+/* Room for allocation counts at index `i` (zeroed), if they are counted. */
+static bool grow_allocations(const tg_profiler *p, tg_allocation_stats **array, uint32_t *capacity, uint32_t i)
+{
+    if (!p->count_allocations) return true;
+    if (!grow((void **)array, capacity, i + 1, sizeof **array)) return false;
+    (*array)[i] = (tg_allocation_stats){0};
+    return true;
 }
 
 uint32_t tg_profiler_method(tg_profiler *p, uint64_t key_a, uint64_t key_b)
@@ -45,6 +61,7 @@ uint32_t tg_profiler_method(tg_profiler *p, uint64_t key_a, uint64_t key_b)
     if (m != TG_PAIRMAP_NONE) return m;
     if (p->method_count == TG_NONE - 1 ||
         !grow((void **)&p->methods, &p->method_capacity, p->method_count + 1, sizeof *p->methods) ||
+        !grow_allocations(p, &p->method_allocations, &p->method_allocations_capacity, p->method_count) ||
         !tg_pairmap_insert(&p->method_index, key_a, key_b, p->method_count)) {
         p->out_of_memory = true;
         return TG_NONE;
@@ -77,6 +94,7 @@ static __attribute__((noinline)) uint32_t intern_edge_slow(tg_profiler *p, uint3
     }
     if (p->edge_count == TG_NONE - 1 ||
         !grow((void **)&p->edges, &p->edge_capacity, p->edge_count + 1, sizeof *p->edges) ||
+        !grow_allocations(p, &p->edge_allocations, &p->edge_allocations_capacity, p->edge_count) ||
         !tg_pairmap_insert(&p->edge_index, caller, callee, p->edge_count)) {
         p->out_of_memory = true;
         return TG_NONE;
@@ -86,11 +104,16 @@ static __attribute__((noinline)) uint32_t intern_edge_slow(tg_profiler *p, uint3
     return p->edge_count++;
 }
 
+static inline uint32_t edge_cache_index(uint32_t caller, uint32_t callee)
+{
+    return (caller * 2654435761u ^ callee) & (TG_EDGE_CACHE_SIZE - 1);
+}
+
 /* The edge index for (caller, callee), created on first sight; TG_NONE if
  * out of memory. Inline: a hit is one compare. */
 static inline uint32_t intern_edge(tg_profiler *p, uint32_t caller, uint32_t callee)
 {
-    tg_edge_cache_entry *cached = &p->edge_cache[(caller * 2654435761u ^ callee) & (TG_EDGE_CACHE_SIZE - 1)];
+    tg_edge_cache_entry *cached = &p->edge_cache[edge_cache_index(caller, callee)];
     if (cached->caller == caller && cached->callee == callee) return cached->edge;
     return intern_edge_slow(p, caller, callee, cached);
 }
@@ -157,18 +180,19 @@ void tg_context_resume(tg_context *c, uint64_t now)
 }
 
 /* pop_frame's allocations, after it took the frame's activations off:
- * `active` is 0 now exactly where it tested --active == 0 for the time. */
-static void pop_allocations(tg_profiler *p, tg_context *c, const tg_frame *f)
+ * `active` is 0 now exactly where it tested --active == 0 for the time.
+ * Out of line: inlined, its registers cost pop_frame's every call. */
+static __attribute__((noinline)) void pop_allocations(tg_profiler *p, tg_context *c, const tg_frame *f)
 {
     uint64_t total = c->allocations - f->allocations_at;
     uint64_t self = total - f->child_allocations;
-    tg_method_stats *m = &p->methods[f->method];
-    if (m->active == 0) m->allocations += total;
-    m->self_allocations += self;
+    tg_allocation_stats *m = &p->method_allocations[f->method];
+    if (p->methods[f->method].active == 0) m->total += total;
+    m->self += self;
     if (f->edge != TG_NONE) {
-        tg_edge_stats *e = &p->edges[f->edge];
-        if (e->active == 0) e->allocations += total;
-        e->self_allocations += self;
+        tg_allocation_stats *e = &p->edge_allocations[f->edge];
+        if (p->edges[f->edge].active == 0) e->total += total;
+        e->self += self;
     }
     if (c->depth > 0) c->frames[c->depth - 1].child_allocations += total;
 }
@@ -263,10 +287,9 @@ static void push_tree_node(tg_profiler *p, uint32_t thread, tg_frame *parent, tg
     f->folded = folded;
 }
 
-/* Pushes a frame that started at context-local time `start`, when the
- * context's allocation count was `allocations_at`. */
-static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t start,
-                       uint64_t allocations_at)
+/* Pushes a frame that started at context-local time `start` (and at the
+ * context's allocation count now: settle_leaf corrects it). */
+static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t start)
 {
     if (c->depth == c->capacity &&
         !grow((void **)&c->frames, &c->capacity, c->depth + 1, sizeof *c->frames)) {
@@ -284,7 +307,7 @@ static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t 
     f->child_time = 0;
     if (p->tree) push_tree_node(p, c->thread, parent, f, method);
     if (p->count_allocations) {
-        f->allocations_at = allocations_at;
+        f->allocations_at = c->allocations;
         f->child_allocations = 0;
     }
 
@@ -302,14 +325,18 @@ void tg_profiler_settle_leaf(tg_profiler *p, tg_context *c)
     if (c->leaf_method == TG_NONE) return;
     uint32_t method = c->leaf_method;
     c->leaf_method = TG_NONE;
-    push_frame(p, c, method, c->leaf_position, c->leaf_start, c->leaf_allocations);
+    uint32_t depth = c->depth;
+    push_frame(p, c, method, c->leaf_position, c->leaf_start);
+    /* Its allocations began at its call too. (Not a parameter of
+     * push_frame: one more kept the hook from inlining its calls.) */
+    if (c->depth > depth) c->frames[depth].allocations_at = c->leaf_allocations;
 }
 
 void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
 {
     if (method == TG_NONE) return;
     tg_profiler_settle_leaf(p, c);
-    push_frame(p, c, method, position, now - c->suspended_time, c->allocations);
+    push_frame(p, c, method, position, now - c->suspended_time);
 }
 
 void tg_profiler_push_leaf(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
@@ -317,27 +344,37 @@ void tg_profiler_push_leaf(tg_profiler *p, tg_context *c, uint32_t method, uint6
     if (method == TG_NONE) return;
     tg_profiler_settle_leaf(p, c);
     if (p->tree) {
-        push_frame(p, c, method, position, now - c->suspended_time, c->allocations);
+        push_frame(p, c, method, position, now - c->suspended_time);
         return;
     }
     c->leaf_method = method;
     c->leaf_position = position;
     c->leaf_start = now - c->suspended_time;
-    if (p->count_allocations) c->leaf_allocations = c->allocations;
+    /* Unconditionally: a store costs less than testing whether it is needed. */
+    c->leaf_allocations = c->allocations;
 }
 
 /* book_leaf's allocations: those since the leaf's call are all its own.
- * `e` is its edge, or NULL for a bottom frame (or out of memory). */
-static void book_leaf_allocations(tg_profiler *p, tg_context *c, tg_method_stats *m, tg_edge_stats *e)
+ * Out of line, and finding the edge again (in its cache, where book_leaf
+ * just put it; never making it, which book_leaf may have failed to do),
+ * so that the leaf's path without allocations stays as short as it was. */
+static __attribute__((noinline)) void book_leaf_allocations(tg_profiler *p, tg_context *c, uint32_t method)
 {
     uint64_t n = c->allocations - c->leaf_allocations;
-    if (m->active == 0) m->allocations += n;
-    m->self_allocations += n;
-    if (e) {
-        if (e->active == 0) e->allocations += n;
-        e->self_allocations += n;
-    }
-    if (c->depth > 0) c->frames[c->depth - 1].child_allocations += n;
+    tg_allocation_stats *m = &p->method_allocations[method];
+    if (p->methods[method].active == 0) m->total += n;
+    m->self += n;
+    if (c->depth == 0) return;
+    tg_frame *parent = &c->frames[c->depth - 1];
+    parent->child_allocations += n;
+    const tg_edge_cache_entry *cached = &p->edge_cache[edge_cache_index(parent->method, method)];
+    uint32_t edge = cached->caller == parent->method && cached->callee == method
+                        ? cached->edge
+                        : tg_profiler_find_edge(p, parent->method, method);
+    if (edge == TG_NONE) return;
+    tg_allocation_stats *e = &p->edge_allocations[edge];
+    if (p->edges[edge].active == 0) e->total += n;
+    e->self += n;
 }
 
 /* The pending leaf returns: what push_frame and pop_frame would book for a
@@ -352,12 +389,11 @@ static inline __attribute__((always_inline)) void book_leaf(tg_profiler *p, tg_c
     m->calls++;
     if (m->active == 0) m->total_time += elapsed;
     m->self_time += elapsed;
-    tg_edge_stats *e = NULL;
     if (c->depth > 0) {
         tg_frame *parent = &c->frames[c->depth - 1];
         uint32_t edge = intern_edge(p, parent->method, method);
         if (edge != TG_NONE) {
-            e = &p->edges[edge];
+            tg_edge_stats *e = &p->edges[edge];
             e->calls++;
             if (e->active == 0) e->total_time += elapsed;
             e->self_time += elapsed;
@@ -365,7 +401,7 @@ static inline __attribute__((always_inline)) void book_leaf(tg_profiler *p, tg_c
         parent->child_time += elapsed;
     }
     p->thread_time[c->thread] += elapsed;
-    if (p->count_allocations) book_leaf_allocations(p, c, m, e);
+    if (p->count_allocations) book_leaf_allocations(p, c, method);
 }
 
 void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)

@@ -22,7 +22,7 @@ typedef struct world {
 static void world_init(world *w)
 {
     ck_assert(tg_profiler_init(&w->p));
-    w->p.count_allocations = true;
+    tg_profiler_count_allocations(&w->p);
     uint32_t thread = tg_profiler_add_thread(&w->p);
     for (int i = 0; i < CONTEXTS; i++) tg_context_init(&w->ctx[i], thread);
     for (uint64_t m = 0; m < METHODS; m++) ck_assert_uint_eq(tg_profiler_method(&w->p, 1, m), m);
@@ -51,8 +51,8 @@ static void assert_same(const world *a, const world *b)
         ck_assert_uint_eq(a->p.methods[m].calls, b->p.methods[m].calls);
         ck_assert_uint_eq(a->p.methods[m].total_time, b->p.methods[m].total_time);
         ck_assert_uint_eq(a->p.methods[m].self_time, b->p.methods[m].self_time);
-        ck_assert_uint_eq(a->p.methods[m].allocations, b->p.methods[m].allocations);
-        ck_assert_uint_eq(a->p.methods[m].self_allocations, b->p.methods[m].self_allocations);
+        ck_assert_uint_eq(a->p.method_allocations[m].total, b->p.method_allocations[m].total);
+        ck_assert_uint_eq(a->p.method_allocations[m].self, b->p.method_allocations[m].self);
     }
     /* Edge indexes may differ (a leaf's edge is made at its return). */
     ck_assert_uint_eq(a->p.edge_count, b->p.edge_count);
@@ -64,8 +64,8 @@ static void assert_same(const world *a, const world *b)
         ck_assert_uint_eq(x->calls, y->calls);
         ck_assert_uint_eq(x->total_time, y->total_time);
         ck_assert_uint_eq(x->self_time, y->self_time);
-        ck_assert_uint_eq(x->allocations, y->allocations);
-        ck_assert_uint_eq(x->self_allocations, y->self_allocations);
+        ck_assert_uint_eq(a->p.edge_allocations[e].total, b->p.edge_allocations[f].total);
+        ck_assert_uint_eq(a->p.edge_allocations[e].self, b->p.edge_allocations[f].self);
     }
     ck_assert_uint_eq(a->p.thread_time[0], b->p.thread_time[0]);
 }
