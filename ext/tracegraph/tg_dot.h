@@ -43,6 +43,11 @@ typedef struct tg_dot_options {
                                     caller's part of a method split per caller; NULL entries for none */
     const char *const *notes;    /* note_count more legend lines (what was done to the graph), or NULL */
     size_t note_count;
+    /* NULL, or per method (both or neither): the objects it allocated
+     * itself and with its callees (allocations: true), shown in its box
+     * and tooltip as shares of total_allocations, which the legend gives. */
+    const uint64_t *self_allocations, *allocations;
+    uint64_t total_allocations;
 } tg_dot_options;
 
 void tg_dot_options_default(tg_dot_options *o);

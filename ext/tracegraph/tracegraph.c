@@ -1281,6 +1281,7 @@ typedef struct report_buffers {
     tg_report_method *methods, *base_methods;
     tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore, *waiting;
+    uint64_t *self_allocations, *allocations;
     const char **context, **notes;
     char *output;
     tg_report_gc gc, base_gc;
@@ -1295,6 +1296,8 @@ static void report_buffers_free(report_buffers *b)
     free(b->focus);
     free(b->ignore);
     free(b->waiting);
+    free(b->self_allocations);
+    free(b->allocations);
     free(b->context);
     free(b->notes);
     free(b->output);
@@ -1326,6 +1329,17 @@ static const char **strings_from(VALUE ary, long n)
         strings[i] = NIL_P(s) ? NULL : StringValueCStr(s);
     }
     return strings;
+}
+
+/* Counts from an Array of exactly n Integers; the caller frees. */
+static uint64_t *counts_from(VALUE ary, long n)
+{
+    Check_Type(ary, T_ARRAY);
+    if (RARRAY_LEN(ary) != n) rb_raise(rb_eArgError, "count array has %ld entries for %ld methods", RARRAY_LEN(ary), n);
+    uint64_t *counts = calloc((size_t)n + 1, sizeof *counts);
+    if (!counts) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    for (long i = 0; i < n; i++) counts[i] = NUM2ULL(rb_ary_entry(ary, i));
+    return counts;
 }
 
 static uint8_t *flags_from(VALUE ary, long n)
@@ -1422,7 +1436,8 @@ static VALUE render_dot(VALUE arg)
 
     /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd, waiting,
      *  [thread_count, threads_recorded, thread_names, wall_time, hidden_waiting],
-     *  context (a line per method, or nil), notes (legend lines)] */
+     *  context (a line per method, or nil), notes (legend lines),
+     *  [self allocations, allocations (a count per method), total] or nil] */
     VALUE o = a->options;
     tg_dot_options opts;
     tg_dot_options_default(&opts);
@@ -1451,6 +1466,16 @@ static VALUE render_dot(VALUE arg)
     b->notes = strings_from(notes, -1);
     opts.notes = b->notes;
     opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);
+    VALUE allocations = rb_ary_entry(o, 10);
+    if (!NIL_P(allocations)) {
+        Check_Type(allocations, T_ARRAY);
+        /* Assigned one at a time: each may raise, and the buffers free what was made. */
+        b->self_allocations = counts_from(rb_ary_entry(allocations, 0), nm);
+        b->allocations = counts_from(rb_ary_entry(allocations, 1), nm);
+        opts.self_allocations = b->self_allocations;
+        opts.allocations = b->allocations;
+        opts.total_allocations = u64(rb_ary_entry(allocations, 2));
+    }
 
     size_t len = 0;
     b->output = tg_dot_render(&report, &opts, &len);

@@ -27,8 +27,18 @@ module Tracegraph
       Tracegraph._render_dot(*graph.native_report_parts,
                              [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd,
                               waiting.any? ? waiting : nil, legend_threads,
-                              context.empty? ? nil : graph.methods.map { |m| context[m] }, notes])
+                              context.empty? ? nil : graph.methods.map { |m| context[m] }, notes,
+                              graph.legend_allocations])
     end
+
+    # [each method's self allocations, each one's total, the profile's
+    # total] for the boxes and the legend, or nil without allocations.
+    def legend_allocations
+      return nil unless allocations?
+
+      [methods.map(&:self_allocations), methods.map(&:allocations), total_allocations]
+    end
+    protected :legend_allocations
 
     # What the legend says of threads: [how many the numbers cover, how
     # many were recorded, their names, wall time or nil, waiting left out].

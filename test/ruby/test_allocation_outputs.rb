@@ -96,6 +96,15 @@ class TestAllocationOutputs < Minitest::Test
     refute_match(/alloc/, io.string)
   end
 
+  def test_the_graph_shows_each_box_s_own_allocations
+    dot = parse(document).to_dot(node_fraction: 0, edge_fraction: 0)
+    work = dot.lines.find { |l| l.include?('label="Object#work') }
+    assert_includes work, "\\nallocs 10 (22.2%)\\n2 calls"
+    assert_includes work, "allocations: self 10 (22.2%), total 40 (88.9%)"
+    assert_includes dot, "Allocations: 45 objects \u00b7 allocs = a box's own"
+    refute_includes parse(document(allocations: false)).to_dot, "alloc"
+  end
+
   def test_merge_adds_counts_up_when_every_profile_has_them
     sum = Tracegraph::Profile.merge([parse(document), parse(document(work: [100, 20]))])
     assert_predicate sum, :allocations?
