@@ -38,18 +38,21 @@ class TestDot < TracegraphTest
   def test_demo_graph_renders_and_shows_every_method_with_its_numbers
     dot = demo_profile.to_dot
     svg = assert_renders(dot)
-    assert_equal ["DotProgram#main", "Range#each", "DotProgram#find_many_square_roots",
+    # Range#each, called by three methods with their own blocks, is one
+    # box per caller (test_hub_split.rb).
+    assert_equal ["DotProgram#main", "Range#each", "Range#each", "Range#each", "DotProgram#find_many_square_roots",
                   "DotProgram#find_many_squares", "Math.sqrt", "Integer#**", "block in DotProgram#main",
                   "block in DotProgram#find_many_square_roots", "block in DotProgram#find_many_squares"].sort,
                  node_names(dot).sort
     assert_match(/label="Math.sqrt\\nself [\d.]+ .s \([\d.]+%\)\\ntotal [\d.]+ .s \([\d.]+%\)\\n15,000 calls"/, dot)
     assert_match(/×15,000 · /, dot)
-    assert_includes dot, "Showing 9 of 9 methods"
+    assert_includes dot, "Showing 11 of 11 methods"
+    assert_includes demo_profile.to_dot(split_hubs: false), "Showing 9 of 9 methods"
     assert_includes svg, "Range#each"
   end
 
   def test_the_biggest_self_time_is_the_biggest_box
-    dot = demo_profile.to_dot
+    dot = demo_profile.to_dot(split_hubs: false) # one box per method
     sizes = dot.scan(/^\s*N\d+ \[label="([^\\"]+)[^\n]*fontsize=([\d.]+)/).to_h { |n, s| [n, s.to_f] }
     biggest = demo_profile.methods.max_by(&:self_time).name
     assert_equal biggest, sizes.max_by { |_, s| s }.first
@@ -63,10 +66,10 @@ class TestDot < TracegraphTest
   def test_pruning_options
     dot = demo_profile.to_dot(max_nodes: 2)
     assert_equal 2, node_names(dot).size
-    assert_match(/Showing 2 of 9 methods/, dot)
+    assert_match(/Showing 2 of 11 methods/, dot)
     assert_renders dot
     all = demo_profile.to_dot(node_fraction: 0, edge_fraction: 0, max_nodes: 0)
-    assert_equal 9, node_names(all).size
+    assert_equal 11, node_names(all).size
   end
 
   def test_ignore_keeps_paths_through_hidden_methods_as_dotted_edges
@@ -86,7 +89,7 @@ class TestDot < TracegraphTest
 
   def test_bad_options_raise_naming_the_problem
     e = assert_raises(ArgumentError) { demo_profile.to_dot(max_node: 3) }
-    assert_match(/unknown option :max_node \(allowed: :node_fraction, :edge_fraction, :max_nodes, :focus, :ignore\)/, e.message)
+    assert_match(/unknown option :max_node \(allowed: :node_fraction, :edge_fraction, :max_nodes, :focus, :ignore, :split_hubs\)/, e.message)
     e = assert_raises(ArgumentError) { demo_profile.to_dot(node_fraction: 2) }
     assert_match(/node_fraction must be a number from 0 to 1/, e.message)
     e = assert_raises(ArgumentError) { demo_profile.to_dot(focus: "(") }
