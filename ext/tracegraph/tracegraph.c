@@ -1331,12 +1331,13 @@ static const char **strings_from(VALUE ary, long n)
     return strings;
 }
 
-/* Counts from an Array of exactly n Integers; the caller frees. */
-static uint64_t *counts_from(VALUE ary, long n)
+/* Counts from an Array of exactly n Integers, into *out (malloc'd and
+ * set before anything can raise, so the caller frees it either way). */
+static const uint64_t *counts_from(VALUE ary, long n, uint64_t **out)
 {
     Check_Type(ary, T_ARRAY);
     if (RARRAY_LEN(ary) != n) rb_raise(rb_eArgError, "count array has %ld entries for %ld methods", RARRAY_LEN(ary), n);
-    uint64_t *counts = calloc((size_t)n + 1, sizeof *counts);
+    uint64_t *counts = *out = calloc((size_t)n + 1, sizeof *counts);
     if (!counts) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
     for (long i = 0; i < n; i++) counts[i] = NUM2ULL(rb_ary_entry(ary, i));
     return counts;
@@ -1469,11 +1470,8 @@ static VALUE render_dot(VALUE arg)
     VALUE allocations = rb_ary_entry(o, 10);
     if (!NIL_P(allocations)) {
         Check_Type(allocations, T_ARRAY);
-        /* Assigned one at a time: each may raise, and the buffers free what was made. */
-        b->self_allocations = counts_from(rb_ary_entry(allocations, 0), nm);
-        b->allocations = counts_from(rb_ary_entry(allocations, 1), nm);
-        opts.self_allocations = b->self_allocations;
-        opts.allocations = b->allocations;
+        opts.self_allocations = counts_from(rb_ary_entry(allocations, 0), nm, &b->self_allocations);
+        opts.allocations = counts_from(rb_ary_entry(allocations, 1), nm, &b->allocations);
         opts.total_allocations = u64(rb_ary_entry(allocations, 2));
     }
 
