@@ -105,6 +105,25 @@ class TestAllocationOutputs < Minitest::Test
     refute_includes parse(document(allocations: false)).to_dot, "alloc"
   end
 
+  def test_callgrind_has_allocations_as_a_second_event
+    callgrind = parse(document).to_callgrind
+    assert_includes callgrind, "events: Nanoseconds Allocations\nsummary: 100 45\n"
+    assert_includes callgrind, "fn=(2)\n0 30 10\n" # Object#work: self time, self allocations
+    assert_includes callgrind, "calls=4 0\n0 30 30\n"          # work -> String#*: inclusive
+    assert_includes callgrind, "totals: 100 45\n"
+    plain = parse(document(allocations: false)).to_callgrind
+    assert_includes plain, "events: Nanoseconds\nsummary: 100\n"
+    assert_includes plain, "fn=(2)\n0 30\n"
+    return unless system("command -v callgrind_annotate > /dev/null 2>&1")
+
+    path = File.join(@dir, "callgrind.out.allocations")
+    File.write(path, callgrind)
+    out, err, status = Open3.capture3("callgrind_annotate", "--threshold=100", "--auto=no", path)
+    assert status.success?, err
+    assert_equal "", err
+    assert_match(/^\s*30\s.*\s10\s.*Object#work$/, out)
+  end
+
   def test_merge_adds_counts_up_when_every_profile_has_them
     sum = Tracegraph::Profile.merge([parse(document), parse(document(work: [100, 20]))])
     assert_predicate sum, :allocations?
