@@ -15,14 +15,16 @@ module Configs
 
   # blocks: true is tracegraph's default (a node per block); blocks:
   # false is the method-only view, listening to fewer events. gc: false
-  # leaves the garbage-collection hook out.
-  def self.tracegraph(clock, c_calls, gc: true, blocks: true)
-    Config.new(name: "tracegraph_#{clock}#{'_no_c' unless c_calls}#{'_no_gc' unless gc}#{'_no_blocks' unless blocks}",
+  # leaves the garbage-collection hook out. allocations: true adds the
+  # allocation hook (off by default).
+  def self.tracegraph(clock, c_calls, gc: true, blocks: true, allocations: false)
+    Config.new(name: "tracegraph_#{clock}#{'_no_c' unless c_calls}#{'_no_gc' unless gc}#{'_no_blocks' unless blocks}" \
+                     "#{'_allocations' if allocations}",
                label: "tracegraph :#{clock}#{', c_calls: false' unless c_calls}#{', gc: false' unless gc}" \
-                      "#{', blocks: false' unless blocks}",
+                      "#{', blocks: false' unless blocks}#{', allocations: true' if allocations}",
                library: "tracegraph", peer: false,
                wrap: lambda { |work|
-                 Tracegraph.start(clock: clock, c_calls: c_calls, gc: gc, blocks: blocks)
+                 Tracegraph.start(clock: clock, c_calls: c_calls, gc: gc, blocks: blocks, allocations: allocations)
                  work.call
                  Tracegraph.stop
                })
@@ -58,6 +60,10 @@ module Configs
     # recording GC costs (the allocation workload collects most).
     tracegraph(:wall, true, gc: false),
     tracegraph(:wall, true, blocks: false),
+    # With allocations counted: beside tracegraph :wall, what the NEWOBJ
+    # hook costs (every allocation takes Ruby's slow path while it is
+    # installed; the allocation workload shows it most).
+    tracegraph(:wall, true, allocations: true),
     ruby_prof("ruby_prof_wall", "ruby-prof WALL_TIME", :WALL_TIME),
     ruby_prof("ruby_prof_process", "ruby-prof PROCESS_TIME", :PROCESS_TIME),
     Config.new(name: "stackprof_wall", label: "stackprof :wall (sampling, 1 ms)", library: "stackprof", peer: true,

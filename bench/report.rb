@@ -11,6 +11,8 @@ class Report
     ["tracegraph :wall ÷ tracegraph :wall, blocks: false (what blocks cost)", "tracegraph_wall", "tracegraph_wall_no_blocks"],
     ["tracegraph :wall ÷ ruby-prof WALL_TIME", "tracegraph_wall", "ruby_prof_wall"],
     ["tracegraph :wall ÷ tracegraph :wall, gc: false (the GC hook)", "tracegraph_wall", "tracegraph_wall_no_gc"],
+    ["tracegraph :wall, allocations: true ÷ tracegraph :wall (counting allocations)", "tracegraph_wall_allocations",
+     "tracegraph_wall"],
     ["tracegraph :wall, c_calls: false ÷ floor: empty hook, call/return only", "tracegraph_wall_no_c", "floor_empty_no_c"],
     ["tracegraph :cpu ÷ floor + CLOCK_PROCESS_CPUTIME_ID", "tracegraph_cpu", "floor_process_cpu"],
     ["tracegraph :cpu ÷ ruby-prof PROCESS_TIME", "tracegraph_cpu", "ruby_prof_process"]

@@ -22,7 +22,7 @@ module Tracegraph
 
   CLOCKS = %i[wall cpu thread_cpu].freeze
   THREADS = %i[all current].freeze
-  START_OPTIONS = %i[clock c_calls blocks call_tree max_call_tree_nodes exact_clock threads gc].freeze
+  START_OPTIONS = %i[clock c_calls blocks call_tree max_call_tree_nodes exact_clock threads gc allocations].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
   # The core's limit (TG_CALLTREE_MAX_NODES): node indexes stay below the
   # codes of the threads' roots.
@@ -57,6 +57,9 @@ module Tracegraph
     #   gc:      record garbage collection as "(garbage collection)" nodes
     #              under the methods running when it ran (default true);
     #              false leaves its time in those methods' self time
+    #   allocations: also count the objects allocated in each method and
+    #              each call, self and total (default false; Ruby's
+    #              allocator is slower while they are counted)
     def start(**options)
       _start(*parse_start_options(options, hide_next_call: false), false)
       nil
@@ -113,8 +116,9 @@ module Tracegraph
     # The arguments of _start: clock, c_calls, hide_next_call (without C
     # calls the load/eval to hide is not traced anyway), call-tree node
     # cap (0 = no tree), exact_clock, whether to record the calling thread
-    # only, gc, blocks as frames. (_start's last argument, whether to leave
-    # out the next block the calling thread runs, is added by the caller.)
+    # only, gc, blocks as frames, allocations. (_start's last argument,
+    # whether to leave out the next block the calling thread runs, is added
+    # by the caller.)
     def parse_start_options(options, hide_next_call:)
       OptionChecks.known!(options, START_OPTIONS)
       clock = options.fetch(:clock, :wall)
@@ -122,7 +126,8 @@ module Tracegraph
       unless CLOCKS.include?(clock)
         raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
       end
-      c_calls, blocks, call_tree, exact_clock, gc = %i[c_calls blocks call_tree exact_clock gc].map do |key|
+      flags = %i[c_calls blocks call_tree exact_clock gc allocations]
+      c_calls, blocks, call_tree, exact_clock, gc, allocations = flags.map do |key|
         OptionChecks.boolean!(key, options.fetch(key, %i[c_calls blocks gc].include?(key)))
       end
       max_nodes = options.fetch(:max_call_tree_nodes, DEFAULT_MAX_CALL_TREE_NODES)
@@ -136,7 +141,7 @@ module Tracegraph
         raise ArgumentError, "threads must be :all or :current, not #{options[:threads].inspect}"
       end
       [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock, threads == :current, gc,
-       blocks]
+       blocks, allocations]
     end
   end
 end

@@ -41,6 +41,8 @@ void tg_dot_options_default(tg_dot_options *o)
     o->short_files = NULL;
     o->method_total = 0;
     o->edge_via = NULL;
+    o->self_allocations = o->allocations = NULL;
+    o->total_allocations = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -694,6 +696,11 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
                       tg_format_ns(t2, sizeof t2, gc->mark_time), tg_format_ns(t3, sizeof t3, gc->sweep_time));
         tg_style_put_legend_line(b, &line);
     }
+    if (o->self_allocations) {
+        tg_buf_printf(&line, "Allocations: %s object%s \xC2\xB7 allocs = a box's own",
+                      tg_format_count(c1, sizeof c1, o->total_allocations), o->total_allocations == 1 ? "" : "s");
+        tg_style_put_legend_line(b, &line);
+    }
     if (r->method_count == 0) {
         tg_buf_puts(&line, "Nothing was recorded (0 methods).");
         tg_style_put_legend_line(b, &line);
@@ -774,6 +781,10 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
     put_time_line(b, "self", meth->self_time, r->total_time);
     tg_buf_puts(b, "\\n");
     put_time_line(b, "total", meth->total_time, r->total_time);
+    if (o->self_allocations) {
+        tg_buf_printf(b, "\\nallocs %s (%s)", tg_format_count(c, sizeof c, o->self_allocations[m]),
+                      tg_format_percent(pct, sizeof pct, o->self_allocations[m], o->total_allocations));
+    }
     tg_buf_printf(b, "\\n%s call%s\", tooltip=\"", tg_format_count(c, sizeof c, meth->calls),
                   meth->calls == 1 ? "" : "s");
 
@@ -786,6 +797,14 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
                   tg_format_percent(pct, sizeof pct, meth->total_time, r->total_time),
                   tg_format_count(c, sizeof c, meth->total_time));
     tg_buf_printf(b, "\\ncalls: %s", tg_format_count(c, sizeof c, meth->calls));
+    if (o->self_allocations) {
+        char c2[TG_FORMAT_SIZE], pct2[TG_FORMAT_SIZE];
+        tg_buf_printf(b, "\\nallocations: self %s (%s), total %s (%s)",
+                      tg_format_count(c, sizeof c, o->self_allocations[m]),
+                      tg_format_percent(pct, sizeof pct, o->self_allocations[m], o->total_allocations),
+                      tg_format_count(c2, sizeof c2, o->allocations[m]),
+                      tg_format_percent(pct2, sizeof pct2, o->allocations[m], o->total_allocations));
+    }
     if (meth->is_c) tg_buf_puts(b, "\\nimplemented in C");
     if (o->waiting && o->waiting[m]) tg_buf_puts(b, "\\nwaiting: blocks its thread until something else happens");
     tg_buf_puts(b, "\"");

@@ -49,6 +49,11 @@ typedef struct tg_dot_options {
                                         (one name per line; the count is the number of lines), or NULL */
     const char *const *short_files;  /* NULL, or per method: its file as the label shows it ("rubocop/cli.rb",
                                         "(ruby) json/common.rb"; the tooltip keeps the full path), or NULL */
+    /* NULL, or per method (both or neither): the objects it allocated
+     * itself and with its callees (allocations: true), shown in its box
+     * and tooltip as shares of total_allocations, which the legend gives. */
+    const uint64_t *self_allocations, *allocations;
+    uint64_t total_allocations;
 } tg_dot_options;
 
 void tg_dot_options_default(tg_dot_options *o);

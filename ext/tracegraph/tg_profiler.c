@@ -35,8 +35,24 @@ void tg_profiler_free(tg_profiler *p)
     tg_pairmap_free(&p->edge_index);
     free(p->methods);
     free(p->edges);
+    free(p->method_allocations);
+    free(p->edge_allocations);
     free(p->thread_time);
     memset(p, 0, sizeof *p);
+}
+
+void tg_profiler_count_allocations(tg_profiler *p)
+{
+    p->count_allocations = true;
+}
+
+/* Room for allocation counts at index `i` (zeroed), if they are counted. */
+static bool grow_allocations(const tg_profiler *p, tg_allocation_stats **array, uint32_t *capacity, uint32_t i)
+{
+    if (!p->count_allocations) return true;
+    if (!grow((void **)array, capacity, i + 1, sizeof **array)) return false;
+    (*array)[i] = (tg_allocation_stats){0};
+    return true;
 }
 
 uint32_t tg_profiler_method(tg_profiler *p, uint64_t key_a, uint64_t key_b)
@@ -45,6 +61,7 @@ uint32_t tg_profiler_method(tg_profiler *p, uint64_t key_a, uint64_t key_b)
     if (m != TG_PAIRMAP_NONE) return m;
     if (p->method_count == TG_NONE - 1 ||
         !grow((void **)&p->methods, &p->method_capacity, p->method_count + 1, sizeof *p->methods) ||
+        !grow_allocations(p, &p->method_allocations, &p->method_allocations_capacity, p->method_count) ||
         !tg_pairmap_insert(&p->method_index, key_a, key_b, p->method_count)) {
         p->out_of_memory = true;
         return TG_NONE;
@@ -77,6 +94,7 @@ static __attribute__((noinline)) uint32_t intern_edge_slow(tg_profiler *p, uint3
     }
     if (p->edge_count == TG_NONE - 1 ||
         !grow((void **)&p->edges, &p->edge_capacity, p->edge_count + 1, sizeof *p->edges) ||
+        !grow_allocations(p, &p->edge_allocations, &p->edge_allocations_capacity, p->edge_count) ||
         !tg_pairmap_insert(&p->edge_index, caller, callee, p->edge_count)) {
         p->out_of_memory = true;
         return TG_NONE;
@@ -86,11 +104,16 @@ static __attribute__((noinline)) uint32_t intern_edge_slow(tg_profiler *p, uint3
     return p->edge_count++;
 }
 
+static inline uint32_t edge_cache_index(uint32_t caller, uint32_t callee)
+{
+    return (caller * 2654435761u ^ callee) & (TG_EDGE_CACHE_SIZE - 1);
+}
+
 /* The edge index for (caller, callee), created on first sight; TG_NONE if
  * out of memory. Inline: a hit is one compare. */
 static inline uint32_t intern_edge(tg_profiler *p, uint32_t caller, uint32_t callee)
 {
-    tg_edge_cache_entry *cached = &p->edge_cache[(caller * 2654435761u ^ callee) & (TG_EDGE_CACHE_SIZE - 1)];
+    tg_edge_cache_entry *cached = &p->edge_cache[edge_cache_index(caller, callee)];
     if (cached->caller == caller && cached->callee == callee) return cached->edge;
     return intern_edge_slow(p, caller, callee, cached);
 }
@@ -156,6 +179,24 @@ void tg_context_resume(tg_context *c, uint64_t now)
     if (now > c->suspended_at) c->suspended_time += now - c->suspended_at;
 }
 
+/* pop_frame's allocations, after it took the frame's activations off:
+ * `active` is 0 now exactly where it tested --active == 0 for the time.
+ * Out of line: inlined, its registers cost pop_frame's every call. */
+static __attribute__((noinline)) void pop_allocations(tg_profiler *p, tg_context *c, const tg_frame *f)
+{
+    uint64_t total = c->allocations - f->allocations_at;
+    uint64_t self = total - f->child_allocations;
+    tg_allocation_stats *m = &p->method_allocations[f->method];
+    if (p->methods[f->method].active == 0) m->total += total;
+    m->self += self;
+    if (f->edge != TG_NONE) {
+        tg_allocation_stats *e = &p->edge_allocations[f->edge];
+        if (p->edges[f->edge].active == 0) e->total += total;
+        e->self += self;
+    }
+    if (c->depth > 0) c->frames[c->depth - 1].child_allocations += total;
+}
+
 /* Pops the top frame at context-local time `local` and books its times. */
 static void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
 {
@@ -181,6 +222,7 @@ static void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
     /* The parent's child time takes what this frame's self time and its
      * children booked, so the parent's self time excludes exactly that. */
     if (c->depth > 0) c->frames[c->depth - 1].child_time += self + f->child_time;
+    if (p->count_allocations) pop_allocations(p, c, f);
 }
 
 /* Closes frames whose real frames are gone: those at or below `position`
@@ -245,7 +287,8 @@ static void push_tree_node(tg_profiler *p, uint32_t thread, tg_frame *parent, tg
     f->folded = folded;
 }
 
-/* Pushes a frame that started at context-local time `start`. */
+/* Pushes a frame that started at context-local time `start` (and at the
+ * context's allocation count now: settle_leaf corrects it). */
 static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t start)
 {
     if (c->depth == c->capacity &&
@@ -263,6 +306,10 @@ static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t 
     f->start = start;
     f->child_time = 0;
     if (p->tree) push_tree_node(p, c->thread, parent, f, method);
+    if (p->count_allocations) {
+        f->allocations_at = c->allocations;
+        f->child_allocations = 0;
+    }
 
     tg_method_stats *m = &p->methods[method];
     m->calls++;
@@ -278,7 +325,11 @@ void tg_profiler_settle_leaf(tg_profiler *p, tg_context *c)
     if (c->leaf_method == TG_NONE) return;
     uint32_t method = c->leaf_method;
     c->leaf_method = TG_NONE;
+    uint32_t depth = c->depth;
     push_frame(p, c, method, c->leaf_position, c->leaf_start);
+    /* Its allocations began at its call too. (Not a parameter of
+     * push_frame: one more kept the hook from inlining its calls.) */
+    if (c->depth > depth) c->frames[depth].allocations_at = c->leaf_allocations;
 }
 
 void tg_profiler_push(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)
@@ -299,6 +350,31 @@ void tg_profiler_push_leaf(tg_profiler *p, tg_context *c, uint32_t method, uint6
     c->leaf_method = method;
     c->leaf_position = position;
     c->leaf_start = now - c->suspended_time;
+    /* Unconditionally: a store costs less than testing whether it is needed. */
+    c->leaf_allocations = c->allocations;
+}
+
+/* book_leaf's allocations: those since the leaf's call are all its own.
+ * Out of line, and finding the edge again (in its cache, where book_leaf
+ * just put it; never making it, which book_leaf may have failed to do),
+ * so that the leaf's path without allocations stays as short as it was. */
+static __attribute__((noinline)) void book_leaf_allocations(tg_profiler *p, tg_context *c, uint32_t method)
+{
+    uint64_t n = c->allocations - c->leaf_allocations;
+    tg_allocation_stats *m = &p->method_allocations[method];
+    if (p->methods[method].active == 0) m->total += n;
+    m->self += n;
+    if (c->depth == 0) return;
+    tg_frame *parent = &c->frames[c->depth - 1];
+    parent->child_allocations += n;
+    const tg_edge_cache_entry *cached = &p->edge_cache[edge_cache_index(parent->method, method)];
+    uint32_t edge = cached->caller == parent->method && cached->callee == method
+                        ? cached->edge
+                        : tg_profiler_find_edge(p, parent->method, method);
+    if (edge == TG_NONE) return;
+    tg_allocation_stats *e = &p->edge_allocations[edge];
+    if (p->edges[edge].active == 0) e->total += n;
+    e->self += n;
 }
 
 /* The pending leaf returns: what push_frame and pop_frame would book for a
@@ -325,6 +401,7 @@ static inline __attribute__((always_inline)) void book_leaf(tg_profiler *p, tg_c
         parent->child_time += elapsed;
     }
     p->thread_time[c->thread] += elapsed;
+    if (p->count_allocations) book_leaf_allocations(p, c, method);
 }
 
 void tg_profiler_call(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position, uint64_t now)

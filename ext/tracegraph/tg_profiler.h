@@ -33,6 +33,13 @@
  *    exactly the numbers a push and a pop would give. Any other event on
  *    the context first turns the pending leaf into a real frame, so
  *    everything else sees ordinary frames.
+ *  - Allocations (tg_profiler.count_allocations) are a second clock: each
+ *    context counts the objects allocated while it runs (the binding adds
+ *    to tg_context.allocations), and frames book the count between their
+ *    push and pop exactly as they book time, self and total, recursion
+ *    counted once. The count only ever grows, so nothing is clamped. Off,
+ *    they cost a predictable branch per push and pop and a store per
+ *    leaf (callgrind: +0.7% of the hook's instructions on fib).
  *
  * A context is one shadow stack: one per Ruby thread and one per fiber.
  * No Ruby headers here; the binding maps Ruby objects to indexes.
@@ -64,6 +71,13 @@ typedef struct tg_edge_stats {
     uint32_t active;
 } tg_edge_stats;
 
+/* Objects allocated in a method's (an edge's) frames, kept apart from the
+ * times so that the hot path's strides stay what they were without them. */
+typedef struct tg_allocation_stats {
+    uint64_t total;   /* outermost frames only, as total_time */
+    uint64_t self;    /* as self_time */
+} tg_allocation_stats;
+
 typedef struct tg_frame {
     uint32_t method;
     uint32_t edge;           /* TG_NONE for a context's bottom frame */
@@ -75,6 +89,9 @@ typedef struct tg_frame {
     uint32_t node;           /* call-tree node */
     uint32_t last_node;      /* call-tree node of last_callee under this frame */
     bool folded;             /* past the tree's cap: `node` is an ancestor's */
+    /* Set and read only while allocations are counted: as start and child_time. */
+    uint64_t allocations_at;     /* the context's count at the call */
+    uint64_t child_allocations;  /* total allocations of the calls this frame made */
 } tg_frame;
 
 typedef struct tg_context {
@@ -89,6 +106,9 @@ typedef struct tg_context {
     bool suspended;
     bool resync;             /* positions closed frames whose returns were
                                 skipped: the binding may check the rest */
+    uint64_t allocations;    /* objects allocated while this context ran: only
+                                grows, and only the binding adds to it */
+    uint64_t leaf_allocations; /* the pending leaf's count at its call */
 } tg_context;
 
 /* A direct-mapped cache in front of the edge map: a hash-map probe costs
@@ -106,6 +126,10 @@ typedef struct tg_profiler {
 
     tg_edge_stats *edges;
     uint32_t edge_count, edge_capacity;
+
+    /* Parallel to methods and edges while allocations are counted; else NULL. */
+    tg_allocation_stats *method_allocations, *edge_allocations;
+    uint32_t method_allocations_capacity, edge_allocations_capacity;
     tg_pairmap edge_index;     /* (caller, callee) -> edge */
     tg_edge_cache_entry edge_cache[TG_EDGE_CACHE_SIZE];
 
@@ -116,10 +140,16 @@ typedef struct tg_profiler {
 
     tg_context *running;       /* the context whose frames `active` counts */
     bool out_of_memory;        /* set if an event had to be dropped */
+    bool count_allocations;    /* frames book tg_context.allocations: set by
+                                  tg_profiler_count_allocations */
 } tg_profiler;
 
 bool tg_profiler_init(tg_profiler *p);
 void tg_profiler_free(tg_profiler *p);
+
+/* Counts allocations from now on (method_allocations, edge_allocations).
+ * Before the first method is made. */
+void tg_profiler_count_allocations(tg_profiler *p);
 
 /* The method index for a binding-defined key (e.g. class and method id),
  * created with zeroed statistics on first sight. TG_NONE if out of memory. */

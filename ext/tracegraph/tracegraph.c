@@ -1,8 +1,9 @@
 /*
  * tracegraph.c - the Ruby binding: the event hook, GC marking, and naming.
  *
- * With gc_events.c (garbage collection's own hook) and block_frames.c
- * (blocks as frames: keys and names), the only code that includes ruby.h.
+ * With gc_events.c (garbage collection's own hook), alloc_events.c
+ * (allocations' own hook) and block_frames.c (blocks as frames: keys and
+ * names), the only code that includes ruby.h.
  * It translates Ruby's events into the plain-C core
  * (tg_profiler) and the core's numbers back into Ruby objects. Sections,
  * top-down:
@@ -22,6 +23,7 @@
 #include <ruby/debug.h>
 #include <ruby/encoding.h>
 
+#include "alloc_events.h"
 #include "gc_events.h"
 #include "tg_clock.h"
 #include "tg_diff_dot.h"
@@ -128,6 +130,7 @@ static struct session {
     rb_event_hook_func_t hook;  /* the hook installed now */
     bool gc;                    /* garbage collection is recorded (gc_events.h) */
     bool blocks;                /* blocks as frames (block_frames.h) */
+    bool allocations;           /* allocations are counted (alloc_events.h) */
     bool hide_next_block;       /* Tracegraph.profile's own block */
     VALUE hide_block_thread;    /* the thread it runs on (marked as S.threads[0]) */
     uint32_t last_call;         /* public API only: the method whose call was the
@@ -682,6 +685,16 @@ static TG_ALWAYS_INLINE thread_rec *event_thread_cached(rb_trace_arg_t *arg, boo
     return vm_reads && trace_ec(arg) == S.cached_ec ? S.cached : event_thread(arg);
 }
 
+/* For the allocation hook (alloc_events.h): every allocation asks, so the
+ * same execution context as the last event answers without a lookup, as
+ * for calls. (NEWOBJ's ec is the allocating fiber's.) */
+tg_context *tracegraph_allocating_context(rb_trace_arg_t *arg)
+{
+    if (RTEST(S.only_thread) && rb_thread_current() != S.only_thread) return NULL;
+    thread_rec *th = event_thread_cached(arg, vm.trusted);
+    return th ? &th->current->ctx : NULL;
+}
+
 /* Calls and returns each get their own function, so each keeps only the
  * registers it needs. No stack protector: nothing here writes through a
  * local buffer, and the canary check would cost every event. */
@@ -885,22 +898,23 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
 }
 
 /* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes,
- * exact_clock, current_thread_only, gc, blocks, hide_next_block): options
- * are validated in Ruby.
+ * exact_clock, current_thread_only, gc, blocks, allocations,
+ * hide_next_block): options are validated in Ruby.
  * hide_next_call leaves out the first call made after start: the CLI's
  * `load` of the script, so the script's methods are the roots of the
  * graph. call_tree_nodes > 0 keeps a call tree of at most that many nodes.
  * exact_clock reads a CPU clock on every event instead of estimating it
  * between readings. current_thread_only records the calling thread (and
  * its fibers) only. gc records garbage collection (gc_events.h). blocks
- * records blocks as frames (block_frames.h); hide_next_block leaves out
- * the block the calling thread runs next (Tracegraph.profile's). */
+ * records blocks as frames (block_frames.h); allocations counts the
+ * objects allocated in each method (alloc_events.h); hide_next_block
+ * leaves out the block the calling thread runs next (Tracegraph.profile's). */
 static VALUE tg_start(int argc, VALUE *argv, VALUE mod)
 {
-    rb_check_arity(argc, 9, 9);
+    rb_check_arity(argc, 10, 10);
     VALUE clock = argv[0], c_calls = argv[1], hide_next_call = argv[2], call_tree_nodes = argv[3],
           exact_clock = argv[4], current_thread_only = argv[5], gc = argv[6], blocks = argv[7],
-          hide_next_block = argv[8];
+          allocations = argv[8], hide_next_block = argv[9];
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
     tg_clock_kind kind = clock_from_symbol(clock);
@@ -914,6 +928,7 @@ static VALUE tg_start(int argc, VALUE *argv, VALUE mod)
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
     if (tree_nodes) S.prof.tree = &S.tree;
+    if (RTEST(allocations)) tg_profiler_count_allocations(&S.prof);
     S.clock = kind;
     S.clock_id = tg_clock_id(kind);
     S.estimate_cpu = kind != TG_CLOCK_WALL && !RTEST(exact_clock);
@@ -937,11 +952,14 @@ static VALUE tg_start(int argc, VALUE *argv, VALUE mod)
     S.gc = RTEST(gc);
     S.hide_next_block = S.blocks && RTEST(hide_next_block);
     S.hide_block_thread = rb_thread_current();
+    S.allocations = RTEST(allocations);
     S.running = true;
     S.wall_started = tg_clock_read(CLOCK_MONOTONIC);
     install_hook(session_hook(), S.events);
     /* After the main hook: see tg_pause. */
     if (RTEST(gc)) gc_events_start(&S.prof);
+    /* Last of all: from here to the return nothing allocates. */
+    if (S.allocations) alloc_events_start();
     return Qnil;
 }
 
@@ -968,9 +986,10 @@ static VALUE build_call_tree(void)
 
 /* Builds the plain-data result that Tracegraph::Profile wraps:
  *   [clock, [[thread, time], ...],
- *    [[name, file, line, is_c, calls, total, self], ...],
- *    [[caller, callee, calls, total, self], ...], complete?, call_tree,
- *    [gc runs, gc step, marking and sweeping method indexes]] */
+ *    [[name, file, line, is_c, calls, total, self(, allocations, self allocations)], ...],
+ *    [[caller, callee, calls, total, self(, allocations, self allocations)], ...], complete?, call_tree,
+ *    [gc runs, gc step, marking and sweeping method indexes], wall time, allocations?]
+ * with the allocation counts only if allocations were counted. */
 static VALUE build_result(void)
 {
     /* First: it frees the call tree's index before the Ruby arrays grow. */
@@ -983,21 +1002,32 @@ static VALUE build_result(void)
     for (uint32_t i = 0; i < S.prof.method_count; i++) {
         const tg_method_stats *m = &S.prof.methods[i];
         VALUE loc = method_location(&S.keys[i]);
-        rb_ary_push(methods, rb_ary_new_from_args(
+        VALUE row = rb_ary_new_from_args(
             7, S.keys[i].is_block ? block_name(&S.keys[i]) : method_name(&S.keys[i]), rb_ary_entry(loc, 0),
             rb_ary_entry(loc, 1),
-            S.keys[i].is_c ? Qtrue : Qfalse, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time)));
+            S.keys[i].is_c ? Qtrue : Qfalse, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time));
+        if (S.allocations) {
+            rb_ary_push(row, ULL2NUM(S.prof.method_allocations[i].total));
+            rb_ary_push(row, ULL2NUM(S.prof.method_allocations[i].self));
+        }
+        rb_ary_push(methods, row);
     }
 
     VALUE edges = rb_ary_new_capa(S.prof.edge_count);
     for (uint32_t i = 0; i < S.prof.edge_count; i++) {
         const tg_edge_stats *e = &S.prof.edges[i];
-        rb_ary_push(edges, rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee),
-                                                ULL2NUM(e->calls), ULL2NUM(e->total_time), ULL2NUM(e->self_time)));
+        VALUE row = rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee), ULL2NUM(e->calls),
+                                         ULL2NUM(e->total_time), ULL2NUM(e->self_time));
+        if (S.allocations) {
+            rb_ary_push(row, ULL2NUM(S.prof.edge_allocations[i].total));
+            rb_ary_push(row, ULL2NUM(S.prof.edge_allocations[i].self));
+        }
+        rb_ary_push(edges, row);
     }
-    return rb_ary_new_from_args(8, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
+    return rb_ary_new_from_args(9, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
                                 (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, call_tree,
-                                S.gc ? gc_events_result() : Qnil, ULL2NUM(S.wall_time));
+                                S.gc ? gc_events_result() : Qnil, ULL2NUM(S.wall_time),
+                                S.allocations ? Qtrue : Qfalse);
 }
 
 static VALUE build_result_protected(VALUE unused)
@@ -1026,8 +1056,10 @@ static VALUE tg_pause(VALUE mod)
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start before Tracegraph.pause");
     if (S.paused) rb_raise(eError, "already paused: call Tracegraph.resume first");
-    /* The GC hook goes first and comes back last (tg_resume, tg_start):
-     * it is never on without the main hook. */
+    /* The GC and allocation hooks go first and come back last (tg_resume,
+     * tg_start): they are never on without the main hook, and nothing
+     * allocated here or in the Ruby that pauses is counted. */
+    if (S.allocations) alloc_events_stop();
     if (S.gc) gc_events_pause();
     remove_hook();
     /* A pending C leaf becomes a frame, so a return during the pause
@@ -1068,6 +1100,7 @@ static VALUE tg_resume(VALUE mod)
     S.wall_paused += tg_clock_read(CLOCK_MONOTONIC) - S.wall_paused_at;
     install_hook(session_hook(), S.events);
     if (S.gc) gc_events_resume();
+    if (S.allocations) alloc_events_start();
     return Qnil;
 }
 
@@ -1076,7 +1109,8 @@ static VALUE tg_stop(VALUE mod)
 {
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
-    if (S.gc) gc_events_stop();   /* first, as in tg_pause */
+    if (S.allocations) alloc_events_stop();   /* first, as in tg_pause */
+    if (S.gc) gc_events_stop();
     remove_hook();
     S.running = false;
     uint64_t wall_end = S.paused ? S.wall_paused_at : tg_clock_read(CLOCK_MONOTONIC);
@@ -1247,6 +1281,7 @@ typedef struct report_buffers {
     tg_report_method *methods, *base_methods;
     tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore, *waiting;
+    uint64_t *self_allocations, *allocations;
     const char **context, **notes, **short_files, **edge_via;
     char *output;
     tg_report_gc gc, base_gc;
@@ -1261,6 +1296,8 @@ static void report_buffers_free(report_buffers *b)
     free(b->focus);
     free(b->ignore);
     free(b->waiting);
+    free(b->self_allocations);
+    free(b->allocations);
     free(b->context);
     free(b->notes);
     free(b->short_files);
@@ -1294,6 +1331,18 @@ static const char **strings_from(VALUE ary, long n)
         strings[i] = NIL_P(s) ? NULL : StringValueCStr(s);
     }
     return strings;
+}
+
+/* Counts from an Array of exactly n Integers, into *out (malloc'd and
+ * set before anything can raise, so the caller frees it either way). */
+static const uint64_t *counts_from(VALUE ary, long n, uint64_t **out)
+{
+    Check_Type(ary, T_ARRAY);
+    if (RARRAY_LEN(ary) != n) rb_raise(rb_eArgError, "count array has %ld entries for %ld methods", RARRAY_LEN(ary), n);
+    uint64_t *counts = *out = calloc((size_t)n + 1, sizeof *counts);
+    if (!counts) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    for (long i = 0; i < n; i++) counts[i] = NUM2ULL(rb_ary_entry(ary, i));
+    return counts;
 }
 
 static uint8_t *flags_from(VALUE ary, long n)
@@ -1391,7 +1440,8 @@ static VALUE render_dot(VALUE arg)
     /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd, waiting,
      *  [thread_count, threads_recorded, thread_names, wall_time, hidden_waiting],
      *  context (a line per method, or nil), notes (legend lines), short file names (per method, or nil),
-     *  the number of methods the boxes stand for, or nil; folded chains (per edge, or nil)] */
+     *  the number of methods the boxes stand for, or nil; folded chains (per edge, or nil),
+     *  [self allocations, allocations (a count per method), total] or nil] */
     VALUE o = a->options;
     tg_dot_options opts;
     tg_dot_options_default(&opts);
@@ -1425,6 +1475,13 @@ static VALUE render_dot(VALUE arg)
     opts.method_total = NIL_P(rb_ary_entry(o, 11)) ? 0 : NUM2SIZET(rb_ary_entry(o, 11));
     b->edge_via = strings_from(rb_ary_entry(o, 12), (long)report.edge_count);
     opts.edge_via = b->edge_via;
+    VALUE allocations = rb_ary_entry(o, 13);
+    if (!NIL_P(allocations)) {
+        Check_Type(allocations, T_ARRAY);
+        opts.self_allocations = counts_from(rb_ary_entry(allocations, 0), nm, &b->self_allocations);
+        opts.allocations = counts_from(rb_ary_entry(allocations, 1), nm, &b->allocations);
+        opts.total_allocations = u64(rb_ary_entry(allocations, 2));
+    }
 
     size_t len = 0;
     b->output = tg_dot_render(&report, &opts, &len);
@@ -1742,6 +1799,13 @@ static VALUE tg_frame_size(VALUE mod)
     return ULL2NUM(vm.frame_size);
 }
 
+/* For tests: whether the allocation hook is installed now. */
+static VALUE tg_allocation_hook_p(VALUE mod)
+{
+    (void)mod;
+    return alloc_events_installed() ? Qtrue : Qfalse;
+}
+
 /* For tests: whether the probe trusted the VM reads (ruby_vm.h). */
 static VALUE tg_vm_reads_p(VALUE mod)
 {
@@ -1776,6 +1840,7 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     rb_define_singleton_method(mTracegraph, "_frame_size", tg_frame_size, 0);
     rb_define_singleton_method(mTracegraph, "_hide_methods_of", tg_hide_methods_of, 1);
     rb_define_singleton_method(mTracegraph, "_vm_reads?", tg_vm_reads_p, 0);
+    rb_define_singleton_method(mTracegraph, "_allocation_hook?", tg_allocation_hook_p, 0);
 
     cNativeCallTree = rb_define_class_under(mTracegraph, "NativeCallTree", rb_cObject);
     rb_undef_alloc_func(cNativeCallTree);

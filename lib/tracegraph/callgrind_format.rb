@@ -11,7 +11,9 @@
 # inclusive time of those calls, as callgrind itself writes them. The call
 # site's line is not recorded by tracegraph, so calls are attributed to
 # the caller's definition line. File and function names are compressed
-# ("fl=(1) app.rb" the first time, "fl=(1)" after).
+# ("fl=(1) app.rb" the first time, "fl=(1)" after). A profile with
+# allocations has a second event, Allocations (objects), beside the time
+# in every cost line: self in a function's, inclusive in a call's.
 module Tracegraph
   class Profile
     # The profile in the callgrind format, as a String.
@@ -47,10 +49,10 @@ module Tracegraph
       @profile.methods.each do |m|
         out << "\n" << "fl=" << compressed(@file_ids, file_of(m)) << "\n"
         out << "fn=" << compressed(@fn_ids, @names[m]) << "\n"
-        out << "#{line_of(m)} #{m.self_time}\n"
+        out << "#{line_of(m)} #{costs(m.self_time, m.self_allocations)}\n"
         (calls_by_caller[m] || []).each { |e| call(out, m, e) }
       end
-      out << "\ntotals: #{@profile.total_time}\n"
+      out << "\ntotals: #{totals}\n"
       out
     end
 
@@ -63,16 +65,23 @@ module Tracegraph
       out << "cmd: #{one_line(@profile.program.to_s)}\n" if @profile.program
       out << "# clock: #{one_line(@profile.clock.to_s)}; times are nanoseconds\n"
       out << "positions: line\n"
-      out << "events: Nanoseconds\n"
-      out << "summary: #{@profile.total_time}\n"
+      out << "events: Nanoseconds#{' Allocations' if @profile.allocations?}\n"
+      out << "summary: #{totals}\n"
     end
+
+    # A cost line's numbers: the time, and the objects if recorded.
+    def costs(time, allocations)
+      @profile.allocations? ? "#{time} #{allocations}" : time.to_s
+    end
+
+    def totals = costs(@profile.total_time, @profile.total_allocations)
 
     def call(out, caller, edge)
       callee = edge.callee
       out << "cfl=" << compressed(@file_ids, file_of(callee)) << "\n" if file_of(callee) != file_of(caller)
       out << "cfn=" << compressed(@fn_ids, @names[callee]) << "\n"
       out << "calls=#{edge.calls} #{line_of(callee)}\n"
-      out << "#{line_of(caller)} #{edge.total_time}\n"
+      out << "#{line_of(caller)} #{costs(edge.total_time, edge.allocations)}\n"
     end
 
     # "(3) name" the first time a name is used, "(3)" after.

@@ -44,7 +44,8 @@ module Tracegraph
                 direct[[start.caller.object_id, hop.callee.object_id]]
 
         arrow = EdgeStats.new(caller: start.caller, callee: hop.callee, calls: hop.calls,
-                              total_time: hop.total_time, self_time: hop.self_time)
+                              total_time: hop.total_time, self_time: hop.self_time,
+                              allocations: hop.allocations, self_allocations: hop.self_allocations)
         folded[arrow] = chain.map(&:name).join("\n")
         gone[start] = true
         chain.each { |m| gone[m] = true; gone[through[m.object_id]] = true }
@@ -53,7 +54,8 @@ module Tracegraph
 
       kept_edges = edges.reject { |e| gone[e] } + folded.keys
       profile = Profile.new(clock: clock, threads: threads, methods: methods.reject { |m| gone[m] }, edges: kept_edges,
-                            program: program, complete: complete?, gc_runs: gc.runs, wall_time: wall_time)
+                            program: program, complete: complete?, gc_runs: gc.runs, wall_time: wall_time,
+                            allocations: allocations?)
       profile.send(:viewed_from, recorded_threads, hidden_waiting)
       frames = folded.values.sum { |names| names.count("\n") + 1 }
       note = "Folded #{frames} pass-through frames into #{folded.size} bold arrow#{'s' unless folded.size == 1} " \

@@ -114,6 +114,9 @@ module Tracegraph
         o.on("--no-blocks", "No nodes for blocks: their work is charged to what runs them") do
           options[:start][:blocks] = false
         end
+        o.on("--allocations", "Also count the objects each method and call allocates (self and total)") do
+          options[:start][:allocations] = true
+        end
         o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json, .firefox.json)") do
           options[:start][:call_tree] = true
         end
@@ -150,6 +153,7 @@ module Tracegraph
         options[:start][:call_tree] = true
       end
       Tracegraph::DotOptions.parse(options[:dot].except(*VIEW_OPTIONS)) # fail before running anything
+      GraphOptions.check_allocations!(options[:start], options[:dot])
       options
     end
 

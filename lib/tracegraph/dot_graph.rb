@@ -33,8 +33,18 @@ module Tracegraph
                               context.empty? ? nil : graph.methods.map { |m| context[m] }, notes,
                               graph.methods.map { |m| m.file && Tracegraph.short_path(m.file) },
                               graph.methods.size == methods.size ? nil : methods.size,
-                              via.empty? ? nil : graph.edges.map { |e| via[e] }])
+                              via.empty? ? nil : graph.edges.map { |e| via[e] },
+                              graph.legend_allocations])
     end
+
+    # [each method's self allocations, each one's total, the profile's
+    # total] for the boxes and the legend, or nil without allocations.
+    def legend_allocations
+      return nil unless allocations?
+
+      [methods.map(&:self_allocations), methods.map(&:allocations), total_allocations]
+    end
+    protected :legend_allocations
 
     # What the legend says of threads: [how many the numbers cover, how
     # many were recorded, their names, wall time or nil, waiting left out].

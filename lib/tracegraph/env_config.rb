@@ -6,6 +6,7 @@
 #   TRACEGRAPH_C_CALLS        1/true (default) or 0/false
 #   TRACEGRAPH_BLOCKS         1/true (default: blocks as frames) or 0/false
 #   TRACEGRAPH_GC             1/true (default: garbage collection as nodes) or 0/false
+#   TRACEGRAPH_ALLOCATIONS    1/true (count allocations, as allocations: true) or 0/false (default)
 #   TRACEGRAPH_NODE_FRACTION, TRACEGRAPH_EDGE_FRACTION, TRACEGRAPH_MAX_NODES,
 #   TRACEGRAPH_FOCUS, TRACEGRAPH_IGNORE   graph options, as the CLI's flags
 #   TRACEGRAPH_THREADS        threads to show, comma-separated (names, globs or ids), as --thread
@@ -30,6 +31,7 @@ module Tracegraph
       @start_options[:c_calls] = boolean("TRACEGRAPH_C_CALLS") if set?("TRACEGRAPH_C_CALLS")
       @start_options[:gc] = boolean("TRACEGRAPH_GC") if set?("TRACEGRAPH_GC")
       @start_options[:blocks] = boolean("TRACEGRAPH_BLOCKS") if set?("TRACEGRAPH_BLOCKS")
+      @start_options[:allocations] = boolean("TRACEGRAPH_ALLOCATIONS") if set?("TRACEGRAPH_ALLOCATIONS")
       @start_options[:call_tree] = true if Output.needs_call_tree?([@output])
       @dot_options = {}
       @dot_options[:node_fraction] = number("TRACEGRAPH_NODE_FRACTION") if set?("TRACEGRAPH_NODE_FRACTION")
@@ -41,6 +43,7 @@ module Tracegraph
       @dot_options[:idle] = Profile.idle_choice(env["TRACEGRAPH_IDLE"]) if set?("TRACEGRAPH_IDLE")
       @start_options[:call_tree] = true if GraphOptions.needs_call_tree?(@dot_options)
       DotOptions.parse(@dot_options.except(*VIEW_OPTIONS))
+      GraphOptions.check_allocations!(@start_options, @dot_options)
     rescue ArgumentError => e
       raise Error, "bad TRACEGRAPH_* setting: #{e.message}"
     end

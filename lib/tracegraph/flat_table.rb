@@ -2,7 +2,9 @@
 module Tracegraph
   class Profile
     # Prints the top `limit` methods by self time to io:
-    #   calls, self, total, self %, name, location.
+    #   calls, self, total, self %, name, location;
+    # with allocations recorded, the objects each allocated (self and
+    # total) before the name.
     # Below the totals, lines on threads, waiting and garbage collection.
     # threads: and idle: choose a view (Profile#view).
     def print_flat(io = $stdout, limit: 30, **view_options)
@@ -10,19 +12,21 @@ module Tracegraph
       raise ArgumentError, "limit must be a positive integer, not #{limit.inspect}" unless limit.is_a?(Integer) && limit > 0
 
       total = total_time
+      allocated = allocations? ? ", #{Tracegraph.group_digits(total_allocations)} objects allocated" : ""
       io.puts "#{clock} time, total #{Tracegraph.human_time(total)} in #{methods.size} methods, " \
-              "#{Tracegraph.group_digits(total_calls)} calls"
+              "#{Tracegraph.group_digits(total_calls)} calls#{allocated}"
       io.puts threads_line if threads.size > 1 || recorded_threads > 1
       io.puts waiting_line(total) if waiting_time.positive? || hidden_waiting.positive?
       io.puts gc_line(total) if gc.runs.positive? || gc.entries.positive?
-      io.puts format("%12s  %10s  %10s  %6s  %s", "calls", "self", "total", "self%", "method")
+      io.puts format("%12s  %10s  %10s  %6s  %s%s", "calls", "self", "total", "self%",
+                     allocations? ? format("%12s  %12s  ", "self allocs", "total allocs") : "", "method")
       top = methods.sort_by { |m| [-m.self_time, -m.total_time, m.name] }.first(limit)
       top.each do |m|
         share = total.zero? ? 0.0 : 100.0 * m.self_time / total
         where = m.file ? "  #{Tracegraph.printable(Tracegraph.short_path(m.file))}:#{m.line}" : ""
-        io.puts format("%12s  %10s  %10s  %5.1f%%  %s%s%s", Tracegraph.group_digits(m.calls),
+        io.puts format("%12s  %10s  %10s  %5.1f%%  %s%s%s%s", Tracegraph.group_digits(m.calls),
                        Tracegraph.human_time(m.self_time), Tracegraph.human_time(m.total_time), share,
-                       Tracegraph.printable(m.name), m.waiting? ? " (waiting)" : "", where)
+                       allocation_cells(m), Tracegraph.printable(m.name), m.waiting? ? " (waiting)" : "", where)
       end
       hidden = methods.size - top.size
       io.puts "(#{hidden} more methods not shown)" if hidden.positive?
@@ -30,6 +34,14 @@ module Tracegraph
     end
 
     private
+
+    # The allocation columns of a method's row, if recorded.
+    def allocation_cells(method)
+      return "" unless allocations?
+
+      format("%12s  %12s  ", Tracegraph.group_digits(method.self_allocations),
+             Tracegraph.group_digits(method.allocations))
+    end
 
     # "Threads: 6 (main, puma srv tp 001, ...), 103 s of thread time in 17.7 s of wall time"
     def threads_line

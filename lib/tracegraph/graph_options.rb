@@ -38,5 +38,14 @@ module Tracegraph
     def self.needs_call_tree?(dot_options)
       dot_options.key?(:threads) || dot_options[:idle] == :hide
     end
+
+    # Views cannot be made of a profile with allocations (Profile#view):
+    # refused before the program runs, not after. Raises ArgumentError.
+    def self.check_allocations!(start_options, dot_options)
+      return unless start_options[:allocations] && needs_call_tree?(dot_options)
+
+      raise ArgumentError, "allocations cannot be shown for some threads only or without waiting time " \
+                           "(--thread, --idle hide): the call tree keeps no allocation counts"
+    end
   end
 end

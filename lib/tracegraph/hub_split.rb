@@ -8,7 +8,8 @@
 # Foo#bar", when the profile says exactly what is whose:
 #  - its callers' edges account for all of its calls and all of its self
 #    time (edge self time is the callee's self time in those calls), so
-#    each part's calls, self and total times are its caller's edge's;
+#    each part's calls, self and total times (and allocations, which
+#    edges split the same way) are its caller's edge's;
 #  - everything it calls is a block that one of those callers defines
 #    ("block in Foo#bar" is Foo#bar's; "block (2 levels) in Foo#bar" is
 #    "block in Foo#bar"'s), and that caller is the only one of its name.
@@ -68,7 +69,8 @@ module Tracegraph
       plans.each do |method, parts|
         replaced[method] = parts.keys.map do |edge_in|
           part = MethodStats.new(name: method.name, file: method.file, line: method.line, c_method: method.c_method,
-                                 calls: edge_in.calls, total_time: edge_in.total_time, self_time: edge_in.self_time)
+                                 calls: edge_in.calls, total_time: edge_in.total_time, self_time: edge_in.self_time,
+                                 allocations: edge_in.allocations, self_allocations: edge_in.self_allocations)
           part_of[edge_in] = part
           parts[edge_in].each { |out| part_of[out] = part }
           context[part] = "from #{edge_in.caller.name}"
@@ -83,7 +85,7 @@ module Tracegraph
         e.callee.equal?(part) || replaced.key?(e.callee) ? edge_with(e, callee: part) : edge_with(e, caller: part)
       end
       split = Profile.new(clock: clock, threads: threads, methods: new_methods, edges: new_edges, program: program,
-                          complete: complete?, gc_runs: gc.runs, wall_time: wall_time)
+                          complete: complete?, gc_runs: gc.runs, wall_time: wall_time, allocations: allocations?)
       split.send(:viewed_from, recorded_threads, hidden_waiting)
       notes = ["Split per caller: #{split_summary(plans)}"]
       [split, context, notes]
@@ -99,7 +101,7 @@ module Tracegraph
 
     def edge_with(edge, caller: edge.caller, callee: edge.callee)
       EdgeStats.new(caller: caller, callee: callee, calls: edge.calls, total_time: edge.total_time,
-                    self_time: edge.self_time)
+                    self_time: edge.self_time, allocations: edge.allocations, self_allocations: edge.self_allocations)
     end
   end
 end

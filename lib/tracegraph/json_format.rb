@@ -19,6 +19,13 @@
 # "mark_time": 30000000, "sweep_time": 14000000}. Only "runs" is read
 # back: the rest is what the "(garbage collection)" methods already hold.
 #
+# "allocations": true (optional) says the profile was recorded with
+# allocations: true; then every method and edge also has "allocations"
+# (objects allocated in it and what it called, recursion once) and
+# "self_allocations" (in it alone), and a file that misses one is
+# malformed. Files without the flag (all from before it) load as profiles
+# without allocations.
+#
 # Version 2 added "wall_time" (wall-clock time while recording, or null),
 # each method's "waiting" (it blocks its thread: Tracegraph::WAITING_METHODS;
 # written for readers, and worked out from the name on load), and, for a
@@ -45,13 +52,21 @@ module Tracegraph
         "methods" => methods.map do |m|
           {"name" => m.name, "file" => m.file, "line" => m.line, "c_method" => m.c_method ? true : false,
            "waiting" => m.waiting?, "calls" => m.calls, "total_time" => m.total_time, "self_time" => m.self_time}
+            .merge(allocations_to_h(m))
         end,
         "edges" => edges.map do |e|
           {"caller" => index_of(e.caller), "callee" => index_of(e.callee), "calls" => e.calls,
-           "total_time" => e.total_time, "self_time" => e.self_time}
+           "total_time" => e.total_time, "self_time" => e.self_time}.merge(allocations_to_h(e))
         end,
         "gc" => gc.to_h.transform_keys(&:to_s)
-      }.merge(view_to_h, call_tree ? {"call_tree" => call_tree_to_h} : {})
+      }.merge(view_to_h, allocations? ? {"allocations" => true} : {},
+              call_tree ? {"call_tree" => call_tree_to_h} : {})
+    end
+
+    def allocations_to_h(stats)
+      return {} unless allocations?
+
+      {"allocations" => stats.allocations, "self_allocations" => stats.self_allocations}
     end
 
     def view_to_h
@@ -70,7 +85,7 @@ module Tracegraph
          node
        end}
     end
-    private :call_tree_to_h, :view_to_h
+    private :call_tree_to_h, :view_to_h, :allocations_to_h
 
     def to_json(*args)
       JSON.generate(to_h, *args)
@@ -150,6 +165,7 @@ module Tracegraph
       fail!("unknown clock #{clock.inspect}") unless Tracegraph::CLOCKS.map(&:to_s).include?(clock)
       fail!("unit must be \"ns\"") unless @data.fetch("unit", "ns") == "ns"
 
+      @allocations = allocations_flag
       threads = array!(@data, "threads").each_with_index.map { |t, i| thread(t, "threads[#{i}]") }
       methods = array!(@data, "methods").each_with_index.map { |m, i| method_stats(m, "methods[#{i}]") }
       edges = array!(@data, "edges").each_with_index.map { |e, i| edge(e, "edges[#{i}]", methods) }
@@ -159,7 +175,7 @@ module Tracegraph
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges,
                   program: program, complete: @data.fetch("complete", true) == true,
                   call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods, threads) : nil,
-                  gc_runs: gc_runs, wall_time: optional_count("wall_time"))
+                  gc_runs: gc_runs, wall_time: optional_count("wall_time"), allocations: @allocations)
              .tap { |p| view_of(p, threads) }
     end
 
@@ -175,6 +191,26 @@ module Tracegraph
         fail!("threads_recorded (#{recorded}) is less than the #{threads.size} threads listed")
       end
       profile.send(:viewed_from, recorded || threads.size, hidden || 0)
+    end
+
+    # Whether methods and edges carry allocation counts: "allocations": true.
+    def allocations_flag
+      flag = @data.fetch("allocations", false)
+      fail!("allocations must be true or false, not #{flag.inspect[0, 40]}") unless [true, false].include?(flag)
+      flag
+    end
+
+    # [allocations, self_allocations] of a method or an edge: both nil in a
+    # profile without them, else counts, self never above the total.
+    def allocations!(data, where)
+      return [nil, nil] unless @allocations
+
+      total = count!(data, "allocations", where)
+      self_count = count!(data, "self_allocations", where)
+      if self_count > total
+        fail!("#{where}.self_allocations (#{self_count}) is more than its allocations (#{total})")
+      end
+      [total, self_count]
     end
 
     # A non-negative integer that may be absent or null.
@@ -237,9 +273,10 @@ module Tracegraph
         fail!("#{where}.line must be a line number or null, not #{line.inspect[0, 40]}")
       end
       total, self_time = times!(m, where)
+      allocations, self_allocations = allocations!(m, where)
       MethodStats.new(name: Profile.clean_name(string!(m, "name", where)), file: file && Profile.clean_name(file),
                       line: line, calls: count!(m, "calls", where), total_time: total, self_time: self_time,
-                      c_method: m["c_method"] == true)
+                      c_method: m["c_method"] == true, allocations: allocations, self_allocations: self_allocations)
     end
 
     def edge(e, where, methods)
@@ -251,8 +288,9 @@ module Tracegraph
         methods[index]
       end
       total, self_time = times!(e, where)
+      allocations, self_allocations = allocations!(e, where)
       EdgeStats.new(caller: caller, callee: callee, calls: count!(e, "calls", where),
-                    total_time: total, self_time: self_time)
+                    total_time: total, self_time: self_time, allocations: allocations, self_allocations: self_allocations)
     end
 
     # A recorded profile never has self time above total time.

@@ -13,8 +13,11 @@ module Tracegraph
   # One method: "Class#meth" (instance), "Class.meth" (singleton). file and
   # line are where it is defined (nil for C methods). total_time counts
   # each moment once even under recursion; self_time excludes callees.
+  # With allocations: true, allocations and self_allocations are the
+  # objects allocated in it and everything it called (recursion once) and
+  # in it alone; nil in a profile recorded without them.
   MethodStats = Struct.new(:name, :file, :line, :calls, :total_time, :self_time, :c_method,
-                           keyword_init: true) do
+                           :allocations, :self_allocations, keyword_init: true) do
     include Seconds
     alias_method :c_method?, :c_method
     def to_s = name
@@ -23,8 +26,10 @@ module Tracegraph
 
   # One caller->callee edge. caller and callee are MethodStats; total_time
   # is the time spent in callee when called from caller, self_time the
-  # callee's self time in those calls.
-  EdgeStats = Struct.new(:caller, :callee, :calls, :total_time, :self_time, keyword_init: true) do
+  # callee's self time in those calls; allocations and self_allocations
+  # the same for objects allocated (nil when not recorded).
+  EdgeStats = Struct.new(:caller, :callee, :calls, :total_time, :self_time, :allocations, :self_allocations,
+                         keyword_init: true) do
     include Seconds
     def inspect = "#<Tracegraph::EdgeStats #{caller.name} -> #{callee.name} calls=#{calls} total=#{total_time}ns>"
   end
@@ -83,14 +88,15 @@ module Tracegraph
 
     # Builds a profile from the extension's plain-data result.
     def self.from_native(raw, program: nil)
-      clock, threads, methods, edges, complete, tree, gc, wall_time = raw
-      methods = methods.map do |name, file, line, c_method, calls, total, self_time|
+      clock, threads, methods, edges, complete, tree, gc, wall_time, allocations = raw
+      methods = methods.map do |name, file, line, c_method, calls, total, self_time, allocs, self_allocs|
         MethodStats.new(name: Profile.clean_name(name), file: file && Profile.clean_name(file), line: line, calls: calls,
-                        total_time: total, self_time: self_time, c_method: c_method)
+                        total_time: total, self_time: self_time, c_method: c_method,
+                        allocations: allocs, self_allocations: self_allocs)
       end
-      edges = edges.map do |caller, callee, calls, total, self_time|
+      edges = edges.map do |caller, callee, calls, total, self_time, allocs, self_allocs|
         EdgeStats.new(caller: methods[caller], callee: methods[callee], calls: calls,
-                      total_time: total, self_time: self_time)
+                      total_time: total, self_time: self_time, allocations: allocs, self_allocations: self_allocs)
       end
       threads = threads.each_with_index.map do |(thread, total), i|
         ThreadStats.new(id: i + 1, name: thread_name(thread, i + 1), total_time: total)
@@ -103,7 +109,7 @@ module Tracegraph
       unused = reserved.filter_map { |i| methods[i] if i >= 0 && methods[i].calls.zero? }
       methods -= unused unless unused.empty?
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
-          call_tree: call_tree, gc_runs: gc_runs, wall_time: wall_time)
+          call_tree: call_tree, gc_runs: gc_runs, wall_time: wall_time, allocations: allocations)
     end
 
     # [folded_calls, NativeCallTree]
@@ -129,8 +135,9 @@ module Tracegraph
       name.tr("\0", "\u2400")
     end
 
+    # allocations: whether the methods and edges carry allocation counts.
     def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0,
-                   wall_time: nil)
+                   wall_time: nil, allocations: false)
       @clock = clock.to_sym
       @threads = threads.freeze
       @methods = methods.freeze
@@ -140,6 +147,7 @@ module Tracegraph
       @call_tree = call_tree
       @gc_runs = gc_runs
       @wall_time = wall_time
+      @allocations = allocations ? true : false
       @by_name = methods.group_by(&:name)
     end
 
@@ -162,6 +170,14 @@ module Tracegraph
     def total_seconds = total_time / NANOS_PER_SECOND
     def wall_seconds = wall_time && wall_time / NANOS_PER_SECOND
     def total_calls = methods.sum(&:calls)
+
+    # Whether allocations were recorded (allocations: true): then every
+    # method and edge has its counts, else they are nil.
+    def allocations? = @allocations
+
+    # Objects allocated inside profiled methods, the sum of their self
+    # allocations (as total_time is of self times); nil if not recorded.
+    def total_allocations = allocations? ? methods.sum(&:self_allocations) : nil
 
     # The method with this name, e.g. profile["Object#main"]. If two
     # anonymous owners print the same, the first is returned.

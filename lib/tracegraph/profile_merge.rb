@@ -8,15 +8,18 @@ module Tracegraph
     # times add up exactly, so self times still add up to the total. A
     # method's file, line and kind come from the first profile that has it.
     # The result is complete only if every profile was; call trees are not
-    # merged (the result has none); GC runs add up. Raises ArgumentError for
+    # merged (the result has none); GC runs add up. Allocation counts add
+    # up too, if every profile has them; otherwise the sum has none (a sum
+    # missing some runs' objects would be wrong). Raises ArgumentError for
     # an empty list, something that is not a Profile, or mixed clocks.
     def self.merge(profiles)
       profiles, clock = combinable!(profiles, "Profile.merge", "merge")
-      methods = merge_methods(profiles)
+      allocations = profiles.all?(&:allocations?)
+      methods = merge_methods(profiles, allocations)
       new(clock: clock, threads: merge_threads(profiles), methods: methods.values,
-          edges: merge_edges(profiles, methods), program: profiles.first.program,
+          edges: merge_edges(profiles, methods, allocations), program: profiles.first.program,
           complete: profiles.all?(&:complete?), gc_runs: profiles.sum { |p| p.gc.runs },
-          wall_time: profiles.all?(&:wall_time) ? profiles.sum(&:wall_time) : nil)
+          wall_time: profiles.all?(&:wall_time) ? profiles.sum(&:wall_time) : nil, allocations: allocations)
     end
 
     # profiles as an Array, and their one clock; raises ArgumentError for
@@ -35,31 +38,41 @@ module Tracegraph
       [profiles, clocks.first]
     end
 
-    def self.merge_methods(profiles)
+    def self.merge_methods(profiles, allocations)
+      zero = allocations ? 0 : nil
       profiles.flat_map(&:methods).each_with_object({}) do |m, by_name|
         sum = by_name[m.name] ||= MethodStats.new(name: m.name, file: m.file, line: m.line, c_method: m.c_method,
-                                                  calls: 0, total_time: 0, self_time: 0)
-        sum.calls += m.calls
-        sum.total_time += m.total_time
-        sum.self_time += m.self_time
+                                                  calls: 0, total_time: 0, self_time: 0,
+                                                  allocations: zero, self_allocations: zero)
+        add_stats(sum, m, allocations)
       end
     end
 
-    def self.merge_edges(profiles, methods)
+    def self.merge_edges(profiles, methods, allocations)
+      zero = allocations ? 0 : nil
       profiles.flat_map(&:edges).each_with_object({}) do |e, by_names|
         sum = by_names[[e.caller.name, e.callee.name]] ||=
           EdgeStats.new(caller: methods.fetch(e.caller.name), callee: methods.fetch(e.callee.name),
-                        calls: 0, total_time: 0, self_time: 0)
-        sum.calls += e.calls
-        sum.total_time += e.total_time
-        sum.self_time += e.self_time
+                        calls: 0, total_time: 0, self_time: 0, allocations: zero, self_allocations: zero)
+        add_stats(sum, e, allocations)
       end.values
+    end
+
+    # Adds a method's or an edge's numbers to sum's.
+    def self.add_stats(sum, stats, allocations)
+      sum.calls += stats.calls
+      sum.total_time += stats.total_time
+      sum.self_time += stats.self_time
+      return unless allocations
+
+      sum.allocations += stats.allocations
+      sum.self_allocations += stats.self_allocations
     end
 
     def self.merge_threads(profiles)
       totals = profiles.flat_map(&:threads).each_with_object(Hash.new(0)) { |t, h| h[t.name] += t.total_time }
       totals.each_with_index.map { |(name, total), i| ThreadStats.new(id: i + 1, name: name, total_time: total) }
     end
-    private_class_method :combinable!, :merge_methods, :merge_edges, :merge_threads
+    private_class_method :combinable!, :merge_methods, :merge_edges, :add_stats, :merge_threads
   end
 end

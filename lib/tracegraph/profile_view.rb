@@ -4,6 +4,11 @@
 # thread's paths apart (ext/tracegraph/tg_calltree.c filters it and
 # tg_tree_stats.c sums it, in C). The numbers stay exact: counts, self
 # times, and totals that count recursion once.
+#
+# The call tree keeps no allocation counts (they would make every node of
+# a million-path tree half as big again), so a profile recorded with
+# allocations: true has no such view: asking for one raises, rather than
+# give a picture whose allocations are silently gone.
 module Tracegraph
   class Profile
     # How many threads the recording had: more than threads.size in a view
@@ -18,15 +23,21 @@ module Tracegraph
     # time from every caller's total and from the percentages. Returns self
     # when nothing is left out. Needs the call tree (call_tree: true, or
     # tracegraph --call-tree, which --thread and --idle hide turn on)
-    # unless the profile has only the threads chosen.
+    # unless the profile has only the threads chosen. Raises
+    # Tracegraph::Error for a profile with allocations (see above).
     def view(threads: :all, idle: :show)
       chosen = choose_threads(threads)
       hide = Profile.idle_choice(idle) == :hide
       return self if chosen.size == self.threads.size && !hide
       return self if hide && methods.none?(&:waiting?) && chosen.size == self.threads.size
 
+      what = hide ? "hide waiting time (idle: :hide)" : "show some threads only (threads: #{threads.inspect})"
+      if allocations?
+        raise Error, "cannot #{what} in a profile with allocations: the call tree that views are made from " \
+                     "keeps no allocation counts; for this view, record without allocations: true " \
+                     "(tracegraph --allocations)"
+      end
       unless call_tree
-        what = hide ? "hide waiting time (idle: :hide)" : "show some threads only (threads: #{threads.inspect})"
         raise Error, "cannot #{what}: this profile has no call tree, which keeps each thread's paths apart; " \
                      "record it with call_tree: true (tracegraph --call-tree)"
       end

@@ -23,7 +23,7 @@ require "tracegraph/request_files"
 
 module Tracegraph
   class Rack
-    OPTIONS = %i[every path opt_in dir formats save_every per_request clock c_calls gc blocks logger].freeze
+    OPTIONS = %i[every path opt_in dir formats save_every per_request clock c_calls gc blocks allocations logger].freeze
     HEADER = "x-tracegraph" # lower case: what Rack 3 requires, and fine for Rack 2
     OPT_IN_VALUES = %w[1 true yes].freeze
 
@@ -38,7 +38,7 @@ module Tracegraph
     #   formats:     graph formats besides the JSON (default %w[dot]; dot svg pdf png txt folded pb.gz speedscope.json firefox.json callgrind)
     #   save_every:  also write one profile summed over every N profiled requests
     #   per_request: write each request's own files (default true)
-    #   clock:, c_calls:, gc:, blocks:  as for Tracegraph.start
+    #   clock:, c_calls:, gc:, blocks:, allocations:  as for Tracegraph.start
     #   logger:      where messages go (default env["rack.logger"], else $stderr)
     def initialize(app, **options)
       OptionChecks.known!(options, OPTIONS)
@@ -188,8 +188,9 @@ module Tracegraph
       end
 
       c_calls, gc, blocks = %i[c_calls gc blocks].map { |key| OptionChecks.boolean!(key, options.fetch(key, true)) }
-      {clock: clock.to_s.to_sym, c_calls: c_calls, gc: gc, blocks: blocks, call_tree: @files.call_tree?,
-       threads: :current}
+      allocations = OptionChecks.boolean!(:allocations, options.fetch(:allocations, false))
+      {clock: clock.to_s.to_sym, c_calls: c_calls, gc: gc, blocks: blocks, allocations: allocations,
+       call_tree: @files.call_tree?, threads: :current}
     end
 
     def positive_integer(key, value)

@@ -77,6 +77,7 @@ module Tracegraph
       options << "--no-c-calls" if @start_options[:c_calls] == false
       options << "--no-gc" if @start_options[:gc] == false
       options << "--no-blocks" if @start_options[:blocks] == false
+      options << "--allocations" if @start_options[:allocations]
       Array(@dot_options[:threads]).each { |thread| options += ["--thread", thread.to_s] }
       options += ["--idle", @dot_options[:idle].to_s] if @dot_options[:idle]
       options

@@ -103,15 +103,18 @@ module Tracegraph
 
     # The typical profile of several runs of one program: each method's,
     # edge's and thread's median, with the per-run values in #runs. The
-    # profiles must share a clock. Call trees are not combined.
+    # profiles must share a clock. Call trees are not combined. Allocation
+    # counts are medians too, if every run has them (else none are kept).
     def self.median(profiles)
       profiles, clock = combinable!(profiles, "Profile.median", "combine")
       per_run = profiles.map { |p| Profile.merge([p]) } # same-named methods summed, as a diff matches them
-      methods = median_methods(per_run)
+      allocations = per_run.all?(&:allocations?)
+      methods = median_methods(per_run, allocations)
       profile = new(clock: clock, threads: median_threads(per_run), methods: methods.values,
-                    edges: median_edges(per_run, methods), program: profiles.first.program,
+                    edges: median_edges(per_run, methods, allocations), program: profiles.first.program,
                     complete: profiles.all?(&:complete?),
-                    wall_time: per_run.all?(&:wall_time) ? median_of(per_run.map(&:wall_time)) : nil)
+                    wall_time: per_run.all?(&:wall_time) ? median_of(per_run.map(&:wall_time)) : nil,
+                    allocations: allocations)
       by_name = methods.keys.to_h do |name|
         [name, [per_run.map { |p| p[name]&.self_time || 0 }, per_run.map { |p| p[name]&.calls || 0 }]]
       end
@@ -121,7 +124,7 @@ module Tracegraph
 
     def self.median_of(values) = RunStats.median(values).round
 
-    def self.median_methods(profiles)
+    def self.median_methods(profiles, allocations)
       names = profiles.flat_map { |p| p.methods.map(&:name) }.uniq
       names.each_with_object({}) do |name, kept|
         found = profiles.map { |p| p[name] }
@@ -131,11 +134,21 @@ module Tracegraph
         first = found.compact.first
         kept[name] = MethodStats.new(name: name, file: first.file, line: first.line, c_method: first.c_method,
                                      calls: calls, total_time: median_of(found.map { |m| m ? m.total_time : 0 }),
-                                     self_time: median_of(found.map { |m| m ? m.self_time : 0 }))
+                                     self_time: median_of(found.map { |m| m ? m.self_time : 0 }),
+                                     **median_allocations(found, allocations))
       end
     end
 
-    def self.median_edges(profiles, methods)
+    # allocations: and self_allocations: for a method or an edge, from its
+    # stats in each run (nil where it did not run): medians, or nil.
+    def self.median_allocations(found, allocations)
+      return {} unless allocations
+
+      {allocations: median_of(found.map { |s| s ? s.allocations : 0 }),
+       self_allocations: median_of(found.map { |s| s ? s.self_allocations : 0 })}
+    end
+
+    def self.median_edges(profiles, methods, allocations)
       by_pair = Hash.new { |h, k| h[k] = Array.new(profiles.size) }
       profiles.each_with_index do |p, i|
         p.edges.each { |e| by_pair[[e.caller.name, e.callee.name]][i] = e }
@@ -148,7 +161,8 @@ module Tracegraph
 
         EdgeStats.new(caller: methods[caller], callee: methods[callee], calls: calls,
                       total_time: median_of(found.map { |e| e ? e.total_time : 0 }),
-                      self_time: median_of(found.map { |e| e ? e.self_time : 0 }))
+                      self_time: median_of(found.map { |e| e ? e.self_time : 0 }),
+                      **median_allocations(found, allocations))
       end
     end
 
@@ -159,7 +173,7 @@ module Tracegraph
         ThreadStats.new(id: i + 1, name: name, total_time: median_of(times))
       end
     end
-    private_class_method :median_of, :median_methods, :median_edges, :median_threads
+    private_class_method :median_of, :median_methods, :median_allocations, :median_edges, :median_threads
   end
 
   # Writes and reads the "runs" member of the JSON (see the top of this file).

@@ -154,6 +154,38 @@ START_TEST(node_label_and_tooltip_golden)
 }
 END_TEST
 
+START_TEST(allocations_in_the_box_the_tooltip_and_the_legend)
+{
+    tg_report r = ref_report();
+    tg_dot_options o = keep_all();
+    o.cwd = "/app";
+    /* By method: main, work, each, []=, <=>, fib, tiny. */
+    const uint64_t self[NREF] = { 5, 1200, 0, 12000, 0, 3, 1 };
+    const uint64_t total[NREF] = { 13209, 13203, 12000, 12000, 0, 3, 1 };
+    o.self_allocations = self;
+    o.allocations = total;
+    o.total_allocations = 13209;
+    char *s = render(&r, &o);
+    char *n2 = line_of(s, "  N2 [");
+    ck_assert_has(n2, "label=\"Object#work\\nlib/work.rb:10\\nself 200 ms (20.0%)\\ntotal 900 ms (90.0%)"
+                      "\\nallocs 1,200 (9.08%)\\n3 calls\"");
+    ck_assert_has(n2, "\\ncalls: 3\\nallocations: self 1,200 (9.08%), total 13,203 (100.0%)\"");
+    free(n2);
+    char *n5 = line_of(s, "  N5 [");   /* Comparable#<=>: none */
+    ck_assert_has(n5, "\\nallocs 0 (0.00%)\\n100,000 calls\"");
+    free(n5);
+    ck_assert_has(s, "\\lAllocations: 13,209 objects " DOT_ " allocs = a box's own\\l");
+    assert_dot_accepts(s);
+    free(s);
+
+    o.self_allocations = o.allocations = NULL;   /* not recorded: no word of them */
+    s = render(&r, &o);
+    ck_assert_lacks(s, "alloc");
+    ck_assert_lacks(s, "Alloc");
+    free(s);
+}
+END_TEST
+
 START_TEST(ids_are_synthetic_and_ordered_by_total)
 {
     tg_report r = ref_report();
@@ -732,6 +764,7 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, graph_header_and_legend_at_top);
     tcase_add_test(tc, empty_report_has_only_the_legend);
     tcase_add_test(tc, node_label_and_tooltip_golden);
+    tcase_add_test(tc, allocations_in_the_box_the_tooltip_and_the_legend);
     tcase_add_test(tc, ids_are_synthetic_and_ordered_by_total);
     tcase_add_test(tc, ties_break_by_self_then_name);
     tcase_add_test(tc, c_method_is_dashed_without_location);

@@ -1,10 +1,11 @@
 /*
  * Pending leaves (tg_profiler_push_leaf) must book exactly what a frame
- * pushed and popped would. Explicit cases first, then a differential test:
- * random event streams (nesting, recursion, skipped returns, returns from
- * before the start, context switches) fed to two profilers, one pushing
- * every call, one pushing "C" methods as leaves the way the binding does,
- * must agree on every number.
+ * pushed and popped would, times and allocation counts. Explicit cases
+ * first, then a differential test: random event streams (nesting,
+ * recursion, skipped returns, returns from before the start, context
+ * switches, allocations) fed to two profilers, one pushing every call,
+ * one pushing "C" methods as leaves the way the binding does, must agree
+ * on every number.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ typedef struct world {
 static void world_init(world *w)
 {
     ck_assert(tg_profiler_init(&w->p));
+    tg_profiler_count_allocations(&w->p);
     uint32_t thread = tg_profiler_add_thread(&w->p);
     for (int i = 0; i < CONTEXTS; i++) tg_context_init(&w->ctx[i], thread);
     for (uint64_t m = 0; m < METHODS; m++) ck_assert_uint_eq(tg_profiler_method(&w->p, 1, m), m);
@@ -49,6 +51,8 @@ static void assert_same(const world *a, const world *b)
         ck_assert_uint_eq(a->p.methods[m].calls, b->p.methods[m].calls);
         ck_assert_uint_eq(a->p.methods[m].total_time, b->p.methods[m].total_time);
         ck_assert_uint_eq(a->p.methods[m].self_time, b->p.methods[m].self_time);
+        ck_assert_uint_eq(a->p.method_allocations[m].total, b->p.method_allocations[m].total);
+        ck_assert_uint_eq(a->p.method_allocations[m].self, b->p.method_allocations[m].self);
     }
     /* Edge indexes may differ (a leaf's edge is made at its return). */
     ck_assert_uint_eq(a->p.edge_count, b->p.edge_count);
@@ -60,6 +64,8 @@ static void assert_same(const world *a, const world *b)
         ck_assert_uint_eq(x->calls, y->calls);
         ck_assert_uint_eq(x->total_time, y->total_time);
         ck_assert_uint_eq(x->self_time, y->self_time);
+        ck_assert_uint_eq(a->p.edge_allocations[e].total, b->p.edge_allocations[f].total);
+        ck_assert_uint_eq(a->p.edge_allocations[e].self, b->p.edge_allocations[f].self);
     }
     ck_assert_uint_eq(a->p.thread_time[0], b->p.thread_time[0]);
 }
@@ -182,6 +188,9 @@ START_TEST(random_streams_agree)
         uint64_t t = 0;
         for (int step = 0; step < 400; step++) {
             t += rnd(5);
+            /* Objects allocated since the last event, on the running stack. */
+            uint64_t allocated = rnd(4);
+            BOTH((void)l; w->ctx[running].allocations += allocated);
             uint32_t r = rnd(100);
             uint32_t *d = &depth[running];
             if (r < 50 && *d < MAX_DEPTH) {           /* a call */

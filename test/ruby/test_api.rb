@@ -19,7 +19,7 @@ class TestApi < TracegraphTest
 
   def test_unknown_options_and_clocks_name_the_bad_value_and_the_allowed_ones
     error = assert_raises(ArgumentError) { Tracegraph.start(clok: :wall) }
-    assert_match(/unknown option :clok \(allowed: :clock, :c_calls, :blocks, :call_tree, :max_call_tree_nodes, :exact_clock, :threads, :gc\)/, error.message)
+    assert_match(/unknown option :clok \(allowed: :clock, :c_calls, :blocks, :call_tree, :max_call_tree_nodes, :exact_clock, :threads, :gc, :allocations\)/, error.message)
     error = assert_raises(ArgumentError) { Tracegraph.start(clock: :gpu) }
     assert_match(/unknown clock :gpu \(allowed: :wall, :cpu, :thread_cpu\)/, error.message)
     error = assert_raises(ArgumentError) { Tracegraph.start(c_calls: "yes") }

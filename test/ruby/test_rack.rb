@@ -121,6 +121,15 @@ class TestRack < TracegraphTest
     assert_nil profile[middleware(collecting, gc: false), "/gc"][Tracegraph::Profile::GC_NODE]
   end
 
+  def test_allocations_are_counted_when_asked_for
+    building = ->(_env) { [200, {}, [Array.new(2) { "x" * 2 }.join]] }
+    json = ->(mw) { RackTestApp.files_in_header(mw.call(env_for("/a"))[1]["x-tracegraph"], @dir).first }
+    refute_predicate Tracegraph::Profile.load_json(json[middleware(building)]), :allocations?
+    profile = Tracegraph::Profile.load_json(json[middleware(building, allocations: true)])
+    assert_predicate profile, :allocations?
+    assert_equal [2, 2], [method_named(profile, "String#*").calls, method_named(profile, "String#*").allocations]
+  end
+
   def test_file_names_are_safe_and_never_overwritten
     files = Tracegraph::RequestFiles.new(dir: @dir, formats: %w[dot])
     time = Time.utc(2026, 11, 23, 15, 15, 2, 123_456)
@@ -162,7 +171,7 @@ class TestRack < TracegraphTest
 
   def test_bad_options_say_what_is_wrong
     {
-      {evry: 2} => /unknown option :evry \(allowed: :every, :path, :opt_in, :dir, :formats, :save_every, :per_request, :clock, :c_calls, :gc, :blocks, :logger\)/,
+      {evry: 2} => /unknown option :evry \(allowed: :every, :path, :opt_in, :dir, :formats, :save_every, :per_request, :clock, :c_calls, :gc, :blocks, :allocations, :logger\)/,
       {every: 0} => /every must be a positive integer, not 0/,
       {save_every: "2"} => /save_every must be a positive integer/,
       {path: 42} => /path must be a Regexp or a String prefix, not Integer/,

@@ -1,0 +1,38 @@
+/*
+ * alloc_events.h - the binding's allocation hook (alloc_events.c), for
+ * allocations: true.
+ *
+ * Ruby reports every new object with the internal event
+ * RUBY_INTERNAL_EVENT_NEWOBJ, which needs a hook of its own (internal and
+ * normal events cannot share one) and runs inside the allocator: nothing
+ * there may allocate a Ruby object, raise, call Ruby or take a lock. The
+ * hook adds one to the allocation count of the running context of the
+ * allocating thread (tg_context.allocations); the core's frames turn the
+ * counts into self and total allocations (tg_profiler.h).
+ *
+ * It is installed only while recording and not paused, after the main
+ * hook and removed before it, so what tracegraph itself allocates at
+ * start, stop, pause and resume is never counted.
+ */
+#ifndef TG_ALLOC_EVENTS_H
+#define TG_ALLOC_EVENTS_H
+
+#include <ruby.h>
+#include <ruby/debug.h>
+
+#include "tg_profiler.h"
+
+/* From tracegraph.c: the running context of the thread an event fires on,
+ * as tracegraph_event_context (gc_events.h) finds it but without reading
+ * the clock, which counting needs no more than Ruby does; NULL if the
+ * thread is not recorded. Allocates no Ruby object. */
+tg_context *tracegraph_allocating_context(rb_trace_arg_t *arg);
+
+/* Outside any hook, with the GVL: install and remove the hook. */
+void alloc_events_start(void);
+void alloc_events_stop(void);
+
+/* For tests: whether the hook is installed now. */
+bool alloc_events_installed(void);
+
+#endif
