@@ -1,9 +1,11 @@
 require_relative "test_helper"
+require_relative "cli_helper"
 require "open3"
 
 # Chains of frames that only pass the call on, folded into one arrow with
 # exact numbers (chain_fold.rb).
 class TestChainFold < TracegraphTest
+  include CliHelper
   class Spine
     def run = cli
     def cli = environment
@@ -52,5 +54,19 @@ class TestChainFold < TracegraphTest
     profile = Tracegraph.profile(gc: false) { Spine.new.both }
     graph, = profile.fold_chains
     assert graph["TestChainFold::Spine#command"]
+  end
+
+  def test_the_command_can_draw_every_frame
+    Dir.mktmpdir do |dir|
+      code = "def a = b\ndef b = c\ndef c = d\ndef d = (i = 0; i += 1 while i < 200_000)\na\n"
+      _, err, status = tracegraph("-o", "folded.dot", "-e", code, chdir: dir)
+      assert status.success?, err
+      assert_includes File.read(File.join(dir, "folded.dot")), "via 2 frames"
+      _, err, status = tracegraph("--no-fold-chains", "-o", "all.dot", "-e", code, chdir: dir)
+      assert status.success?, err
+      all = File.read(File.join(dir, "all.dot"))
+      refute_includes all, "via 2 frames"
+      assert_includes all, "label=\"Object#b\\n"
+    end
   end
 end

@@ -58,10 +58,11 @@ class TestRenderCli < Minitest::Test
   end
 
   # Each graph flag gives exactly what write_dot gives with that option,
-  # and changes the graph, so none is silently ignored. (--no-split-hubs:
-  # test_hub_split.rb, on a program with an iterator to split.)
+  # and changes the graph, so none is silently ignored. (--no-split-hubs
+  # and --no-fold-chains: test_hub_split.rb and test_chain_fold.rb, on
+  # programs with something to split or fold.)
   def test_every_write_dot_option_has_a_flag_that_works
-    assert_equal Tracegraph::Profile::DOT_DEFAULTS.keys - [:split_hubs], Tracegraph::GraphOptions::FLAGS.keys
+    assert_equal Tracegraph::Profile::DOT_DEFAULTS.keys, Tracegraph::GraphOptions::FLAGS.keys
     saved = Tracegraph::Profile.load_json(@plain)
     default = Dir.chdir(@dir) { saved.to_dot }
     {node_fraction: 0.3, edge_fraction: 0.5, max_nodes: 1, focus: "leaf", ignore: "Object#hot"}.each do |key, value|
