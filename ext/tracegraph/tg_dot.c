@@ -15,6 +15,7 @@
 #include "tg_dot.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,8 @@ void tg_dot_options_default(tg_dot_options *o)
     o->edge_via = NULL;
     o->self_allocations = o->allocations = NULL;
     o->total_allocations = 0;
+    o->edge_allocations = NULL;
+    o->metric = TG_DOT_BY_TIME;
 }
 
 /* ------------------------------------------------------------------ */
@@ -119,6 +122,9 @@ enum method_state {
 
 typedef struct plan {
     const tg_report *r;
+    const tg_dot_options *o;
+    bool by_allocations;       /* the metric is objects allocated, not time */
+    uint64_t whole;            /* the metric's total: the report's time, or total_allocations */
     uint8_t *state;            /* enum method_state per method */
     uint32_t *rank;            /* per method: position among kept boxes (0-based) */
     uint32_t *order;           /* kept methods in display order */
@@ -127,8 +133,36 @@ typedef struct plan {
     uint64_t cap_cut;          /* heaviest total dropped by the cap */
     size_t ignored, unrelated, cut, capped, focus_matches;
     bool focus;
-    uint64_t shown_self, max_self;
+    uint64_t shown_self, max_self;   /* in the metric */
 } plan;
+
+/*
+ * The metric: everything that picks, sizes or colours reads a method's or
+ * an edge's amount through these, so time and allocations share one code.
+ */
+static void plan_metric(plan *p, const tg_dot_options *o)
+{
+    p->o = o;
+    p->by_allocations = o->metric == TG_DOT_BY_ALLOCATIONS && o->self_allocations && o->allocations &&
+                        o->edge_allocations;
+    p->whole = p->by_allocations ? o->total_allocations : p->r->total_time;
+}
+
+static uint64_t method_total(const plan *p, uint32_t m)
+{
+    return p->by_allocations ? p->o->allocations[m] : p->r->methods[m].total_time;
+}
+
+static uint64_t method_self(const plan *p, uint32_t m)
+{
+    return p->by_allocations ? p->o->self_allocations[m] : p->r->methods[m].self_time;
+}
+
+/* Report edge i's amount. */
+static uint64_t edge_amount(const plan *p, size_t i)
+{
+    return p->by_allocations ? p->o->edge_allocations[i] : p->r->edges[i].total_time;
+}
 
 /* Sort key for methods: total desc, self desc, name, index. */
 typedef struct method_key {
@@ -244,9 +278,9 @@ static bool choose_by_coverage(const plan *p, const adjacency *a, const method_k
             for (size_t k = a->in_start[x]; k < a->in_start[x + 1]; k++) {
                 const tg_report_edge *e = &r->edges[a->in[k]];
                 if (p->state[e->caller] != KEPT || e->caller == x) continue;
-                if (caller == UINT32_MAX || e->total_time > heaviest) {
+                if (caller == UINT32_MAX || edge_amount(p, a->in[k]) > heaviest) {
                     caller = e->caller;
-                    heaviest = e->total_time;
+                    heaviest = edge_amount(p, a->in[k]);
                 }
             }
             if (caller == UINT32_MAX) break;   /* a root among the candidates */
@@ -280,20 +314,20 @@ static bool select_methods(plan *p, const adjacency *a, const tg_dot_options *o)
     }
     p->focus = o->focus != NULL;
     if (o->focus && !apply_focus(p, a, o->focus)) return false;
-    p->node_cut = tg_report_cut_off(o->node_fraction, r->total_time);
-    p->edge_cut = tg_report_cut_off(o->edge_fraction, r->total_time);
+    p->node_cut = tg_report_cut_off(o->node_fraction, p->whole);
+    p->edge_cut = tg_report_cut_off(o->edge_fraction, p->whole);
 
     method_key *keys = malloc((n + 1) * sizeof *keys);
     if (!keys) return false;
     size_t count = 0;
     for (size_t m = 0; m < n; m++) {
         if (p->state[m] != KEPT) continue;
-        if (r->methods[m].total_time < p->node_cut) {
+        if (method_total(p, (uint32_t)m) < p->node_cut) {
             p->state[m] = CUT;
             p->cut++;
             continue;
         }
-        keys[count++] = (method_key){ r->methods[m].total_time, r->methods[m].self_time,
+        keys[count++] = (method_key){ method_total(p, (uint32_t)m), method_self(p, (uint32_t)m),
                                       tg_report_method_name(&r->methods[m]), (uint32_t)m };
     }
     qsort(keys, count, sizeof *keys, compare_methods);
@@ -330,8 +364,9 @@ typedef struct dot_edge {
     uint32_t from, to;         /* method indexes, both kept */
     uint32_t from_rank, to_rank;
     uint64_t calls;
-    uint64_t time;             /* total_time; for a dotted edge, the path estimate */
-    uint64_t self_time;
+    uint64_t amount;           /* in the metric; for a dotted edge, the path estimate */
+    uint64_t time, self_time;  /* a solid edge's; 0 for a dotted one */
+    uint64_t allocations;      /* a solid edge's objects allocated (o->edge_allocations), or 0 */
     bool dotted;               /* stands for calls through hidden methods */
     bool alive;                /* false once found redundant */
     const char *via;           /* a folded chain's frames, one per line (o->edge_via), or NULL */
@@ -360,7 +395,7 @@ static bool edge_push(edge_list *l, dot_edge e)
 static int compare_edges(const void *pa, const void *pb)
 {
     const dot_edge *a = pa, *b = pb;
-    if (a->time != b->time) return a->time > b->time ? -1 : 1;
+    if (a->amount != b->amount) return a->amount > b->amount ? -1 : 1;
     if (a->from_rank != b->from_rank) return a->from_rank < b->from_rank ? -1 : 1;
     if (a->to_rank != b->to_rank) return a->to_rank < b->to_rank ? -1 : 1;
     if (a->dotted != b->dotted) return a->dotted ? 1 : -1;
@@ -373,12 +408,14 @@ static bool collect_solid_edges(const plan *p, edge_list *l, const tg_dot_option
     for (size_t i = 0; i < r->edge_count; i++) {
         const tg_report_edge *e = &r->edges[i];
         if (!edge_valid(r, e) || p->state[e->caller] != KEPT || p->state[e->callee] != KEPT) continue;
-        if (e->total_time < p->edge_cut) {
+        if (edge_amount(p, i) < p->edge_cut) {
             l->dropped++;
             continue;
         }
         dot_edge d = { e->caller, e->callee, p->rank[e->caller], p->rank[e->callee],
-                       e->calls, e->total_time, e->self_time, false, true, o->edge_via ? o->edge_via[i] : NULL };
+                       e->calls, edge_amount(p, i), e->total_time, e->self_time,
+                       o->edge_allocations ? o->edge_allocations[i] : 0,
+                       false, true, o->edge_via ? o->edge_via[i] : NULL };
         if (!edge_push(l, d)) return false;
     }
     return true;
@@ -462,8 +499,9 @@ static void reach(search *s, uint32_t to, uint64_t w)
 
 /*
  * Dotted edges from kept method `from` to every kept method it reaches
- * through hidden ones only. The time shown is the bottleneck of the
- * widest such path: max over paths of the min edge total_time along it.
+ * through hidden ones only. The amount shown is the bottleneck of the
+ * widest such path: max over paths of the min edge amount (total time, or
+ * allocations) along it.
  * It is an estimate - the profile has no per-path data - but it never
  * exceeds the time of any one call on that path, and picks the path that
  * carried the most. Returns to `from` itself (recursion through hidden
@@ -486,8 +524,8 @@ static bool find_hidden_paths_from(const plan *p, const adjacency *a, uint32_t f
     for (size_t k = a->out_start[from]; k < a->out_start[from + 1] && ok; k++) {
         const tg_report_edge *e = &r->edges[a->out[k]];
         if (!traversable(p, e->callee)) continue;
-        reach(s, e->callee, e->total_time);
-        ok = heap_push(&s->heap, (heap_item){ e->total_time, e->callee });
+        reach(s, e->callee, edge_amount(p, a->out[k]));
+        ok = heap_push(&s->heap, (heap_item){ edge_amount(p, a->out[k]), e->callee });
     }
     while (ok && s->heap.count) {
         heap_item it = heap_pop(&s->heap);
@@ -495,7 +533,7 @@ static bool find_hidden_paths_from(const plan *p, const adjacency *a, uint32_t f
         s->seen[it.method] = 2;
         for (size_t k = a->out_start[it.method]; k < a->out_start[it.method + 1] && ok; k++) {
             const tg_report_edge *e = &r->edges[a->out[k]];
-            uint64_t w = e->total_time < it.width ? e->total_time : it.width;
+            uint64_t w = edge_amount(p, a->out[k]) < it.width ? edge_amount(p, a->out[k]) : it.width;
             if (p->state[e->callee] == KEPT) {
                 reach(s, e->callee, w);
             } else if (traversable(p, e->callee) && s->seen[e->callee] != 2 &&
@@ -511,7 +549,7 @@ static bool find_hidden_paths_from(const plan *p, const adjacency *a, uint32_t f
             if (s->width[to] < p->edge_cut) {
                 l->dropped++;
             } else {
-                dot_edge d = { from, to, p->rank[from], p->rank[to], 0, s->width[to], 0, true, true, NULL };
+                dot_edge d = { from, to, p->rank[from], p->rank[to], 0, s->width[to], 0, 0, 0, true, true, NULL };
                 ok = edge_push(l, d);
             }
         }
@@ -621,6 +659,15 @@ static void put_time_line(tg_buf *b, const char *what, uint64_t ns, uint64_t who
                   tg_format_percent(pct, sizeof pct, ns, whole));
 }
 
+/* An amount of the metric as text: "1.20 ms", or "1,200 objects". */
+static const char *format_amount(char *out, size_t size, const plan *p, uint64_t v)
+{
+    if (!p->by_allocations) return tg_format_ns(out, size, v);
+    char c[TG_FORMAT_SIZE];
+    snprintf(out, size, "%s object%s", tg_format_count(c, sizeof c, v), v == 1 ? "" : "s");
+    return out;
+}
+
 /* The self time of the waiting methods, saturating. */
 static uint64_t waiting_time(const tg_report *r, const tg_dot_options *o)
 {
@@ -708,14 +755,15 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
         tg_buf_free(&line);
         return;
     }
+    const char *held = p->by_allocations ? "allocations" : "self time";
     if (o->method_total && o->method_total != r->method_count)
-        tg_buf_printf(&line, "Showing %s box%s for %s methods (boxes hold %s of self time)", tg_format_count(c1, sizeof c1, p->kept),
+        tg_buf_printf(&line, "Showing %s box%s for %s methods (boxes hold %s of %s)", tg_format_count(c1, sizeof c1, p->kept),
                       p->kept == 1 ? "" : "es", tg_format_count(c2, sizeof c2, o->method_total),
-                      tg_format_percent(t1, sizeof t1, p->shown_self, r->total_time));
+                      tg_format_percent(t1, sizeof t1, p->shown_self, p->whole), held);
     else
-        tg_buf_printf(&line, "Showing %s of %s methods (boxes hold %s of self time)",
+        tg_buf_printf(&line, "Showing %s of %s methods (boxes hold %s of %s)",
                       tg_format_count(c1, sizeof c1, p->kept), tg_format_count(c2, sizeof c2, r->method_count),
-                      tg_format_percent(t1, sizeof t1, p->shown_self, r->total_time));
+                      tg_format_percent(t1, sizeof t1, p->shown_self, p->whole), held);
     tg_style_put_legend_line(b, &line);
     if (p->focus) {
         tg_buf_printf(&line, "Focus: %s matching method%s; %s unrelated method%s hidden",
@@ -732,17 +780,17 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
         tg_buf_puts(&line, "Dropped ");
         if (p->cut)
             tg_buf_printf(&line, "%s node%s (total < %s)", tg_format_count(c1, sizeof c1, p->cut),
-                          p->cut == 1 ? "" : "s", tg_format_ns(t1, sizeof t1, p->node_cut));
+                          p->cut == 1 ? "" : "s", format_amount(t1, sizeof t1, p, p->node_cut));
         if (p->cut && l->dropped) tg_buf_puts(&line, ", ");
         if (l->dropped)
             tg_buf_printf(&line, "%s edge%s (total < %s)", tg_format_count(c2, sizeof c2, l->dropped),
-                          l->dropped == 1 ? "" : "s", tg_format_ns(t2, sizeof t2, p->edge_cut));
+                          l->dropped == 1 ? "" : "s", format_amount(t2, sizeof t2, p, p->edge_cut));
         tg_style_put_legend_line(b, &line);
     }
     if (p->capped) {
         tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 %s)",
                       tg_format_count(c1, sizeof c1, p->capped), p->capped == 1 ? "" : "s",
-                      tg_format_count(c2, sizeof c2, o->max_nodes), tg_format_ns(t1, sizeof t1, p->cap_cut));
+                      tg_format_count(c2, sizeof c2, o->max_nodes), format_amount(t1, sizeof t1, p, p->cap_cut));
         tg_style_put_legend_line(b, &line);
     }
     if (!p->cut && !l->dropped && !p->capped) {
@@ -755,9 +803,15 @@ static void emit_legend(tg_buf *b, const plan *p, const edge_list *l, const tg_d
         tg_style_put_legend_line(b, &line);
     }
     tg_buf_puts(b, "\\l");
-    tg_buf_puts(&line, "Box size = self time \xC2\xB7 colour = total time");
-    tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Edge width and colour = time through the call");
+    if (p->by_allocations) {
+        tg_buf_puts(&line, "Box size = self allocations \xC2\xB7 colour = total allocations");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "Edge width and colour = allocations through the call");
+    } else {
+        tg_buf_puts(&line, "Box size = self time \xC2\xB7 colour = total time");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "Edge width and colour = time through the call");
+    }
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dotted edge = calls via hidden methods (~ = widest-path estimate)");
     tg_style_put_legend_line(b, &line);
@@ -809,12 +863,12 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
     if (o->waiting && o->waiting[m]) tg_buf_puts(b, "\\nwaiting: blocks its thread until something else happens");
     tg_buf_puts(b, "\"");
 
-    /* Size by self time, colour by total time; waiting is grey whatever
-     * its time, so it never looks like hot work. */
-    tg_style_put_box_size(b, meth->self_time, p->max_self);
+    /* Size by self, colour by total (time, or allocations); waiting is
+     * grey whatever its numbers, so it never looks like hot work. */
+    tg_style_put_box_size(b, method_self(p, m), p->max_self);
     bool waiting = o->waiting && o->waiting[m];
     tg_style_put_box_colors(b, waiting ? TG_STYLE_WAITING_FILL
-                                       : heat(tg_style_fraction_of(meth->total_time, r->total_time)));
+                                       : heat(tg_style_fraction_of(method_total(p, m), p->whole)));
     if (waiting) tg_buf_puts(b, ", fontcolor=\"#505050\"");
     if (meth->is_c) tg_buf_puts(b, ", style=\"filled,rounded,dashed\"");
     tg_buf_puts(b, "];\n");
@@ -824,11 +878,11 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
 {
     const tg_report *r = p->r;
     char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
-    double f = tg_style_fraction_of(e->time, r->total_time);
+    double f = tg_style_fraction_of(e->amount, p->whole);
     tg_buf_printf(b, "  N%u -> N%u [", (unsigned)e->from_rank + 1, (unsigned)e->to_rank + 1);
     tg_buf t_label = TG_BUF_INIT;
     if (e->dotted) {
-        tg_buf_printf(&t_label, "via hidden \xC2\xB7 ~%s", tg_format_ns(t, sizeof t, e->time));
+        tg_buf_printf(&t_label, "via hidden \xC2\xB7 ~%s", format_amount(t, sizeof t, p, e->amount));
     } else {
         if (e->via) {
             size_t frames = 1;
@@ -837,6 +891,7 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
         }
         tg_buf_printf(&t_label, "\xC3\x97%s \xC2\xB7 %s", tg_format_count(c, sizeof c, e->calls),
                       tg_format_ns(t, sizeof t, e->time));
+        if (p->by_allocations) tg_buf_printf(&t_label, " \xC2\xB7 %s", format_amount(t, sizeof t, p, e->amount));
     }
     if (t_label.failed) b->failed = true;
     if (!large && t_label.data) {
@@ -850,12 +905,15 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
     tg_style_put_call_names(b, tg_report_method_name(&r->methods[e->from]), tg_report_method_name(&r->methods[e->to]));
     if (e->dotted) {
         tg_buf_printf(b, "\\nvia hidden methods, ~%s (%s): the busiest path's narrowest call",
-                      tg_format_ns(t, sizeof t, e->time), tg_format_percent(pct, sizeof pct, e->time, r->total_time));
+                      format_amount(t, sizeof t, p, e->amount), tg_format_percent(pct, sizeof pct, e->amount, p->whole));
     } else {
         tg_buf_printf(b, "\\n%s call%s", tg_format_count(c, sizeof c, e->calls), e->calls == 1 ? "" : "s");
         tg_buf_printf(b, "\\ntotal: %s (%s)", tg_format_ns(t, sizeof t, e->time),
                       tg_format_percent(pct, sizeof pct, e->time, r->total_time));
         tg_buf_printf(b, "\\nself in callee: %s", tg_format_ns(t, sizeof t, e->self_time));
+        if (p->o->edge_allocations)
+            tg_buf_printf(b, "\\nallocations: %s (%s)", tg_format_count(c, sizeof c, e->allocations),
+                          tg_format_percent(pct, sizeof pct, e->allocations, p->o->total_allocations));
         if (e->via) {
             tg_buf_puts(b, "\\nthrough (folded, each with one caller and one callee):");
             for (const char *s = e->via; *s;) {
@@ -869,7 +927,7 @@ static void emit_edge(tg_buf *b, const plan *p, const dot_edge *e, bool large)
     }
     tg_buf_puts(b, "\"");
 
-    /* Width and colour grow continuously with the time through the call. */
+    /* Width and colour grow continuously with the amount through the call. */
     tg_style_put_edge_width(b, f);
     tg_style_put_edge_color(b, heat(f));
     /* dot needs an integer weight; heavy calls pull their boxes into line. */
@@ -905,6 +963,7 @@ char *tg_dot_render(const tg_report *r, const tg_dot_options *o, size_t *len)
     edge_list l = { 0 };
     plan p = { 0 };
     p.r = r;
+    plan_metric(&p, o);
     p.state = malloc(n + 1);
     p.rank = calloc(n + 1, sizeof *p.rank);
     p.order = malloc((n + 1) * sizeof *p.order);

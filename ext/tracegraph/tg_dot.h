@@ -3,7 +3,10 @@
  *
  * One box per method (sized by self time, coloured by total time), one
  * arrow per caller->callee edge (width and colour by the time through the
- * call), and a legend that says what is shown and what was dropped.
+ * call), and a legend that says what is shown and what was dropped. With
+ * metric TG_DOT_BY_ALLOCATIONS, objects allocated take time's place in all
+ * of that - sizes, colours, cuts, the cap - so the graph shows where the
+ * garbage comes from; the labels still give both.
  *
  * Pruning follows pprof: nodes and edges under a fraction of the total
  * time are dropped, then only the max_nodes heaviest nodes are kept.
@@ -19,6 +22,9 @@
 #include <stdint.h>
 
 #include "tg_report.h"
+
+/* What picks, sizes and colours the boxes and edges. */
+typedef enum tg_dot_metric { TG_DOT_BY_TIME, TG_DOT_BY_ALLOCATIONS } tg_dot_metric;
 
 typedef struct tg_dot_options {
     double node_fraction;   /* drop nodes whose total_time < node_fraction * report total; 0 keeps all. default 0.005 */
@@ -54,6 +60,11 @@ typedef struct tg_dot_options {
      * and tooltip as shares of total_allocations, which the legend gives. */
     const uint64_t *self_allocations, *allocations;
     uint64_t total_allocations;
+    const uint64_t *edge_allocations;  /* NULL, or per report edge: the objects allocated in its calls */
+    /* TG_DOT_BY_TIME (default), or TG_DOT_BY_ALLOCATIONS: then the fractions, max_nodes and the look
+     * go by allocations (self_allocations, allocations, edge_allocations and total_allocations, which
+     * must all be given; without them the graph goes by time). */
+    tg_dot_metric metric;
 } tg_dot_options;
 
 void tg_dot_options_default(tg_dot_options *o);

@@ -1281,7 +1281,7 @@ typedef struct report_buffers {
     tg_report_method *methods, *base_methods;
     tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore, *waiting;
-    uint64_t *self_allocations, *allocations;
+    uint64_t *self_allocations, *allocations, *edge_allocations;
     const char **context, **notes, **short_files, **edge_via;
     char *output;
     tg_report_gc gc, base_gc;
@@ -1298,6 +1298,7 @@ static void report_buffers_free(report_buffers *b)
     free(b->waiting);
     free(b->self_allocations);
     free(b->allocations);
+    free(b->edge_allocations);
     free(b->context);
     free(b->notes);
     free(b->short_files);
@@ -1333,12 +1334,13 @@ static const char **strings_from(VALUE ary, long n)
     return strings;
 }
 
-/* Counts from an Array of exactly n Integers, into *out (malloc'd and
- * set before anything can raise, so the caller frees it either way). */
+/* Counts from an Array of exactly n Integers (one per method, or per
+ * edge), into *out (malloc'd and set before anything can raise, so the
+ * caller frees it either way). */
 static const uint64_t *counts_from(VALUE ary, long n, uint64_t **out)
 {
     Check_Type(ary, T_ARRAY);
-    if (RARRAY_LEN(ary) != n) rb_raise(rb_eArgError, "count array has %ld entries for %ld methods", RARRAY_LEN(ary), n);
+    if (RARRAY_LEN(ary) != n) rb_raise(rb_eArgError, "count array has %ld entries for %ld items", RARRAY_LEN(ary), n);
     uint64_t *counts = *out = calloc((size_t)n + 1, sizeof *counts);
     if (!counts) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
     for (long i = 0; i < n; i++) counts[i] = NUM2ULL(rb_ary_entry(ary, i));
@@ -1441,7 +1443,8 @@ static VALUE render_dot(VALUE arg)
      *  [thread_count, threads_recorded, thread_names, wall_time, hidden_waiting],
      *  context (a line per method, or nil), notes (legend lines), short file names (per method, or nil),
      *  the number of methods the boxes stand for, or nil; folded chains (per edge, or nil),
-     *  [self allocations, allocations (a count per method), total] or nil] */
+     *  [self allocations, allocations (a count per method), total, allocations per edge] or nil,
+     *  what sizes the graph: :time or :allocations (which needs the allocations)] */
     VALUE o = a->options;
     tg_dot_options opts;
     tg_dot_options_default(&opts);
@@ -1481,6 +1484,14 @@ static VALUE render_dot(VALUE arg)
         opts.self_allocations = counts_from(rb_ary_entry(allocations, 0), nm, &b->self_allocations);
         opts.allocations = counts_from(rb_ary_entry(allocations, 1), nm, &b->allocations);
         opts.total_allocations = u64(rb_ary_entry(allocations, 2));
+        opts.edge_allocations = counts_from(rb_ary_entry(allocations, 3), (long)report.edge_count,
+                                            &b->edge_allocations);
+    }
+    VALUE metric = rb_ary_entry(o, 14);
+    if (!NIL_P(metric)) Check_Type(metric, T_SYMBOL);
+    if (!NIL_P(metric) && SYM2ID(metric) == rb_intern("allocations")) {
+        if (NIL_P(allocations)) rb_raise(rb_eArgError, "size_by: :allocations needs allocation counts");
+        opts.metric = TG_DOT_BY_ALLOCATIONS;
     }
 
     size_t len = 0;

@@ -4,7 +4,9 @@
 module Tracegraph
   class Profile
     DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, focus: nil, ignore: nil,
-                    split_hubs: true, fold_chains: true}.freeze
+                    split_hubs: true, fold_chains: true, size_by: :time}.freeze
+    # What size_by takes: what picks, sizes and colours the boxes and edges.
+    SIZE_BY = %i[time allocations].freeze
 
     # The call graph as a DOT string. Options:
     #   node_fraction: drop methods under this share of total time (0.005; 0 keeps all)
@@ -15,12 +17,19 @@ module Tracegraph
     #   split_hubs:    draw an iterator many methods call with their own blocks as one box
     #                  per caller, where the profile says exactly what is whose (true; see hub_split.rb)
     #   fold_chains:   fold chains of frames that only pass the call on into one arrow (true; chain_fold.rb)
+    #   size_by:       :time, or :allocations (needs allocations: true): box size by self allocations,
+    #                  colour by total allocations, and the fractions and max_nodes by allocations
+    #                  too, so the graph shows where the garbage comes from. Labels give both.
     #   threads:, idle: which threads to show, and whether to hide waiting (Profile#view)
     def to_dot(**options)
       profile, options = viewed(options)
       return profile.to_dot(**options) unless profile.equal?(self)
 
       o = DotOptions.parse(options)
+      if o[:size_by] == :allocations && !allocations?
+        raise Error, "size_by: :allocations needs allocation counts, and this profile has none: " \
+                     "record with allocations: true (tracegraph --allocations)"
+      end
       graph, context, notes = o[:split_hubs] ? split_hubs : [self, {}, []]
       graph, via, fold_notes = o[:fold_chains] ? graph.fold_chains : [graph, {}, []]
       notes += fold_notes
@@ -34,15 +43,16 @@ module Tracegraph
                               graph.methods.map { |m| m.file && Tracegraph.short_path(m.file) },
                               graph.methods.size == methods.size ? nil : methods.size,
                               via.empty? ? nil : graph.edges.map { |e| via[e] },
-                              graph.legend_allocations])
+                              graph.legend_allocations, o[:size_by]])
     end
 
     # [each method's self allocations, each one's total, the profile's
-    # total] for the boxes and the legend, or nil without allocations.
+    # total, each edge's] for the boxes, the legend and size_by:
+    # :allocations, or nil without allocations.
     def legend_allocations
       return nil unless allocations?
 
-      [methods.map(&:self_allocations), methods.map(&:allocations), total_allocations]
+      [methods.map(&:self_allocations), methods.map(&:allocations), total_allocations, edges.map(&:allocations)]
     end
     protected :legend_allocations
 
@@ -94,7 +104,16 @@ module Tracegraph
       %i[focus ignore].each { |key| o[key] = regexp(key, o[key]) }
       o[:split_hubs] = OptionChecks.boolean!(:split_hubs, o[:split_hubs])
       o[:fold_chains] = OptionChecks.boolean!(:fold_chains, o[:fold_chains])
+      o[:size_by] = size_by(o[:size_by])
       o
+    end
+
+    # :time or :allocations, from a Symbol or String (the CLI's --size-by).
+    def self.size_by(value)
+      choice = value.to_sym if value.is_a?(Symbol) || value.is_a?(String)
+      return choice if Profile::SIZE_BY.include?(choice)
+
+      raise ArgumentError, "size_by must be one of #{Profile::SIZE_BY.map(&:inspect).join(', ')}, not #{value.inspect}"
     end
 
     def self.regexp(key, value)

@@ -14,7 +14,9 @@ module Tracegraph
       split_hubs: ["--[no-]split-hubs", TrueClass,
                    "One box per caller for an iterator several methods call with their own blocks (default on)"],
       fold_chains: ["--[no-]fold-chains", TrueClass,
-                    "Fold chains of frames that only pass the call on into one arrow (default on)"]
+                    "Fold chains of frames that only pass the call on into one arrow (default on)"],
+      size_by: ["--size-by WHAT", %w[time allocations],
+                "Size, colour and pick boxes by time or allocations (needs --allocations; default %s)"]
     }.freeze
 
     # Adds the flags to an OptionParser; each stores its value in
@@ -39,9 +41,14 @@ module Tracegraph
       dot_options.key?(:threads) || dot_options[:idle] == :hide
     end
 
-    # Views cannot be made of a profile with allocations (Profile#view):
-    # refused before the program runs, not after. Raises ArgumentError.
+    # Views cannot be made of a profile with allocations (Profile#view),
+    # and a graph sized by allocations needs them: refused before the
+    # program runs, not after. Raises ArgumentError.
     def self.check_allocations!(start_options, dot_options)
+      if dot_options[:size_by].to_s == "allocations" && !start_options[:allocations]
+        raise ArgumentError, "--size-by allocations needs allocation counts: record with allocations: true " \
+                             "(tracegraph --allocations)"
+      end
       return unless start_options[:allocations] && needs_call_tree?(dot_options)
 
       raise ArgumentError, "allocations cannot be shown for some threads only or without waiting time " \

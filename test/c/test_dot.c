@@ -186,6 +186,109 @@ START_TEST(allocations_in_the_box_the_tooltip_and_the_legend)
 }
 END_TEST
 
+/*
+ * Sized by allocations: the reference report's time is in work, []= and
+ * <=>, but its objects come from tiny (690 of 1,000, in 2 ms) and fib;
+ * so by allocations those are the boxes kept and the biggest, and the
+ * allocation-free ones are cut, where by time tiny is cut.
+ */
+/* By method: main, work, each, []=, <=>, fib, tiny; by edge as ref_edges. */
+static const uint64_t alloc_self[NREF] = { 0, 10, 0, 0, 0, 300, 690 };
+static const uint64_t alloc_total[NREF] = { 1000, 310, 0, 0, 0, 300, 690 };
+static const uint64_t alloc_edges[] = { 310, 0, 0, 0, 300, 290, 690 };
+
+static tg_dot_options by_allocations(void)
+{
+    tg_dot_options o;
+    tg_dot_options_default(&o);
+    o.self_allocations = alloc_self;
+    o.allocations = alloc_total;
+    o.edge_allocations = alloc_edges;
+    o.total_allocations = 1000;
+    o.metric = TG_DOT_BY_ALLOCATIONS;
+    return o;
+}
+
+START_TEST(size_by_allocations_keeps_and_sizes_the_allocating_methods)
+{
+    tg_report r = ref_report();
+    tg_dot_options o = by_allocations();
+    char *s = render(&r, &o);
+    /* Ordered by total allocations; tiny, 0.2% of the time, is the biggest box. */
+    ck_assert_has(s, "  N1 [label=\"<main>\\n");
+    ck_assert_has(s, "  N2 [label=\"Tiny#t\\n/app/t.rb:2\\nself 2.00 ms (0.20%)\\ntotal 2.00 ms (0.20%)"
+                     "\\nallocs 690 (69.0%)\\n1 call\"");
+    ck_assert_has(s, "  N3 [label=\"Object#work\\n");
+    ck_assert_has(s, "  N4 [label=\"Kernel#fib\\n");
+    ck_assert_lacks(s, "  N5 [");
+    ck_assert_lacks(s, "Hash#[]=");
+    ck_assert_lacks(s, "Comparable#<=>");
+    ck_assert_lacks(s, "label=\"Array#each");
+    char *n2 = line_of(s, "  N2 ["), *n3 = line_of(s, "  N3 ["), *n4 = line_of(s, "  N4 [");
+    ck_assert_has(n2, "fontsize=24.0, fillcolor=");
+    ck_assert_has(n3, "fontsize=10.8, fillcolor=");   /* 9 + 15 * sqrt(10 / 690) */
+    ck_assert_has(n4, "fontsize=18.9, fillcolor=");   /* 9 + 15 * sqrt(300 / 690) */
+    free(n2);
+    free(n3);
+    free(n4);
+    char *e = line_of(s, "  N1 -> N2 [");
+    ck_assert_has(e, "label=\" " TIMES "1 " DOT_ " 2.00 ms " DOT_ " 690 objects \"");
+    ck_assert_has(e, "\\nallocations: 690 (69.0%)\"");
+    free(e);
+    ck_assert_has(s, "\\lShowing 4 of 7 methods (boxes hold 100.0% of allocations)\\l");
+    ck_assert_has(s, "\\lDropped 3 nodes (total < 5 objects)\\l");
+    ck_assert_has(s, "\\lBox size = self allocations " DOT_ " colour = total allocations\\l"
+                     "Edge width and colour = allocations through the call\\l");
+    ck_assert_lacks(s, "self time");
+    assert_dot_accepts(s);
+    free(s);
+
+    /* By time, the same options keep the time's methods and drop tiny. */
+    o.metric = TG_DOT_BY_TIME;
+    s = render(&r, &o);
+    ck_assert_has(s, "\\lShowing 6 of 7 methods (boxes hold 76.1% of self time)\\l");
+    ck_assert_has(s, "\\lDropped 1 node (total < 5.00 ms)\\l");
+    ck_assert_lacks(s, "Tiny#t");
+    char *n4t = line_of(s, "  N4 [");
+    ck_assert_has(n4t, "label=\"Hash#[]=\\n");
+    ck_assert_has(n4t, "fontsize=24.0, fillcolor=");
+    free(n4t);
+    ck_assert_has(s, "Box size = self time " DOT_ " colour = total time\\l");
+    free(s);
+}
+END_TEST
+
+START_TEST(size_by_allocations_caps_by_allocations_hot_spots_first)
+{
+    tg_report r = ref_report();
+    tg_dot_options o = by_allocations();
+    o.max_nodes = 2;
+    char *s = render(&r, &o);
+    /* tiny allocates most and main is its path to the root. */
+    ck_assert_has(s, "  N1 [label=\"<main>\\n");
+    ck_assert_has(s, "  N2 [label=\"Tiny#t\\n");
+    ck_assert_lacks(s, "  N3 [");
+    ck_assert_has(s, "\\lDropped 2 more nodes beyond the 2-node limit (total \xE2\x89\xA4 310 objects)\\l");
+    /* work -> fib reaches nothing kept: no dotted edge; main -> tiny stays. */
+    ck_assert_uint_eq(count_of(s, " -> "), 1);
+    free(s);
+
+    o.metric = TG_DOT_BY_TIME;   /* by time: work, the hottest spot whose path fits */
+    s = render(&r, &o);
+    ck_assert_has(s, "  N2 [label=\"Object#work\\n");
+    ck_assert_lacks(s, "Tiny#t");
+    free(s);
+
+    /* Asked for allocations without the counts: by time, as before. */
+    tg_dot_options plain = keep_all(), asked = keep_all();
+    asked.metric = TG_DOT_BY_ALLOCATIONS;
+    char *a = render(&r, &plain), *b = render(&r, &asked);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+}
+END_TEST
+
 START_TEST(ids_are_synthetic_and_ordered_by_total)
 {
     tg_report r = ref_report();
@@ -765,6 +868,8 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, empty_report_has_only_the_legend);
     tcase_add_test(tc, node_label_and_tooltip_golden);
     tcase_add_test(tc, allocations_in_the_box_the_tooltip_and_the_legend);
+    tcase_add_test(tc, size_by_allocations_keeps_and_sizes_the_allocating_methods);
+    tcase_add_test(tc, size_by_allocations_caps_by_allocations_hot_spots_first);
     tcase_add_test(tc, ids_are_synthetic_and_ordered_by_total);
     tcase_add_test(tc, ties_break_by_self_then_name);
     tcase_add_test(tc, c_method_is_dashed_without_location);
