@@ -6,6 +6,10 @@
 #   diff.write_dot("diff.dot")           # red = slower, blue = faster
 #   diff.print_text(limit: 10)           # top regressions and improvements
 #
+# When both profiles have allocation counts (allocations: true), the
+# rows and the text compare each method's own allocations too: counts,
+# exact and never normalized.
+#
 # Methods are matched by name. The graph is drawn by the C emitter
 # (ext/tracegraph/tg_diff_dot.c); this file validates options, builds the
 # per-method table and prints it.
@@ -24,12 +28,22 @@ module Tracegraph
     # nanoseconds (base ones scaled to head's total when normalizing); a
     # side the method is missing from has zeros. status is :changed (in
     # both runs, whether or not its numbers moved), :new (only in head) or
-    # :gone (only in base).
+    # :gone (only in base). base_allocations and head_allocations are the
+    # objects it allocated itself in each run (0 where missing), or nil
+    # unless both profiles have allocation counts.
     Row = Struct.new(:name, :file, :line, :c_method, :base_calls, :head_calls, :base_self, :head_self,
-                     :base_total, :head_total, :status, keyword_init: true) do
+                     :base_total, :head_total, :status, :base_allocations, :head_allocations,
+                     keyword_init: true) do
       def self_delta = head_self - base_self
       def total_delta = head_total - base_total
       def calls_delta = head_calls - base_calls
+      def allocations_delta = base_allocations && head_allocations - base_allocations
+
+      # Change in own allocations as a percentage of base's, or nil (new
+      # method, none in base, or no allocation counts).
+      def allocations_change_percent
+        base_allocations&.positive? ? 100.0 * allocations_delta / base_allocations : nil
+      end
 
       # Change in self time as a percentage of base's, or nil for a new method.
       def self_change_percent
@@ -49,6 +63,9 @@ module Tracegraph
       @base = base
       @head = head
     end
+
+    # Whether both profiles have allocation counts, so they can be compared.
+    def allocations? = base.allocations? && head.allocations?
 
     # head total - base total, in nanoseconds (never normalized).
     def total_change = head.total_time - base.total_time
@@ -87,6 +104,15 @@ module Tracegraph
       rows(normalize: normalize).select { |r| r.self_delta.negative? }
     end
 
+    # Rows whose own allocations changed, biggest change (either way)
+    # first, ties by more in head, then name; [] unless allocations?.
+    def allocation_changes
+      return [] unless allocations?
+
+      rows.reject { |r| r.allocations_delta.zero? }
+          .sort_by { |r| [-r.allocations_delta.abs, -r.head_allocations, r.name] }
+    end
+
     # The differential call graph as DOT text: drawn for head, box size by
     # head's self time, red where self time grew, blue where it shrank,
     # dashed blue ghosts for methods and calls only base had. Options:
@@ -107,7 +133,8 @@ module Tracegraph
     end
 
     # Prints the top `limit` regressions and improvements by self time as
-    # a table, for CI logs.
+    # a table, for CI logs; and the top `limit` changes in methods' own
+    # allocations when both profiles have them.
     def print_text(io = $stdout, limit: 10, normalize: false)
       raise ArgumentError, "limit must be a positive integer, not #{limit.inspect}" unless limit.is_a?(Integer) && limit > 0
 
@@ -124,6 +151,7 @@ module Tracegraph
         list.first(limit).each { |r| io.puts table_line(r) }
         io.puts "(#{list.size - limit} more not shown)" if list.size > limit
       end
+      print_allocations(io, limit)
       nil
     end
 
@@ -149,16 +177,54 @@ module Tracegraph
       Row.new(name: name, file: first.file, line: first.line, c_method: first.c_method ? true : false,
               base_calls: sum.(base_methods, :calls), head_calls: sum.(head_methods, :calls),
               base_self: scaled.(:self_time), head_self: sum.(head_methods, :self_time),
-              base_total: scaled.(:total_time), head_total: sum.(head_methods, :total_time), status: status)
+              base_total: scaled.(:total_time), head_total: sum.(head_methods, :total_time), status: status,
+              base_allocations: allocations? ? sum.(base_methods, :self_allocations) : nil,
+              head_allocations: allocations? ? sum.(head_methods, :self_allocations) : nil)
     end
 
     def summary_line
       pct = total_change_percent
       change = pct ? format("%+.1f%%", pct) : "n/a"
       clocks = base.clock == head.clock ? base.clock.to_s : "#{base.clock} -> #{head.clock} (different clocks!)"
+      allocated = if allocations?
+                    ", allocations #{Tracegraph.group_digits(base.total_allocations)} -> " \
+                      "#{Tracegraph.group_digits(head.total_allocations)}"
+                  end
       "tracegraph diff (#{clocks}): total #{Tracegraph.human_time(base.total_time)} -> " \
         "#{Tracegraph.human_time(head.total_time)} (#{change}), " \
-        "calls #{Tracegraph.group_digits(base.total_calls)} -> #{Tracegraph.group_digits(head.total_calls)}"
+        "calls #{Tracegraph.group_digits(base.total_calls)} -> #{Tracegraph.group_digits(head.total_calls)}" \
+        "#{allocated}"
+    end
+
+    # The allocation changes' table, or a word on why there is none.
+    def print_allocations(io, limit)
+      if base.allocations? != head.allocations?
+        io.puts
+        io.puts "Allocations: only #{base.allocations? ? 'base' : 'head'} has allocation counts; " \
+                "record both with allocations: true (tracegraph --allocations) to compare them"
+      end
+      return unless allocations?
+
+      list = allocation_changes
+      io.puts
+      io.puts "Allocations (a method's own objects): #{list.empty? ? 'no change' : "#{list.size} changed"}"
+      return if list.empty?
+
+      io.puts format("%12s  %12s  %12s  %8s  %s", "base allocs", "head allocs", "change", "change%", "method")
+      list.first(limit).each { |r| io.puts allocation_line(r) }
+      io.puts "(#{list.size - limit} more not shown)" if list.size > limit
+    end
+
+    def allocation_line(r)
+      pct = if r.new? then "new"
+            elsif r.gone? then "gone"
+            elsif r.base_allocations.zero? then "from 0"
+            else format("%+.1f%%", r.allocations_change_percent)
+            end
+      delta = r.allocations_delta
+      format("%12s  %12s  %12s  %8s  %s", Tracegraph.group_digits(r.base_allocations),
+             Tracegraph.group_digits(r.head_allocations),
+             "#{delta.negative? ? '-' : '+'}#{Tracegraph.group_digits(delta.abs)}", pct, Tracegraph.printable(r.name))
     end
 
     def table_line(r)

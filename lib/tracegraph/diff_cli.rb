@@ -1,7 +1,8 @@
 # `tracegraph diff base.json head.json`: what got slower from a base run
 # to a head run, as a graph and/or a table for CI logs, with an optional
 # gate (tracegraph/diff_gate): on total time (--fail-above), on each
-# method's self time (--fail-on-time) and on call counts (--fail-on-calls).
+# method's self time (--fail-on-time), on call counts (--fail-on-calls)
+# and on each method's own allocations (--fail-on-allocations).
 # Exit status: 0, or 3 when the gate fails, 1 when an output could not be
 # written, 2 for bad usage or unreadable profiles.
 require "optparse"
@@ -43,7 +44,8 @@ module Tracegraph
 
     def parse(argv)
       options = {outputs: [], dot: {}, text: false, limit: 10, fail_above: nil, ignore: [], min_share: 5.0,
-                 time: {default: nil, methods: {}}, calls: {default: nil, methods: {}}}
+                 time: {default: nil, methods: {}}, calls: {default: nil, methods: {}},
+                 allocations: {default: nil, methods: {}}}
       parser = OptionParser.new do |o|
         o.banner = <<~TEXT
           Usage: tracegraph diff [options] base.json head.json
@@ -69,6 +71,10 @@ module Tracegraph
         o.on("--fail-on-calls LIMIT", "Exit 3 if a method's call count changed by more than LIMIT percent",
              "either way (0: any change); NAME=PCT sets one method's limit (repeatable)") do |v|
           limit!(options[:calls], v, "--fail-on-calls")
+        end
+        o.on("--fail-on-allocations LIMIT", "Exit 3 if a method's own allocations grew by more than LIMIT percent",
+             "(both profiles recorded with --allocations); NAME=PCT sets one method's limit") do |v|
+          limit!(options[:allocations], v, "--fail-on-allocations")
         end
         o.on("--ignore NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates") do |v|
           options[:ignore] << v
@@ -125,10 +131,12 @@ module Tracegraph
     def build_gate(diff, options)
       time = options[:time] if options[:time][:default] || options[:time][:methods].any?
       calls = options[:calls] if options[:calls][:default] || options[:calls][:methods].any?
-      return nil unless options[:fail_above] || time || calls
+      allocations = options[:allocations] if options[:allocations][:default] || options[:allocations][:methods].any?
+      return nil unless options[:fail_above] || time || calls || allocations
 
-      DiffGate.new(diff, total: options[:fail_above], time: time, calls: calls, ignore: options[:ignore],
-                         min_share: options[:min_share], normalize: options[:dot].fetch(:normalize, false))
+      DiffGate.new(diff, total: options[:fail_above], time: time, calls: calls, allocations: allocations,
+                         ignore: options[:ignore], min_share: options[:min_share],
+                         normalize: options[:dot].fetch(:normalize, false))
     end
   end
 end

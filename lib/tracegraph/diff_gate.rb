@@ -8,6 +8,14 @@
 # (tracegraph --runs N) and a method's count varied between the runs, it
 # must also move by more than that variation (max - min, both sides added).
 #
+# Allocation counts (allocations: true) are exact too: allocations: fails
+# for a method whose own allocations grew by more than its limit, in
+# percent of base's (one that allocated nothing in base, or is new, has
+# grown infinitely as soon as it allocates). Both profiles must have the
+# counts. As for calls, there is no share below which a method is left
+# alone: a count that moved is a change in behaviour, not noise. (Medians
+# of runs keep no per-run allocation counts, so no variation is allowed.)
+#
 # Times are noisy, so a time limit fails only for a change that is both
 # above the limit and larger than the noise measured between the runs
 # (tracegraph --runs N keeps every run's numbers): SIGMAS bootstrap
@@ -29,9 +37,9 @@
 #          the machine, so it suits runners that keep their speed.
 # Times are the profile's clock: profiles recorded with --clock cpu are
 # gated on CPU time. Profiles of different clocks are not compared on time.
-# Limits are percentages; calls and time take {default: PCT or nil,
-# methods: {name => PCT}}. ignore: names or globs (File.fnmatch) that
-# neither per-method gate looks at.
+# Limits are percentages; calls, time and allocations take {default: PCT
+# or nil, methods: {name => PCT}}. ignore: names or globs (File.fnmatch)
+# that no per-method gate looks at.
 module Tracegraph
   class DiffGate
     SIGMAS = 2.0
@@ -39,6 +47,7 @@ module Tracegraph
     # One comparison. change and margin are percentages of base (change is
     # Float::INFINITY for something new); margin is nil without measured noise.
     Check = Struct.new(:kind, :name, :base, :head, :change, :margin, :limit, :runs, keyword_init: true) do
+      # Calls fail moving either way; time and allocations, growing.
       def above_limit? = kind == :calls ? change.abs > limit : change > limit
 
       def within_noise? = !margin.nil? && change.abs <= margin
@@ -48,7 +57,8 @@ module Tracegraph
 
     attr_reader :checks
 
-    def initialize(diff, total: nil, time: nil, calls: nil, ignore: [], min_share: 5.0, normalize: false)
+    def initialize(diff, total: nil, time: nil, calls: nil, allocations: nil, ignore: [], min_share: 5.0,
+                   normalize: false)
       @diff = diff
       @ignore = ignore
       @min_share = min_share
@@ -58,10 +68,12 @@ module Tracegraph
         raise ArgumentError, "base was recorded with the #{diff.base.clock} clock and head with #{diff.head.clock}: " \
                              "their times cannot be compared"
       end
+      check_allocations! if allocations
       @checks = []
       @checks << total_check(total) if total
       @checks.concat(time_checks(time)) if time
       @checks.concat(calls_checks(calls)) if calls
+      @checks.concat(allocations_checks(allocations)) if allocations
     end
 
     def failures = checks.select(&:failed?)
@@ -98,14 +110,18 @@ module Tracegraph
       what = case c.kind
              when :total then "total #{clock}"
              when :time then "#{clock} of #{Tracegraph.printable(c.name)}"
+             when :allocations then "allocations of #{Tracegraph.printable(c.name)}"
              else "calls of #{Tracegraph.printable(c.name)}"
              end
-      values = if c.kind == :calls
+      values = if %i[calls allocations].include?(c.kind)
                  "#{Tracegraph.group_digits(c.base.round)} -> #{Tracegraph.group_digits(c.head.round)}"
                else
                  "#{Tracegraph.human_time(c.base.round)} -> #{Tracegraph.human_time(c.head.round)}"
                end
-      change = c.change.infinite? ? "new" : format("%+.1f%%", c.change)
+      change = if !c.change.infinite? then format("%+.1f%%", c.change)
+               elsif c.kind == :allocations then "from none"
+               else "new"
+               end
       change += format(" ± %.1f%%", c.margin) if c.margin && !c.change.infinite?
       change += " against the rest of the run" if c.kind == :time && !c.change.infinite?
       allowed = c.kind == :calls ? format("±%g%%", c.limit) : format("%+g%%", c.limit)
@@ -205,6 +221,31 @@ module Tracegraph
         spread = [@diff.base.runs, @diff.head.runs].sum { |runs| runs ? runs.calls(r.name).minmax.then { |lo, hi| hi - lo } : 0 }
         margin = spread.positive? && b.positive? ? 100.0 * spread / b : nil
         Check.new(kind: :calls, name: r.name, base: b, head: h, change: change, margin: margin, limit: limit,
+                  runs: run_counts)
+      end
+    end
+
+    def check_allocations!
+      missing = [[@diff.base, "base"], [@diff.head, "head"]].reject { |profile, _| profile.allocations? }.map(&:last)
+      return if missing.empty?
+
+      raise ArgumentError, "allocations cannot be compared: #{missing.join(' and ')} " \
+                           "#{missing.size == 1 ? 'has' : 'have'} no allocation counts; record both with " \
+                           "allocations: true (tracegraph --allocations)"
+    end
+
+    # Each method's own allocations, growth only; exact counts, no margin.
+    def allocations_checks(limits)
+      @rows.filter_map do |r|
+        next if r.gone? || ignored?(r.name)
+
+        limit = limit_for(limits, r.name)
+        next unless limit
+
+        b = r.base_allocations
+        h = r.head_allocations
+        change = b.zero? ? (h.zero? ? 0.0 : Float::INFINITY) : 100.0 * (h - b) / b
+        Check.new(kind: :allocations, name: r.name, base: b, head: h, change: change, margin: nil, limit: limit,
                   runs: run_counts)
       end
     end
