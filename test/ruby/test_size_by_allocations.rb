@@ -57,7 +57,10 @@ class TestSizeByAllocations < TracegraphTest
 
     by_time = profile.to_dot
     assert_includes box(by_time, "block in TestSizeByAllocations#burn"), "fontsize=24.0,"
-    refute_includes box(by_time, "block in TestSizeByAllocations#garbage"), "fontsize=24.0,"
+    # By time the allocating block is small, or (under 0.5% of the time,
+    # as on Ruby 3.4) not drawn at all.
+    garbage_by_time = box(by_time, "block in TestSizeByAllocations#garbage")
+    refute_includes garbage_by_time.to_s, "fontsize=24.0,"
     assert_includes by_time, "\\lBox size = self time \u00b7 colour = total time\\l"
   end
 
