@@ -42,12 +42,25 @@ uint32_t tg_calltree_child(tg_calltree *t, uint32_t parent, uint32_t method)
     return t->count++;
 }
 
+bool tg_calltree_valid(const tg_calltree_node *nodes, uint32_t count, uint32_t method_count, uint32_t thread_count)
+{
+    if (count > TG_CALLTREE_MAX_NODES) return false;   /* indexes would read as roots */
+    for (uint32_t i = 0; i < count; i++) {
+        const tg_calltree_node *n = &nodes[i];
+        if (n->method >= method_count) return false;
+        if (tg_calltree_is_root(n->parent) ? tg_calltree_root_thread(n->parent) >= thread_count : n->parent >= i)
+            return false;
+    }
+    return true;
+}
+
 /* Node fates in tg_calltree_filter. */
 enum { DROPPED, KEPT, HIDDEN_TOP };
 
 uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const bool *threads, uint32_t thread_count,
                             const bool *hidden, uint32_t method_count, tg_calltree_node *out, uint64_t *hidden_time)
 {
+    if (!tg_calltree_valid(nodes, count, method_count, thread_count)) return UINT32_MAX;
     uint32_t *renumbered = malloc(((size_t)count + 1) * sizeof *renumbered);
     uint64_t *cut = calloc((size_t)count + 1, sizeof *cut);   /* time left out beneath each node */
     uint8_t *fate = malloc((size_t)count + 1);
@@ -62,30 +75,24 @@ uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const
     for (uint32_t i = 0; i < count; i++) {
         const tg_calltree_node *n = &nodes[i];
         bool root = tg_calltree_is_root(n->parent);
-        if (n->method >= method_count || (root ? tg_calltree_root_thread(n->parent) >= thread_count : n->parent >= i)) {
-            kept = UINT32_MAX;
-            break;
-        }
         bool alive = root ? !threads || threads[tg_calltree_root_thread(n->parent)] : fate[n->parent] == KEPT;
         fate[i] = !alive ? DROPPED : hidden && hidden[n->method] ? HIDDEN_TOP : KEPT;
         renumbered[i] = fate[i] == KEPT ? kept++ : UINT32_MAX;
     }
-    if (kept != UINT32_MAX) {
-        /* Backward (children after parents): each left-out subtree's time
-         * climbs to every kept ancestor. */
-        for (uint32_t i = count; i-- > 0;) {
-            const tg_calltree_node *n = &nodes[i];
-            uint64_t gone = fate[i] == HIDDEN_TOP ? n->total_time : fate[i] == KEPT ? cut[i] : 0;
-            if (fate[i] == HIDDEN_TOP) *hidden_time += n->total_time;
-            if (gone && !tg_calltree_is_root(n->parent)) cut[n->parent] += gone;
-        }
-        for (uint32_t i = 0; i < count; i++) {
-            if (fate[i] != KEPT) continue;
-            tg_calltree_node n = nodes[i];
-            if (!tg_calltree_is_root(n.parent)) n.parent = renumbered[n.parent];
-            n.total_time = cut[i] < n.total_time ? n.total_time - cut[i] : 0;
-            out[renumbered[i]] = n;
-        }
+    /* Backward (children after parents): each left-out subtree's time
+     * climbs to every kept ancestor. */
+    for (uint32_t i = count; i-- > 0;) {
+        const tg_calltree_node *n = &nodes[i];
+        uint64_t gone = fate[i] == HIDDEN_TOP ? n->total_time : fate[i] == KEPT ? cut[i] : 0;
+        if (fate[i] == HIDDEN_TOP) *hidden_time += n->total_time;
+        if (gone && !tg_calltree_is_root(n->parent)) cut[n->parent] += gone;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (fate[i] != KEPT) continue;
+        tg_calltree_node n = nodes[i];
+        if (!tg_calltree_is_root(n.parent)) n.parent = renumbered[n.parent];
+        n.total_time = cut[i] < n.total_time ? n.total_time - cut[i] : 0;
+        out[renumbered[i]] = n;
     }
     free(renumbered);
     free(cut);

@@ -60,6 +60,11 @@ void tg_calltree_free(tg_calltree *t);
  * the call into `parent`. */
 uint32_t tg_calltree_child(tg_calltree *t, uint32_t parent, uint32_t method);
 
+/* Whether finished nodes form a tree the walkers can trust: each method
+ * below method_count, each parent an earlier node or the root of a thread
+ * below thread_count, and no more nodes than indexes below the roots. */
+bool tg_calltree_valid(const tg_calltree_node *nodes, uint32_t count, uint32_t method_count, uint32_t thread_count);
+
 /* A view of a finished tree (nodes in creation order): the paths of the
  * chosen threads (threads[t], thread_count entries; NULL = all), without
  * the nodes of hidden methods (hidden[m], method_count entries; NULL =
@@ -68,8 +73,8 @@ uint32_t tg_calltree_child(tg_calltree *t, uint32_t parent, uint32_t method);
  * plus callees' totals. Kept nodes keep their order and thread; parents
  * are renumbered. `out` has room for `count` nodes. Returns the number
  * kept and adds the left-out subtrees' time (within chosen threads) to
- * *hidden_time; UINT32_MAX if the tree is malformed (a parent after its
- * child, a method or thread out of range) or memory runs out. */
+ * *hidden_time; UINT32_MAX if the tree is not tg_calltree_valid or memory
+ * runs out. */
 uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const bool *threads, uint32_t thread_count,
                             const bool *hidden, uint32_t method_count, tg_calltree_node *out, uint64_t *hidden_time);
 

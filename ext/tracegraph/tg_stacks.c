@@ -80,13 +80,8 @@ typedef struct walk {
 tg_stacks_status tg_stacks_check(const tg_stacks_input *in)
 {
     if (in->max_depth < 2) return TG_STACKS_BAD_TREE;
-    for (uint32_t i = 0; i < in->node_count; i++) {
-        const tg_calltree_node *n = &in->nodes[i];
-        if (n->method >= in->method_count) return TG_STACKS_BAD_TREE;
-        if (tg_calltree_is_root(n->parent) ? tg_calltree_root_thread(n->parent) >= in->thread_count : n->parent >= i)
-            return TG_STACKS_BAD_TREE;
-    }
-    return TG_STACKS_OK;
+    return tg_calltree_valid(in->nodes, in->node_count, in->method_count, in->thread_count) ? TG_STACKS_OK
+                                                                                           : TG_STACKS_BAD_TREE;
 }
 
 static void walk_free(walk *w)

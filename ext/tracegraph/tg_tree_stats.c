@@ -24,20 +24,6 @@ typedef struct work {
     tg_pairmap edge_index;                  /* (caller, callee) -> edge */
 } work;
 
-/* ---- checking the tree ----------------------------------------------------- */
-
-static bool tree_ok(const tg_tree_stats_input *in)
-{
-    if (in->node_count > TG_CALLTREE_MAX_NODES) return false;   /* indexes would read as roots */
-    for (uint32_t i = 0; i < in->node_count; i++) {
-        const tg_calltree_node *n = &in->nodes[i];
-        if (n->method >= in->method_count) return false;
-        if (tg_calltree_is_root(n->parent) ? tg_calltree_root_thread(n->parent) >= in->thread_count : n->parent >= i)
-            return false;
-    }
-    return true;
-}
-
 static bool is_hidden(const work *w, uint32_t node)
 {
     return w->in->hidden && w->in->hidden[w->in->nodes[node].method];
@@ -156,7 +142,8 @@ static bool walk_thread(work *w, uint32_t t)
 tg_tree_stats_status tg_tree_stats_compute(const tg_tree_stats_input *in, tg_tree_stats *out)
 {
     memset(out, 0, sizeof *out);
-    if (!tree_ok(in)) return TG_TREE_STATS_BAD_TREE;
+    if (!tg_calltree_valid(in->nodes, in->node_count, in->method_count, in->thread_count))
+        return TG_TREE_STATS_BAD_TREE;
     /* +1: no zero-sized allocations, which may return NULL. */
     size_t nodes = (size_t)in->node_count + 1, threads = (size_t)in->thread_count + 1;
     work w = {.in = in, .out = out};
