@@ -53,10 +53,7 @@ module Tracegraph
       return [self, {}, []] if folded.empty?
 
       kept_edges = edges.reject { |e| gone[e] } + folded.keys
-      profile = Profile.new(clock: clock, threads: threads, methods: methods.reject { |m| gone[m] }, edges: kept_edges,
-                            program: program, complete: complete?, gc_runs: gc.runs, wall_time: wall_time,
-                            allocations: allocations?)
-      profile.send(:viewed_from, recorded_threads, hidden_waiting)
+      profile = derived(methods: methods.reject { |m| gone[m] }, edges: kept_edges)
       frames = folded.values.sum { |names| names.count("\n") + 1 }
       note = "Folded #{frames} pass-through frames into #{folded.size} bold arrow#{'s' unless folded.size == 1} " \
              "(their tooltips name them)"

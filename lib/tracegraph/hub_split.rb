@@ -84,11 +84,7 @@ module Tracegraph
 
         e.callee.equal?(part) || replaced.key?(e.callee) ? edge_with(e, callee: part) : edge_with(e, caller: part)
       end
-      split = Profile.new(clock: clock, threads: threads, methods: new_methods, edges: new_edges, program: program,
-                          complete: complete?, gc_runs: gc.runs, wall_time: wall_time, allocations: allocations?)
-      split.send(:viewed_from, recorded_threads, hidden_waiting)
-      notes = ["Split per caller: #{split_summary(plans)}"]
-      [split, context, notes]
+      [derived(methods: new_methods, edges: new_edges), context, ["Split per caller: #{split_summary(plans)}"]]
     end
 
     # "Array#each (4), Integer#times (3) and 12 more", the busiest first.

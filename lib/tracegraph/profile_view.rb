@@ -128,14 +128,23 @@ module Tracegraph
       tree_methods = recorded.each_with_index.map { |m, i| new_methods[i] || m }
       tree = CallTree.new(folded_calls: call_tree.folded_calls, native: kept, methods: tree_methods,
                           threads: call_tree.native_threads)
-      Profile.new(clock: clock, threads: new_threads, methods: new_methods.values, edges: new_edges, program: program,
-                  complete: complete?, call_tree: tree, gc_runs: gc.runs, wall_time: wall_time)
-             .tap { |v| v.send(:viewed_from, recorded_threads, hidden_waiting + hidden_time) }
+      derived(methods: new_methods.values, edges: new_edges, threads: new_threads, call_tree: tree,
+              hidden_waiting: hidden_waiting + hidden_time)
     end
 
     def viewed_from(recorded_threads, hidden_waiting)
       @recorded_threads = recorded_threads
       @hidden_waiting = hidden_waiting
+    end
+
+    # This profile with other methods and edges (a view, or the graph's
+    # copy with hubs split or chains folded): its clock, program, GC runs,
+    # wall time, and what a view of it left out stay.
+    def derived(methods:, edges:, threads: self.threads, call_tree: nil, hidden_waiting: self.hidden_waiting)
+      Profile.new(clock: clock, threads: threads, methods: methods, edges: edges, program: program,
+                  complete: complete?, call_tree: call_tree, gc_runs: gc.runs, wall_time: wall_time,
+                  allocations: allocations?)
+             .tap { |profile| profile.send(:viewed_from, recorded_threads, hidden_waiting) }
     end
   end
 end
