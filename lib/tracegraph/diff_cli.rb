@@ -26,11 +26,15 @@ module Tracegraph
       base, head = options[:files].map { |path| Profile.load_json(path) }
       diff = base.diff(head)
       gate = build_gate(diff, options) # refuses times of different clocks before anything is written
-      diff.print_text(@out, limit: options[:limit], normalize: options[:dot].fetch(:normalize, false)) if options[:text]
+      if options[:text]
+        BrokenPipe.print_quietly(@out) do
+          diff.print_text(@out, limit: options[:limit], normalize: options[:dot].fetch(:normalize, false))
+        end
+      end
       written = write_outputs(diff, options)
       return (written ? 0 : 1) unless gate
 
-      gate.report(@err)
+      BrokenPipe.print_quietly(@err) { gate.report(@err) }
       gate.failed? ? REGRESSION : (written ? 0 : 1)
     rescue OptionParser::ParseError, CLI::UsageError => e
       @err.puts "tracegraph diff: #{e.message} (see tracegraph diff --help)"
@@ -104,7 +108,7 @@ module Tracegraph
       ok, messages = Output.write_each(options[:outputs], "tracegraph diff") do |path|
         Output.write_graph(diff, path, options[:dot])
       end
-      messages.each { |message| @err.puts message }
+      BrokenPipe.print_quietly(@err) { messages.each { |message| @err.puts message } }
       ok
     end
 

@@ -67,7 +67,7 @@ module Tracegraph
                        "#{dot_path}. Draw fewer boxes (--max-nodes, --node-fraction, --focus) or allow longer " \
                        "(TRACEGRAPH_DOT_TIMEOUT=seconds)"
         end
-        err = readers.last.value.to_s
+        err = readers.map(&:value).last.to_s # both joined: the block's end closes the pipes
         unless thread.value.success?
           raise Error, "Graphviz could not render #{path} (#{err.lines.first&.strip}); the call graph is in #{dot_path}"
         end

@@ -31,7 +31,7 @@ module Tracegraph
       # Before the profile is read: a typo in a name fails at once.
       options[:outputs].each { |path| Output.check_path(path) }
       profile, options[:dot] = profile_from(options[:files]).viewed(options[:dot])
-      profile.print_flat(@out) if options[:flat]
+      BrokenPipe.print_quietly(@out) { profile.print_flat(@out) } if options[:flat]
       write_outputs(profile, options) ? 0 : 1
     rescue OptionParser::ParseError, CLI::UsageError => e
       @err.puts Tracegraph.printable("tracegraph #{command}: #{e.message} (see tracegraph #{command} --help)")
@@ -96,7 +96,7 @@ module Tracegraph
       ok, messages = Output.write_each(options[:outputs], "tracegraph #{command}") do |path|
         Output.write(profile, path, options[:dot])
       end
-      messages.each { |message| @err.puts message }
+      BrokenPipe.print_quietly(@err) { messages.each { |message| @err.puts message } }
       ok
     end
   end

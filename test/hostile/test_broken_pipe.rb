@@ -57,12 +57,37 @@ class TestBrokenPipe < Minitest::Test
     assert_match(/wrote .*a\.json/, err)
   end
 
+  # Ruby flushes stdout before it starts dot, and a flush of bytes still
+  # buffered for a reader that is gone raises again each time.
+  def test_output_still_buffered_for_a_gone_reader_costs_no_rendered_file
+    buffered = write_script("buffered.rb", "def line(i) = \"line \#{i}\"\n10_000.times { |i| puts line(i) }\n")
+    plain, = run_with_broken(%i[out], RbConfig.ruby, buffered)
+    status, err = run_with_broken(%i[out], *tracegraph_command("--flat", "-o", "e.svg", "-o", "e.json", buffered))
+    assert_equal [plain.exitstatus, plain.termsig], [status.exitstatus, status.termsig], err
+    assert File.size?(File.join(@dir, "e.svg")), err
+    assert_operator Tracegraph::Profile.load_json(File.join(@dir, "e.json"))["Object#line"].calls, :>, 0
+    assert_match(/wrote .*e\.dot, .*e\.svg/, err)
+  end
+
+  def test_render_and_diff_print_to_a_gone_reader_and_still_write_every_file
+    _, err, status = tracegraph("-o", "p.json", "-e", "def line(i) = i\n3.times { |i| line(i) }")
+    assert status.success?, err
+    status, err = run_with_broken(%i[out], *tracegraph_command("render", "--flat", "-o", "r.svg", "-o", "r.json", "p.json"))
+    assert status.success?, err
+    assert File.size?(File.join(@dir, "r.svg")), err
+    assert_profiled("r.json", 3)
+    status, err = run_with_broken(%i[out], *tracegraph_command("diff", "--text", "-o", "d.svg", "p.json", "p.json"))
+    assert status.success?, err
+    assert File.size?(File.join(@dir, "d.svg")), err
+  end
+
   def test_a_closed_stderr_costs_no_file_and_no_status
     status, = run_with_broken(%i[err], *tracegraph_command("--flat", "-o", "b.json", "-o", "b.svg",
                                                             "-e", "def line(i) = i\n3.times { |i| line(i) }"))
     assert status.success?, "the table and messages are lost, not the run"
     assert_profiled("b.json", 3)
     assert File.size?(File.join(@dir, "b.dot")), "written beside the svg"
+    assert File.size?(File.join(@dir, "b.svg"))
   end
 
   def test_both_streams_closed
