@@ -6,6 +6,7 @@
 # write (or one entry in STACK_FORMATS for a Profile#write_FORMAT drawn
 # from the call tree), and, if it was in FOREIGN_SUFFIXES, out of that list.
 require "stringio"
+require "tracegraph/broken_pipe"
 require "tracegraph/dot_render"
 
 module Tracegraph
@@ -27,6 +28,12 @@ module Tracegraph
     # for a format tracegraph does not write, so it is refused rather than
     # silently given tracegraph's own JSON.
     FOREIGN_SUFFIXES = %w[.vernier.json].freeze
+    # Words that, before a suffix of ours, name another format: x.gecko.json
+    # or x.folded.txt asks for something other than what .json or .txt
+    # writes, so the name is refused. (Any other word is a name's own:
+    # run.2026-11-26.json, call_graph.12345.dot.)
+    FOREIGN_WORDS = %w[vernier gecko stackprof chrome trace perfetto cpuprofile pprof collapsed flamegraph
+                       heap heapprofile memprof rubyprof ruby-prof].freeze
     # A compressed name asks for compression, which tracegraph does not do.
     COMPRESSION_SUFFIXES = %w[.gz .tgz .bz2 .xz .zst .lz4 .lz .br .z .zip .7z].freeze
     GRAPH_FORMATS = %i[dot rendered].freeze
@@ -43,13 +50,20 @@ module Tracegraph
     end
 
     # The suffix that names path's format: the longest of FORMATS' and
-    # FOREIGN_SUFFIXES' the name ends with, else its extension, with the
-    # one before it if it is compressed (".json.gz"); nil if it has none.
+    # FOREIGN_SUFFIXES' the name ends with (with the word before it if that
+    # names another format: ".svg.json", ".folded.txt"), else its
+    # extension, with the one before it if it is compressed (".json.gz");
+    # nil if it has none.
     def suffix_of(path)
       name = File.basename(path.to_s).downcase(:ascii) # (:ascii keeps its length)
       longest = (FORMATS.keys + FOREIGN_SUFFIXES).select { |s| name.length > s.length && name.end_with?(s) }
                                                  .max_by(&:length)
-      return longest if longest
+      if longest
+        before = File.extname(name.delete_suffix(longest))
+        return before + longest if FORMATS.key?(before) || FOREIGN_WORDS.include?(before.delete_prefix("."))
+
+        return longest
+      end
 
       ext = File.extname(name)
       return nil if ext.empty?
@@ -142,13 +156,19 @@ module Tracegraph
     # wrote; one that fails does not stop the others. Returns whether all
     # were written, and one message per path ("LABEL: wrote ..." or the
     # error), for the caller to print when it is ready.
+    # A standard stream whose reader is gone is set aside first, and an
+    # error of the system's is that path's failure, not the run's.
     def write_each(paths, label)
+      BrokenPipe.settle_standard_streams
       messages = []
       ok = paths.map do |path|
         messages << Tracegraph.printable("#{label}: wrote #{yield(path).join(', ')}")
         true
       rescue Tracegraph::Error => e
         messages << Tracegraph.printable("#{label}: #{e.message}")
+        false
+      rescue SystemCallError, IOError => e
+        messages << Tracegraph.printable("#{label}: cannot write #{path}: #{e.message}")
         false
       end.all?
       [ok, messages]

@@ -34,7 +34,12 @@ class TestOutputFormats < Minitest::Test
       "x.vernier.json" => ".vernier.json", "x.pb.xz" => ".pb.xz",
       "x.pprof" => ".pprof", "x.cpuprofile" => ".cpuprofile", "x.json.gz" => ".json.gz", "x.gz" => ".gz",
       "x.dot.xz" => ".dot.xz", "x.json.zst" => ".json.zst", "x.gif" => ".gif", "callgrind.outx" => ".outx",
-      "notcallgrind.out" => ".out"
+      "notcallgrind.out" => ".out",
+      # two formats in one name: the inner one is not what the outer writes
+      "x.svg.json" => ".svg.json", "x.dot.json" => ".dot.json", "x.callgrind.json" => ".callgrind.json",
+      "x.folded.txt" => ".folded.txt", "x.png.svg" => ".png.svg", "x.gecko.json" => ".gecko.json",
+      "x.stackprof.json" => ".stackprof.json", "x.chrome.json" => ".chrome.json", "x.trace.json" => ".trace.json",
+      "x.perfetto.json" => ".perfetto.json", "x.collapsed.txt" => ".collapsed.txt"
     }.each do |name, suffix|
       assert_nil Output.format_of(name), name
       error = assert_raises(Tracegraph::Error) { Output.check_path(File.join(@dir, name)) }
@@ -46,7 +51,8 @@ class TestOutputFormats < Minitest::Test
   end
 
   def test_innocent_dotted_names_pass_the_check
-    %w[profile.2024-05-01.json run.v2.json callgrind.out callgrind.out.app x.callgrind].each do |name|
+    %w[profile.2024-05-01.json run.v2.json callgrind.out callgrind.out.app x.callgrind my.app.svg
+       call_graph.12345.2.pdf x.speedscope.json x.firefox.json x.pb.gz].each do |name|
       Output.check_path(File.join(@dir, name)) # raises if refused
       refute_nil Output.format_of(name), name
     end
