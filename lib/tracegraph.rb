@@ -62,6 +62,7 @@ module Tracegraph
     #              allocator is slower while they are counted)
     def start(**options)
       _start(*parse_start_options(options, hide_next_call: false), false)
+      @start_options = options
       nil
     end
 
@@ -72,6 +73,7 @@ module Tracegraph
     # (the tracegraph command does, with at_process_end).
     def profile_main(iseq, **options)
       _start(*parse_start_options(options, hide_next_call: true), false)
+      @start_options = options
       iseq.eval
     end
 
@@ -103,6 +105,7 @@ module Tracegraph
       # As start, but the block given here is not a node of its own: what
       # it calls are the roots, as without blocks.
       _start(*parse_start_options(options, hide_next_call: false), true)
+      @start_options = options
       begin
         yield
       ensure

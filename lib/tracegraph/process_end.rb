@@ -18,11 +18,19 @@ module Tracegraph
         Tracegraph.process_ending(:exec)
         super
       end
+
+      # Kernel#fork, Process.fork and IO.popen("-") all fork through
+      # Process._fork (Ruby 3.1+); only Process's is ever called.
+      def _fork
+        pid = super
+        Tracegraph.restart_after_fork if pid.zero?
+        pid
+      end
     end
 
     PrivateHooks = Module.new do
       include Hooks
-      private :exit!, :exec
+      private :exit!, :exec, :_fork
     end
 
     def self.install
@@ -49,6 +57,19 @@ module Tracegraph
       @process_end = block
       at_exit { process_ending(:at_exit) }
       ProcessEnd.install
+    end
+
+    # Internal, for Hooks#_fork: in a forked child, the profile starts again
+    # at the fork, with the same options (paused if it was). What the
+    # parent did before is in the parent's own file, so adding up every
+    # process's files (tracegraph merge) counts each call once.
+    def restart_after_fork
+      return unless running? && @start_options
+
+      paused = paused?
+      _stop
+      _start(*parse_start_options(@start_options, hide_next_call: false), false)
+      _pause if paused
     end
 
     # Internal, for the hooks above. Stops before anything else, so none

@@ -71,7 +71,7 @@ class TestAutorun < Minitest::Test
     assert_equal ["Object#parent_work"], own_methods("g.json")
     assert_equal ["Object#spawned_work"], own_methods("g.#{spawned}.json"), "written just before exec"
     assert_equal ["Object#execd_work"], own_methods("g.#{spawned}.2.json"), "the exec'd program's, not over it"
-    assert_equal ["Object#child_work"], own_methods("g.#{forked}.json") - own_methods("g.json")
+    assert_equal ["Object#child_work"], own_methods("g.#{forked}.json"), "from the fork on: the parent's work is the parent's"
     assert_equal 4, err.scan(/^tracegraph: wrote /).size, err
   end
 
@@ -91,6 +91,32 @@ class TestAutorun < Minitest::Test
     assert_nil parent["Object#child_work"]
     assert_equal 1, child["Object#child_work"].calls
     assert_equal 1, parent["Object#parent_work"].calls
+  end
+
+  # Each forked child's profile starts at the fork, so the sum of every
+  # process's file counts each call once, and a pause is inherited.
+  def test_forked_children_profile_from_the_fork_so_merge_counts_each_call_once
+    app = write_script("job.rb", <<~RUBY)
+      def boot = :b
+      def work(i) = i
+      def unseen = :u
+      boot
+      pids = [1, 2, 3].map { |i| fork { work(i) } }
+      Tracegraph.pause
+      pids << fork { unseen; Tracegraph.resume; work(4) }
+      Tracegraph.resume
+      pids.each { |pid| Process.wait(pid) }
+    RUBY
+    _, err, status = tracegraph("-o", "job.json", app)
+    assert status.success?, err
+    files = Dir.children(@dir).grep(/\Ajob\..*json\z/)
+    assert_equal 5, files.size, files.inspect
+    children = files - ["job.json"]
+    assert_equal [["Object#work"]] * 4, children.map { |f| own_methods(f) }
+    sum = Tracegraph::Profile.merge(files.map { |f| Tracegraph::Profile.load_json(File.join(@dir, f)) })
+    assert_equal 1, sum["Object#boot"].calls
+    assert_equal 4, sum["Object#work"].calls
+    assert_nil sum["Object#unseen"], "called while the inherited pause held"
   end
 
   def test_the_tracegraph_command_under_autorun_writes_only_its_own_profile
