@@ -11,6 +11,7 @@ class TestThreadsOption < TracegraphTest
     go = Queue.new
     done = Queue.new
     other = Thread.new do
+      Thread.current.name = "busy"
       go.pop
       100.times { |i| theirs(i) }
       done << true
@@ -37,7 +38,8 @@ class TestThreadsOption < TracegraphTest
       profile = profile_beside_a_busy_thread(**options)
       assert_equal 10, method_named(profile, "TestThreadsOption#mine").calls
       assert_equal 100, method_named(profile, "TestThreadsOption#theirs").calls
-      assert_equal 2, profile.threads.size
+      # (minitest's idle worker threads may be recorded too, when they wake)
+      assert_equal %w[busy main], profile.threads.map(&:name).sort & %w[busy main]
     end
   end
 
