@@ -74,8 +74,9 @@ result["out.folded capped at 100,000"] = run(lib, exe, "--max-call-tree-nodes", 
 def rubocop_rows(lib, exe)
   spec = Gem::Specification.find_by_name("rubocop")
   files = Dir[File.join(spec.gem_dir, "lib/rubocop/cop/style/*.rb")].sort.first(Integer(ENV.fetch("RUBOCOP_FILES", "40")))
-  args = [spec.bin_file("rubocop"), "--", "--cache", "false", "--format", "quiet", *files]
-  rows = {"rubocop #{spec.version}, #{files.size} files, alone" => run(*args.reject { |a| a == "--" }, ok: [0, 1])}
+  # (Options after the script are the script's own, as under ruby: no "--".)
+  args = [spec.bin_file("rubocop"), "--cache", "false", "--format", "quiet", *files]
+  rows = {"rubocop #{spec.version}, #{files.size} files, alone" => run(*args, ok: [0, 1])}
   %w[out.folded out.pb.gz out.speedscope.json].each do |output|
     warn "bench: call tree, rubocop, -o #{output}"
     rows["rubocop: #{output}"] = run(lib, exe, "-o", output, *args, ok: [0, 1])
