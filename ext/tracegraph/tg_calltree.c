@@ -12,16 +12,28 @@ bool tg_calltree_init(tg_calltree *t, uint32_t max_nodes)
 void tg_calltree_free(tg_calltree *t)
 {
     free(t->nodes);
+    free(t->allocations);
     tg_pairmap_free(&t->index);
     *t = (tg_calltree){0};
 }
 
+void tg_calltree_count_allocations(tg_calltree *t)
+{
+    t->count_allocations = true;
+}
+
+/* Both arrays grow together; capacity changes only once both have. */
 static bool grow(tg_calltree *t)
 {
     uint32_t cap = t->capacity ? t->capacity * 2 : 1024;
     tg_calltree_node *bigger = realloc(t->nodes, (size_t)cap * sizeof *bigger);
     if (!bigger) return false;
     t->nodes = bigger;
+    if (t->count_allocations) {
+        tg_calltree_allocations *counts = realloc(t->allocations, (size_t)cap * sizeof *counts);
+        if (!counts) return false;
+        t->allocations = counts;
+    }
     t->capacity = cap;
     return true;
 }
@@ -39,6 +51,7 @@ uint32_t tg_calltree_child(tg_calltree *t, uint32_t parent, uint32_t method)
         return TG_CALLTREE_ROOT;
     }
     t->nodes[t->count] = (tg_calltree_node){.parent = parent, .method = method};
+    if (t->count_allocations) t->allocations[t->count] = (tg_calltree_allocations){0};
     return t->count++;
 }
 
