@@ -35,8 +35,9 @@ static VALUE view_body(VALUE arg)
     a->out = malloc(((size_t)a->t->count + 1) * sizeof *a->out);
     if (!a->out) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
     uint64_t hidden_time = 0;
-    uint32_t kept = tg_calltree_filter(a->t->nodes, a->t->count, a->threads, (uint32_t)RARRAY_LEN(a->thread_flags),
-                                       a->hidden, a->method_count, a->out, &hidden_time);
+    uint32_t kept = tg_calltree_filter(a->t->nodes, NULL, a->t->count, a->threads,
+                                       (uint32_t)RARRAY_LEN(a->thread_flags), a->hidden, a->method_count, a->out,
+                                       NULL, &hidden_time);
     if (kept == UINT32_MAX) rb_raise(rb_eArgError, "malformed call tree, or out of memory while filtering it");
     tg_calltree_node *nodes = a->out;
     a->out = NULL;   /* owned by the new tree from here, even if wrapping fails */

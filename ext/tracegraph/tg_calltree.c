@@ -70,16 +70,20 @@ bool tg_calltree_valid(const tg_calltree_node *nodes, uint32_t count, uint32_t m
 /* Node fates in tg_calltree_filter. */
 enum { DROPPED, KEPT, HIDDEN_TOP };
 
-uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const bool *threads, uint32_t thread_count,
-                            const bool *hidden, uint32_t method_count, tg_calltree_node *out, uint64_t *hidden_time)
+uint32_t tg_calltree_filter(const tg_calltree_node *nodes, const tg_calltree_allocations *allocations, uint32_t count,
+                            const bool *threads, uint32_t thread_count, const bool *hidden, uint32_t method_count,
+                            tg_calltree_node *out, tg_calltree_allocations *out_allocations, uint64_t *hidden_time)
 {
     if (!tg_calltree_valid(nodes, count, method_count, thread_count)) return UINT32_MAX;
     uint32_t *renumbered = malloc(((size_t)count + 1) * sizeof *renumbered);
     uint64_t *cut = calloc((size_t)count + 1, sizeof *cut);   /* time left out beneath each node */
+    /* objects left out beneath each node, if counted */
+    uint64_t *cut_allocations = allocations ? calloc((size_t)count + 1, sizeof *cut_allocations) : NULL;
     uint8_t *fate = malloc((size_t)count + 1);
-    if (!renumbered || !cut || !fate) {
+    if (!renumbered || !cut || !fate || (allocations && !cut_allocations)) {
         free(renumbered);
         free(cut);
+        free(cut_allocations);
         free(fate);
         return UINT32_MAX;
     }
@@ -93,12 +97,15 @@ uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const
         renumbered[i] = fate[i] == KEPT ? kept++ : UINT32_MAX;
     }
     /* Backward (children after parents): each left-out subtree's time
-     * climbs to every kept ancestor. */
+     * (and objects) climbs to every kept ancestor. */
     for (uint32_t i = count; i-- > 0;) {
         const tg_calltree_node *n = &nodes[i];
-        uint64_t gone = fate[i] == HIDDEN_TOP ? n->total_time : fate[i] == KEPT ? cut[i] : 0;
-        if (fate[i] == HIDDEN_TOP) *hidden_time += n->total_time;
-        if (gone && !tg_calltree_is_root(n->parent)) cut[n->parent] += gone;
+        if (fate[i] == DROPPED) continue;
+        bool top = fate[i] == HIDDEN_TOP;
+        if (top) *hidden_time += n->total_time;
+        if (tg_calltree_is_root(n->parent)) continue;
+        cut[n->parent] += top ? n->total_time : cut[i];
+        if (allocations) cut_allocations[n->parent] += top ? allocations[i].total : cut_allocations[i];
     }
     for (uint32_t i = 0; i < count; i++) {
         if (fate[i] != KEPT) continue;
@@ -106,9 +113,15 @@ uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const
         if (!tg_calltree_is_root(n.parent)) n.parent = renumbered[n.parent];
         n.total_time = cut[i] < n.total_time ? n.total_time - cut[i] : 0;
         out[renumbered[i]] = n;
+        if (allocations) {
+            tg_calltree_allocations a = allocations[i];
+            a.total = cut_allocations[i] < a.total ? a.total - cut_allocations[i] : 0;
+            out_allocations[renumbered[i]] = a;
+        }
     }
     free(renumbered);
     free(cut);
+    free(cut_allocations);
     free(fate);
     return kept;
 }

@@ -95,12 +95,15 @@ bool tg_calltree_valid(const tg_calltree_node *nodes, uint32_t count, uint32_t m
  * the nodes of hidden methods (hidden[m], method_count entries; NULL =
  * none) and everything under them. Each kept node's total_time drops by
  * the time of the subtrees left out beneath it, so totals stay self time
- * plus callees' totals. Kept nodes keep their order and thread; parents
- * are renumbered. `out` has room for `count` nodes. Returns the number
- * kept and adds the left-out subtrees' time (within chosen threads) to
- * *hidden_time; UINT32_MAX if the tree is not tg_calltree_valid or memory
- * runs out. */
-uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const bool *threads, uint32_t thread_count,
-                            const bool *hidden, uint32_t method_count, tg_calltree_node *out, uint64_t *hidden_time);
+ * plus callees' totals; with allocation counts (`allocations`, parallel
+ * to nodes, or NULL) its total allocations drop the same way, into
+ * `out_allocations` (room for `count`; ignored without). Kept nodes keep
+ * their order and thread; parents are renumbered. `out` has room for
+ * `count` nodes. Returns the number kept and adds the left-out subtrees'
+ * time (within chosen threads) to *hidden_time; UINT32_MAX if the tree is
+ * not tg_calltree_valid or memory runs out. */
+uint32_t tg_calltree_filter(const tg_calltree_node *nodes, const tg_calltree_allocations *allocations, uint32_t count,
+                            const bool *threads, uint32_t thread_count, const bool *hidden, uint32_t method_count,
+                            tg_calltree_node *out, tg_calltree_allocations *out_allocations, uint64_t *hidden_time);
 
 #endif
