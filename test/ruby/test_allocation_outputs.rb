@@ -158,6 +158,66 @@ class TestAllocationOutputs < Minitest::Test
     assert_same profile, profile.view # no view asked for
   end
 
+  # Two threads. main: main -> work (2 calls) -> String#*, main -> IO#read
+  # (waiting, and allocating 8); worker: work -> String#*. Each node:
+  # [parent, method, calls, total, self, thread, allocations, self allocations].
+  NODES = [
+    [nil, 0, 1, 100, 10, 1, 53, 5],
+    [0, 1, 2, 60, 30, nil, 40, 10],
+    [1, 2, 4, 30, 30, nil, 30, 30],
+    [0, 3, 1, 30, 30, nil, 8, 8],
+    [nil, 1, 1, 20, 5, 2, 12, 2],
+    [4, 2, 2, 15, 15, nil, 10, 10]
+  ].freeze
+
+  def threaded_document(node_counts: true)
+    method = lambda do |name, calls, total, self_time, allocs|
+      {"name" => name, "file" => nil, "line" => nil, "c_method" => false, "calls" => calls, "total_time" => total,
+       "self_time" => self_time, "allocations" => allocs[0], "self_allocations" => allocs[1]}
+    end
+    edge = lambda do |caller, callee, calls, total, self_time, allocs|
+      {"caller" => caller, "callee" => callee, "calls" => calls, "total_time" => total, "self_time" => self_time,
+       "allocations" => allocs[0], "self_allocations" => allocs[1]}
+    end
+    nodes = NODES.map do |parent, m, calls, total, self_time, thread, allocs, self_allocs|
+      node = {"parent" => parent, "method" => m, "calls" => calls, "total_time" => total, "self_time" => self_time}
+      node["thread"] = thread if thread
+      node_counts ? node.merge("allocations" => allocs, "self_allocations" => self_allocs) : node
+    end
+    {"version" => 2, "clock" => "wall", "unit" => "ns", "total_time" => 120, "allocations" => true,
+     "threads" => [{"id" => 1, "name" => "main", "total_time" => 100},
+                   {"id" => 2, "name" => "worker", "total_time" => 20}],
+     "methods" => [method.call("Object#main", 1, 100, 10, [53, 5]), method.call("Object#work", 3, 80, 35, [52, 12]),
+                   method.call("String#*", 6, 45, 45, [40, 40]), method.call("IO#read", 1, 30, 30, [8, 8])],
+     "edges" => [edge.call(0, 1, 2, 60, 30, [40, 10]), edge.call(1, 2, 6, 45, 45, [40, 40]),
+                 edge.call(0, 3, 1, 30, 30, [8, 8])],
+     "call_tree" => {"folded_calls" => 0, "nodes" => nodes}}
+  end
+
+  def test_the_call_tree_keeps_each_path_s_counts_and_reads_them_back
+    profile = parse(threaded_document)
+    assert_predicate profile.call_tree, :allocations?
+    assert_equal(NODES.map { |n| n.last(2) }, profile.call_tree.nodes.map { |n| [n.allocations, n.self_allocations] })
+    data = profile.to_h
+    assert_equal({"allocations" => 40, "self_allocations" => 10},
+                 data["call_tree"]["nodes"][1].slice("allocations", "self_allocations"))
+    assert_equal data, parse(data).to_h
+  end
+
+  def test_malformed_node_counts_are_named
+    {
+      ->(d) { d["call_tree"]["nodes"][2].delete("allocations") } =>
+        /call_tree\.nodes\[2\]\.allocations must be a non-negative/,
+      ->(d) { d["call_tree"]["nodes"][1]["self_allocations"] = 41 } =>
+        /call_tree\.nodes\[1\]\.self_allocations \(41\) is more than its allocations \(40\)/
+    }.each do |spoil, message|
+      data = threaded_document
+      spoil.call(data)
+      error = assert_raises(Tracegraph::FormatError) { parse(data) }
+      assert_match message, error.message
+    end
+  end
+
   # Array#each, called by two methods with blocks of their own: a hub.
   def each_of_two = [1, 2].each { "a" * 2 }
   def each_of_three = [1, 2, 3].each { "b" * 2 }
