@@ -25,6 +25,7 @@ typedef struct view_args {
     uint32_t method_count;
     bool *threads, *hidden;
     tg_calltree_node *out;
+    tg_calltree_allocations *out_allocations;
 } view_args;
 
 static VALUE view_body(VALUE arg)
@@ -34,17 +35,27 @@ static VALUE view_body(VALUE arg)
     a->hidden = flags_of(a->hidden_flags, a->method_count, "hidden methods");
     a->out = malloc(((size_t)a->t->count + 1) * sizeof *a->out);
     if (!a->out) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    bool counted = a->t->allocations != NULL;
+    if (counted) {
+        a->out_allocations = malloc(((size_t)a->t->count + 1) * sizeof *a->out_allocations);
+        if (!a->out_allocations) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    }
     uint64_t hidden_time = 0;
-    uint32_t kept = tg_calltree_filter(a->t->nodes, a->t->count, a->threads, (uint32_t)RARRAY_LEN(a->thread_flags),
-                                       a->hidden, a->method_count, a->out, &hidden_time);
+    uint32_t kept = tg_calltree_filter(a->t->nodes, a->t->allocations, a->t->count, a->threads,
+                                       (uint32_t)RARRAY_LEN(a->thread_flags), a->hidden, a->method_count, a->out,
+                                       a->out_allocations, &hidden_time);
     if (kept == UINT32_MAX) rb_raise(rb_eArgError, "malformed call tree, or out of memory while filtering it");
     tg_calltree_node *nodes = a->out;
+    tg_calltree_allocations *allocations = a->out_allocations;
     a->out = NULL;   /* owned by the new tree from here, even if wrapping fails */
+    a->out_allocations = NULL;
     if (kept == 0) {
         free(nodes);
+        free(allocations);
         nodes = NULL;
+        allocations = NULL;
     }
-    return rb_ary_new_from_args(2, native_tree_wrap(nodes, kept), ULL2NUM(hidden_time));
+    return rb_ary_new_from_args(2, native_tree_wrap(nodes, allocations, counted, kept), ULL2NUM(hidden_time));
 }
 
 static VALUE view_cleanup(VALUE arg)
@@ -53,12 +64,14 @@ static VALUE view_cleanup(VALUE arg)
     free(a->threads);
     free(a->hidden);
     free(a->out);
+    free(a->out_allocations);
     return Qnil;
 }
 
 /* NativeCallTree#_view(thread_flags, hidden_flags or nil, method_count)
  * -> [NativeCallTree, hidden_time]: the paths of the threads flagged, less
- * the hidden methods' subtrees (tg_calltree_filter). */
+ * the hidden methods' subtrees (tg_calltree_filter), with allocation
+ * counts if this tree has them. */
 static VALUE native_tree_view(VALUE self, VALUE thread_flags, VALUE hidden_flags, VALUE method_count)
 {
     Check_Type(thread_flags, T_ARRAY);
@@ -74,6 +87,13 @@ typedef struct stats_args {
     bool *threads, *hidden;
 } stats_args;
 
+/* Appends [total allocations, self allocations] to a stats row. */
+static void push_allocations(VALUE row, const tg_allocation_stats *a)
+{
+    rb_ary_push(row, ULL2NUM(a->total));
+    rb_ary_push(row, ULL2NUM(a->self));
+}
+
 static VALUE stats_body(VALUE arg)
 {
     stats_args *a = (stats_args *)arg;
@@ -85,13 +105,17 @@ static VALUE stats_body(VALUE arg)
     VALUE methods = rb_ary_new_capa(a->in.method_count);
     for (uint32_t i = 0; i < a->in.method_count; i++) {
         const tg_method_stats *m = &a->out.methods[i];
-        rb_ary_push(methods, rb_ary_new_from_args(3, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time)));
+        VALUE row = rb_ary_new_from_args(3, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time));
+        if (a->in.allocations) push_allocations(row, &a->out.method_allocations[i]);
+        rb_ary_push(methods, row);
     }
     VALUE edges = rb_ary_new_capa(a->out.edge_count);
     for (uint32_t i = 0; i < a->out.edge_count; i++) {
         const tg_edge_stats *e = &a->out.edges[i];
-        rb_ary_push(edges, rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee), ULL2NUM(e->calls),
-                                                ULL2NUM(e->total_time), ULL2NUM(e->self_time)));
+        VALUE row = rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee), ULL2NUM(e->calls),
+                                         ULL2NUM(e->total_time), ULL2NUM(e->self_time));
+        if (a->in.allocations) push_allocations(row, &a->out.edge_allocations[i]);
+        rb_ary_push(edges, row);
     }
     VALUE threads = rb_ary_new_capa(a->in.thread_count);
     for (uint32_t i = 0; i < a->in.thread_count; i++) rb_ary_push(threads, ULL2NUM(a->out.thread_time[i]));
@@ -108,15 +132,18 @@ static VALUE stats_cleanup(VALUE arg)
 }
 
 /* NativeCallTree#_stats(method_count, thread_flags, hidden_flags or nil)
- * -> [[[calls, total, self] per method], [[caller, callee, calls, total,
- * self], ...], [time per thread], hidden_time]: the method and edge
- * statistics of the flagged threads' paths without the hidden methods
- * (tg_tree_stats_compute). */
+ * -> [[[calls, total, self(, allocations, self allocations)] per method],
+ * [[caller, callee, calls, total, self(, allocations, self allocations)],
+ * ...], [time per thread], hidden_time]: the method and edge statistics
+ * of the flagged threads' paths without the hidden methods
+ * (tg_tree_stats_compute), with the allocation counts if this tree has
+ * them. */
 static VALUE native_tree_stats(VALUE self, VALUE method_count, VALUE thread_flags, VALUE hidden_flags)
 {
     Check_Type(thread_flags, T_ARRAY);
     const native_tree *t = native_tree_of(self);
-    stats_args a = {.in = {.nodes = t->nodes, .node_count = t->count, .method_count = NUM2UINT(method_count),
+    stats_args a = {.in = {.nodes = t->nodes, .allocations = t->allocations, .node_count = t->count,
+                           .method_count = NUM2UINT(method_count),
                            .thread_count = (uint32_t)RARRAY_LEN(thread_flags)},
                     .thread_flags = thread_flags, .hidden_flags = hidden_flags};
     return rb_ensure(stats_body, (VALUE)&a, stats_cleanup, (VALUE)&a);

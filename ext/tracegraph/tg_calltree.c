@@ -12,16 +12,28 @@ bool tg_calltree_init(tg_calltree *t, uint32_t max_nodes)
 void tg_calltree_free(tg_calltree *t)
 {
     free(t->nodes);
+    free(t->allocations);
     tg_pairmap_free(&t->index);
     *t = (tg_calltree){0};
 }
 
+void tg_calltree_count_allocations(tg_calltree *t)
+{
+    t->count_allocations = true;
+}
+
+/* Both arrays grow together; capacity changes only once both have. */
 static bool grow(tg_calltree *t)
 {
     uint32_t cap = t->capacity ? t->capacity * 2 : 1024;
     tg_calltree_node *bigger = realloc(t->nodes, (size_t)cap * sizeof *bigger);
     if (!bigger) return false;
     t->nodes = bigger;
+    if (t->count_allocations) {
+        tg_calltree_allocations *counts = realloc(t->allocations, (size_t)cap * sizeof *counts);
+        if (!counts) return false;
+        t->allocations = counts;
+    }
     t->capacity = cap;
     return true;
 }
@@ -39,6 +51,7 @@ uint32_t tg_calltree_child(tg_calltree *t, uint32_t parent, uint32_t method)
         return TG_CALLTREE_ROOT;
     }
     t->nodes[t->count] = (tg_calltree_node){.parent = parent, .method = method};
+    if (t->count_allocations) t->allocations[t->count] = (tg_calltree_allocations){0};
     return t->count++;
 }
 
@@ -57,16 +70,20 @@ bool tg_calltree_valid(const tg_calltree_node *nodes, uint32_t count, uint32_t m
 /* Node fates in tg_calltree_filter. */
 enum { DROPPED, KEPT, HIDDEN_TOP };
 
-uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const bool *threads, uint32_t thread_count,
-                            const bool *hidden, uint32_t method_count, tg_calltree_node *out, uint64_t *hidden_time)
+uint32_t tg_calltree_filter(const tg_calltree_node *nodes, const tg_calltree_allocations *allocations, uint32_t count,
+                            const bool *threads, uint32_t thread_count, const bool *hidden, uint32_t method_count,
+                            tg_calltree_node *out, tg_calltree_allocations *out_allocations, uint64_t *hidden_time)
 {
     if (!tg_calltree_valid(nodes, count, method_count, thread_count)) return UINT32_MAX;
     uint32_t *renumbered = malloc(((size_t)count + 1) * sizeof *renumbered);
     uint64_t *cut = calloc((size_t)count + 1, sizeof *cut);   /* time left out beneath each node */
+    /* objects left out beneath each node, if counted */
+    uint64_t *cut_allocations = allocations ? calloc((size_t)count + 1, sizeof *cut_allocations) : NULL;
     uint8_t *fate = malloc((size_t)count + 1);
-    if (!renumbered || !cut || !fate) {
+    if (!renumbered || !cut || !fate || (allocations && !cut_allocations)) {
         free(renumbered);
         free(cut);
+        free(cut_allocations);
         free(fate);
         return UINT32_MAX;
     }
@@ -80,12 +97,15 @@ uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const
         renumbered[i] = fate[i] == KEPT ? kept++ : UINT32_MAX;
     }
     /* Backward (children after parents): each left-out subtree's time
-     * climbs to every kept ancestor. */
+     * (and objects) climbs to every kept ancestor. */
     for (uint32_t i = count; i-- > 0;) {
         const tg_calltree_node *n = &nodes[i];
-        uint64_t gone = fate[i] == HIDDEN_TOP ? n->total_time : fate[i] == KEPT ? cut[i] : 0;
-        if (fate[i] == HIDDEN_TOP) *hidden_time += n->total_time;
-        if (gone && !tg_calltree_is_root(n->parent)) cut[n->parent] += gone;
+        if (fate[i] == DROPPED) continue;
+        bool top = fate[i] == HIDDEN_TOP;
+        if (top) *hidden_time += n->total_time;
+        if (tg_calltree_is_root(n->parent)) continue;
+        cut[n->parent] += top ? n->total_time : cut[i];
+        if (allocations) cut_allocations[n->parent] += top ? allocations[i].total : cut_allocations[i];
     }
     for (uint32_t i = 0; i < count; i++) {
         if (fate[i] != KEPT) continue;
@@ -93,9 +113,15 @@ uint32_t tg_calltree_filter(const tg_calltree_node *nodes, uint32_t count, const
         if (!tg_calltree_is_root(n.parent)) n.parent = renumbered[n.parent];
         n.total_time = cut[i] < n.total_time ? n.total_time - cut[i] : 0;
         out[renumbered[i]] = n;
+        if (allocations) {
+            tg_calltree_allocations a = allocations[i];
+            a.total = cut_allocations[i] < a.total ? a.total - cut_allocations[i] : 0;
+            out_allocations[renumbered[i]] = a;
+        }
     }
     free(renumbered);
     free(cut);
+    free(cut_allocations);
     free(fate);
     return kept;
 }

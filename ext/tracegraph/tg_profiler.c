@@ -180,7 +180,9 @@ void tg_context_resume(tg_context *c, uint64_t now)
 }
 
 /* pop_frame's allocations, after it took the frame's activations off:
- * `active` is 0 now exactly where it tested --active == 0 for the time.
+ * `active` is 0 now exactly where it tested --active == 0 for the time,
+ * and the call tree's node gets them as it got the time (a folded call's
+ * self to the ancestor its `node` names, no total).
  * Out of line: inlined, its registers cost pop_frame's every call. */
 static __attribute__((noinline)) void pop_allocations(tg_profiler *p, tg_context *c, const tg_frame *f)
 {
@@ -193,6 +195,11 @@ static __attribute__((noinline)) void pop_allocations(tg_profiler *p, tg_context
         tg_allocation_stats *e = &p->edge_allocations[f->edge];
         if (p->edges[f->edge].active == 0) e->total += total;
         e->self += self;
+    }
+    if (p->tree && p->tree->count_allocations && f->node != TG_CALLTREE_ROOT) {
+        tg_calltree_allocations *n = &p->tree->allocations[f->node];
+        n->self += self;
+        if (!f->folded) n->total += total;
     }
     if (c->depth > 0) c->frames[c->depth - 1].child_allocations += total;
 }

@@ -39,7 +39,9 @@
  *    push and pop exactly as they book time, self and total, recursion
  *    counted once. The count only ever grows, so nothing is clamped. Off,
  *    they cost a predictable branch per push and pop and a store per
- *    leaf (callgrind: +0.7% of the hook's instructions on fib).
+ *    leaf (callgrind: +0.7% of the hook's instructions on fib). With the
+ *    call tree counting them too (tg_calltree_count_allocations), a
+ *    frame's node gets them where it gets its time.
  *
  * A context is one shadow stack: one per Ruby thread and one per fiber.
  * No Ruby headers here; the binding maps Ruby objects to indexes.

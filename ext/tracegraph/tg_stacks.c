@@ -356,7 +356,7 @@ enum {
  * method's name and file. */
 enum {
     STR_EMPTY, STR_CALLS, STR_COUNT, STR_TIME, STR_NANOSECONDS, STR_THREAD,
-    STR_COMMENT_CLOCK, STR_COMMENT_FOLDED, STR_COMMENT_INCOMPLETE, STR_PROGRAM,
+    STR_COMMENT_CLOCK, STR_COMMENT_FOLDED, STR_COMMENT_INCOMPLETE, STR_PROGRAM, STR_ALLOC_OBJECTS,
     STR_FIRST_THREAD,
 };
 
@@ -377,7 +377,9 @@ static void pprof_sample(void *v, uint32_t node, uint32_t depth, const uint32_t 
 {
     pprof *p = v;
     const tg_calltree_node *n = &p->w->in->nodes[node];
-    if (!n->calls && !n->self_time) return;
+    const tg_calltree_allocations *counts = p->w->in->allocations;
+    uint64_t self_allocations = counts ? counts[node].self : 0;
+    if (!n->calls && !n->self_time && !self_allocations) return;
     uint32_t k = sample_frames(p->w, path, depth, p->ids);
     pb *part = &p->part;
     for (uint32_t i = 0; i < k; i++) pb_varint(part, (uint64_t)p->ids[i] + 1);   /* location = method + 1 */
@@ -385,6 +387,7 @@ static void pprof_sample(void *v, uint32_t node, uint32_t depth, const uint32_t 
     part->len = 0;
     pb_varint(part, n->calls);
     pb_varint(part, n->self_time);
+    if (counts) pb_varint(part, self_allocations);
     pb_bytes(&p->sample, SAMPLE_VALUE, part->bytes, part->len);
     part->len = 0;
     pb_uint(part, LABEL_KEY, STR_THREAD);
@@ -432,8 +435,9 @@ tg_stacks_status tg_stacks_write_pprof(const tg_stacks_input *in, tg_stacks_writ
     pb *m = &p.sample, *part = &p.part;
 
     if (status == TG_STACKS_OK) {
-        static const uint64_t types[][2] = {{STR_CALLS, STR_COUNT}, {STR_TIME, STR_NANOSECONDS}};
-        for (size_t i = 0; i < 2; i++) {
+        static const uint64_t types[][2] = {
+            {STR_CALLS, STR_COUNT}, {STR_TIME, STR_NANOSECONDS}, {STR_ALLOC_OBJECTS, STR_COUNT}};
+        for (size_t i = 0; i < (in->allocations ? 3 : 2); i++) {
             pb_uint(m, VALUE_TYPE_TYPE, types[i][0]);
             pb_uint(m, VALUE_TYPE_UNIT, types[i][1]);
             put_message(o, PROFILE_SAMPLE_TYPE, m);
@@ -485,7 +489,7 @@ tg_stacks_status tg_stacks_write_pprof(const tg_stacks_input *in, tg_stacks_writ
         const char *fixed[] = {"", "calls", "count", "time", "nanoseconds", "thread", clock,
                                in->folded_calls ? folded_note : "",
                                in->complete ? "" : "tracegraph: the profile is incomplete (the profiler ran out of memory)",
-                               in->program ? in->program : "ruby"};
+                               in->program ? in->program : "ruby", in->allocations ? "alloc_objects" : ""};
         for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) put_string(o, m, fixed[i]);
         for (uint32_t t = 0; t < in->thread_count; t++) put_string(o, m, in->threads[t]);
         for (uint32_t i = 0; i < in->method_count; i++) {

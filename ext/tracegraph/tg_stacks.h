@@ -41,6 +41,7 @@ typedef struct tg_stacks_method {
 
 typedef struct tg_stacks_input {
     const tg_calltree_node *nodes;   /* parents before children */
+    const tg_calltree_allocations *allocations;   /* node_count entries, or NULL: not counted */
     uint32_t node_count;
     const tg_stacks_method *methods;
     uint32_t method_count;
@@ -70,9 +71,10 @@ tg_stacks_status tg_stacks_check(const tg_stacks_input *in);
 tg_stacks_status tg_stacks_write_folded(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx);
 
 /* A profile.proto message (uncompressed: the caller gzips it). Sample
- * types calls/count and time/nanoseconds (the default); one function and
- * one location per method; one sample per path, leaf first, with values
- * [calls, self time] and the label thread: NAME. */
+ * types calls/count and time/nanoseconds (the default), and with
+ * allocation counts alloc_objects/count; one function and one location
+ * per method; one sample per path, leaf first, with values [calls, self
+ * time(, self allocations)] and the label thread: NAME. */
 tg_stacks_status tg_stacks_write_pprof(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx);
 
 /* speedscope's file format: shared frames, one sampled profile per

@@ -16,6 +16,7 @@ typedef struct work {
     const tg_tree_stats_input *in;
     tg_tree_stats *out;
     uint64_t *effective;                    /* per node: total minus hidden time beneath */
+    uint64_t *effective_allocations;        /* the same for objects, if counted; else NULL */
     uint32_t *first_child, *next_sibling;   /* per node; NONE ends a list */
     uint32_t *first_root;                   /* per thread */
     step *path;                             /* the counted nodes from the bottom */
@@ -31,22 +32,35 @@ static bool is_hidden(const work *w, uint32_t node)
 
 /* ---- effective totals and links -------------------------------------------- */
 
+/* effective[i] holds the hidden amount beneath node i, whose total is
+ * `total`: passes it (or, for a hidden node, the whole total) on to the
+ * parent, and makes it node i's effective total. */
+static void settle(uint64_t *effective, uint32_t i, uint32_t parent, bool root, bool hidden, uint64_t total)
+{
+    uint64_t beneath = effective[i];
+    if (!root) effective[parent] += hidden ? total : beneath;
+    effective[i] = beneath < total ? total - beneath : 0;
+}
+
 /* One backward pass: children come after their parents, so a node's hidden
  * time is complete when it is reached. It then passes to the parent either
  * its whole total (a hidden node, the outermost so far) or the hidden time
- * beneath it. The same pass links children in creation order. */
+ * beneath it; allocation counts the same. The same pass links children in
+ * creation order. */
 static void prepare(work *w)
 {
     const tg_tree_stats_input *in = w->in;
     memset(w->effective, 0, (size_t)in->node_count * sizeof *w->effective);   /* hidden time, for now */
+    if (w->effective_allocations)
+        memset(w->effective_allocations, 0, (size_t)in->node_count * sizeof *w->effective_allocations);
     memset(w->first_child, 0xFF, (size_t)in->node_count * sizeof *w->first_child);
     memset(w->first_root, 0xFF, (size_t)in->thread_count * sizeof *w->first_root);
     for (uint32_t i = in->node_count; i-- > 0;) {
         const tg_calltree_node *n = &in->nodes[i];
-        uint64_t hidden = w->effective[i];
-        bool root = tg_calltree_is_root(n->parent);
-        if (!root) w->effective[n->parent] += is_hidden(w, i) ? n->total_time : hidden;
-        w->effective[i] = hidden < n->total_time ? n->total_time - hidden : 0;
+        bool root = tg_calltree_is_root(n->parent), hidden = is_hidden(w, i);
+        settle(w->effective, i, n->parent, root, hidden, n->total_time);
+        if (w->effective_allocations)
+            settle(w->effective_allocations, i, n->parent, root, hidden, in->allocations[i].total);
         uint32_t *head = root ? &w->first_root[tg_calltree_root_thread(n->parent)] : &w->first_child[n->parent];
         w->next_sibling[i] = *head;
         *head = i;
@@ -63,15 +77,28 @@ static uint32_t edge_for(work *w, uint32_t caller, uint32_t callee)
     if (e != TG_PAIRMAP_NONE) return e;
     tg_tree_stats *out = w->out;
     if (out->edge_count == w->edge_capacity) {
+        /* Both arrays grow; edge_capacity changes only once both have. */
         uint32_t capacity = w->edge_capacity ? w->edge_capacity * 2 : 64;
         tg_edge_stats *bigger = realloc(out->edges, (size_t)capacity * sizeof *bigger);
         if (!bigger) return NONE;
         out->edges = bigger;
+        if (w->in->allocations) {
+            tg_allocation_stats *counts = realloc(out->edge_allocations, (size_t)capacity * sizeof *counts);
+            if (!counts) return NONE;
+            out->edge_allocations = counts;
+        }
         w->edge_capacity = capacity;
     }
     if (!tg_pairmap_insert(&w->edge_index, caller, callee, out->edge_count)) return NONE;
     out->edges[out->edge_count] = (tg_edge_stats){.caller = caller, .callee = callee};
+    if (w->in->allocations) out->edge_allocations[out->edge_count] = (tg_allocation_stats){0};
     return out->edge_count++;
+}
+
+static void add_allocations(tg_allocation_stats *a, uint64_t self, bool outermost, uint64_t total)
+{
+    a->self += self;
+    if (outermost) a->total += total;
 }
 
 /* Counts node `i` of thread `t`, `depth` counted nodes above the bottom,
@@ -87,6 +114,7 @@ static bool enter(work *w, uint32_t t, uint32_t i, size_t depth)
         w->path = bigger;
         w->path_capacity = capacity;
     }
+    const tg_calltree_allocations *counts = w->in->allocations ? &w->in->allocations[i] : NULL;
     uint32_t e = NONE;
     if (depth > 0) {
         e = edge_for(w, w->in->nodes[n->parent].method, n->method);
@@ -94,12 +122,17 @@ static bool enter(work *w, uint32_t t, uint32_t i, size_t depth)
         tg_edge_stats *es = &out->edges[e];
         es->calls += n->calls;
         es->self_time += n->self_time;
-        if (es->active++ == 0) es->total_time += w->effective[i];
+        bool outermost = es->active++ == 0;
+        if (outermost) es->total_time += w->effective[i];
+        if (counts) add_allocations(&out->edge_allocations[e], counts->self, outermost, w->effective_allocations[i]);
     }
     tg_method_stats *ms = &out->methods[n->method];
     ms->calls += n->calls;
     ms->self_time += n->self_time;
-    if (ms->active++ == 0) ms->total_time += w->effective[i];
+    bool outermost = ms->active++ == 0;
+    if (outermost) ms->total_time += w->effective[i];
+    if (counts)
+        add_allocations(&out->method_allocations[n->method], counts->self, outermost, w->effective_allocations[i]);
     out->thread_time[t] += n->self_time;
     w->path[depth] = (step){i, e};
     return true;
@@ -153,14 +186,20 @@ tg_tree_stats_status tg_tree_stats_compute(const tg_tree_stats_input *in, tg_tre
     w.first_child = malloc(nodes * sizeof *w.first_child);
     w.next_sibling = malloc(nodes * sizeof *w.next_sibling);
     w.first_root = malloc(threads * sizeof *w.first_root);
-    bool ok = out->methods && out->thread_time && w.effective && w.first_child && w.next_sibling && w.first_root &&
-              tg_pairmap_init(&w.edge_index, 64);
+    bool ok = out->methods && out->thread_time && w.effective && w.first_child && w.next_sibling && w.first_root;
+    if (ok && in->allocations) {
+        out->method_allocations = calloc((size_t)in->method_count + 1, sizeof *out->method_allocations);
+        w.effective_allocations = malloc(nodes * sizeof *w.effective_allocations);
+        ok = out->method_allocations && w.effective_allocations;
+    }
+    ok = ok && tg_pairmap_init(&w.edge_index, 64);
     if (ok) {
         prepare(&w);
         for (uint32_t t = 0; ok && t < in->thread_count; t++)
             if (!in->threads || in->threads[t]) ok = walk_thread(&w, t);
     }
     free(w.effective);
+    free(w.effective_allocations);
     free(w.first_child);
     free(w.next_sibling);
     free(w.first_root);
@@ -176,5 +215,7 @@ void tg_tree_stats_free(tg_tree_stats *out)
     free(out->methods);
     free(out->edges);
     free(out->thread_time);
+    free(out->method_allocations);
+    free(out->edge_allocations);
     memset(out, 0, sizeof *out);
 }

@@ -24,10 +24,14 @@
  *  - Bottom frames have no edge. Edges are listed in the order a depth
  *    first walk first meets them: threads in index order, children in
  *    creation order, so the same input gives the same output.
+ *  - Allocation counts, when the tree has them, follow the same rules as
+ *    time: self counts add up, a hidden subtree's total allocations come
+ *    off every ancestor's, and totals count recursion once.
  *
- * Cost: O(nodes) time (plus the edge map); memory is 16 bytes per node, 8
- * per frame of the deepest counted path, and the results. The walk keeps
- * its path in an array, not on the C stack: any depth works.
+ * Cost: O(nodes) time (plus the edge map); memory is 16 bytes per node (24
+ * with allocation counts), 8 per frame of the deepest counted path, and
+ * the results. The walk keeps its path in an array, not on the C stack:
+ * any depth works.
  */
 #ifndef TG_TREE_STATS_H
 #define TG_TREE_STATS_H
@@ -40,6 +44,7 @@
 
 typedef struct tg_tree_stats_input {
     const tg_calltree_node *nodes;   /* parents before children */
+    const tg_calltree_allocations *allocations;   /* node_count entries, or NULL: not counted */
     uint32_t node_count;
     uint32_t method_count;
     uint32_t thread_count;
@@ -53,6 +58,8 @@ typedef struct tg_tree_stats {
     uint32_t edge_count;
     uint64_t *thread_time;      /* thread_count entries: the self times of each thread's counted nodes */
     uint64_t hidden_time;       /* the total_time of each outermost hidden node of a chosen thread */
+    /* Parallel to methods and edges when the input has allocation counts; else NULL. */
+    tg_allocation_stats *method_allocations, *edge_allocations;
 } tg_tree_stats;
 /* `active` is 0 in every method and edge of a result. */
 

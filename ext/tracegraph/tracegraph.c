@@ -928,7 +928,10 @@ static VALUE tg_start(int argc, VALUE *argv, VALUE mod)
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
     if (tree_nodes) S.prof.tree = &S.tree;
-    if (RTEST(allocations)) tg_profiler_count_allocations(&S.prof);
+    if (RTEST(allocations)) {
+        tg_profiler_count_allocations(&S.prof);
+        if (tree_nodes) tg_calltree_count_allocations(&S.tree);
+    }
     S.clock = kind;
     S.clock_id = tg_clock_id(kind);
     S.estimate_cpu = kind != TG_CLOCK_WALL && !RTEST(exact_clock);
@@ -975,12 +978,15 @@ static VALUE build_call_tree(void)
 {
     if (!S.prof.tree) return Qnil;
     tg_calltree_node *nodes = S.tree.nodes;
+    tg_calltree_allocations *allocations = S.tree.allocations;
+    bool counted = S.tree.count_allocations;
     uint32_t count = S.tree.count;
     VALUE folded_calls = ULL2NUM(S.tree.folded_calls);
     S.tree.nodes = NULL;   /* the tree's now, even if wrapping fails */
+    S.tree.allocations = NULL;
     S.tree.count = S.tree.capacity = 0;
     tg_calltree_free(&S.tree);   /* its index: not needed after stop */
-    VALUE tree = native_tree_wrap(nodes, count);
+    VALUE tree = native_tree_wrap(nodes, allocations, counted, count);
     return rb_ary_new_from_args(2, folded_calls, tree);
 }
 
@@ -1582,13 +1588,14 @@ static void native_tree_free(void *ptr)
 {
     native_tree *t = ptr;
     free(t->nodes);
+    free(t->allocations);
     free(t);
 }
 
 static size_t native_tree_memsize(const void *ptr)
 {
     const native_tree *t = ptr;
-    return sizeof *t + (size_t)t->count * sizeof *t->nodes;
+    return sizeof *t + (size_t)t->count * (sizeof *t->nodes + (t->allocations ? sizeof *t->allocations : 0));
 }
 
 static const rb_data_type_t native_tree_type = {
@@ -1599,19 +1606,28 @@ static const rb_data_type_t native_tree_type = {
 
 static VALUE cNativeCallTree;
 
-/* Wraps `nodes` (malloc'd, or NULL when count is 0), which it then owns. */
-VALUE native_tree_wrap(tg_calltree_node *nodes, uint32_t count)
+/* Wraps `nodes` and, if `counted`, `allocations` (each malloc'd, or NULL
+ * when count is 0), which it then owns. Counted, the tree's allocations
+ * are never NULL: "counted" needs no flag of its own. */
+VALUE native_tree_wrap(tg_calltree_node *nodes, tg_calltree_allocations *allocations, bool counted, uint32_t count)
 {
     native_tree *t = malloc(sizeof *t);
-    if (!t) {
+    if (counted && !allocations) allocations = calloc(count ? count : 1, sizeof *allocations);   /* zeros */
+    if (!t || (counted && !allocations)) {
+        free(t);
         free(nodes);
+        free(allocations);
         rb_raise(rb_eNoMemError, "tracegraph: out of memory");
     }
-    if (count) {
-        tg_calltree_node *fitted = realloc(nodes, (size_t)count * sizeof *nodes);   /* drop the growth slack */
+    if (count) {   /* drop the growth slack */
+        tg_calltree_node *fitted = realloc(nodes, (size_t)count * sizeof *nodes);
         if (fitted) nodes = fitted;
+        if (counted) {
+            tg_calltree_allocations *fitted_counts = realloc(allocations, (size_t)count * sizeof *allocations);
+            if (fitted_counts) allocations = fitted_counts;
+        }
     }
-    *t = (native_tree){nodes, count};
+    *t = (native_tree){nodes, counted ? allocations : NULL, count};
     return TypedData_Wrap_Struct(cNativeCallTree, &native_tree_type, t);
 }
 
@@ -1626,8 +1642,16 @@ static VALUE native_tree_size(VALUE self)
     return UINT2NUM(native_tree_of(self)->count);
 }
 
-/* NativeCallTree#_rows -> [[parent or -1, method, calls, total, self, thread], ...]
- * where thread is the thread's index for a bottom frame (parent -1), else nil. */
+/* NativeCallTree#allocations? : whether the nodes have allocation counts. */
+static VALUE native_tree_allocations_p(VALUE self)
+{
+    return native_tree_of(self)->allocations ? Qtrue : Qfalse;
+}
+
+/* NativeCallTree#_rows -> [[parent or -1, method, calls, total, self, thread(,
+ * allocations, self allocations)], ...] where thread is the thread's index
+ * for a bottom frame (parent -1), else nil; the allocation counts only if
+ * the tree has them. */
 static VALUE native_tree_rows(VALUE self)
 {
     const native_tree *t = native_tree_of(self);
@@ -1635,39 +1659,71 @@ static VALUE native_tree_rows(VALUE self)
     for (uint32_t i = 0; i < t->count; i++) {
         const tg_calltree_node *n = &t->nodes[i];
         bool bottom = tg_calltree_is_root(n->parent);
-        rb_ary_push(rows, rb_ary_new_from_args(6, bottom ? INT2FIX(-1) : UINT2NUM(n->parent), UINT2NUM(n->method),
-                                               ULL2NUM(n->calls), ULL2NUM(n->total_time), ULL2NUM(n->self_time),
-                                               bottom ? UINT2NUM(tg_calltree_root_thread(n->parent)) : Qnil));
+        VALUE row = rb_ary_new_from_args(6, bottom ? INT2FIX(-1) : UINT2NUM(n->parent), UINT2NUM(n->method),
+                                         ULL2NUM(n->calls), ULL2NUM(n->total_time), ULL2NUM(n->self_time),
+                                         bottom ? UINT2NUM(tg_calltree_root_thread(n->parent)) : Qnil);
+        if (t->allocations) {
+            rb_ary_push(row, ULL2NUM(t->allocations[i].total));
+            rb_ary_push(row, ULL2NUM(t->allocations[i].self));
+        }
+        rb_ary_push(rows, row);
     }
     return rows;
 }
 
-/* NativeCallTree._pack(parents, methods, calls, totals, selfs): a tree from
- * packed columns ("L*" for the first two, "Q*" for the rest). A bottom
- * frame's parent is 0xFFFFFFFE - its thread's index. Checked when written. */
-static VALUE native_tree_pack(VALUE klass, VALUE parents, VALUE methods, VALUE calls, VALUE totals, VALUE selfs)
+/* The packed column `s` (a String: "L*" for width 4, "Q*" for 8) of
+ * `count` rows, or raises. */
+static const char *column(VALUE s, long count, long width)
+{
+    if (RSTRING_LEN(s) != count * width) rb_raise(rb_eArgError, "call tree columns of different lengths");
+    return RSTRING_PTR(s);
+}
+
+/* NativeCallTree._pack(parents, methods, calls, totals, selfs, allocations,
+ * self_allocations): a tree from packed columns ("L*" for the first two,
+ * "Q*" for the rest; the last two both nil for a tree without allocation
+ * counts). A bottom frame's parent is 0xFFFFFFFE - its thread's index.
+ * Checked when written. */
+static VALUE native_tree_pack(VALUE klass, VALUE parents, VALUE methods, VALUE calls, VALUE totals, VALUE selfs,
+                              VALUE allocations, VALUE self_allocations)
 {
     (void)klass;
+    /* Every conversion first: none may run Ruby once pointers are taken. */
     StringValue(parents);
     StringValue(methods);
     StringValue(calls);
     StringValue(totals);
     StringValue(selfs);
+    bool counted = !NIL_P(allocations) || !NIL_P(self_allocations);
+    if (counted) {
+        StringValue(allocations);
+        StringValue(self_allocations);
+    }
     long count = RSTRING_LEN(parents) / 4;
-    if (RSTRING_LEN(parents) != count * 4 || RSTRING_LEN(methods) != count * 4 || RSTRING_LEN(calls) != count * 8 ||
-        RSTRING_LEN(totals) != count * 8 || RSTRING_LEN(selfs) != count * 8 || count > TG_CALLTREE_MAX_NODES)
-        rb_raise(rb_eArgError, "call tree columns of different lengths");
+    if (count > TG_CALLTREE_MAX_NODES) rb_raise(rb_eArgError, "call tree of more than %u nodes", TG_CALLTREE_MAX_NODES);
+    const char *parent = column(parents, count, 4), *method = column(methods, count, 4);
+    const char *call = column(calls, count, 8), *total = column(totals, count, 8), *self = column(selfs, count, 8);
+    const char *allocated = counted ? column(allocations, count, 8) : NULL;
+    const char *self_allocated = counted ? column(self_allocations, count, 8) : NULL;
     tg_calltree_node *nodes = count ? malloc((size_t)count * sizeof *nodes) : NULL;
-    if (count && !nodes) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    tg_calltree_allocations *counts = counted && count ? malloc((size_t)count * sizeof *counts) : NULL;
+    if (count && (!nodes || (counted && !counts))) {
+        free(nodes);
+        free(counts);
+        rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    }
     for (long i = 0; i < count; i++) {
         tg_calltree_node *n = &nodes[i];
-        memcpy(&n->parent, RSTRING_PTR(parents) + i * 4, 4);
-        memcpy(&n->method, RSTRING_PTR(methods) + i * 4, 4);
-        memcpy(&n->calls, RSTRING_PTR(calls) + i * 8, 8);
-        memcpy(&n->total_time, RSTRING_PTR(totals) + i * 8, 8);
-        memcpy(&n->self_time, RSTRING_PTR(selfs) + i * 8, 8);
+        memcpy(&n->parent, parent + i * 4, 4);
+        memcpy(&n->method, method + i * 4, 4);
+        memcpy(&n->calls, call + i * 8, 8);
+        memcpy(&n->total_time, total + i * 8, 8);
+        memcpy(&n->self_time, self + i * 8, 8);
+        if (!counted) continue;
+        memcpy(&counts[i].total, allocated + i * 8, 8);
+        memcpy(&counts[i].self, self_allocated + i * 8, 8);
     }
-    return native_tree_wrap(nodes, (uint32_t)count);
+    return native_tree_wrap(nodes, counts, counted, (uint32_t)count);
 }
 
 /* What a stack output borrows while it is written: C copies of every
@@ -1741,6 +1797,7 @@ static VALUE stacks_body(VALUE arg)
     job->in.exporter = job->exporter = copy_cstr(rb_ary_entry(m, 4));
     job->in.complete = RTEST(rb_ary_entry(m, 5));
     job->in.nodes = t->nodes;
+    job->in.allocations = t->allocations;
     job->in.node_count = t->count;
 
     tg_stacks_status (*writer)(const tg_stacks_input *, tg_stacks_write_fn, void *) =
@@ -1855,8 +1912,9 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
 
     cNativeCallTree = rb_define_class_under(mTracegraph, "NativeCallTree", rb_cObject);
     rb_undef_alloc_func(cNativeCallTree);
-    rb_define_singleton_method(cNativeCallTree, "_pack", native_tree_pack, 5);
+    rb_define_singleton_method(cNativeCallTree, "_pack", native_tree_pack, 7);
     rb_define_method(cNativeCallTree, "size", native_tree_size, 0);
+    rb_define_method(cNativeCallTree, "allocations?", native_tree_allocations_p, 0);
     rb_define_method(cNativeCallTree, "_rows", native_tree_rows, 0);
     native_tree_view_init(cNativeCallTree);
     rb_define_method(cNativeCallTree, "_write", native_tree_write, 5);

@@ -1,19 +1,20 @@
 # The calling-context tree (call_tree: true): one node per distinct call
 # path, per thread. A recorded profile keeps it in C (NativeCallTree, 32
-# bytes a node) and the stack outputs (folded stacks, pprof, speedscope, Firefox Profiler)
-# stream from it in C (ext/tracegraph/tg_stacks.c), so a million-path tree
-# makes no Ruby object per node. `nodes` builds CallTreeNodes only when
-# asked for.
+# bytes a node, 48 with allocation counts) and the stack outputs (folded
+# stacks, pprof, speedscope, Firefox Profiler) stream from it in C
+# (ext/tracegraph/tg_stacks.c), so a million-path tree makes no Ruby
+# object per node. `nodes` builds CallTreeNodes only when asked for.
 module Tracegraph
   # nodes are in creation order, so a parent always comes before its
   # children. folded_calls counts calls past max_call_tree_nodes that were
-  # folded into their nearest kept ancestor.
+  # folded into their nearest kept ancestor (their objects too, if counted).
   class CallTree
     attr_reader :folded_calls
 
-    # Either nodes (CallTreeNodes, as a saved profile is read), or native
-    # with the profile's methods and threads (as a run is recorded).
-    def initialize(folded_calls:, nodes: nil, native: nil, methods: nil, threads: nil)
+    # Either nodes (CallTreeNodes, as a saved profile is read; allocations:
+    # whether they carry allocation counts), or native with the profile's
+    # methods and threads (as a run is recorded: the native tree knows).
+    def initialize(folded_calls:, nodes: nil, native: nil, methods: nil, threads: nil, allocations: false)
       raise ArgumentError, "a call tree needs nodes or a native tree" unless nodes || native
 
       @folded_calls = folded_calls
@@ -21,9 +22,15 @@ module Tracegraph
       @native = native
       @methods = methods
       @threads = threads
+      @allocations = native ? native.allocations? : allocations
     end
 
     def size = @native ? @native.size : @nodes.size
+
+    # Whether each node has allocations and self_allocations: a tree
+    # recorded with allocations: true (by a tracegraph that kept them in
+    # the tree; a file from before has none).
+    def allocations? = @allocations
 
     def nodes
       @nodes ||= build_nodes(@native._rows).freeze
@@ -47,9 +54,11 @@ module Tracegraph
           node_index[n] = i
           parents << (n.parent ? node_index.fetch(n.parent) : ROOT - thread_index.fetch(n.thread, threads.size))
         end
+        counts = [nil, nil]
+        counts = [nodes.map(&:allocations).pack("Q*"), nodes.map(&:self_allocations).pack("Q*")] if allocations?
         NativeCallTree._pack(parents.pack("L*"), nodes.map { |n| method_index.fetch(n.method) }.pack("L*"),
                              nodes.map(&:calls).pack("Q*"), nodes.map(&:total_time).pack("Q*"),
-                             nodes.map(&:self_time).pack("Q*"))
+                             nodes.map(&:self_time).pack("Q*"), *counts)
       end
     end
 
@@ -69,13 +78,14 @@ module Tracegraph
     private
 
     # [[parent index or -1, method index, calls, total, self, thread index
-    #   for a bottom frame], ...] -> CallTreeNodes
+    #   for a bottom frame(, allocations, self allocations)], ...] -> CallTreeNodes
     def build_nodes(rows)
       nodes = []
-      rows.each do |parent, method, calls, total, self_time, thread|
+      rows.each do |parent, method, calls, total, self_time, thread, allocations, self_allocations|
         parent = parent.negative? ? nil : nodes.fetch(parent)
         nodes << CallTreeNode.new(parent: parent, method: @methods.fetch(method), calls: calls, total_time: total,
-                                  self_time: self_time, thread: parent ? parent.thread : @threads.fetch(thread))
+                                  self_time: self_time, thread: parent ? parent.thread : @threads.fetch(thread),
+                                  allocations: allocations, self_allocations: self_allocations)
       end
       nodes
     end

@@ -41,18 +41,13 @@ module Tracegraph
       dot_options.key?(:threads) || dot_options[:idle] == :hide
     end
 
-    # Views cannot be made of a profile with allocations (Profile#view),
-    # and a graph sized by allocations needs them: refused before the
-    # program runs, not after. Raises ArgumentError.
+    # A graph sized by allocations needs them: refused before the program
+    # runs, not after. Raises ArgumentError.
     def self.check_allocations!(start_options, dot_options)
-      if dot_options[:size_by].to_s == "allocations" && !start_options[:allocations]
-        raise ArgumentError, "--size-by allocations needs allocation counts: record with allocations: true " \
-                             "(tracegraph --allocations)"
-      end
-      return unless start_options[:allocations] && needs_call_tree?(dot_options)
+      return unless dot_options[:size_by].to_s == "allocations" && !start_options[:allocations]
 
-      raise ArgumentError, "allocations cannot be shown for some threads only or without waiting time " \
-                           "(--thread, --idle hide): the call tree keeps no allocation counts"
+      raise ArgumentError, "--size-by allocations needs allocation counts: record with allocations: true " \
+                           "(tracegraph --allocations)"
     end
   end
 end

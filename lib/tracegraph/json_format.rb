@@ -24,7 +24,10 @@
 # (objects allocated in it and what it called, recursion once) and
 # "self_allocations" (in it alone), and a file that misses one is
 # malformed. Files without the flag (all from before it) load as profiles
-# without allocations.
+# without allocations. In such a profile the call tree's nodes have them
+# too (a path's objects, and its own), if its first node does: files
+# written before the tree kept them have none in any node, and load with
+# a call tree without allocation counts.
 #
 # Version 2 added "wall_time" (wall-clock time while recording, or null),
 # each method's "waiting" (it blocks its thread: Tracegraph::WAITING_METHODS;
@@ -77,11 +80,13 @@ module Tracegraph
 
     def call_tree_to_h
       node_index = call_tree.nodes.each_with_index.with_object({}.compare_by_identity) { |(n, i), h| h[n] = i }
+      counted = allocations? && call_tree.allocations?
       {"folded_calls" => call_tree.folded_calls,
        "nodes" => call_tree.nodes.map do |n|
          node = {"parent" => n.parent && node_index.fetch(n.parent), "method" => index_of(n.method),
                  "calls" => n.calls, "total_time" => n.total_time, "self_time" => n.self_time}
          node["thread"] = n.thread.id if n.parent.nil? && n.thread
+         node.merge!("allocations" => n.allocations, "self_allocations" => n.self_allocations) if counted
          node
        end}
     end
@@ -228,7 +233,10 @@ module Tracegraph
     def call_tree(tree, methods, threads)
       object!(tree, "call_tree")
       threads_by_id = threads.to_h { |t| [t.id, t] }
-      nodes = array!(tree, "nodes").each_with_index.with_object([]) do |(n, i), kept|
+      nodes = array!(tree, "nodes")
+      # The nodes have allocation counts if the first does (see the top).
+      counted = @allocations && (nodes.empty? || (nodes.first.is_a?(Hash) && nodes.first.key?("allocations")))
+      nodes = nodes.each_with_index.with_object([]) do |(n, i), kept|
         where = "call_tree.nodes[#{i}]"
         object!(n, where)
         parent = n["parent"]
@@ -238,15 +246,17 @@ module Tracegraph
         method = count!(n, "method", where)
         fail!("#{where}.method points at method #{method}, but there are #{methods.size}") unless method < methods.size
         parent &&= kept[parent]
+        allocations, self_allocations = counted ? allocations!(n, where) : [nil, nil]
         kept << CallTreeNode.new(
           parent: parent,
           method: methods[method],
           calls: count!(n, "calls", where), total_time: count!(n, "total_time", where),
           self_time: count!(n, "self_time", where),
-          thread: parent ? parent.thread : node_thread(n, where, threads_by_id)
+          thread: parent ? parent.thread : node_thread(n, where, threads_by_id),
+          allocations: allocations, self_allocations: self_allocations
         )
       end
-      CallTree.new(nodes: nodes.freeze, folded_calls: count!(tree, "folded_calls", "call_tree"))
+      CallTree.new(nodes: nodes.freeze, folded_calls: count!(tree, "folded_calls", "call_tree"), allocations: counted)
     end
 
     # A bottom frame's thread, by id; nil in files written before threads

@@ -44,7 +44,11 @@ module Tracegraph
   # path's node or nil for a stack's bottom frame; method is a MethodStats;
   # thread is the ThreadStats of the thread that ran the path (each thread
   # has its own paths), or nil in a file saved before threads were kept.
-  CallTreeNode = Struct.new(:parent, :method, :calls, :total_time, :self_time, :thread, keyword_init: true) do
+  # With allocations: true, allocations and self_allocations are the
+  # objects allocated in the path and everything it called, and in it
+  # alone (calls folded at the cap included, as in self_time); nil without.
+  CallTreeNode = Struct.new(:parent, :method, :calls, :total_time, :self_time, :thread,
+                            :allocations, :self_allocations, keyword_init: true) do
     # The methods from the bottom of the stack to this node.
     def stack
       node = self

@@ -3,12 +3,11 @@
 # together, so a view rebuilds them from the call tree, which keeps each
 # thread's paths apart (ext/tracegraph/tg_calltree.c filters it and
 # tg_tree_stats.c sums it, in C). The numbers stay exact: counts, self
-# times, and totals that count recursion once.
-#
-# The call tree keeps no allocation counts (they would make every node of
-# a million-path tree half as big again), so a profile recorded with
-# allocations: true has no such view: asking for one raises, rather than
-# give a picture whose allocations are silently gone.
+# times, and totals that count recursion once, and the same for
+# allocations in a profile recorded with allocations: true, whose call
+# tree keeps them per path too. A profile saved before the call tree kept
+# them has no such view: asking for one raises, rather than give a picture
+# whose allocations are silently gone.
 module Tracegraph
   class Profile
     # How many threads the recording had: more than threads.size in a view
@@ -24,7 +23,8 @@ module Tracegraph
     # when nothing is left out. Needs the call tree (call_tree: true, or
     # tracegraph --call-tree, which --thread and --idle hide turn on)
     # unless the profile has only the threads chosen. Raises
-    # Tracegraph::Error for a profile with allocations (see above).
+    # Tracegraph::Error for a profile with allocations whose call tree has
+    # none (see above).
     def view(threads: :all, idle: :show)
       chosen = choose_threads(threads)
       hide = Profile.idle_choice(idle) == :hide
@@ -32,14 +32,14 @@ module Tracegraph
       return self if hide && methods.none?(&:waiting?) && chosen.size == self.threads.size
 
       what = hide ? "hide waiting time (idle: :hide)" : "show some threads only (threads: #{threads.inspect})"
-      if allocations?
-        raise Error, "cannot #{what} in a profile with allocations: the call tree that views are made from " \
-                     "keeps no allocation counts; for this view, record without allocations: true " \
-                     "(tracegraph --allocations)"
-      end
       unless call_tree
         raise Error, "cannot #{what}: this profile has no call tree, which keeps each thread's paths apart; " \
                      "record it with call_tree: true (tracegraph --call-tree)"
+      end
+      if allocations? && !call_tree.allocations?
+        raise Error, "cannot #{what} in this profile with allocations: its call tree, which views are made " \
+                     "from, has no allocation counts (it was saved by a tracegraph from before they were kept " \
+                     "per path); record it again with allocations: true (tracegraph --allocations)"
       end
       view_from_tree(chosen, hide)
     end
@@ -108,17 +108,20 @@ module Tracegraph
       method_rows, edge_rows, thread_times, hidden_time = native._stats(recorded.size, thread_flags, hidden)
       kept, = native._view(thread_flags, hidden, recorded.size)
 
+      # Rows end in [allocations, self allocations] when the tree has them.
       new_methods = {}
-      method_rows.each_with_index do |(calls, total, self_time), i|
+      method_rows.each_with_index do |(calls, total, self_time, allocations, self_allocations), i|
         next if calls.zero?
 
         m = recorded[i]
         new_methods[i] = MethodStats.new(name: m.name, file: m.file, line: m.line, c_method: m.c_method,
-                                         calls: calls, total_time: total, self_time: self_time)
+                                         calls: calls, total_time: total, self_time: self_time,
+                                         allocations: allocations, self_allocations: self_allocations)
       end
-      new_edges = edge_rows.map do |caller, callee, calls, total, self_time|
+      new_edges = edge_rows.map do |caller, callee, calls, total, self_time, allocations, self_allocations|
         EdgeStats.new(caller: new_methods.fetch(caller), callee: new_methods.fetch(callee), calls: calls,
-                      total_time: total, self_time: self_time)
+                      total_time: total, self_time: self_time,
+                      allocations: allocations, self_allocations: self_allocations)
       end
       new_threads = chosen.map do |t|
         ThreadStats.new(id: t.id, name: t.name, total_time: thread_times[tree_threads.index { |r| r.id == t.id }])

@@ -269,6 +269,97 @@ START_TEST(pprof_decodes_to_our_numbers)
 }
 END_TEST
 
+START_TEST(pprof_has_alloc_objects_when_the_tree_counts_allocations)
+{
+    /* The tree above and one more node, main > times, with objects but
+     * neither calls nor time: still a sample. */
+    tg_calltree_node nodes[7];
+    memcpy(nodes, tree, sizeof tree);
+    nodes[6] = (tg_calltree_node){0, 2, 0, 0, 0};
+    const tg_calltree_allocations counts[7] = {{33, 1}, {15, 3}, {12, 12}, {9, 4}, {5, 5}, {10, 10}, {7, 7}};
+    tg_stacks_input in = input(nodes, 7, 2);
+    in.allocations = counts;
+    sink s = {0};
+    ck_assert_int_eq(tg_stacks_write_pprof(&in, collect, &s), TG_STACKS_OK);
+
+    char *strings[64];
+    size_t string_count = 0, sample_count = 0, type_count = 0;
+    uint64_t types[4][2], values[8][4], value_count[8] = {0}, leaf[8], default_type = 0;
+    reader r = {(const uint8_t *)s.data, (const uint8_t *)s.data + s.len}, b, f;
+    while (r.p < r.end) {
+        uint64_t v = 0;
+        switch (read_field(&r, &v, &b)) {
+        case 1:
+            ck_assert_uint_lt(type_count, 4);
+            while (b.p < b.end) {
+                uint32_t field = read_field(&b, &v, &f);
+                types[type_count][field - 1] = v;
+            }
+            type_count++;
+            break;
+        case 2:
+            while (b.p < b.end) {
+                uint32_t field = read_field(&b, &v, &f);
+                if (field == 1) leaf[sample_count] = read_varint(&f);
+                if (field == 2)
+                    while (f.p < f.end) values[sample_count][value_count[sample_count]++] = read_varint(&f);
+            }
+            sample_count++;
+            break;
+        case 6: strings[string_count++] = strndup((const char *)b.p, (size_t)(b.end - b.p)); break;
+        case 14: default_type = v; break;
+        default: break;
+        }
+    }
+    ck_assert_uint_eq(type_count, 3);
+    ck_assert_str_eq(strings[types[0][0]], "calls");
+    ck_assert_str_eq(strings[types[1][0]], "time");
+    ck_assert_str_eq(strings[types[1][1]], "nanoseconds");
+    ck_assert_str_eq(strings[types[2][0]], "alloc_objects");
+    ck_assert_str_eq(strings[types[2][1]], "count");
+    ck_assert_str_eq(strings[default_type], "time");   /* still */
+    /* Depth first: main, main > work, main > work > times, main > x;y,
+     * main > times; then worker: work, work > times. */
+    ck_assert_uint_eq(sample_count, 7);
+    static const size_t order[] = {0, 1, 2, 5, 6, 3, 4};
+    uint64_t sum = 0;
+    for (size_t i = 0; i < 7; i++) {
+        const tg_calltree_node *n = &nodes[order[i]];
+        ck_assert_uint_eq(value_count[i], 3);
+        ck_assert_uint_eq(leaf[i], n->method + 1);
+        ck_assert_uint_eq(values[i][0], n->calls);
+        ck_assert_uint_eq(values[i][1], n->self_time);
+        ck_assert_uint_eq(values[i][2], counts[order[i]].self);   /* the path's own objects */
+        sum += values[i][2];
+    }
+    ck_assert_uint_eq(sum, 42);
+    for (size_t i = 0; i < string_count; i++) free(strings[i]);
+    free(s.data);
+
+    /* Without counts: two sample types and two values, as before. */
+    in.allocations = NULL;
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(tg_stacks_write_pprof(&in, collect, &s), TG_STACKS_OK);
+    r = (reader){(const uint8_t *)s.data, (const uint8_t *)s.data + s.len};
+    type_count = sample_count = 0;
+    while (r.p < r.end) {
+        uint64_t v = 0;
+        uint32_t field = read_field(&r, &v, &b);
+        if (field == 1) type_count++;
+        if (field != 2) continue;
+        size_t n = 0;
+        while (b.p < b.end)
+            if (read_field(&b, &v, &f) == 2)
+                while (f.p < f.end) read_varint(&f), n++;
+        ck_assert_uint_eq(n, 2);
+        sample_count++;
+    }
+    ck_assert_uint_eq(type_count, 2);
+    ck_assert_uint_eq(sample_count, 6);   /* main > times has nothing to show */
+    free(s.data);
+}
+END_TEST
+
 START_TEST(firefox_has_a_thread_per_thread_with_tracing_ms_weights)
 {
     tg_stacks_input in = input(tree, 6, 2);
@@ -412,6 +503,7 @@ int main(void)
     tcase_add_test(tc, deep_paths_stop_at_the_limit_and_keep_their_time);
     tcase_add_test(tc, speedscope_has_shared_frames_and_a_profile_per_thread);
     tcase_add_test(tc, pprof_decodes_to_our_numbers);
+    tcase_add_test(tc, pprof_has_alloc_objects_when_the_tree_counts_allocations);
     tcase_add_test(tc, firefox_has_a_thread_per_thread_with_tracing_ms_weights);
     tcase_add_test(tc, firefox_weights_are_exact_milliseconds_and_paths_have_no_depth_limit);
     tcase_add_test(tc, big_outputs_come_in_bounded_chunks);

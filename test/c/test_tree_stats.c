@@ -3,8 +3,9 @@
  * exact numbers: chosen threads, direct and indirect recursion (totals
  * once, edge totals of outermost activations only), hidden leaves and
  * hidden subtrees (ancestors' totals drop by exactly their time), edge
- * order, a 100,000-deep path, malformed trees, and every allocation
- * failing in turn (where the linker can wrap the allocator).
+ * order, a 100,000-deep path, malformed trees, allocation counts under
+ * the same rules, and every memory allocation failing in turn (where the
+ * linker can wrap the allocator).
  */
 #include <check.h>
 #include <stdint.h>
@@ -57,6 +58,23 @@ static void compute_ok(const tg_tree_stats_input *in, tg_tree_stats *out)
         ck_assert_uint_eq(es_->self_time, self);                 \
         ck_assert_uint_eq(es_->active, 0);                       \
     } while (0)
+
+#define ck_allocations(a, total_, self_)           \
+    do {                                           \
+        const tg_allocation_stats *a_ = (a);       \
+        ck_assert_uint_eq(a_->total, (total_));    \
+        ck_assert_uint_eq(a_->self, (self_));      \
+    } while (0)
+
+/* Allocation counts {total, self} for `tree`'s nodes. */
+static const tg_calltree_allocations tree_counts[] = {
+    {26, 1},    /* 0 main */
+    {15, 3},    /* 1 main > work */
+    {12, 12},   /* 2 main > work > times */
+    {9, 4},     /* 3 worker: work */
+    {5, 5},     /* 4 worker: work > times */
+    {10, 10},   /* 5 main > x */
+};
 
 START_TEST(all_threads_add_up)
 {
@@ -340,6 +358,122 @@ START_TEST(a_100000_deep_path_is_walked_without_recursion)
 }
 END_TEST
 
+START_TEST(without_counts_there_are_no_allocation_arrays)
+{
+    tg_tree_stats_input in = input(tree, 6, METHODS, 2);
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_assert_ptr_null(s.method_allocations);
+    ck_assert_ptr_null(s.edge_allocations);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(allocations_add_up_per_thread_and_for_all)
+{
+    tg_tree_stats_input in = input(tree, 6, METHODS, 2);
+    in.allocations = tree_counts;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, WORK, 3, 110, 25);   /* time as without counts */
+    ck_allocations(&s.method_allocations[MAIN], 26, 1);
+    ck_allocations(&s.method_allocations[WORK], 24, 7);
+    ck_allocations(&s.method_allocations[TIMES], 17, 17);
+    ck_allocations(&s.method_allocations[X], 10, 10);
+    ck_assert_uint_eq(s.edge_count, 3);
+    ck_allocations(&s.edge_allocations[0], 15, 3);    /* main -> work */
+    ck_allocations(&s.edge_allocations[1], 17, 17);   /* work -> times, both threads */
+    ck_allocations(&s.edge_allocations[2], 10, 10);   /* main -> x */
+    tg_tree_stats_free(&s);
+    ck_assert_ptr_null(s.method_allocations);
+    ck_assert_ptr_null(s.edge_allocations);
+
+    bool worker_only[] = {false, true};
+    in.threads = worker_only;
+    compute_ok(&in, &s);
+    ck_allocations(&s.method_allocations[MAIN], 0, 0);
+    ck_allocations(&s.method_allocations[WORK], 9, 4);
+    ck_allocations(&s.method_allocations[TIMES], 5, 5);
+    ck_allocations(&s.method_allocations[X], 0, 0);
+    ck_assert_uint_eq(s.edge_count, 1);
+    ck_allocations(&s.edge_allocations[0], 5, 5);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(allocations_count_recursion_once)
+{
+    enum { A, B };
+    tg_calltree_node direct[] = {
+        {ROOT(0), A, 1, 100, 10},   /* a */
+        {0, A, 2, 90, 20},          /* a > a */
+        {1, A, 3, 70, 70},          /* a > a > a */
+    };
+    const tg_calltree_allocations direct_counts[] = {{30, 2}, {28, 8}, {20, 20}};
+    tg_tree_stats_input in = input(direct, 3, 1, 1);
+    in.allocations = direct_counts;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_allocations(&s.method_allocations[A], 30, 30);
+    ck_allocations(&s.edge_allocations[0], 28, 28);   /* a > a > a is inside the outer a -> a */
+    tg_tree_stats_free(&s);
+
+    tg_calltree_node indirect[] = {
+        {ROOT(0), A, 1, 100, 10},   /* 0 a */
+        {0, B, 1, 90, 20},          /* 1 a > b */
+        {1, A, 2, 70, 30},          /* 2 a > b > a */
+        {2, B, 3, 40, 40},          /* 3 a > b > a > b */
+        {ROOT(1), A, 1, 8, 3},      /* 4 other thread: a */
+        {4, B, 1, 5, 5},            /* 5 other thread: a > b */
+    };
+    const tg_calltree_allocations indirect_counts[] = {{40, 1}, {39, 2}, {37, 3}, {34, 34}, {6, 1}, {5, 5}};
+    in = input(indirect, 6, 2, 2);
+    in.allocations = indirect_counts;
+    compute_ok(&in, &s);
+    ck_allocations(&s.method_allocations[A], 46, 5);    /* nodes 0 and 4 outermost */
+    ck_allocations(&s.method_allocations[B], 44, 41);   /* nodes 1 and 5 outermost */
+    ck_assert_uint_eq(s.edge_count, 2);
+    ck_allocations(&s.edge_allocations[0], 44, 41);     /* a -> b */
+    ck_allocations(&s.edge_allocations[1], 37, 3);      /* b -> a */
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(hidden_allocations_leave_their_callers_totals)
+{
+    const tg_calltree_allocations counts[] = {{50, 5}, {45, 15}, {30, 30}, {12, 2}, {10, 10}};
+    tg_tree_stats_input in = input(sleeping, 5, H_METHODS, 2);
+    in.allocations = counts;
+    in.hidden = sleep_hidden;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_allocations(&s.method_allocations[H_MAIN], 20, 5);   /* 50 - 30 */
+    ck_allocations(&s.method_allocations[H_WORK], 15, 15);  /* 45 - 30 */
+    ck_allocations(&s.method_allocations[H_SLEEP], 0, 0);
+    ck_allocations(&s.method_allocations[H_LOOP], 2, 2);    /* 12 - 10 */
+    ck_assert_uint_eq(s.edge_count, 1);
+    ck_allocations(&s.edge_allocations[0], 15, 15);
+    tg_tree_stats_free(&s);
+
+    /* Hidden under recursion: a > a > sleep, the inner a's total counted once. */
+    enum { A, SLEEP, N };
+    tg_calltree_node nodes[] = {
+        {ROOT(0), A, 1, 100, 10},   /* a */
+        {0, A, 1, 90, 30},          /* a > a */
+        {1, SLEEP, 1, 60, 60},      /* a > a > sleep */
+    };
+    const tg_calltree_allocations nested[] = {{9, 1}, {8, 2}, {6, 6}};
+    bool hidden[N] = {[SLEEP] = true};
+    in = input(nodes, 3, N, 1);
+    in.allocations = nested;
+    in.hidden = hidden;
+    compute_ok(&in, &s);
+    ck_allocations(&s.method_allocations[A], 3, 3);
+    ck_allocations(&s.edge_allocations[0], 2, 2);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
 START_TEST(malformed_trees_are_refused)
 {
     tg_calltree_node bad_parent[] = {{ROOT(0), 0, 1, 1, 1}, {5, 1, 1, 1, 1}};
@@ -391,12 +525,20 @@ void *__wrap_realloc(void *p, size_t size) { return fail_now() ? NULL : __real_r
 START_TEST(every_allocation_failure_is_reported_and_frees_everything)
 {
     /* 300 deep over 100 methods: the path, the edge array and the edge map
-     * all grow. */
+     * all grow; run once without allocation counts and once with them (two
+     * more arrays, and the edges' growing). */
     enum { DEPTH = 300, N = 100 };
+    bool counted = _i == 1;
     tg_calltree_node *nodes = calloc(DEPTH, sizeof *nodes);
+    tg_calltree_allocations *counts = calloc(DEPTH, sizeof *counts);
     ck_assert_ptr_nonnull(nodes);
-    for (uint32_t i = 0; i < DEPTH; i++) nodes[i] = (tg_calltree_node){i ? i - 1 : ROOT(0), i % N, 1, DEPTH - i, 1};
+    ck_assert_ptr_nonnull(counts);
+    for (uint32_t i = 0; i < DEPTH; i++) {
+        nodes[i] = (tg_calltree_node){i ? i - 1 : ROOT(0), i % N, 1, DEPTH - i, 1};
+        counts[i] = (tg_calltree_allocations){2 * (DEPTH - i), 2};
+    }
     tg_tree_stats_input in = input(nodes, DEPTH, N, 1);
+    if (counted) in.allocations = counts;
     tg_tree_stats want;
     compute_ok(&in, &want);
     ck_assert_uint_eq(want.edge_count, N);
@@ -412,6 +554,10 @@ START_TEST(every_allocation_failure_is_reported_and_frees_everything)
             ck_assert_uint_eq(s.edge_count, want.edge_count);
             ck_assert_mem_eq(s.edges, want.edges, want.edge_count * sizeof *s.edges);
             ck_assert_mem_eq(s.methods, want.methods, N * sizeof *s.methods);
+            if (counted) {
+                ck_assert_mem_eq(s.method_allocations, want.method_allocations, N * sizeof *s.method_allocations);
+                ck_assert_mem_eq(s.edge_allocations, want.edge_allocations, N * sizeof *s.edge_allocations);
+            }
             tg_tree_stats_free(&s);
             break;
         }
@@ -419,11 +565,20 @@ START_TEST(every_allocation_failure_is_reported_and_frees_everything)
         ck_assert_ptr_null(s.methods);
         ck_assert_ptr_null(s.edges);
         ck_assert_ptr_null(s.thread_time);
+        ck_assert_ptr_null(s.method_allocations);
+        ck_assert_ptr_null(s.edge_allocations);
         failures++;
     }
-    ck_assert_int_ge(failures, 10);   /* 6 arrays, the map, and the path, edges and map growing */
+    /* 6 arrays, the map, and the path, edges and map growing; with counts
+     * 2 more arrays and the edge counts growing */
+    ck_assert_int_ge(failures, counted ? 14 : 10);
+    if (counted) {
+        ck_allocations(&want.method_allocations[0], 2 * DEPTH, 6);   /* nodes 0, 100, 200: the outermost once */
+        ck_allocations(&want.edge_allocations[0], 2 * (DEPTH - 1), 6);   /* 0 -> 1: nodes 1, 101 and 201 */
+    }
     tg_tree_stats_free(&want);
     free(nodes);
+    free(counts);
 }
 END_TEST
 #endif
@@ -445,8 +600,12 @@ int main(void)
     tcase_add_test(tc, a_100000_deep_path_is_walked_without_recursion);
     tcase_add_test(tc, malformed_trees_are_refused);
     tcase_add_test(tc, an_empty_tree_has_empty_statistics);
+    tcase_add_test(tc, without_counts_there_are_no_allocation_arrays);
+    tcase_add_test(tc, allocations_add_up_per_thread_and_for_all);
+    tcase_add_test(tc, allocations_count_recursion_once);
+    tcase_add_test(tc, hidden_allocations_leave_their_callers_totals);
 #ifdef TG_TEST_WRAP_ALLOC
-    tcase_add_test(tc, every_allocation_failure_is_reported_and_frees_everything);
+    tcase_add_loop_test(tc, every_allocation_failure_is_reported_and_frees_everything, 0, 2);
 #endif
     suite_add_tcase(suite, tc);
     SRunner *sr = srunner_create(suite);

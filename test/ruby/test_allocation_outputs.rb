@@ -149,13 +149,105 @@ class TestAllocationOutputs < Minitest::Test
     refute_predicate Tracegraph::Profile.median(runs + [parse(document(allocations: false))]), :allocations?
   end
 
-  def test_views_of_a_profile_with_allocations_raise
-    profile = Tracegraph.profile(allocations: true, call_tree: true) { Thread.new { 1 }.join }
+  # Two threads. main: main -> work (2 calls) -> String#*, main -> IO#read
+  # (waiting, and allocating 8); worker: work -> String#*. Each node:
+  # [parent, method, calls, total, self, thread, allocations, self allocations].
+  NODES = [
+    [nil, 0, 1, 100, 10, 1, 53, 5],
+    [0, 1, 2, 60, 30, nil, 40, 10],
+    [1, 2, 4, 30, 30, nil, 30, 30],
+    [0, 3, 1, 30, 30, nil, 8, 8],
+    [nil, 1, 1, 20, 5, 2, 12, 2],
+    [4, 2, 2, 15, 15, nil, 10, 10]
+  ].freeze
+
+  def threaded_document(node_counts: true)
+    method = lambda do |name, calls, total, self_time, allocs|
+      {"name" => name, "file" => nil, "line" => nil, "c_method" => false, "calls" => calls, "total_time" => total,
+       "self_time" => self_time, "allocations" => allocs[0], "self_allocations" => allocs[1]}
+    end
+    edge = lambda do |caller, callee, calls, total, self_time, allocs|
+      {"caller" => caller, "callee" => callee, "calls" => calls, "total_time" => total, "self_time" => self_time,
+       "allocations" => allocs[0], "self_allocations" => allocs[1]}
+    end
+    nodes = NODES.map do |parent, m, calls, total, self_time, thread, allocs, self_allocs|
+      node = {"parent" => parent, "method" => m, "calls" => calls, "total_time" => total, "self_time" => self_time}
+      node["thread"] = thread if thread
+      node_counts ? node.merge("allocations" => allocs, "self_allocations" => self_allocs) : node
+    end
+    {"version" => 2, "clock" => "wall", "unit" => "ns", "total_time" => 120, "allocations" => true,
+     "threads" => [{"id" => 1, "name" => "main", "total_time" => 100},
+                   {"id" => 2, "name" => "worker", "total_time" => 20}],
+     "methods" => [method.call("Object#main", 1, 100, 10, [53, 5]), method.call("Object#work", 3, 80, 35, [52, 12]),
+                   method.call("String#*", 6, 45, 45, [40, 40]), method.call("IO#read", 1, 30, 30, [8, 8])],
+     "edges" => [edge.call(0, 1, 2, 60, 30, [40, 10]), edge.call(1, 2, 6, 45, 45, [40, 40]),
+                 edge.call(0, 3, 1, 30, 30, [8, 8])],
+     "call_tree" => {"folded_calls" => 0, "nodes" => nodes}}
+  end
+
+  def stats(profile)
+    profile.methods.to_h { |m| [m.name, [m.calls, m.allocations, m.self_allocations]] }
+  end
+
+  def test_the_call_tree_keeps_each_path_s_counts_and_reads_them_back
+    profile = parse(threaded_document)
+    assert_predicate profile.call_tree, :allocations?
+    assert_equal(NODES.map { |n| n.last(2) }, profile.call_tree.nodes.map { |n| [n.allocations, n.self_allocations] })
+    data = profile.to_h
+    assert_equal({"allocations" => 40, "self_allocations" => 10},
+                 data["call_tree"]["nodes"][1].slice("allocations", "self_allocations"))
+    assert_equal data, parse(data).to_h
+  end
+
+  def test_views_have_each_thread_s_counts_and_leave_waiting_s_out
+    profile = parse(threaded_document)
+    worker = profile.view(threads: "worker")
+    assert_predicate worker, :allocations?
+    assert_equal({"Object#work" => [1, 12, 2], "String#*" => [2, 10, 10]}, stats(worker))
+    assert_equal [10, 10], [worker.edges.first.allocations, worker.edges.first.self_allocations]
+    assert_equal 12, worker.total_allocations
+
+    main = profile.view(threads: "main", idle: :hide)
+    assert_equal({"Object#main" => [1, 45, 5], "Object#work" => [2, 40, 10], "String#*" => [4, 30, 30]}, stats(main))
+    assert_equal 45, main.total_allocations
+    io = StringIO.new
+    main.print_flat(io)
+    assert_match(/\s5\s+45\s+Object#main$/, io.string.lines.grep(/Object#main/).first)
+    dot = profile.to_dot(threads: "worker", node_fraction: 0, edge_fraction: 0)
+    assert_includes dot, "Allocations: 12 objects"
+    saved = parse(main.to_h)
+    assert_equal stats(main), stats(saved), "a view's JSON, tree and all"
+    assert_predicate saved.call_tree, :allocations?
+  end
+
+  def test_a_tree_saved_without_counts_has_no_views_but_loads
+    profile = parse(threaded_document(node_counts: false))
+    assert_predicate profile, :allocations?
+    refute_predicate profile.call_tree, :allocations?
+    assert_nil profile.call_tree.nodes.first.allocations
+    refute profile.to_h["call_tree"]["nodes"].first.key?("allocations")
     error = assert_raises(Tracegraph::Error) { profile.view(threads: "main") }
-    assert_match(/cannot show some threads only .* in a profile with allocations: the call tree/, error.message)
+    assert_match(/cannot show some threads only .* in this profile with allocations: its call tree, which views are made from, /,
+                 error.message)
+    assert_match(/has no allocation counts/, error.message)
     error = assert_raises(Tracegraph::Error) { profile.to_dot(idle: :hide) }
-    assert_match(/cannot hide waiting time .* in a profile with allocations/, error.message)
+    assert_match(/cannot hide waiting time .* has no allocation counts .* record it again with allocations: true/,
+                 error.message)
     assert_same profile, profile.view # no view asked for
+  end
+
+  def test_malformed_node_counts_are_named
+    {
+      ->(d) { d["call_tree"]["nodes"][2].delete("allocations") } =>
+        /call_tree\.nodes\[2\]\.allocations must be a non-negative/,
+      ->(d) { d["call_tree"]["nodes"][1]["self_allocations"] = 41 } =>
+        /call_tree\.nodes\[1\]\.self_allocations \(41\) is more than its allocations \(40\)/
+    }.each do |spoil, message|
+      data = threaded_document
+      spoil.call(data)
+      error = assert_raises(Tracegraph::FormatError) { parse(data) }
+      assert_match message, error.message
+    end
   end
 
   # Array#each, called by two methods with blocks of their own: a hub.
@@ -208,14 +300,38 @@ class TestAllocationOutputs < Minitest::Test
     refute_predicate Tracegraph::Profile.load_json(File.join(@dir, "plain.json")), :allocations?
   end
 
-  def test_the_command_refuses_allocations_with_a_view_before_running
-    script = write_script("app.rb", "File.write('ran', '')\n")
-    [%w[--thread main], %w[--idle hide]].each do |view|
-      _, err, status = tracegraph("--allocations", *view, script)
-      assert_equal 2, status.exitstatus
-      assert_match(/allocations cannot be shown for some threads only or without waiting time/, err)
-      refute File.exist?(File.join(@dir, "ran"))
-    end
+  # As above, and a worker thread calling build too.
+  def test_the_command_shows_one_thread_s_allocations
+    script = write_script("app.rb", <<~RUBY)
+      def build(n)
+        list = []
+        i = 0
+        while i < n
+          list << "x"
+          i += 1
+        end
+      end
+      def run = build(500)
+      def run_worker = build(300)
+      build(1)
+      Thread.new { Thread.current.name = "worker"; run_worker }.join
+      run
+    RUBY
+    _, err, status = tracegraph("--allocations", "--thread", "main", "-o", "main.json", script)
+    assert status.success?, err
+    main = Tracegraph::Profile.load_json(File.join(@dir, "main.json"))
+    assert_predicate main, :allocations?
+    assert_equal [501, 501], [main.edge("Object#run", "Object#build").allocations,
+                              main.edge("Object#run", "Object#build").self_allocations]
+    assert_nil main["Object#run_worker"]
+    assert_equal 2, main["Object#build"].calls
+
+    _, err, status = tracegraph("--allocations", "--thread", "worker", "--idle", "hide", "-o", "worker.json", script)
+    assert status.success?, err
+    worker = Tracegraph::Profile.load_json(File.join(@dir, "worker.json"))
+    assert_equal [1, 301, 301], [worker["Object#build"].calls, worker["Object#build"].allocations,
+                                 worker["Object#build"].self_allocations]
+    assert_nil worker["Object#run"]
   end
 
   def test_autorun_counts_allocations_with_its_setting
@@ -233,7 +349,8 @@ class TestAllocationOutputs < Minitest::Test
     assert_equal 2, status.exitstatus
     assert_match(/TRACEGRAPH_ALLOCATIONS must be 1\/true or 0\/false/, err)
     _, err, status = ruby("-rtracegraph/autorun", app, env: env.merge("TRACEGRAPH_THREADS" => "main"))
-    assert_equal 2, status.exitstatus
-    assert_match(/allocations cannot be shown for some threads only/, err)
+    assert status.success?, err
+    viewed = Tracegraph::Profile.load_json(File.join(@dir, "auto.json"))
+    assert_equal 8, viewed.edge("Object#run", "Object#build").allocations
   end
 end

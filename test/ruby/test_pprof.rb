@@ -7,8 +7,9 @@ require "tracegraph/output"
 
 # pprof output, read back by pprof itself (`go tool pprof`, from Debian's
 # golang-go): -top must show exactly our self times, totals and call
-# counts, -traces exactly our call paths with their thread, and -dot must
-# render with Graphviz.
+# counts (and, recorded with allocations: true, our allocation counts),
+# -traces exactly our call paths with their thread, and -dot must render
+# with Graphviz.
 class TestPprof < TracegraphTest
   include CliHelper
 
@@ -118,6 +119,69 @@ class TestPprof < TracegraphTest
     body = Zlib.gunzip(File.binread(path))
     assert_includes body, "calls"
     assert_includes body, "nanoseconds"
+  end
+
+  # n strings (in the block) and the Range and Array (in the method): n + 2
+  # objects. Range#each, a C method on every Ruby (Integer#times is Ruby
+  # code from 3.3).
+  def build_strings(n)
+    list = []
+    (1..n).each { list << "s" }
+    list
+  end
+
+  def allocating_work
+    Thread.new do
+      Thread.current.name = "worker"
+      build_strings(300)
+    end.join
+    build_strings(1000)
+  end
+
+  # Profiled after a run with and one without the hooks, so that the call
+  # sites have their caches (see TestAllocations).
+  def allocation_profile
+    Tracegraph.profile(allocations: true, call_tree: true) { allocating_work }
+    allocating_work
+    Tracegraph.profile(allocations: true, call_tree: true) { allocating_work }
+  end
+
+  def test_alloc_objects_shows_exactly_our_allocations
+    profile = allocation_profile.view(threads: %w[main worker]) # only ours: minitest's threads may run
+    path = File.join(@dir, "allocations.pb.gz")
+    profile.write_pprof(path)
+    allocs = top(path, "alloc_objects")
+    allocating = profile.methods.select { |m| m.allocations.positive? }
+    assert_equal allocating.map(&:name).sort, allocs.keys.sort, "a row for each method that allocated"
+    allocating.each do |m|
+      assert_equal [m.self_allocations, m.allocations], allocs.fetch(m.name), "#{m.name}: flat and cum objects"
+    end
+    assert_equal [4, 1304], allocs.fetch("TestPprof#build_strings")
+    assert_equal [1300, 1300], allocs.fetch("block in TestPprof#build_strings")
+    assert_equal(profile.call_tree.nodes.map { |n| [n.thread.name, n.stack.reverse.map(&:name), n.self_allocations] }.sort,
+                 traces(path, "alloc_objects").sort)
+    # The other sample types are as they were, time still the default.
+    assert_equal profile.methods.to_h { |m| [m.name, m.calls] },
+                 top(path, "calls").transform_values(&:first).select { |name, _| profile[name] }
+    assert_match(/^Type: time$/, pprof("-top", path))
+  end
+
+  def test_a_view_s_alloc_objects_are_its_thread_s
+    profile = allocation_profile
+    path = File.join(@dir, "worker.pb.gz")
+    profile.write_pprof(path, threads: "worker")
+    worker = profile.view(threads: "worker")
+    allocs = top(path, "alloc_objects")
+    assert_equal [2, 302], allocs.fetch("TestPprof#build_strings")
+    assert_equal [300, 300], allocs.fetch("block in TestPprof#build_strings")
+    worker.methods.select { |m| m.allocations.positive? }.each do |m|
+      assert_equal [m.self_allocations, m.allocations], allocs.fetch(m.name), m.name
+    end
+  end
+
+  def test_without_allocations_there_is_no_alloc_objects
+    path, = record
+    refute_includes Zlib.gunzip(File.binread(path)), "alloc_objects"
   end
 
   def outer = 2.times { inner }
