@@ -959,7 +959,7 @@ static VALUE tg_start(int argc, VALUE *argv, VALUE mod)
     /* After the main hook: see tg_pause. */
     if (RTEST(gc)) gc_events_start(&S.prof);
     /* Last of all: from here to the return nothing allocates. */
-    if (S.allocations) alloc_events_start();
+    if (S.allocations) alloc_events_start(&S.prof);
     return Qnil;
 }
 
@@ -986,7 +986,7 @@ static VALUE build_call_tree(void)
 
 /* Builds the plain-data result that Tracegraph::Profile wraps:
  *   [clock, [[thread, time], ...],
- *    [[name, file, line, is_c, calls, total, self(, allocations, self allocations)], ...],
+ *    [[name, file, line, is_c, calls, total, self(, allocations, self allocations, {type => self allocations})], ...],
  *    [[caller, callee, calls, total, self(, allocations, self allocations)], ...], complete?, call_tree,
  *    [gc runs, gc step, marking and sweeping method indexes], wall time, allocations?]
  * with the allocation counts only if allocations were counted. */
@@ -1009,6 +1009,7 @@ static VALUE build_result(void)
         if (S.allocations) {
             rb_ary_push(row, ULL2NUM(S.prof.method_allocations[i].total));
             rb_ary_push(row, ULL2NUM(S.prof.method_allocations[i].self));
+            rb_ary_push(row, alloc_events_by_type(&S.prof.method_allocation_types[i]));
         }
         rb_ary_push(methods, row);
     }
@@ -1100,7 +1101,7 @@ static VALUE tg_resume(VALUE mod)
     S.wall_paused += tg_clock_read(CLOCK_MONOTONIC) - S.wall_paused_at;
     install_hook(session_hook(), S.events);
     if (S.gc) gc_events_resume();
-    if (S.allocations) alloc_events_start();
+    if (S.allocations) alloc_events_start(&S.prof);
     return Qnil;
 }
 
