@@ -24,7 +24,11 @@
 # (objects allocated in it and what it called, recursion once) and
 # "self_allocations" (in it alone), and a file that misses one is
 # malformed. Files without the flag (all from before it) load as profiles
-# without allocations.
+# without allocations. With the flag, each method may also have
+# "allocations_by_type": {"String": 1000, "Array": 500}, its self
+# allocations by type (allocation_types.rb; types it made none of left
+# out); files without it load with no counts by type. Readers that do not
+# know it ignore it, so it needs no new version.
 #
 # Version 2 added "wall_time" (wall-clock time while recording, or null),
 # each method's "waiting" (it blocks its thread: Tracegraph::WAITING_METHODS;
@@ -52,7 +56,7 @@ module Tracegraph
         "methods" => methods.map do |m|
           {"name" => m.name, "file" => m.file, "line" => m.line, "c_method" => m.c_method ? true : false,
            "waiting" => m.waiting?, "calls" => m.calls, "total_time" => m.total_time, "self_time" => m.self_time}
-            .merge(allocations_to_h(m))
+            .merge(allocations_to_h(m), allocation_types_to_h(m))
         end,
         "edges" => edges.map do |e|
           {"caller" => index_of(e.caller), "callee" => index_of(e.callee), "calls" => e.calls,
@@ -67,6 +71,10 @@ module Tracegraph
       return {} unless allocations?
 
       {"allocations" => stats.allocations, "self_allocations" => stats.self_allocations}
+    end
+
+    def allocation_types_to_h(method)
+      allocations? && method.allocations_by_type ? {"allocations_by_type" => method.allocations_by_type} : {}
     end
 
     def view_to_h
@@ -85,7 +93,7 @@ module Tracegraph
          node
        end}
     end
-    private :call_tree_to_h, :view_to_h, :allocations_to_h
+    private :call_tree_to_h, :view_to_h, :allocations_to_h, :allocation_types_to_h
 
     def to_json(*args)
       JSON.generate(to_h, *args)
@@ -213,6 +221,21 @@ module Tracegraph
       [total, self_count]
     end
 
+    # A method's "allocations_by_type" (sorted as recorded ones are), or
+    # nil if it has none. Names are any strings: a newer tracegraph may
+    # count types this one does not know.
+    def allocations_by_type!(data, where)
+      return nil unless data.key?("allocations_by_type")
+      fail!("#{where}.allocations_by_type needs \"allocations\": true in the document") unless @allocations
+
+      where = "#{where}.allocations_by_type"
+      types = data["allocations_by_type"]
+      object!(types, where)
+      counts = Hash.new(0)
+      types.each_key { |name| counts[Profile.clean_name(name)] += count!(types, name, where) }
+      AllocationTypes.sorted(counts)
+    end
+
     # A non-negative integer that may be absent or null.
     def optional_count(key)
       @data[key].nil? ? nil : count!(@data, key, "the document")
@@ -276,7 +299,8 @@ module Tracegraph
       allocations, self_allocations = allocations!(m, where)
       MethodStats.new(name: Profile.clean_name(string!(m, "name", where)), file: file && Profile.clean_name(file),
                       line: line, calls: count!(m, "calls", where), total_time: total, self_time: self_time,
-                      c_method: m["c_method"] == true, allocations: allocations, self_allocations: self_allocations)
+                      c_method: m["c_method"] == true, allocations: allocations, self_allocations: self_allocations,
+                      allocations_by_type: allocations_by_type!(m, where))
     end
 
     def edge(e, where, methods)

@@ -1,0 +1,94 @@
+require_relative "test_helper"
+require "stringio"
+
+# Allocations by type through everything that reads or combines a
+# profile: JSON, the flat table, the graph's tooltips, merge, median, and
+# the graph's copies with hubs split and chains folded. The profiles here
+# are written by hand, so every number is known.
+class TestAllocationTypeOutputs < Minitest::Test
+  # main -> work (2 calls) -> String#*; each method's own objects by type
+  # as given (nil: the method has no "allocations_by_type").
+  def document(work: {"Array" => 2, "String" => 8}, types: true)
+    method = lambda do |name, calls, total, self_time, allocs, by_type|
+      {"name" => name, "file" => nil, "line" => nil, "c_method" => false, "calls" => calls,
+       "total_time" => total, "self_time" => self_time, "allocations" => allocs[0], "self_allocations" => allocs[1]}
+        .merge(types && by_type ? {"allocations_by_type" => by_type} : {})
+    end
+    work_self = work.values.sum
+    {"version" => 2, "clock" => "wall", "unit" => "ns", "total_time" => 100, "allocations" => true,
+     "threads" => [{"id" => 1, "name" => "main", "total_time" => 100}],
+     "methods" => [method.call("Object#main", 1, 100, 40, [work_self + 35, 5], {"Hash" => 5}),
+                   method.call("Object#work", 2, 60, 30, [work_self + 30, work_self], work),
+                   method.call("String#*", 4, 30, 30, [30, 30], {"String" => 30})],
+     "edges" => [{"caller" => 0, "callee" => 1, "calls" => 2, "total_time" => 60, "self_time" => 30,
+                  "allocations" => work_self + 30, "self_allocations" => work_self},
+                 {"caller" => 1, "callee" => 2, "calls" => 4, "total_time" => 30, "self_time" => 30,
+                  "allocations" => 30, "self_allocations" => 30}]}
+  end
+
+  def parse(data) = Tracegraph::Profile.parse_json(JSON.generate(data))
+
+  def test_json_writes_each_method_s_types_and_reads_them_back
+    profile = parse(document)
+    assert_equal({"String" => 8, "Array" => 2}, profile["Object#work"].allocations_by_type)
+    assert_equal [["String", 38], ["Hash", 5], ["Array", 2]], profile.allocations_by_type.to_a
+    assert_equal profile.total_allocations, profile.allocations_by_type.values.sum
+    data = profile.to_h
+    assert_equal({"String" => 8, "Array" => 2}, data["methods"][1]["allocations_by_type"])
+    assert data["edges"].none? { |e| e.key?("allocations_by_type") }, "edges keep no types"
+    assert_equal data, parse(data).to_h
+    assert_equal 2, data["version"]
+  end
+
+  def test_a_recorded_profile_round_trips
+    work = -> { (1..50).each { ["a", "b"] } }
+    work.call
+    recorded = Tracegraph.profile(allocations: true, &work)
+    loaded = Tracegraph::Profile.parse_json(recorded.to_json)
+    assert_equal recorded.methods.map(&:allocations_by_type), loaded.methods.map(&:allocations_by_type)
+    assert_equal recorded.allocations_by_type, loaded.allocations_by_type
+    assert_equal({"String" => 100, "Array" => 50}, loaded.allocations_by_type)
+  end
+
+  def test_files_without_types_load_with_none
+    profile = parse(document(types: false))
+    assert_predicate profile, :allocations?
+    assert_equal 45, profile.total_allocations
+    assert_nil profile["Object#work"].allocations_by_type
+    assert_nil profile.allocations_by_type
+    assert profile.to_h["methods"].none? { |m| m.key?("allocations_by_type") }
+
+    # One method without them: the methods that have them keep them, the
+    # profile's whole is unknown.
+    data = document
+    data["methods"][0].delete("allocations_by_type")
+    profile = parse(data)
+    assert_equal({"String" => 30}, profile["String#*"].allocations_by_type)
+    assert_nil profile.allocations_by_type
+  end
+
+  def test_types_a_newer_tracegraph_might_count_are_kept_and_zeros_dropped
+    profile = parse(document(work: {"Array" => 2, "String" => 8, "Fiber" => 1, "Hash" => 0}))
+    assert_equal({"String" => 8, "Array" => 2, "Fiber" => 1}, profile["Object#work"].allocations_by_type)
+  end
+
+  def test_malformed_types_are_named
+    {
+      ->(d) { d["methods"][1]["allocations_by_type"] = [1] } =>
+        /methods\[1\]\.allocations_by_type must be an object, not an array/,
+      ->(d) { d["methods"][1]["allocations_by_type"]["String"] = -1 } =>
+        /methods\[1\]\.allocations_by_type\.String must be a non-negative integer, not -1/,
+      ->(d) { d["methods"][2]["allocations_by_type"]["String"] = "30" } =>
+        /methods\[2\]\.allocations_by_type\.String must be a non-negative integer/,
+      lambda do |d|
+        d.delete("allocations")
+        (d["methods"] + d["edges"]).each { |s| s.delete("allocations") && s.delete("self_allocations") }
+      end => /methods\[0\]\.allocations_by_type needs "allocations": true/
+    }.each do |spoil, message|
+      data = document
+      spoil.call(data)
+      error = assert_raises(Tracegraph::FormatError) { parse(data) }
+      assert_match message, error.message
+    end
+  end
+end
