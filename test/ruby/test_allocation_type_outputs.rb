@@ -91,4 +91,31 @@ class TestAllocationTypeOutputs < Minitest::Test
       assert_match message, error.message
     end
   end
+
+  def test_merge_adds_types_up_when_every_profile_has_them
+    sum = Tracegraph::Profile.merge([parse(document), parse(document(work: {"Array" => 1, "Proc" => 4}))])
+    assert_equal({"String" => 8, "Proc" => 4, "Array" => 3}, sum["Object#work"].allocations_by_type)
+    assert_equal({"String" => 60}, sum["String#*"].allocations_by_type)
+    assert_equal sum.total_allocations, sum.allocations_by_type.values.sum
+    sum["Object#work"].then { |m| assert_equal m.self_allocations, m.allocations_by_type.values.sum }
+
+    mixed = Tracegraph::Profile.merge([parse(document), parse(document(types: false))])
+    assert_predicate mixed, :allocations?
+    assert_nil mixed["Object#work"].allocations_by_type
+    assert_nil mixed.allocations_by_type
+  end
+
+  def test_median_takes_each_type_s_median_and_writes_it
+    runs = [{"String" => 8, "Array" => 2}, {"String" => 20}, {"String" => 10, "Array" => 4, "Proc" => 1}]
+    median = Tracegraph::Profile.median(runs.map { |work| parse(document(work: work)) })
+    assert_equal({"String" => 10, "Array" => 2}, median["Object#work"].allocations_by_type)
+    # Each type's own median: here they add up to 12, the self
+    # allocations' median is 15.
+    assert_equal 15, median["Object#work"].self_allocations
+    assert_equal median["Object#work"].allocations_by_type, parse(median.to_h)["Object#work"].allocations_by_type
+    refute_nil median.runs
+
+    one_without = runs.map { |work| parse(document(work: work)) } + [parse(document(types: false))]
+    assert_nil Tracegraph::Profile.median(one_without)["Object#work"].allocations_by_type
+  end
 end
