@@ -92,6 +92,18 @@ class TestAllocationTypeOutputs < Minitest::Test
     end
   end
 
+  def test_the_flat_table_ends_with_the_types
+    io = StringIO.new
+    parse(document).print_flat(io)
+    section = io.string.lines.drop_while { |l| !l.start_with?("Allocations by type:") }
+    assert_equal ["Allocations by type:\n", "          38   84.4%  String\n", "           5   11.1%  Hash\n",
+                  "           2    4.4%  Array\n"], section
+
+    io = StringIO.new
+    parse(document(types: false)).print_flat(io)
+    refute_match(/by type/, io.string)
+  end
+
   def test_merge_adds_types_up_when_every_profile_has_them
     sum = Tracegraph::Profile.merge([parse(document), parse(document(work: {"Array" => 1, "Proc" => 4}))])
     assert_equal({"String" => 8, "Proc" => 4, "Array" => 3}, sum["Object#work"].allocations_by_type)
