@@ -1283,7 +1283,7 @@ typedef struct report_buffers {
     tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore, *waiting;
     uint64_t *self_allocations, *allocations, *edge_allocations;
-    const char **context, **notes, **short_files, **edge_via;
+    const char **context, **notes, **short_files, **edge_via, **allocation_types;
     char *output;
     tg_report_gc gc, base_gc;
 } report_buffers;
@@ -1304,6 +1304,7 @@ static void report_buffers_free(report_buffers *b)
     free(b->notes);
     free(b->short_files);
     free(b->edge_via);
+    free(b->allocation_types);
     free(b->output);
 }
 
@@ -1444,7 +1445,8 @@ static VALUE render_dot(VALUE arg)
      *  [thread_count, threads_recorded, thread_names, wall_time, hidden_waiting],
      *  context (a line per method, or nil), notes (legend lines), short file names (per method, or nil),
      *  the number of methods the boxes stand for, or nil; folded chains (per edge, or nil),
-     *  [self allocations, allocations (a count per method), total, allocations per edge] or nil,
+     *  [self allocations, allocations (a count per method), total, allocations per edge,
+     *   a tooltip line of types per method or nil] or nil,
      *  what sizes the graph: :time or :allocations (which needs the allocations)] */
     VALUE o = a->options;
     tg_dot_options opts;
@@ -1487,6 +1489,8 @@ static VALUE render_dot(VALUE arg)
         opts.total_allocations = u64(rb_ary_entry(allocations, 2));
         opts.edge_allocations = counts_from(rb_ary_entry(allocations, 3), (long)report.edge_count,
                                             &b->edge_allocations);
+        b->allocation_types = strings_from(rb_ary_entry(allocations, 4), nm);
+        opts.allocation_types = b->allocation_types;
     }
     VALUE metric = rb_ary_entry(o, 14);
     if (!NIL_P(metric)) Check_Type(metric, T_SYMBOL);

@@ -104,6 +104,19 @@ class TestAllocationTypeOutputs < Minitest::Test
     refute_match(/by type/, io.string)
   end
 
+  def test_the_graph_s_tooltips_name_the_biggest_types
+    dot = parse(document).to_dot(node_fraction: 0, edge_fraction: 0, fold_chains: false)
+    work = dot.lines.find { |l| l.include?('label="Object#work') }
+    assert_includes work, "\\nby type: String 8 \u00b7 Array 2\""
+    refute_includes work[/label="[^"]*"/], "by type"
+
+    many = {"String" => 5000, "Array" => 400, "Hash" => 30, "Proc" => 20, "Object" => 7, "Struct" => 3}
+    dot = parse(document(work: many)).to_dot(node_fraction: 0, edge_fraction: 0, fold_chains: false)
+    assert_includes dot, "by type: String 5,000 \u00b7 Array 400 \u00b7 Hash 30 \u00b7 Proc 20 " \
+                         "\u00b7 10 in 2 more types\""
+    refute_includes parse(document(types: false)).to_dot, "by type"
+  end
+
   def test_merge_adds_types_up_when_every_profile_has_them
     sum = Tracegraph::Profile.merge([parse(document), parse(document(work: {"Array" => 1, "Proc" => 4}))])
     assert_equal({"String" => 8, "Proc" => 4, "Array" => 3}, sum["Object#work"].allocations_by_type)
