@@ -143,4 +143,74 @@ class TestAllocationTypeOutputs < Minitest::Test
     one_without = runs.map { |work| parse(document(work: work)) } + [parse(document(types: false))]
     assert_nil Tracegraph::Profile.median(one_without)["Object#work"].allocations_by_type
   end
+
+  # a and b each call Array#each with a block of their own: a hub.
+  def hub_document(each_types:, each_self:)
+    names = ["Object#main", "Object#a", "Object#b", "Array#each", "block in Object#a", "block in Object#b"]
+    methods = names.each_with_index.map do |name, i|
+      self_allocs = i == 3 ? each_self.sum : 1
+      {"name" => name, "file" => nil, "line" => nil, "c_method" => i == 3, "calls" => i == 3 ? 2 : 1,
+       "total_time" => 10, "self_time" => i == 3 ? 4 : 2, "allocations" => 10, "self_allocations" => self_allocs,
+       "allocations_by_type" => i == 3 ? each_types : {"Object" => 1}}
+    end
+    edge = lambda do |caller, callee, self_time, self_allocs|
+      {"caller" => caller, "callee" => callee, "calls" => 1, "total_time" => 10, "self_time" => self_time,
+       "allocations" => 10, "self_allocations" => self_allocs}
+    end
+    {"version" => 2, "clock" => "wall", "unit" => "ns", "total_time" => 20, "allocations" => true,
+     "threads" => [{"id" => 1, "name" => "main", "total_time" => 20}], "methods" => methods,
+     "edges" => [edge.call(0, 1, 2, 1), edge.call(0, 2, 2, 1), edge.call(1, 3, 2, each_self[0]),
+                 edge.call(2, 3, 2, each_self[1]), edge.call(3, 4, 2, 1), edge.call(3, 5, 2, 1)]}
+  end
+
+  def split_parts(data)
+    split, context, = parse(data).split_hubs
+    split.methods.select { |m| m.name == "Array#each" }.to_h { |m| [context.fetch(m), m.allocations_by_type] }
+  end
+
+  def test_a_split_hub_s_parts_keep_types_where_they_follow
+    # It allocates nothing itself: neither part does.
+    assert_equal({"from Object#a" => {}, "from Object#b" => {}},
+                 split_parts(hub_document(each_types: {}, each_self: [0, 0])))
+    # All of one type: each part's are that type.
+    assert_equal({"from Object#a" => {"Array" => 3}, "from Object#b" => {"Array" => 1}},
+                 split_parts(hub_document(each_types: {"Array" => 4}, each_self: [3, 1])))
+    # Two types: which part made which is not recorded, so neither says.
+    parts = split_parts(hub_document(each_types: {"Array" => 2, "String" => 2}, each_self: [3, 1]))
+    assert_equal({"from Object#a" => nil, "from Object#b" => nil}, parts)
+  end
+
+  def test_the_graph_s_copies_keep_the_boxes_types
+    data = hub_document(each_types: {"Array" => 2, "String" => 2}, each_self: [3, 1])
+    profile = parse(data)
+    split, = profile.split_hubs
+    assert_nil split.allocations_by_type, "a part without types leaves the whole unknown"
+    assert_equal({"Object" => 1}, split["Object#a"].allocations_by_type)
+    dot = profile.to_dot(node_fraction: 0, edge_fraction: 0)
+    assert_includes dot, "by type: Object 1"
+    each_boxes = dot.lines.select { |l| l.include?('label="Array#each') }
+    assert_equal 2, each_boxes.size
+    each_boxes.each { |line| refute_includes line, "by type" }
+  end
+
+  def test_a_folded_chain_s_ends_keep_their_types
+    names = ["Object#main", "Object#a", "Object#b", "Object#work"]
+    methods = names.each_with_index.map do |name, i|
+      ends = i.zero? || i == 3
+      {"name" => name, "file" => nil, "line" => nil, "c_method" => false, "calls" => 1, "total_time" => 100 - i,
+       "self_time" => ends ? 50 : 0, "allocations" => 4, "self_allocations" => ends ? 2 : 0,
+       "allocations_by_type" => ends ? {"String" => 2} : {}}
+    end
+    edges = [[0, 1], [1, 2], [2, 3]].map do |caller, callee|
+      {"caller" => caller, "callee" => callee, "calls" => 1, "total_time" => 50, "self_time" => callee == 3 ? 50 : 0,
+       "allocations" => 2, "self_allocations" => callee == 3 ? 2 : 0}
+    end
+    profile = parse({"version" => 2, "clock" => "wall", "unit" => "ns", "total_time" => 100, "allocations" => true,
+                     "threads" => [{"id" => 1, "name" => "main", "total_time" => 100}],
+                     "methods" => methods, "edges" => edges})
+    folded, = profile.fold_chains
+    assert_equal ["Object#main", "Object#work"], folded.methods.map(&:name)
+    assert_equal({"String" => 2}, folded["Object#work"].allocations_by_type)
+    assert_equal({"String" => 4}, folded.allocations_by_type)
+  end
 end
