@@ -22,12 +22,13 @@
  * the VM's own: inline caches, environments captured by blocks, method
  * entries, parse and compile scratch. */
 enum {
-    TYPE_STRING, TYPE_ARRAY, TYPE_HASH, TYPE_OBJECT, TYPE_PROC, TYPE_STRUCT, TYPE_NUMERIC, TYPE_REGEXP,
-    TYPE_CLASS, TYPE_DATA, TYPE_IMEMO, TYPE_OTHER
+    TYPE_OTHER, TYPE_STRING, TYPE_ARRAY, TYPE_HASH, TYPE_OBJECT, TYPE_PROC, TYPE_STRUCT, TYPE_NUMERIC,
+    TYPE_REGEXP, TYPE_CLASS, TYPE_DATA, TYPE_IMEMO
 };
-_Static_assert(TYPE_OTHER + 1 == TG_ALLOCATION_TYPES, "one name per bucket");
+_Static_assert(TYPE_IMEMO + 1 == TG_ALLOCATION_TYPES, "one bucket per tg_allocation_types count");
 
 static const char *const type_names[TG_ALLOCATION_TYPES] = {
+    [TYPE_OTHER] = "Other",             /* IO (T_FILE), dynamic Symbols, anything else */
     [TYPE_STRING] = "String",
     [TYPE_ARRAY] = "Array",
     [TYPE_HASH] = "Hash",
@@ -39,30 +40,24 @@ static const char *const type_names[TG_ALLOCATION_TYPES] = {
     [TYPE_CLASS] = "Class/Module",      /* classes, modules, singleton classes, included modules */
     [TYPE_DATA] = "C data",             /* other T_DATA: Time, Enumerator, Method, Thread, extensions' */
     [TYPE_IMEMO] = "VM internal",       /* T_IMEMO */
-    [TYPE_OTHER] = "Other",             /* IO (T_FILE), dynamic Symbols, anything else */
 };
 
-static unsigned type_bucket(VALUE obj)
+/* By builtin type (RB_BUILTIN_TYPE is at most RUBY_T_MASK); a table
+ * rather than a switch, so the hook has a load where a switch has an
+ * indirect jump. The types not listed are TYPE_OTHER (0). */
+static const uint8_t bucket_of_type[RUBY_T_MASK + 1] = {
+    [RUBY_T_STRING] = TYPE_STRING,   [RUBY_T_ARRAY] = TYPE_ARRAY,       [RUBY_T_HASH] = TYPE_HASH,
+    [RUBY_T_OBJECT] = TYPE_OBJECT,   [RUBY_T_DATA] = TYPE_DATA,         [RUBY_T_STRUCT] = TYPE_STRUCT,
+    [RUBY_T_FLOAT] = TYPE_NUMERIC,   [RUBY_T_BIGNUM] = TYPE_NUMERIC,    [RUBY_T_RATIONAL] = TYPE_NUMERIC,
+    [RUBY_T_COMPLEX] = TYPE_NUMERIC, [RUBY_T_REGEXP] = TYPE_REGEXP,     [RUBY_T_MATCH] = TYPE_REGEXP,
+    [RUBY_T_CLASS] = TYPE_CLASS,     [RUBY_T_MODULE] = TYPE_CLASS,      [RUBY_T_ICLASS] = TYPE_CLASS,
+    [RUBY_T_IMEMO] = TYPE_IMEMO,
+};
+
+static inline unsigned type_bucket(VALUE obj)
 {
-    switch (RB_BUILTIN_TYPE(obj)) {
-    case RUBY_T_STRING: return TYPE_STRING;
-    case RUBY_T_ARRAY: return TYPE_ARRAY;
-    case RUBY_T_HASH: return TYPE_HASH;
-    case RUBY_T_OBJECT: return TYPE_OBJECT;
-    case RUBY_T_DATA: return RBASIC_CLASS(obj) == rb_cProc ? TYPE_PROC : TYPE_DATA;
-    case RUBY_T_STRUCT: return TYPE_STRUCT;
-    case RUBY_T_FLOAT:
-    case RUBY_T_BIGNUM:
-    case RUBY_T_RATIONAL:
-    case RUBY_T_COMPLEX: return TYPE_NUMERIC;
-    case RUBY_T_REGEXP:
-    case RUBY_T_MATCH: return TYPE_REGEXP;
-    case RUBY_T_CLASS:
-    case RUBY_T_MODULE:
-    case RUBY_T_ICLASS: return TYPE_CLASS;
-    case RUBY_T_IMEMO: return TYPE_IMEMO;
-    default: return TYPE_OTHER;
-    }
+    unsigned bucket = bucket_of_type[RB_BUILTIN_TYPE(obj)];
+    return bucket == TYPE_DATA && RBASIC_CLASS(obj) == rb_cProc ? TYPE_PROC : bucket;
 }
 
 static bool installed;
