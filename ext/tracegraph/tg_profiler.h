@@ -173,7 +173,7 @@ void tg_profiler_count_allocations(tg_profiler *p);
  * while `c` ran, which need not be the running context: its frames will
  * count it (c->allocations), and the method on top of its stack has it
  * by type now. Only while allocations are counted. Inline, for the
- * binding's allocation hook: two loads and two increments. */
+ * binding's allocation hook: a few loads and two increments. */
 static inline void tg_profiler_allocation(tg_profiler *p, tg_context *c, unsigned type)
 {
     c->allocations++;
