@@ -45,6 +45,7 @@ void tg_dot_options_default(tg_dot_options *o)
     o->self_allocations = o->allocations = NULL;
     o->total_allocations = 0;
     o->edge_allocations = NULL;
+    o->allocation_types = NULL;
     o->metric = TG_DOT_BY_TIME;
 }
 
@@ -858,6 +859,10 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
                       tg_format_percent(pct, sizeof pct, o->self_allocations[m], o->total_allocations),
                       tg_format_count(c2, sizeof c2, o->allocations[m]),
                       tg_format_percent(pct2, sizeof pct2, o->allocations[m], o->total_allocations));
+        if (o->allocation_types && o->allocation_types[m]) {
+            tg_buf_puts(b, "\\nby type: ");
+            tg_escape_dot(b, o->allocation_types[m], strlen(o->allocation_types[m]), 0);
+        }
     }
     if (meth->is_c) tg_buf_puts(b, "\\nimplemented in C");
     if (o->waiting && o->waiting[m]) tg_buf_puts(b, "\\nwaiting: blocks its thread until something else happens");

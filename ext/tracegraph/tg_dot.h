@@ -61,6 +61,8 @@ typedef struct tg_dot_options {
     const uint64_t *self_allocations, *allocations;
     uint64_t total_allocations;
     const uint64_t *edge_allocations;  /* NULL, or per report edge: the objects allocated in its calls */
+    const char *const *allocation_types;  /* NULL, or per method: its own objects' biggest types for its
+                                             tooltip ("String 1,000 Â· Array 500"), or NULL */
     /* TG_DOT_BY_TIME (default), or TG_DOT_BY_ALLOCATIONS: then the fractions, max_nodes and the look
      * go by allocations (self_allocations, allocations, edge_allocations and total_allocations, which
      * must all be given; without them the graph goes by time). */

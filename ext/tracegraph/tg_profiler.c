@@ -37,6 +37,7 @@ void tg_profiler_free(tg_profiler *p)
     free(p->edges);
     free(p->method_allocations);
     free(p->edge_allocations);
+    free(p->method_allocation_types);
     free(p->thread_time);
     memset(p, 0, sizeof *p);
 }
@@ -55,6 +56,17 @@ static bool grow_allocations(const tg_profiler *p, tg_allocation_stats **array, 
     return true;
 }
 
+/* Room for method `i`'s allocations by type (zeroed), if they are counted. */
+static bool grow_allocation_types(tg_profiler *p, uint32_t i)
+{
+    if (!p->count_allocations) return true;
+    if (!grow((void **)&p->method_allocation_types, &p->method_allocation_types_capacity, i + 1,
+              sizeof *p->method_allocation_types))
+        return false;
+    p->method_allocation_types[i] = (tg_allocation_types){{0}};
+    return true;
+}
+
 uint32_t tg_profiler_method(tg_profiler *p, uint64_t key_a, uint64_t key_b)
 {
     uint32_t m = tg_pairmap_find(&p->method_index, key_a, key_b);
@@ -62,6 +74,7 @@ uint32_t tg_profiler_method(tg_profiler *p, uint64_t key_a, uint64_t key_b)
     if (p->method_count == TG_NONE - 1 ||
         !grow((void **)&p->methods, &p->method_capacity, p->method_count + 1, sizeof *p->methods) ||
         !grow_allocations(p, &p->method_allocations, &p->method_allocations_capacity, p->method_count) ||
+        !grow_allocation_types(p, p->method_count) ||
         !tg_pairmap_insert(&p->method_index, key_a, key_b, p->method_count)) {
         p->out_of_memory = true;
         return TG_NONE;

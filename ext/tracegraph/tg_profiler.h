@@ -42,6 +42,12 @@
  *    leaf (callgrind: +0.7% of the hook's instructions on fib). With the
  *    call tree counting them too (tg_calltree_count_allocations), a
  *    frame's node gets them where it gets its time.
+ *  - Allocations by type (tg_profiler_allocation) are booked at the
+ *    allocation, to the method on top of the allocating context's stack
+ *    (its pending leaf, or its top frame): exactly the frame whose self
+ *    allocations the object becomes when it pops, so once every frame is
+ *    closed a method's types add up to its self allocations. An object
+ *    allocated with no frame open belongs to no method in either count.
  *
  * A context is one shadow stack: one per Ruby thread and one per fiber.
  * No Ruby headers here; the binding maps Ruby objects to indexes.
@@ -79,6 +85,14 @@ typedef struct tg_allocation_stats {
     uint64_t total;   /* outermost frames only, as total_time */
     uint64_t self;    /* as self_time */
 } tg_allocation_stats;
+
+/* Objects a method allocated in its own frames, by type: the binding
+ * says which of its objects go in which bucket (alloc_events.c). A fixed,
+ * small number of buckets, so the counts grow with methods only. */
+#define TG_ALLOCATION_TYPES 12
+typedef struct tg_allocation_types {
+    uint64_t count[TG_ALLOCATION_TYPES];
+} tg_allocation_types;
 
 typedef struct tg_frame {
     uint32_t method;
@@ -144,14 +158,32 @@ typedef struct tg_profiler {
     bool out_of_memory;        /* set if an event had to be dropped */
     bool count_allocations;    /* frames book tg_context.allocations: set by
                                   tg_profiler_count_allocations */
+    /* Parallel to methods while allocations are counted; else NULL. Last,
+     * so the hot path's fields keep their offsets. */
+    tg_allocation_types *method_allocation_types;
+    uint32_t method_allocation_types_capacity;
 } tg_profiler;
 
 bool tg_profiler_init(tg_profiler *p);
 void tg_profiler_free(tg_profiler *p);
 
-/* Counts allocations from now on (method_allocations, edge_allocations).
- * Before the first method is made. */
+/* Counts allocations from now on (method_allocations, edge_allocations,
+ * method_allocation_types). Before the first method is made. */
 void tg_profiler_count_allocations(tg_profiler *p);
+
+/* One object of type bucket `type` (< TG_ALLOCATION_TYPES) allocated
+ * while `c` ran, which need not be the running context: its frames will
+ * count it (c->allocations), and the method on top of its stack has it
+ * by type now. Only while allocations are counted. Inline, for the
+ * binding's allocation hook: a few loads and two increments. */
+static inline void tg_profiler_allocation(tg_profiler *p, tg_context *c, unsigned type)
+{
+    c->allocations++;
+    uint32_t top = c->leaf_method != TG_NONE ? c->leaf_method
+                   : c->depth > 0            ? c->frames[c->depth - 1].method
+                                             : TG_NONE;
+    if (top != TG_NONE) p->method_allocation_types[top].count[type]++;
+}
 
 /* The method index for a binding-defined key (e.g. class and method id),
  * created with zeroed statistics on first sight. TG_NONE if out of memory. */

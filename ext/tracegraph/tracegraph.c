@@ -962,7 +962,7 @@ static VALUE tg_start(int argc, VALUE *argv, VALUE mod)
     /* After the main hook: see tg_pause. */
     if (RTEST(gc)) gc_events_start(&S.prof);
     /* Last of all: from here to the return nothing allocates. */
-    if (S.allocations) alloc_events_start();
+    if (S.allocations) alloc_events_start(&S.prof);
     return Qnil;
 }
 
@@ -992,7 +992,7 @@ static VALUE build_call_tree(void)
 
 /* Builds the plain-data result that Tracegraph::Profile wraps:
  *   [clock, [[thread, time], ...],
- *    [[name, file, line, is_c, calls, total, self(, allocations, self allocations)], ...],
+ *    [[name, file, line, is_c, calls, total, self(, allocations, self allocations, {type => self allocations})], ...],
  *    [[caller, callee, calls, total, self(, allocations, self allocations)], ...], complete?, call_tree,
  *    [gc runs, gc step, marking and sweeping method indexes], wall time, allocations?]
  * with the allocation counts only if allocations were counted. */
@@ -1015,6 +1015,7 @@ static VALUE build_result(void)
         if (S.allocations) {
             rb_ary_push(row, ULL2NUM(S.prof.method_allocations[i].total));
             rb_ary_push(row, ULL2NUM(S.prof.method_allocations[i].self));
+            rb_ary_push(row, alloc_events_by_type(&S.prof.method_allocation_types[i]));
         }
         rb_ary_push(methods, row);
     }
@@ -1106,7 +1107,7 @@ static VALUE tg_resume(VALUE mod)
     S.wall_paused += tg_clock_read(CLOCK_MONOTONIC) - S.wall_paused_at;
     install_hook(session_hook(), S.events);
     if (S.gc) gc_events_resume();
-    if (S.allocations) alloc_events_start();
+    if (S.allocations) alloc_events_start(&S.prof);
     return Qnil;
 }
 
@@ -1288,7 +1289,7 @@ typedef struct report_buffers {
     tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore, *waiting;
     uint64_t *self_allocations, *allocations, *edge_allocations;
-    const char **context, **notes, **short_files, **edge_via;
+    const char **context, **notes, **short_files, **edge_via, **allocation_types;
     char *output;
     tg_report_gc gc, base_gc;
 } report_buffers;
@@ -1309,6 +1310,7 @@ static void report_buffers_free(report_buffers *b)
     free(b->notes);
     free(b->short_files);
     free(b->edge_via);
+    free(b->allocation_types);
     free(b->output);
 }
 
@@ -1449,7 +1451,8 @@ static VALUE render_dot(VALUE arg)
      *  [thread_count, threads_recorded, thread_names, wall_time, hidden_waiting],
      *  context (a line per method, or nil), notes (legend lines), short file names (per method, or nil),
      *  the number of methods the boxes stand for, or nil; folded chains (per edge, or nil),
-     *  [self allocations, allocations (a count per method), total, allocations per edge] or nil,
+     *  [self allocations, allocations (a count per method), total, allocations per edge,
+     *   a tooltip line of types per method or nil] or nil,
      *  what sizes the graph: :time or :allocations (which needs the allocations)] */
     VALUE o = a->options;
     tg_dot_options opts;
@@ -1492,6 +1495,8 @@ static VALUE render_dot(VALUE arg)
         opts.total_allocations = u64(rb_ary_entry(allocations, 2));
         opts.edge_allocations = counts_from(rb_ary_entry(allocations, 3), (long)report.edge_count,
                                             &b->edge_allocations);
+        b->allocation_types = strings_from(rb_ary_entry(allocations, 4), nm);
+        opts.allocation_types = b->allocation_types;
     }
     VALUE metric = rb_ary_entry(o, 14);
     if (!NIL_P(metric)) Check_Type(metric, T_SYMBOL);

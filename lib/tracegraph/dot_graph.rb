@@ -47,12 +47,15 @@ module Tracegraph
     end
 
     # [each method's self allocations, each one's total, the profile's
-    # total, each edge's] for the boxes, the legend and size_by:
-    # :allocations, or nil without allocations.
+    # total, each edge's, each method's biggest types ("String 1,000 ·
+    # Array 500", or nil) or nil] for the boxes, their tooltips, the legend
+    # and size_by: :allocations, or nil without allocations.
     def legend_allocations
       return nil unless allocations?
 
-      [methods.map(&:self_allocations), methods.map(&:allocations), total_allocations, edges.map(&:allocations)]
+      types = methods.map { |m| AllocationTypes.summary(m.allocations_by_type) }
+      [methods.map(&:self_allocations), methods.map(&:allocations), total_allocations, edges.map(&:allocations),
+       types.any? ? types : nil]
     end
     protected :legend_allocations
 

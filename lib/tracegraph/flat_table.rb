@@ -5,7 +5,8 @@ module Tracegraph
     #   calls, self, total, self %, name, location;
     # with allocations recorded, the objects each allocated (self and
     # total) before the name.
-    # Below the totals, lines on threads, waiting and garbage collection.
+    # Below the totals, lines on threads, waiting and garbage collection;
+    # below the table, the objects allocated by type, if recorded.
     # threads: and idle: choose a view (Profile#view).
     def print_flat(io = $stdout, limit: 30, **view_options)
       return view(**view_options).print_flat(io, limit: limit) unless view_options.empty?
@@ -30,10 +31,23 @@ module Tracegraph
       end
       hidden = methods.size - top.size
       io.puts "(#{hidden} more methods not shown)" if hidden.positive?
+      print_allocation_types(io)
       nil
     end
 
     private
+
+    # "Allocations by type:", then per type its count and share, biggest first.
+    def print_allocation_types(io)
+      types = allocations_by_type
+      return if types.nil? || types.empty?
+
+      all = types.values.sum
+      io.puts "Allocations by type:"
+      types.each do |name, n|
+        io.puts format("%12s  %5.1f%%  %s", Tracegraph.group_digits(n), 100.0 * n / all, Tracegraph.printable(name))
+      end
+    end
 
     # The allocation columns of a method's row, if recorded.
     def allocation_cells(method)

@@ -9,7 +9,9 @@
 #  - its callers' edges account for all of its calls and all of its self
 #    time (edge self time is the callee's self time in those calls), so
 #    each part's calls, self and total times (and allocations, which
-#    edges split the same way) are its caller's edge's;
+#    edges split the same way) are its caller's edge's; edges keep no
+#    allocations by type, so a part has them only where they follow (see
+#    part_allocations_by_type);
 #  - everything it calls is a block that one of those callers defines
 #    ("block in Foo#bar" is Foo#bar's; "block (2 levels) in Foo#bar" is
 #    "block in Foo#bar"'s), and that caller is the only one of its name.
@@ -70,7 +72,8 @@ module Tracegraph
         replaced[method] = parts.keys.map do |edge_in|
           part = MethodStats.new(name: method.name, file: method.file, line: method.line, c_method: method.c_method,
                                  calls: edge_in.calls, total_time: edge_in.total_time, self_time: edge_in.self_time,
-                                 allocations: edge_in.allocations, self_allocations: edge_in.self_allocations)
+                                 allocations: edge_in.allocations, self_allocations: edge_in.self_allocations,
+                                 allocations_by_type: part_allocations_by_type(method, edge_in.self_allocations))
           part_of[edge_in] = part
           parts[edge_in].each { |out| part_of[out] = part }
           context[part] = "from #{edge_in.caller.name}"
@@ -85,6 +88,16 @@ module Tracegraph
         e.callee.equal?(part) || replaced.key?(e.callee) ? edge_with(e, callee: part) : edge_with(e, caller: part)
       end
       [derived(methods: new_methods, edges: new_edges), context, ["Split per caller: #{split_summary(plans)}"]]
+    end
+
+    # A part's self allocations by type, where the hub's say what they are:
+    # none if it allocated none, all of one type if the hub's are; else nil.
+    def part_allocations_by_type(hub, self_allocations)
+      types = hub.allocations_by_type
+      return nil unless types && self_allocations
+      return {}.freeze if self_allocations.zero?
+
+      types.size == 1 ? {types.keys.first => self_allocations}.freeze : nil
     end
 
     # "Array#each (4), Integer#times (3) and 12 more", the busiest first.

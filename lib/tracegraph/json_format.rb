@@ -27,7 +27,11 @@
 # without allocations. In such a profile the call tree's nodes have them
 # too (a path's objects, and its own), if its first node does: files
 # written before the tree kept them have none in any node, and load with
-# a call tree without allocation counts.
+# a call tree without allocation counts. With the flag, each method may
+# also have "allocations_by_type": {"String": 1000, "Array": 500}, its
+# self allocations by type (allocation_types.rb; types it made none of
+# left out); files without it load with no counts by type. Readers that do
+# not know it ignore it, so it needs no new version.
 #
 # Version 2 added "wall_time" (wall-clock time while recording, or null),
 # each method's "waiting" (it blocks its thread: Tracegraph::WAITING_METHODS;
@@ -55,7 +59,7 @@ module Tracegraph
         "methods" => methods.map do |m|
           {"name" => m.name, "file" => m.file, "line" => m.line, "c_method" => m.c_method ? true : false,
            "waiting" => m.waiting?, "calls" => m.calls, "total_time" => m.total_time, "self_time" => m.self_time}
-            .merge(allocations_to_h(m))
+            .merge(allocations_to_h(m), allocation_types_to_h(m))
         end,
         "edges" => edges.map do |e|
           {"caller" => index_of(e.caller), "callee" => index_of(e.callee), "calls" => e.calls,
@@ -70,6 +74,10 @@ module Tracegraph
       return {} unless allocations?
 
       {"allocations" => stats.allocations, "self_allocations" => stats.self_allocations}
+    end
+
+    def allocation_types_to_h(method)
+      allocations? && method.allocations_by_type ? {"allocations_by_type" => method.allocations_by_type} : {}
     end
 
     def view_to_h
@@ -90,7 +98,7 @@ module Tracegraph
          node
        end}
     end
-    private :call_tree_to_h, :view_to_h, :allocations_to_h
+    private :call_tree_to_h, :view_to_h, :allocations_to_h, :allocation_types_to_h
 
     def to_json(*args)
       JSON.generate(to_h, *args)
@@ -218,6 +226,21 @@ module Tracegraph
       [total, self_count]
     end
 
+    # A method's "allocations_by_type" (sorted as recorded ones are), or
+    # nil if it has none. Names are any strings: a newer tracegraph may
+    # count types this one does not know.
+    def allocations_by_type!(data, where)
+      return nil unless data.key?("allocations_by_type")
+      fail!("#{where}.allocations_by_type needs \"allocations\": true in the document") unless @allocations
+
+      where = "#{where}.allocations_by_type"
+      types = data["allocations_by_type"]
+      object!(types, where)
+      counts = Hash.new(0)
+      types.each_key { |name| counts[Profile.clean_name(name)] += count!(types, name, where) }
+      AllocationTypes.sorted(counts)
+    end
+
     # A non-negative integer that may be absent or null.
     def optional_count(key)
       @data[key].nil? ? nil : count!(@data, key, "the document")
@@ -286,7 +309,8 @@ module Tracegraph
       allocations, self_allocations = allocations!(m, where)
       MethodStats.new(name: Profile.clean_name(string!(m, "name", where)), file: file && Profile.clean_name(file),
                       line: line, calls: count!(m, "calls", where), total_time: total, self_time: self_time,
-                      c_method: m["c_method"] == true, allocations: allocations, self_allocations: self_allocations)
+                      c_method: m["c_method"] == true, allocations: allocations, self_allocations: self_allocations,
+                      allocations_by_type: allocations_by_type!(m, where))
     end
 
     def edge(e, where, methods)

@@ -16,8 +16,10 @@ module Tracegraph
   # With allocations: true, allocations and self_allocations are the
   # objects allocated in it and everything it called (recursion once) and
   # in it alone; nil in a profile recorded without them.
+  # allocations_by_type splits self_allocations by type, {"String" => 1000,
+  # "Array" => 500} biggest first (see allocation_types.rb), or is nil.
   MethodStats = Struct.new(:name, :file, :line, :calls, :total_time, :self_time, :c_method,
-                           :allocations, :self_allocations, keyword_init: true) do
+                           :allocations, :self_allocations, :allocations_by_type, keyword_init: true) do
     include Seconds
     alias_method :c_method?, :c_method
     def to_s = name
@@ -93,10 +95,11 @@ module Tracegraph
     # Builds a profile from the extension's plain-data result.
     def self.from_native(raw, program: nil)
       clock, threads, methods, edges, complete, tree, gc, wall_time, allocations = raw
-      methods = methods.map do |name, file, line, c_method, calls, total, self_time, allocs, self_allocs|
+      methods = methods.map do |name, file, line, c_method, calls, total, self_time, allocs, self_allocs, by_type|
         MethodStats.new(name: Profile.clean_name(name), file: file && Profile.clean_name(file), line: line, calls: calls,
                         total_time: total, self_time: self_time, c_method: c_method,
-                        allocations: allocs, self_allocations: self_allocs)
+                        allocations: allocs, self_allocations: self_allocs,
+                        allocations_by_type: by_type && AllocationTypes.sorted(by_type))
       end
       edges = edges.map do |caller, callee, calls, total, self_time, allocs, self_allocs|
         EdgeStats.new(caller: methods[caller], callee: methods[callee], calls: calls,
@@ -209,6 +212,7 @@ module Tracegraph
 end
 
 require "tracegraph/output_file"
+require "tracegraph/allocation_types"
 require "tracegraph/call_tree"
 require "tracegraph/json_format"
 require "tracegraph/dot_graph"

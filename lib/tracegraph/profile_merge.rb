@@ -10,7 +10,8 @@ module Tracegraph
     # The result is complete only if every profile was; call trees are not
     # merged (the result has none); GC runs add up. Allocation counts add
     # up too, if every profile has them; otherwise the sum has none (a sum
-    # missing some runs' objects would be wrong). Raises ArgumentError for
+    # missing some runs' objects would be wrong), and so do the methods'
+    # allocations by type, if every profile has those. Raises ArgumentError for
     # an empty list, something that is not a Profile, or mixed clocks.
     def self.merge(profiles)
       profiles, clock = combinable!(profiles, "Profile.merge", "merge")
@@ -40,11 +41,14 @@ module Tracegraph
 
     def self.merge_methods(profiles, allocations)
       zero = allocations ? 0 : nil
+      types = allocations && profiles.all?(&:allocations_by_type)
       profiles.flat_map(&:methods).each_with_object({}) do |m, by_name|
         sum = by_name[m.name] ||= MethodStats.new(name: m.name, file: m.file, line: m.line, c_method: m.c_method,
                                                   calls: 0, total_time: 0, self_time: 0,
-                                                  allocations: zero, self_allocations: zero)
+                                                  allocations: zero, self_allocations: zero,
+                                                  allocations_by_type: types ? {} : nil)
         add_stats(sum, m, allocations)
+        sum.allocations_by_type = AllocationTypes.sum([sum.allocations_by_type, m.allocations_by_type]) if types
       end
     end
 

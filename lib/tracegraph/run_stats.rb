@@ -104,7 +104,9 @@ module Tracegraph
     # The typical profile of several runs of one program: each method's,
     # edge's and thread's median, with the per-run values in #runs. The
     # profiles must share a clock. Call trees are not combined. Allocation
-    # counts are medians too, if every run has them (else none are kept).
+    # counts are medians too, if every run has them (else none are kept),
+    # and so are allocations by type, each type's its own median (so they
+    # need not add up to the median of the self allocations).
     def self.median(profiles)
       profiles, clock = combinable!(profiles, "Profile.median", "combine")
       per_run = profiles.map { |p| Profile.merge([p]) } # same-named methods summed, as a diff matches them
@@ -125,6 +127,7 @@ module Tracegraph
     def self.median_of(values) = RunStats.median(values).round
 
     def self.median_methods(profiles, allocations)
+      types = allocations && profiles.all?(&:allocations_by_type)
       names = profiles.flat_map { |p| p.methods.map(&:name) }.uniq
       names.each_with_object({}) do |name, kept|
         found = profiles.map { |p| p[name] }
@@ -135,8 +138,18 @@ module Tracegraph
         kept[name] = MethodStats.new(name: name, file: first.file, line: first.line, c_method: first.c_method,
                                      calls: calls, total_time: median_of(found.map { |m| m ? m.total_time : 0 }),
                                      self_time: median_of(found.map { |m| m ? m.self_time : 0 }),
-                                     **median_allocations(found, allocations))
+                                     **median_allocations(found, allocations),
+                                     allocations_by_type: types ? median_types(found) : nil)
       end
+    end
+
+    # A method's allocations by type from its stats in each run (nil where
+    # it did not run): each type's median.
+    def self.median_types(found)
+      names = found.compact.flat_map { |m| m.allocations_by_type.keys }.uniq
+      AllocationTypes.sorted(names.to_h do |name|
+        [name, median_of(found.map { |m| m ? m.allocations_by_type.fetch(name, 0) : 0 })]
+      end)
     end
 
     # allocations: and self_allocations: for a method or an edge, from its
@@ -173,7 +186,8 @@ module Tracegraph
         ThreadStats.new(id: i + 1, name: name, total_time: median_of(times))
       end
     end
-    private_class_method :median_of, :median_methods, :median_allocations, :median_edges, :median_threads
+    private_class_method :median_of, :median_methods, :median_allocations, :median_types, :median_edges,
+                         :median_threads
   end
 
   # Writes and reads the "runs" member of the JSON (see the top of this file).

@@ -186,6 +186,39 @@ START_TEST(allocations_in_the_box_the_tooltip_and_the_legend)
 }
 END_TEST
 
+START_TEST(allocation_types_in_the_tooltip_only)
+{
+    tg_report r = ref_report();
+    tg_dot_options o = keep_all();
+    const uint64_t self[NREF] = { 5, 1200, 0, 12000, 0, 3, 1 };
+    const uint64_t total[NREF] = { 13209, 13203, 12000, 12000, 0, 3, 1 };
+    /* work's types, and a name a newer tracegraph might write, escaped. */
+    const char *types[NREF] = { NULL, "String 1,000 " DOT_ " Array 200", NULL, "say \"hi\"\n 12,000",
+                                NULL, NULL, NULL };
+    o.self_allocations = self;
+    o.allocations = total;
+    o.total_allocations = 13209;
+    o.allocation_types = types;
+    char *s = render(&r, &o);
+    char *n2 = line_of(s, "  N2 [");
+    ck_assert_has(n2, "allocations: self 1,200 (9.08%), total 13,203 (100.0%)\\nby type: String 1,000 " DOT_
+                      " Array 200\"");
+    ck_assert_has(n2, "\\nallocs 1,200 (9.08%)\\n3 calls\", tooltip");   /* not in the label */
+    free(n2);
+    ck_assert_has(s, "\\nby type: say \\\"hi\\\"\\\\n 12,000");   /* a newline shows as \n */
+    char *n1 = line_of(s, "  N1 [");   /* main: none given, no line */
+    ck_assert_lacks(n1, "by type");
+    free(n1);
+    assert_dot_accepts(s);
+    free(s);
+
+    o.self_allocations = o.allocations = NULL;   /* types without counts: not shown */
+    s = render(&r, &o);
+    ck_assert_lacks(s, "by type");
+    free(s);
+}
+END_TEST
+
 /*
  * Sized by allocations: the reference report's time is in work, []= and
  * <=>, but its objects come from tiny (690 of 1,000, in 2 ms) and fib;
@@ -868,6 +901,7 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, empty_report_has_only_the_legend);
     tcase_add_test(tc, node_label_and_tooltip_golden);
     tcase_add_test(tc, allocations_in_the_box_the_tooltip_and_the_legend);
+    tcase_add_test(tc, allocation_types_in_the_tooltip_only);
     tcase_add_test(tc, size_by_allocations_keeps_and_sizes_the_allocating_methods);
     tcase_add_test(tc, size_by_allocations_caps_by_allocations_hot_spots_first);
     tcase_add_test(tc, ids_are_synthetic_and_ordered_by_total);
