@@ -5,11 +5,15 @@
  * Reads top-down in the order the work happens:
  *   1. merge      - one node per method name, one edge per caller/callee
  *                   name pair, each with its head and base numbers
- *                   (base times scaled when normalizing)
+ *                   (base times scaled when normalizing; allocation
+ *                   counts, when both reports have them, never scaled)
  *   2. selection  - which nodes are kept (node cut, cap) by max(head, base)
  *   3. edges      - kept edges (head's solid, base-only ones ghosted),
  *                   then dotted edges for head paths through hidden nodes
  *   4. emission   - legend, nodes, edges as DOT text
+ *
+ * What picks, sizes and colours (time, or objects allocated) is read
+ * through metric_total() and metric_self(), so both graphs share one code.
  *
  * Steps 1-3 only compute numbers; step 4 only formats them, in the look
  * it shares with tg_dot (tg_dot_style.h). Every piece of text that
@@ -40,6 +44,8 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
     o->max_nodes = 80;
     o->normalize = false;
     o->cwd = NULL;
+    o->base_allocations = o->head_allocations = NULL;
+    o->metric = TG_DOT_BY_TIME;
 }
 
 /* ------------------------------------------------------------------ */
@@ -49,6 +55,8 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
 typedef struct side {
     bool present;
     uint64_t calls, total, self;   /* base times are scaled when normalizing */
+    uint64_t allocs, self_allocs;  /* objects allocated with callees (an edge: in its calls), and by the
+                                      method itself (0 for edges); 0 without allocation counts */
 } side;
 
 enum node_state { KEPT, CUT, CAPPED };
@@ -57,7 +65,7 @@ typedef struct dnode {
     const char *name;
     const tg_report_method *meta;  /* file, line, is_c: head's method if it has one, else base's */
     side head, base;
-    uint64_t weight;               /* max(head.total, base.total): what pruning looks at */
+    uint64_t weight;               /* max(head, base) total in the metric: what pruning looks at */
     uint8_t state;                 /* enum node_state */
     uint32_t rank;                 /* position among kept boxes (0-based) */
 } dnode;
@@ -66,6 +74,7 @@ typedef struct dedge {
     uint32_t from, to;             /* node indexes */
     uint32_t from_rank, to_rank;   /* box order of the endpoints, once both are kept */
     side head, base;
+    uint64_t weight;               /* max(head, base) total in the metric (0 for a dotted edge) */
     bool dotted;                   /* stands for head calls through hidden nodes */
 } dedge;
 
@@ -73,7 +82,10 @@ typedef struct diff {
     const tg_report *head, *base;
     double scale;                  /* base time multiplier: 1, or head total / base total */
     uint64_t base_total;           /* base's total after scaling */
-    uint64_t grand;                /* max(head total, scaled base total): the colour and cut scale */
+    const tg_diff_dot_allocations *alloc[2];   /* head's and base's counts, or both NULL */
+    bool by_allocations;           /* the metric is objects allocated, not time */
+    uint64_t grand;                /* the colour and cut scale: max(head total, scaled base total), or
+                                      max(head, base) objects by allocations */
     dnode *nodes;
     size_t node_count;
     dedge *edges;                  /* merged report edges, sorted by (from, to) */
@@ -89,6 +101,25 @@ typedef struct diff {
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * The metric: everything that picks, sizes or colours reads a side's
+ * amount through these, so time and allocations share one code.
+ */
+static uint64_t metric_total(const diff *d, const side *s)
+{
+    return d->by_allocations ? s->allocs : s->total;
+}
+
+static uint64_t metric_self(const diff *d, const side *s)
+{
+    return d->by_allocations ? s->self_allocs : s->self;
+}
+
+static uint64_t heavier(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
 }
 
 static uint64_t scaled(const diff *d, uint64_t ns)
@@ -124,12 +155,15 @@ static int compare_method_refs(const void *pa, const void *pb)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-static void add_to_side(side *s, uint64_t calls, uint64_t total, uint64_t self)
+static void add_to_side(side *s, uint64_t calls, uint64_t total, uint64_t self, uint64_t allocs,
+                        uint64_t self_allocs)
 {
     s->present = true;
     s->calls = add_sat(s->calls, calls);
     s->total = add_sat(s->total, total);
     s->self = add_sat(s->self, self);
+    s->allocs = add_sat(s->allocs, allocs);
+    s->self_allocs = add_sat(s->self_allocs, self_allocs);
 }
 
 /* One node per distinct name; node_of[0] maps head indexes, node_of[1] base's. */
@@ -154,18 +188,16 @@ static bool merge_methods(diff *d, uint32_t *node_of[2])
             d->nodes[d->node_count++] = (dnode){ .name = tg_report_method_name(r->m), .meta = r->m };
         dnode *node = &d->nodes[d->node_count - 1];
         node_of[r->is_base][r->index] = (uint32_t)(d->node_count - 1);
-        if (r->is_base) {
-            /* Scaled per method, after summing, below. */
-            add_to_side(&node->base, r->m->calls, r->m->total_time, r->m->self_time);
-        } else {
-            add_to_side(&node->head, r->m->calls, r->m->total_time, r->m->self_time);
-        }
+        const tg_diff_dot_allocations *a = d->alloc[r->is_base];
+        /* Base times are scaled per method, after summing, below. */
+        add_to_side(r->is_base ? &node->base : &node->head, r->m->calls, r->m->total_time, r->m->self_time,
+                    a ? a->total[r->index] : 0, a ? a->self[r->index] : 0);
     }
     for (size_t i = 0; i < d->node_count; i++) {
         dnode *node = &d->nodes[i];
         node->base.total = scaled(d, node->base.total);
         node->base.self = scaled(d, node->base.self);
-        node->weight = node->head.total > node->base.total ? node->head.total : node->base.total;
+        node->weight = heavier(metric_total(d, &node->head), metric_total(d, &node->base));
         if (!node->base.present) d->only_head++;
         if (!node->head.present) d->only_base++;
     }
@@ -177,6 +209,7 @@ static bool merge_methods(diff *d, uint32_t *node_of[2])
 typedef struct edge_ref {
     uint32_t from, to;
     const tg_report_edge *e;
+    uint64_t allocs;               /* objects allocated in its calls, or 0 */
     uint8_t is_base;
 } edge_ref;
 
@@ -206,7 +239,8 @@ static bool merge_edges(diff *d, uint32_t *node_of[2])
         for (size_t i = 0; i < r->edge_count; i++) {
             const tg_report_edge *e = &r->edges[i];
             if (e->caller >= r->method_count || e->callee >= r->method_count) continue;
-            refs[k++] = (edge_ref){ node_of[s][e->caller], node_of[s][e->callee], e, (uint8_t)s };
+            uint64_t allocs = d->alloc[s] ? d->alloc[s]->edges[i] : 0;
+            refs[k++] = (edge_ref){ node_of[s][e->caller], node_of[s][e->callee], e, allocs, (uint8_t)s };
         }
     }
     if (k > 1) qsort(refs, k, sizeof *refs, compare_edge_refs);
@@ -218,11 +252,13 @@ static bool merge_edges(diff *d, uint32_t *node_of[2])
             d->out_start[r->from + 1]++;
         }
         dedge *e = &d->edges[d->edge_count - 1];
-        add_to_side(r->is_base ? &e->base : &e->head, r->e->calls, r->e->total_time, r->e->self_time);
+        add_to_side(r->is_base ? &e->base : &e->head, r->e->calls, r->e->total_time, r->e->self_time, r->allocs, 0);
     }
     for (size_t i = 0; i < d->edge_count; i++) {
-        d->edges[i].base.total = scaled(d, d->edges[i].base.total);
-        d->edges[i].base.self = scaled(d, d->edges[i].base.self);
+        dedge *e = &d->edges[i];
+        e->base.total = scaled(d, e->base.total);
+        e->base.self = scaled(d, e->base.self);
+        e->weight = heavier(metric_total(d, &e->head), metric_total(d, &e->base));
     }
     for (size_t m = 0; m < d->node_count; m++) d->out_start[m + 1] += d->out_start[m];
     free(refs);
@@ -232,14 +268,13 @@ static bool merge_edges(diff *d, uint32_t *node_of[2])
 /* ------------------------------------------------------------------ */
 /* 2. selection                                                       */
 
-/* fraction * total rounded up, so "weight < cut" means "below the fraction". */
-/* The self time a box is sized by: head's, or base's for a ghost. */
-static uint64_t shown_self(const dnode *n)
+/* The self amount a box is sized by: head's, or base's for a ghost. */
+static uint64_t shown_self(const diff *d, const dnode *n)
 {
-    return n->head.present ? n->head.self : n->base.self;
+    return metric_self(d, n->head.present ? &n->head : &n->base);
 }
 
-/* Sort key for nodes: heaviest first, then head self, then base self, then name (unique). */
+/* Sort key for nodes: heaviest first, then head self, then base self (in the metric), then name (unique). */
 typedef struct node_key {
     uint64_t weight, head_self, base_self;
     const char *name;
@@ -272,7 +307,8 @@ static bool select_nodes(diff *d, const tg_diff_dot_options *o)
             n->state = CUT;
             d->cut++;
         } else {
-            keys[count++] = (node_key){ n->weight, n->head.self, n->base.self, n->name, (uint32_t)i };
+            keys[count++] = (node_key){ n->weight, metric_self(d, &n->head), metric_self(d, &n->base), n->name,
+                                        (uint32_t)i };
         }
     }
     if (count > 1) qsort(keys, count, sizeof *keys, compare_nodes);
@@ -286,7 +322,7 @@ static bool select_nodes(diff *d, const tg_diff_dot_options *o)
         n->state = KEPT;
         n->rank = (uint32_t)d->kept;
         d->order[d->kept++] = keys[i].index;
-        if (shown_self(n) > d->max_self) d->max_self = shown_self(n);
+        if (shown_self(d, n) > d->max_self) d->max_self = shown_self(d, n);
     }
     free(keys);
     return true;
@@ -295,15 +331,10 @@ static bool select_nodes(diff *d, const tg_diff_dot_options *o)
 /* ------------------------------------------------------------------ */
 /* 3. edges                                                           */
 
-static uint64_t edge_weight(const dedge *e)
+/* Head's amount through the call, or base's for a ghost edge, in the metric. */
+static uint64_t edge_shown(const diff *d, const dedge *e)
 {
-    return e->head.total > e->base.total ? e->head.total : e->base.total;
-}
-
-/* Head's time through the call, or base's for a ghost edge. */
-static uint64_t edge_shown_time(const dedge *e)
-{
-    return e->head.present ? e->head.total : e->base.total;
+    return metric_total(d, e->head.present ? &e->head : &e->base);
 }
 
 /* Solid before ghost before dotted; heaviest first; then box order. */
@@ -312,7 +343,7 @@ static int compare_shown(const void *pa, const void *pb)
     const dedge *a = pa, *b = pb;
     int ka = a->dotted ? 2 : a->head.present ? 0 : 1, kb = b->dotted ? 2 : b->head.present ? 0 : 1;
     if (ka != kb) return ka < kb ? -1 : 1;
-    if (edge_weight(a) != edge_weight(b)) return edge_weight(a) > edge_weight(b) ? -1 : 1;
+    if (a->weight != b->weight) return a->weight > b->weight ? -1 : 1;
     if (a->from_rank != b->from_rank) return a->from_rank < b->from_rank ? -1 : 1;
     return a->to_rank < b->to_rank ? -1 : a->to_rank > b->to_rank;
 }
@@ -377,7 +408,7 @@ static bool collect_edges(diff *d)
     for (size_t i = 0; ok && i < d->edge_count; i++) {
         const dedge *e = &d->edges[i];
         if (d->nodes[e->from].state != KEPT || d->nodes[e->to].state != KEPT) continue;
-        if (edge_weight(e) < d->edge_cut) {
+        if (e->weight < d->edge_cut) {
             d->dropped_edges++;
             continue;
         }
@@ -426,14 +457,18 @@ static tg_style_rgb diverging(uint64_t head, uint64_t base, uint64_t whole)
 
 /*
  * The scale as a swatch beside the legend: the colour of a change of
- * -25%, -10%, -2%, 0, +2%, +10% and +25% of the run, each cell labelled.
+ * -25%, -10%, -2%, 0, +2%, +10% and +25% of the run (of its time, or of
+ * its objects), each cell labelled.
  */
-static void emit_swatch(tg_buf *b)
+static void emit_swatch(tg_buf *b, const diff *d)
 {
     static const int steps[] = { -25, -10, -2, 0, 2, 10, 25 };
     tg_buf_puts(b, "  legend_scale [shape=plaintext, margin=0, fillcolor=\"#ffffff\", tooltip=\"Colour scale\", label=<"
                    "<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"5\">"
-                   "<tr><td colspan=\"7\">change in self time, as a share of the whole run</td></tr><tr>");
+                   "<tr><td colspan=\"7\">");
+    tg_buf_puts(b, d->by_allocations ? "change in self allocations, as a share of all the run's objects"
+                                     : "change in self time, as a share of the whole run");
+    tg_buf_puts(b, "</td></tr><tr>");
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         tg_style_rgb c = shade_of_share(steps[i] / 100.0);
         bool dark = c.r * 299 + c.g * 587 + c.b * 114 < 150 * 1000;
@@ -457,6 +492,40 @@ static void put_change(tg_buf *b, uint64_t base, uint64_t head, bool with_percen
     if (with_percent && base) tg_buf_printf(b, ", %c%s", sign, tg_format_percent(pct, sizeof pct, delta, base));
 }
 
+/* A count's change: "+300, +30.0%" with both, "+300" or "+30.0%" with
+ * one; "+7" from 0, whatever is asked; "no change". */
+static void put_count_change(tg_buf *b, uint64_t base, uint64_t head, bool with_delta, bool with_percent)
+{
+    char c[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
+    if (head == base) {
+        tg_buf_puts(b, "no change");
+        return;
+    }
+    char sign = head > base ? '+' : '-';
+    uint64_t delta = head > base ? head - base : base - head;
+    with_percent = with_percent && base;
+    with_delta = with_delta || !with_percent;
+    if (with_delta) tg_buf_printf(b, "%c%s", sign, tg_format_count(c, sizeof c, delta));
+    if (with_delta && with_percent) tg_buf_puts(b, ", ");
+    if (with_percent) tg_buf_printf(b, "%c%s", sign, tg_format_percent(pct, sizeof pct, delta, base));
+}
+
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* An amount of the metric: "1.20 ms", or "1,200 objects". */
+static void put_amount(tg_buf *b, const diff *d, uint64_t v)
+{
+    char c[TG_FORMAT_SIZE];
+    if (d->by_allocations) {
+        tg_buf_printf(b, "%s object%s", tg_format_count(c, sizeof c, v), plural(v));
+    } else {
+        tg_buf_puts(b, tg_format_ns(c, sizeof c, v));
+    }
+}
+
 /* "self 12.1 ms (+4.00 ms, +49.0%)" for a method present in both. */
 static void put_time_change(tg_buf *b, const char *what, uint64_t base, uint64_t head)
 {
@@ -464,11 +533,6 @@ static void put_time_change(tg_buf *b, const char *what, uint64_t base, uint64_t
     tg_buf_printf(b, "%s %s (", what, tg_format_ns(t, sizeof t, head));
     put_change(b, base, head, true);
     tg_buf_puts(b, ")");
-}
-
-static const char *plural(uint64_t n)
-{
-    return n == 1 ? "" : "s";
 }
 
 static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
@@ -506,12 +570,22 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     tg_buf_printf(&line, ")" MIDDOT "calls %s" ARROW "%s", tg_format_count(c1, sizeof c1, tg_report_total_calls(base)),
                   tg_format_count(c2, sizeof c2, tg_report_total_calls(head)));
     tg_style_put_legend_line(b, &line);
+    if (d->alloc[0]) {
+        /* "Allocations: 155 → 182 objects (+17.4%) · allocs = a box's own" */
+        uint64_t bw = d->alloc[1]->whole, hw = d->alloc[0]->whole;
+        tg_buf_printf(&line, "Allocations: %s" ARROW "%s object%s (", tg_format_count(c1, sizeof c1, bw),
+                      tg_format_count(c2, sizeof c2, hw), plural(hw));
+        put_count_change(&line, bw, hw, false, true);
+        tg_buf_puts(&line, ")" MIDDOT "allocs = a box's own");
+        tg_style_put_legend_line(b, &line);
+    }
     if (o->normalize && base->total_time) {
         tg_buf_puts(&line, "Normalized: base times scaled \xC3\x97");
         /* The factor with 3 decimals, integer arithmetic only. */
         uint64_t milli = (uint64_t)floor(d->scale * 1000.0 + 0.5);
         tg_buf_printf(&line, "%llu.%03llu to head's total", (unsigned long long)(milli / 1000),
                       (unsigned long long)(milli % 1000));
+        if (d->alloc[0]) tg_buf_puts(&line, " (allocation counts are never scaled)");
     } else {
         tg_buf_puts(&line, "Not normalized: base times as measured");
     }
@@ -530,19 +604,26 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     tg_style_put_legend_line(b, &line);
     if (d->cut || d->dropped_edges) {
         tg_buf_puts(&line, "Dropped ");
-        if (d->cut)
-            tg_buf_printf(&line, "%s node%s (total < %s in both)", tg_format_count(c1, sizeof c1, d->cut),
-                          plural(d->cut), tg_format_ns(t1, sizeof t1, d->node_cut));
+        if (d->cut) {
+            tg_buf_printf(&line, "%s node%s (total < ", tg_format_count(c1, sizeof c1, d->cut), plural(d->cut));
+            put_amount(&line, d, d->node_cut);
+            tg_buf_puts(&line, " in both)");
+        }
         if (d->cut && d->dropped_edges) tg_buf_puts(&line, ", ");
-        if (d->dropped_edges)
-            tg_buf_printf(&line, "%s edge%s (total < %s in both)", tg_format_count(c2, sizeof c2, d->dropped_edges),
-                          plural(d->dropped_edges), tg_format_ns(t2, sizeof t2, d->edge_cut));
+        if (d->dropped_edges) {
+            tg_buf_printf(&line, "%s edge%s (total < ", tg_format_count(c2, sizeof c2, d->dropped_edges),
+                          plural(d->dropped_edges));
+            put_amount(&line, d, d->edge_cut);
+            tg_buf_puts(&line, " in both)");
+        }
         tg_style_put_legend_line(b, &line);
     }
     if (d->capped) {
-        tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 %s)",
+        tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 ",
                       tg_format_count(c1, sizeof c1, d->capped), plural(d->capped),
-                      tg_format_count(c2, sizeof c2, o->max_nodes), tg_format_ns(t1, sizeof t1, d->cap_cut));
+                      tg_format_count(c2, sizeof c2, o->max_nodes));
+        put_amount(&line, d, d->cap_cut);
+        tg_buf_puts(&line, ")");
         tg_style_put_legend_line(b, &line);
     }
     if (!d->cut && !d->dropped_edges && !d->capped) {
@@ -550,16 +631,24 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
         tg_style_put_legend_line(b, &line);
     }
     tg_buf_puts(b, "\\l");
-    tg_buf_puts(&line, "Box size = head self time" MIDDOT "colour = change in self time");
-    tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest from a change of 25% of the run)");
+    if (d->by_allocations) {
+        tg_buf_puts(&line, "Box size = head self allocations" MIDDOT "colour = change in self allocations");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "Edge width = allocations in the call" MIDDOT "colour = their change");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest from a change of 25% of the run's objects)");
+    } else {
+        tg_buf_puts(&line, "Box size = head self time" MIDDOT "colour = change in self time");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest from a change of 25% of the run)");
+    }
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed blue box or edge = only in base (gone)" MIDDOT "\"new\" = only in head");
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dotted edge = calls via hidden methods" MIDDOT "dashed grey border = C method");
     tg_style_put_legend_line(b, &line);
     tg_style_put_legend_close(b);
-    emit_swatch(b);
+    emit_swatch(b, d);
     tg_buf_free(&line);
 }
 
@@ -570,19 +659,28 @@ static void emit_node(tg_buf *b, const diff *d, const dnode *n, const tg_diff_do
     bool ghost = !n->head.present, fresh = !n->base.present;
     tg_buf_printf(b, "  N%u [label=\"", (unsigned)n->rank + 1);
     tg_style_put_label_title(b, n->name, meta, o->cwd, NULL);
+    /* Times, then own allocations if counted ("allocs 1,000 → 1,300 (+30.0%)"), then calls. */
     if (ghost) {
-        tg_buf_printf(b, "\\ngone (only in base)\\nbase self %s\\nbase total %s\\nbase %s call%s",
-                      tg_format_ns(t1, sizeof t1, n->base.self), tg_format_ns(t2, sizeof t2, n->base.total),
-                      tg_format_count(c1, sizeof c1, n->base.calls), plural(n->base.calls));
+        tg_buf_printf(b, "\\ngone (only in base)\\nbase self %s\\nbase total %s",
+                      tg_format_ns(t1, sizeof t1, n->base.self), tg_format_ns(t2, sizeof t2, n->base.total));
+        if (d->alloc[0]) tg_buf_printf(b, "\\nbase allocs %s", tg_format_count(c1, sizeof c1, n->base.self_allocs));
+        tg_buf_printf(b, "\\nbase %s call%s", tg_format_count(c1, sizeof c1, n->base.calls), plural(n->base.calls));
     } else if (fresh) {
-        tg_buf_printf(b, "\\nnew (only in head)\\nself %s\\ntotal %s\\n%s call%s",
-                      tg_format_ns(t1, sizeof t1, n->head.self), tg_format_ns(t2, sizeof t2, n->head.total),
-                      tg_format_count(c1, sizeof c1, n->head.calls), plural(n->head.calls));
+        tg_buf_printf(b, "\\nnew (only in head)\\nself %s\\ntotal %s", tg_format_ns(t1, sizeof t1, n->head.self),
+                      tg_format_ns(t2, sizeof t2, n->head.total));
+        if (d->alloc[0]) tg_buf_printf(b, "\\nallocs %s", tg_format_count(c1, sizeof c1, n->head.self_allocs));
+        tg_buf_printf(b, "\\n%s call%s", tg_format_count(c1, sizeof c1, n->head.calls), plural(n->head.calls));
     } else {
         tg_buf_puts(b, "\\n");
         put_time_change(b, "self", n->base.self, n->head.self);
         tg_buf_puts(b, "\\n");
         put_time_change(b, "total", n->base.total, n->head.total);
+        if (d->alloc[0]) {
+            tg_buf_printf(b, "\\nallocs %s" ARROW "%s (", tg_format_count(c1, sizeof c1, n->base.self_allocs),
+                          tg_format_count(c2, sizeof c2, n->head.self_allocs));
+            put_count_change(b, n->base.self_allocs, n->head.self_allocs, false, true);
+            tg_buf_puts(b, ")");
+        }
         tg_buf_printf(b, "\\ncalls %s" ARROW "%s", tg_format_count(c1, sizeof c1, n->base.calls),
                       tg_format_count(c2, sizeof c2, n->head.calls));
     }
@@ -597,19 +695,28 @@ static void emit_node(tg_buf *b, const diff *d, const dnode *n, const tg_diff_do
         put_change(b, bv, hv, true);
         tg_buf_puts(b, ")");
     }
+    static const char *const allocated[] = { "self allocations", "total allocations" };
+    for (int i = 0; d->alloc[0] && i < 2; i++) {
+        uint64_t bv = i ? n->base.allocs : n->base.self_allocs, hv = i ? n->head.allocs : n->head.self_allocs;
+        tg_buf_printf(b, "\\n%s: %s" ARROW "%s (", allocated[i],
+                      n->base.present ? tg_format_count(c1, sizeof c1, bv) : "none",
+                      n->head.present ? tg_format_count(c2, sizeof c2, hv) : "none");
+        put_count_change(b, bv, hv, true, true);
+        tg_buf_puts(b, ")");
+    }
     tg_buf_printf(b, "\\ncalls: %s" ARROW "%s", tg_format_count(c1, sizeof c1, n->base.calls),
                   tg_format_count(c2, sizeof c2, n->head.calls));
     if (meta->is_c) tg_buf_puts(b, "\\nimplemented in C");
     tg_buf_puts(b, "\"");
 
-    /* Size by the self time shown, colour by the change in self time. */
-    tg_style_put_box_size(b, shown_self(n), d->max_self);
+    /* Size by the self amount shown, colour by its change (time, or allocations). */
+    tg_style_put_box_size(b, shown_self(d, n), d->max_self);
     if (ghost) {
         tg_buf_puts(b, ", fillcolor=\"" GHOST_FILL "\", color=\"" GHOST_BORDER "\", fontcolor=\"" GHOST_BORDER
                        "\", penwidth=2.0, style=\"filled,rounded,dashed\"];\n");
         return;
     }
-    tg_style_put_box_colors(b, diverging(n->head.self, n->base.self, d->grand));
+    tg_style_put_box_colors(b, diverging(metric_self(d, &n->head), metric_self(d, &n->base), d->grand));
     if (meta->is_c) tg_buf_puts(b, ", style=\"filled,rounded,dashed\"");
     tg_buf_puts(b, "];\n");
 }
@@ -627,13 +734,25 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
         } else if (ghost) {
             tg_buf_printf(b, "gone" MIDDOT "was " TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->base.calls),
                           tg_format_ns(t1, sizeof t1, e->base.total));
+            if (d->by_allocations) {
+                tg_buf_puts(b, MIDDOT);
+                put_amount(b, d, e->base.allocs);
+            }
         } else {
-            tg_buf_printf(b, TIMES "%s" MIDDOT "%s (", tg_format_count(c1, sizeof c1, e->head.calls),
+            /* The change follows the metric: "×450 · 130 ms (+30.0 ms)", "×450 · 130 ms · 1,300 objects (+300)". */
+            tg_buf_printf(b, TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->head.calls),
                           tg_format_ns(t1, sizeof t1, e->head.total));
-            if (e->base.present) {
-                put_change(b, e->base.total, e->head.total, false);
-            } else {
+            if (d->by_allocations) {
+                tg_buf_puts(b, MIDDOT);
+                put_amount(b, d, e->head.allocs);
+            }
+            tg_buf_puts(b, " (");
+            if (!e->base.present) {
                 tg_buf_puts(b, "new");
+            } else if (d->by_allocations) {
+                put_count_change(b, e->base.allocs, e->head.allocs, true, false);
+            } else {
+                put_change(b, e->base.total, e->head.total, false);
             }
             tg_buf_puts(b, ")");
         }
@@ -651,17 +770,23 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
                       tg_format_ns(t2, sizeof t2, e->head.total));
         put_change(b, e->base.total, e->head.total, true);
         tg_buf_puts(b, ")");
+        if (d->alloc[0]) {
+            tg_buf_printf(b, "\\nallocations: %s" ARROW "%s (", tg_format_count(c1, sizeof c1, e->base.allocs),
+                          tg_format_count(c2, sizeof c2, e->head.allocs));
+            put_count_change(b, e->base.allocs, e->head.allocs, true, true);
+            tg_buf_puts(b, ")");
+        }
         if (ghost) tg_buf_puts(b, "\\nonly in base");
         if (!e->base.present) tg_buf_puts(b, "\\nnew in head");
     }
     tg_buf_puts(b, "\"");
 
-    double f = e->dotted ? 0.0 : tg_style_fraction_of(edge_shown_time(e), d->grand);
+    double f = e->dotted ? 0.0 : tg_style_fraction_of(edge_shown(d, e), d->grand);
     tg_style_put_edge_width(b, f);
     if (ghost) {
         tg_buf_puts(b, ", color=\"" GHOST_BORDER "\", fontcolor=\"" GHOST_BORDER "\"");
     } else {
-        tg_style_put_edge_color(b, diverging(e->head.total, e->base.total, d->grand));
+        tg_style_put_edge_color(b, diverging(metric_total(d, &e->head), metric_total(d, &e->base), d->grand));
     }
     /* dot needs an integer weight; head's heavy calls pull their boxes into line. */
     tg_buf_printf(b, ", weight=%d", e->dotted || ghost ? 1 : 1 + (int)(f * 100.0));
@@ -693,7 +818,13 @@ char *tg_diff_dot_render(const tg_report *base, const tg_report *head, const tg_
     if (o->normalize && base->total_time && head->total_time != base->total_time)
         d.scale = (double)head->total_time / (double)base->total_time;
     d.base_total = o->normalize && base->total_time ? head->total_time : base->total_time;
-    d.grand = head->total_time > d.base_total ? head->total_time : d.base_total;
+    d.grand = heavier(head->total_time, d.base_total);
+    if (o->head_allocations && o->base_allocations) {
+        d.alloc[0] = o->head_allocations;
+        d.alloc[1] = o->base_allocations;
+        d.by_allocations = o->metric == TG_DOT_BY_ALLOCATIONS;
+        if (d.by_allocations) d.grand = heavier(o->head_allocations->whole, o->base_allocations->whole);
+    }
 
     uint32_t *node_of[2] = { calloc(head->method_count + 1, sizeof(uint32_t)),
                              calloc(base->method_count + 1, sizeof(uint32_t)) };

@@ -10,6 +10,14 @@
  * sqrt scale as in tg_dot, so a change of 1% of the run is already
  * visible and one of 100% is fully saturated.
  *
+ * With allocation counts for both reports (allocations: true), labels
+ * and tooltips give each method's own allocations in both, and with
+ * metric TG_DOT_BY_ALLOCATIONS objects take time's place in everything
+ * that picks and draws: box size is head's self allocations, colour the
+ * change in self allocations as a share of the larger report's objects
+ * (the same scale), edges and cuts go by objects allocated in the call.
+ * Allocation counts are exact and never normalized.
+ *
  * Methods are matched by name (two methods of one report with the same
  * name are summed). Methods only in base are drawn as dashed blue "ghost"
  * boxes with their base numbers, so code paths that vanished stay
@@ -29,7 +37,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tg_dot.h"
 #include "tg_report.h"
+
+/* One report's allocation counts (allocations: true). */
+typedef struct tg_diff_dot_allocations {
+    const uint64_t *self;    /* per method: the objects it allocated itself */
+    const uint64_t *total;   /* per method: with its callees */
+    const uint64_t *edges;   /* per edge: the objects allocated in its calls */
+    uint64_t whole;          /* all the report's objects (the sum of self) */
+} tg_diff_dot_allocations;
 
 typedef struct tg_diff_dot_options {
     double node_fraction;   /* drop methods whose max(head, base) total < node_fraction * max(head, base)
@@ -38,6 +55,11 @@ typedef struct tg_diff_dot_options {
     size_t max_nodes;       /* keep at most this many methods, heaviest first; 0 = no cap. default 80 */
     bool normalize;         /* scale base times by head total / base total first (difffolded -n). default false */
     const char *cwd;        /* working directory; file paths under it are shown relative. May be NULL */
+    /* Both reports' allocation counts, or NULL (both or neither; one alone is ignored). */
+    const tg_diff_dot_allocations *base_allocations, *head_allocations;
+    /* TG_DOT_BY_TIME (default), or TG_DOT_BY_ALLOCATIONS: sizes, colours, the fractions and
+     * max_nodes go by objects allocated (needs both allocations; without them, by time). */
+    tg_dot_metric metric;
 } tg_diff_dot_options;
 
 void tg_diff_dot_options_default(tg_diff_dot_options *o);

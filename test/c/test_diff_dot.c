@@ -2,8 +2,8 @@
  * test_diff_dot.c - the differential call graph: matching by name, labels
  * with both values and the change, red/blue colours, ghosts for what
  * vanished, "new" for what appeared, normalization, pruning on the
- * heavier side, legend, determinism, escaping, and that `dot` itself lays
- * the output out without a single warning.
+ * heavier side, legend, determinism, escaping, the graph by allocations,
+ * and that `dot` itself lays the output out without a single warning.
  */
 #include <check.h>
 #include <stdint.h>
@@ -120,6 +120,9 @@ START_TEST(defaults_match_tg_dot)
     ck_assert_uint_eq(o.max_nodes, 80);
     ck_assert(!o.normalize);
     ck_assert_ptr_null(o.cwd);
+    ck_assert_ptr_null(o.base_allocations);
+    ck_assert_ptr_null(o.head_allocations);
+    ck_assert_int_eq(o.metric, TG_DOT_BY_TIME);
 }
 END_TEST
 
@@ -553,6 +556,209 @@ START_TEST(tricky_names_are_escaped_and_dot_is_silent)
 }
 END_TEST
 
+/* ---- allocations ---- */
+
+/*
+ * The reference pair's allocation counts, in each report's method and
+ * edge order. Base (1,245 objects): <main> 5 of its own, work 1,000, old
+ * 40, each 200 (called from <main>). Head (1,412): work 1,300 (+30%),
+ * each 100 (-50%), <main> 5 (held), fresh 7 (new).
+ */
+static const uint64_t base_self_allocs[] = { 5, 1000, 40, 200 };
+static const uint64_t base_total_allocs[] = { 1245, 1040, 40, 200 };
+static const uint64_t base_edge_allocs[] = { 1040, 40, 200, 0 };
+static const uint64_t head_self_allocs[] = { 100, 1300, 5, 7 };
+static const uint64_t head_total_allocs[] = { 100, 1307, 1412, 7 };
+static const uint64_t head_edge_allocs[] = { 1307, 7, 100 };
+static const tg_diff_dot_allocations base_allocs = { base_self_allocs, base_total_allocs, base_edge_allocs, 1245 };
+static const tg_diff_dot_allocations head_allocs = { head_self_allocs, head_total_allocs, head_edge_allocs, 1412 };
+
+static tg_diff_dot_options by_allocations(void)
+{
+    tg_diff_dot_options o = keep_all();
+    o.base_allocations = &base_allocs;
+    o.head_allocations = &head_allocs;
+    o.metric = TG_DOT_BY_ALLOCATIONS;
+    return o;
+}
+
+START_TEST(by_allocations_legend_says_so_and_dot_accepts_it)
+{
+    tg_report b = base_report(), h = head_report();
+    tg_diff_dot_options o = by_allocations();
+    char *s = render(&b, &h, &o);
+    ck_assert_has(s, "\\lAllocations: 1,245 " ARROW " 1,412 objects (+13.4%) " DOT_ " allocs = a box's own\\l");
+    ck_assert_has(s, "\\lBox size = head self allocations " DOT_ " colour = change in self allocations\\l");
+    ck_assert_has(s, "\\lEdge width = allocations in the call " DOT_ " colour = their change\\l");
+    ck_assert_has(s, "\\lRed = grew, blue = shrank, white = held (deepest from a change of 25% of the run's objects)\\l");
+    ck_assert_lacks(s, "Box size = head self time");
+    ck_assert_has(s, "<td colspan=\"7\">change in self allocations, as a share of all the run's objects</td>");
+    /* The swatch is the same scale as time's. */
+    ck_assert_has(s, "<td bgcolor=\"#b2182b\"><font color=\"#ffffff\">+25%</font></td>");
+    assert_dot_accepts(s);
+    free(s);
+}
+END_TEST
+
+START_TEST(by_allocations_labels_golden)
+{
+    tg_report b = base_report(), h = head_report();
+    tg_diff_dot_options o = by_allocations();
+    o.cwd = "/app";
+    char *s = render(&b, &h, &o);
+    /* <main> holds the most objects, then work: N1 and N2. */
+    char *n2 = line_with(s, "  N2 [");
+    ck_assert_str_eq(n2,
+        "  N2 [label=\"Object#work\\nlib/work.rb:10\\nself 90.0 ms (+30.0 ms, +50.0%)\\n"
+        "total 130 ms (+30.0 ms, +30.0%)\\nallocs 1,000 " ARROW " 1,300 (+30.0%)\\ncalls 300 " ARROW " 450\", "
+        "tooltip=\"Object#work\\n/app/lib/work.rb:10\\nself: 60.0 ms " ARROW " 90.0 ms (+30.0 ms, +50.0%)\\n"
+        "total: 100 ms " ARROW " 130 ms (+30.0 ms, +30.0%)\\n"
+        "self allocations: 1,000 " ARROW " 1,300 (+300, +30.0%)\\n"
+        "total allocations: 1,040 " ARROW " 1,307 (+267, +25.7%)\\ncalls: 300 " ARROW " 450\", "
+        "fontsize=24.0, fillcolor=\"#bd2e36\", color=\"#711b20\", fontcolor=\"#ffffff\"];");
+    free(n2);
+    /* Held objects are neutral grey, however its time moved. */
+    char *n1 = line_with(s, "  N1 [");
+    ck_assert_has(n1, "\\ntotal 150 ms (+30.0 ms, +25.0%)\\nallocs 5 " ARROW " 5 (no change)\\ncalls 1 " ARROW " 1\"");
+    ck_assert_has(n1, "fillcolor=\"#f7f7f7\"");
+    free(n1);
+    /* Each allocates half as much: blue, though its time held. */
+    char *each = line_with(s, "label=\"Array#each");
+    ck_assert_has(each, "\\nself 20.0 ms (no change)\\ntotal 20.0 ms (no change)\\nallocs 200 " ARROW " 100 (-50.0%)\\n");
+    ck_assert_has(each, "fillcolor=\"#88bfdb\"");
+    ck_assert_has(each, "fontsize=13.2");   /* 9 + 15 sqrt(100/1,300) */
+    free(each);
+    char *fresh = line_with(s, "label=\"Object#fresh");
+    ck_assert_has(fresh, "\\nnew (only in head)\\nself 30.0 ms\\ntotal 30.0 ms\\nallocs 7\\n9 calls\"");
+    ck_assert_has(fresh, "\\nself allocations: none " ARROW " 7 (+7)\\n");
+    free(fresh);
+    char *old = line_with(s, "label=\"Object#old");
+    ck_assert_has(old, "\\ngone (only in base)\\nbase self 30.0 ms\\nbase total 30.0 ms\\nbase allocs 40\\n"
+                       "base 20 calls\"");
+    ck_assert_has(old, "\\nself allocations: 40 " ARROW " none (-40, -100.0%)\\n");
+    ck_assert_has(old, "fontsize=11.6");    /* sized by its base self allocations: 9 + 15 sqrt(40/1,300) */
+    ck_assert_has(old, "style=\"filled,rounded,dashed\"");
+    free(old);
+    free(s);
+}
+END_TEST
+
+START_TEST(by_allocations_edges_carry_objects)
+{
+    tg_report b = base_report(), h = head_report();
+    tg_diff_dot_options o = by_allocations();
+    char *s = render(&b, &h, &o);
+    char *e = line_with(s, "  N1 -> N2 [");
+    ck_assert_str_eq(e, "  N1 -> N2 [label=\" " TIMES "450 " DOT_ " 130 ms " DOT_ " 1,307 objects (+267) \", "
+                        "tooltip=\"<main> " ARROW " Object#work\\ncalls: 300 " ARROW " 450\\n"
+                        "total: 100 ms " ARROW " 130 ms (+30.0 ms, +30.0%)\\n"
+                        "allocations: 1,040 " ARROW " 1,307 (+267, +25.7%)\", "
+                        "penwidth=5.8, color=\"#762524\", weight=93];");
+    free(e);
+    e = line_with(s, "label=\" " TIMES "9 ");
+    ck_assert_has(e, "label=\" " TIMES "9 " DOT_ " 30.0 ms " DOT_ " 7 objects (new) \"");
+    free(e);
+    e = line_with(s, "gone " DOT_ " was " TIMES "20 ");
+    ck_assert_has(e, "label=\" gone " DOT_ " was " TIMES "20 " DOT_ " 30.0 ms " DOT_ " 40 objects \"");
+    ck_assert_has(e, "style=dashed");
+    free(e);
+    /* work -> each allocated nothing in base (and is gone): the lightest, drawn last. */
+    e = line_with(s, "gone " DOT_ " was " TIMES "1 ");
+    ck_assert_has(e, "0 objects \"");
+    ck_assert((uintptr_t)strstr(s, "was " TIMES "20 ") < (uintptr_t)strstr(s, "was " TIMES "1 "));
+    free(e);
+    assert_dot_accepts(s);
+    free(s);
+}
+END_TEST
+
+START_TEST(by_allocations_pruning_counts_objects)
+{
+    /* Slow#s takes most of the time and allocates nothing; Garbage#g the reverse. */
+    tg_report_method m[] = { { "Main#m", NULL, 0, false, 1, 100 * MS, 1 * MS },
+                             { "Slow#s", NULL, 0, false, 1, 90 * MS, 90 * MS },
+                             { "Garbage#g", NULL, 0, false, 1, 9 * MS, 9 * MS } };
+    tg_report_edge e[] = { { 0, 1, 1, 90 * MS, 90 * MS }, { 0, 2, 1, 9 * MS, 9 * MS } };
+    tg_report r = { NULL, "cpu", 100 * MS, m, 3, e, 2, NULL };
+    uint64_t self[] = { 10, 0, 990 }, total[] = { 1000, 0, 990 }, edges[] = { 0, 990 };
+    tg_diff_dot_allocations a = { self, total, edges, 1000 };
+    tg_diff_dot_options o;
+    tg_diff_dot_options_default(&o);
+    o.base_allocations = o.head_allocations = &a;
+    char *s = render(&r, &r, &o);
+    ck_assert_has(s, "label=\"Slow#s");   /* by time, Slow#s is the heaviest callee */
+    ck_assert_has(s, "\\nallocs 0 " ARROW " 0 (no change)\\n");   /* labels give the counts either way */
+    ck_assert_has(s, "Box size = head self time");
+    free(s);
+
+    o.metric = TG_DOT_BY_ALLOCATIONS;
+    s = render(&r, &r, &o);
+    ck_assert_lacks(s, "label=\"Slow#s");
+    ck_assert_has(s, "label=\"Garbage#g");
+    ck_assert_has(s, "Dropped 1 node (total < 5 objects in both)\\l");
+    free(s);
+
+    o.node_fraction = 0;
+    o.edge_fraction = 0;
+    o.max_nodes = 2;
+    s = render(&r, &r, &o);
+    ck_assert_lacks(s, "label=\"Slow#s");
+    ck_assert_has(s, "Dropped 1 more node beyond the 2-node limit (total \xE2\x89\xA4 0 objects)\\l");
+    assert_dot_accepts(s);
+    free(s);
+}
+END_TEST
+
+START_TEST(by_allocations_needs_both_reports_counts)
+{
+    tg_report b = base_report(), h = head_report();
+    tg_diff_dot_options o = keep_all();
+    char *plain = render(&b, &h, &o);
+    o.metric = TG_DOT_BY_ALLOCATIONS;   /* without counts: by time, as if not asked */
+    char *s = render(&b, &h, &o);
+    ck_assert_str_eq(s, plain);
+    free(s);
+    o.head_allocations = &head_allocs;   /* one side alone is ignored */
+    s = render(&b, &h, &o);
+    ck_assert_str_eq(s, plain);
+    ck_assert_lacks(s, "allocs");
+    free(s);
+    free(plain);
+}
+END_TEST
+
+START_TEST(allocation_counts_are_never_normalized)
+{
+    tg_report b = base_report(), h = head_report();
+    tg_diff_dot_options o = by_allocations();
+    o.normalize = true;
+    char *s = render(&b, &h, &o);
+    ck_assert_has(s, "\\lNormalized: base times scaled " TIMES "1.250 to head's total (allocation counts are never "
+                     "scaled)\\l");
+    ck_assert_has(s, "\\nallocs 1,000 " ARROW " 1,300 (+30.0%)\\n");
+    ck_assert_has(s, "self 90.0 ms (+15.0 ms, +20.0%)");   /* the times are scaled */
+    free(s);
+}
+END_TEST
+
+START_TEST(a_count_from_none_shows_the_objects)
+{
+    tg_report_method bm[] = { { "M#m", NULL, 0, false, 1, 10 * MS, 10 * MS } };
+    tg_report b = { NULL, "cpu", 10 * MS, bm, 1, NULL, 0, NULL };
+    uint64_t zero[] = { 0 }, seven[] = { 7 };
+    tg_diff_dot_allocations none = { zero, zero, NULL, 0 }, some = { seven, seven, NULL, 7 };
+    tg_diff_dot_options o = keep_all();
+    o.base_allocations = &none;
+    o.head_allocations = &some;
+    o.metric = TG_DOT_BY_ALLOCATIONS;
+    char *s = render(&b, &b, &o);
+    ck_assert_has(s, "\\nallocs 0 " ARROW " 7 (+7)\\n");
+    ck_assert_has(s, "fillcolor=\"#b2182b\"");   /* all the run's objects: the deepest red */
+    ck_assert_has(s, "Allocations: 0 " ARROW " 7 objects (+7)");
+    free(s);
+}
+END_TEST
+
 /* ---- large graphs ---- */
 
 START_TEST(five_hundred_nodes_lay_out)
@@ -613,6 +819,13 @@ static Suite *diff_dot_suite(void)
     tcase_add_test(tc, output_is_deterministic_and_order_independent);
     tcase_add_test(tc, swapping_base_and_head_swaps_the_story);
     tcase_add_test(tc, tricky_names_are_escaped_and_dot_is_silent);
+    tcase_add_test(tc, by_allocations_legend_says_so_and_dot_accepts_it);
+    tcase_add_test(tc, by_allocations_labels_golden);
+    tcase_add_test(tc, by_allocations_edges_carry_objects);
+    tcase_add_test(tc, by_allocations_pruning_counts_objects);
+    tcase_add_test(tc, by_allocations_needs_both_reports_counts);
+    tcase_add_test(tc, allocation_counts_are_never_normalized);
+    tcase_add_test(tc, a_count_from_none_shows_the_objects);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     TCase *large = tcase_create("large");
