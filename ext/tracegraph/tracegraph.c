@@ -1289,6 +1289,7 @@ typedef struct report_buffers {
     tg_report_edge *edges, *base_edges;
     uint8_t *focus, *ignore, *waiting;
     uint64_t *self_allocations, *allocations, *edge_allocations;
+    uint64_t *base_self_allocations, *base_allocations, *base_edge_allocations;
     const char **context, **notes, **short_files, **edge_via, **allocation_types;
     char *output;
     tg_report_gc gc, base_gc;
@@ -1306,6 +1307,9 @@ static void report_buffers_free(report_buffers *b)
     free(b->self_allocations);
     free(b->allocations);
     free(b->edge_allocations);
+    free(b->base_self_allocations);
+    free(b->base_allocations);
+    free(b->base_edge_allocations);
     free(b->context);
     free(b->notes);
     free(b->short_files);
@@ -1532,6 +1536,23 @@ static VALUE tg_render_dot(VALUE mod, VALUE meta, VALUE methods, VALUE edges, VA
     return dot;
 }
 
+/* One report's allocation counts for the diff graph, from [self
+ * allocations, allocations (a count per method), total, allocations per
+ * edge] (as for _render_dot). The arrays go to *self, *total and *edges,
+ * which the caller frees even when this raises. */
+static tg_diff_dot_allocations diff_allocations_from(VALUE ary, const tg_report *r, uint64_t **self,
+                                                     uint64_t **total, uint64_t **edges)
+{
+    Check_Type(ary, T_ARRAY);
+    long nm = (long)r->method_count;
+    tg_diff_dot_allocations a;
+    a.self = counts_from(rb_ary_entry(ary, 0), nm, self);
+    a.total = counts_from(rb_ary_entry(ary, 1), nm, total);
+    a.whole = u64(rb_ary_entry(ary, 2));
+    a.edges = counts_from(rb_ary_entry(ary, 3), (long)r->edge_count, edges);
+    return a;
+}
+
 typedef struct diff_args {
     VALUE base[3], head[3];   /* meta, methods, edges of each profile */
     VALUE options;
@@ -1545,7 +1566,10 @@ static VALUE render_diff_dot(VALUE arg)
     tg_report base = report_from_ruby(a->base[0], a->base[1], a->base[2], &b->base_methods, &b->base_edges, &b->base_gc);
     tg_report head = report_from_ruby(a->head[0], a->head[1], a->head[2], &b->methods, &b->edges, &b->gc);
 
-    VALUE o = a->options;   /* [node_fraction, edge_fraction, max_nodes, normalize, cwd] */
+    /* [node_fraction, edge_fraction, max_nodes, normalize, cwd,
+     *  base's and head's allocations (each as for _render_dot) or nil,
+     *  what sizes the graph: :time or :allocations (which needs both)] */
+    VALUE o = a->options;
     tg_diff_dot_options opts;
     tg_diff_dot_options_default(&opts);
     opts.node_fraction = NUM2DBL(rb_ary_entry(o, 0));
@@ -1553,6 +1577,22 @@ static VALUE render_diff_dot(VALUE arg)
     opts.max_nodes = NUM2SIZET(rb_ary_entry(o, 2));
     opts.normalize = RTEST(rb_ary_entry(o, 3));
     opts.cwd = cstr_or_null(rb_ary_entry(o, 4));
+    VALUE base_counts = rb_ary_entry(o, 5), head_counts = rb_ary_entry(o, 6);
+    tg_diff_dot_allocations base_allocations, head_allocations;
+    if (!NIL_P(base_counts) && !NIL_P(head_counts)) {
+        base_allocations = diff_allocations_from(base_counts, &base, &b->base_self_allocations, &b->base_allocations,
+                                                 &b->base_edge_allocations);
+        head_allocations = diff_allocations_from(head_counts, &head, &b->self_allocations, &b->allocations,
+                                                 &b->edge_allocations);
+        opts.base_allocations = &base_allocations;
+        opts.head_allocations = &head_allocations;
+    }
+    VALUE metric = rb_ary_entry(o, 7);
+    if (!NIL_P(metric)) Check_Type(metric, T_SYMBOL);
+    if (!NIL_P(metric) && SYM2ID(metric) == rb_intern("allocations")) {
+        if (!opts.base_allocations) rb_raise(rb_eArgError, "size_by: :allocations needs both profiles' allocation counts");
+        opts.metric = TG_DOT_BY_ALLOCATIONS;
+    }
 
     size_t len = 0;
     b->output = tg_diff_dot_render(&base, &head, &opts, &len);

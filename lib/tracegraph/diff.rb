@@ -8,7 +8,8 @@
 #
 # When both profiles have allocation counts (allocations: true), the
 # rows and the text compare each method's own allocations too: counts,
-# exact and never normalized.
+# exact and never normalized; and write_dot(size_by: :allocations) draws
+# the graph by them: red where a method's own allocations grew.
 #
 # Methods are matched by name. The graph is drawn by the C emitter
 # (ext/tracegraph/tg_diff_dot.c); this file validates options, builds the
@@ -22,7 +23,7 @@ module Tracegraph
   end
 
   class ProfileDiff
-    DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, normalize: false}.freeze
+    DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, normalize: false, size_by: :time}.freeze
 
     # One method's numbers in both runs, matched by name. Times are integer
     # nanoseconds (base ones scaled to head's total when normalizing); a
@@ -66,6 +67,18 @@ module Tracegraph
 
     # Whether both profiles have allocation counts, so they can be compared.
     def allocations? = base.allocations? && head.allocations?
+
+    # Raises ArgumentError unless both profiles have allocation counts,
+    # saying which lacks them and how to record them; what: what cannot
+    # be done with allocations ("compared", "drawn").
+    def check_allocations!(what)
+      missing = [[base, "base"], [head, "head"]].reject { |profile, _| profile.allocations? }.map(&:last)
+      return if missing.empty?
+
+      raise ArgumentError, "allocations cannot be #{what}: #{missing.join(' and ')} " \
+                           "#{missing.size == 1 ? 'has' : 'have'} no allocation counts; record both with " \
+                           "allocations: true (tracegraph --allocations)"
+    end
 
     # head total - base total, in nanoseconds (never normalized).
     def total_change = head.total_time - base.total_time
@@ -120,10 +133,17 @@ module Tracegraph
     #   node_fraction: drop methods under this share of the larger total in both runs (0.005; 0 keeps all)
     #   edge_fraction: the same for calls (0.001)
     #   max_nodes:     keep at most this many methods, by max(base, head) total (80; 0 = no cap)
+    #   size_by:       :time, or :allocations (both profiles need allocation counts): box size by
+    #                  head's self allocations, colour by their change, red where a method's own
+    #                  allocations grew; the fractions and max_nodes go by objects. Labels give both.
     def to_dot(**options)
       o = DiffDotOptions.parse(options)
+      by_allocations = o[:size_by] == :allocations
+      check_allocations!("drawn") if by_allocations
+      counts = by_allocations ? [base.legend_allocations, head.legend_allocations] : [nil, nil]
       Tracegraph._render_diff_dot(*base.native_report_parts, *head.native_report_parts,
-                                  [o[:node_fraction], o[:edge_fraction], o[:max_nodes], o[:normalize], Dir.pwd])
+                                  [o[:node_fraction], o[:edge_fraction], o[:max_nodes], o[:normalize], Dir.pwd,
+                                   *counts, o[:size_by]])
     end
 
     # Writes the differential DOT graph to path; returns the path.
@@ -251,6 +271,7 @@ module Tracegraph
       o.merge!(DotOptions.parse(o.slice(:node_fraction, :edge_fraction, :max_nodes)).slice(:node_fraction,
                                                                                            :edge_fraction, :max_nodes))
       OptionChecks.boolean!(:normalize, o[:normalize])
+      o[:size_by] = DotOptions.size_by(o[:size_by])
       o
     end
   end

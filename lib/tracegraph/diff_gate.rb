@@ -69,7 +69,7 @@ module Tracegraph
         raise ArgumentError, "base was recorded with the #{diff.base.clock} clock and head with #{diff.head.clock}: " \
                              "their times cannot be compared"
       end
-      check_allocations! if allocations
+      diff.check_allocations!("compared") if allocations
       @checks = []
       @checks << total_check(total) if total
       @checks.concat(time_checks(time)) if time
@@ -241,15 +241,6 @@ module Tracegraph
         Check.new(kind: :calls, name: r.name, base: b, head: h, change: change, margin: margin, limit: limit,
                   runs: run_counts)
       end
-    end
-
-    def check_allocations!
-      missing = [[@diff.base, "base"], [@diff.head, "head"]].reject { |profile, _| profile.allocations? }.map(&:last)
-      return if missing.empty?
-
-      raise ArgumentError, "allocations cannot be compared: #{missing.join(' and ')} " \
-                           "#{missing.size == 1 ? 'has' : 'have'} no allocation counts; record both with " \
-                           "allocations: true (tracegraph --allocations)"
     end
 
     # Each method's own allocations, growth only; exact counts, no margin.

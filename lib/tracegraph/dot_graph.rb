@@ -49,7 +49,9 @@ module Tracegraph
     # [each method's self allocations, each one's total, the profile's
     # total, each edge's, each method's biggest types ("String 1,000 ·
     # Array 500", or nil) or nil] for the boxes, their tooltips, the legend
-    # and size_by: :allocations, or nil without allocations.
+    # and size_by: :allocations, or nil without allocations. The form the
+    # C emitters take them in, as native_report_parts is (the diff graph
+    # reads the first four).
     def legend_allocations
       return nil unless allocations?
 
@@ -57,7 +59,6 @@ module Tracegraph
       [methods.map(&:self_allocations), methods.map(&:allocations), total_allocations, edges.map(&:allocations),
        types.any? ? types : nil]
     end
-    protected :legend_allocations
 
     # What the legend says of threads: [how many the numbers cover, how
     # many were recorded, their names, wall time or nil, waiting left out].
