@@ -3,6 +3,8 @@
 # gate (tracegraph/diff_gate): on total time (--fail-above), on each
 # method's self time (--fail-on-time), on call counts (--fail-on-calls)
 # and on each method's own allocations (--fail-on-allocations).
+# --size-by allocations draws the graph by the change in each method's own
+# allocations instead of its self time.
 # Exit status: 0, or 3 when the gate fails, 1 when an output could not be
 # written, 2 for bad usage or unreadable profiles.
 require "optparse"
@@ -26,6 +28,7 @@ module Tracegraph
       base, head = options[:files].map { |path| Profile.load_json(path) }
       diff = base.diff(head)
       gate = build_gate(diff, options) # refuses times of different clocks before anything is written
+      diff.check_allocations!("drawn") if options[:outputs].any? && options[:dot][:size_by] == "allocations"
       if options[:text]
         BrokenPipe.print_quietly(@out) do
           diff.print_text(@out, limit: options[:limit], normalize: options[:dot].fetch(:normalize, false))
@@ -89,6 +92,8 @@ module Tracegraph
         o.on("--node-fraction F", Float, "Hide methods under this share of total time") { |v| options[:dot][:node_fraction] = v }
         o.on("--edge-fraction F", Float, "Hide calls under this share of total time") { |v| options[:dot][:edge_fraction] = v }
         o.on("--max-nodes N", Integer, "Show at most N methods (0 = all)") { |v| options[:dot][:max_nodes] = v }
+        o.on("--size-by WHAT", %w[time allocations], "Size and colour boxes by the change in time (default) or in",
+             "allocations (both profiles recorded with --allocations)") { |v| options[:dot][:size_by] = v }
         o.on("-h", "--help", "Show this help") do
           @out.puts o
           return :done

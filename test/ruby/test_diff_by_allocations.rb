@@ -114,4 +114,32 @@ class TestDiffByAllocations < TracegraphTest
     assert_equal "size_by must be one of :time, :allocations, not :bytes", e.message
     assert plain.diff(plain).to_dot, "by time, none are needed"
   end
+
+  def test_the_command
+    base, head = record
+    base.write_json(path("base.json"))
+    head.write_json(path("head.json"))
+    Tracegraph.profile { work(1, SHRUNK) }.write_json(path("plain.json"))
+
+    _, err, status = tracegraph("diff", "--size-by", "allocations", "-o", "d.svg", "-o", "d.dot",
+                                "base.json", "head.json")
+    assert_equal 0, status.exitstatus, err
+    dot = File.read(path("d.dot"))
+    loaded = %w[base head].map { |side| Tracegraph::Profile.load_json(path("#{side}.json")) }
+    assert_equal loaded[0].diff(loaded[1]).to_dot(size_by: :allocations), dot, "the command draws what the API does"
+    assert_equal "#cb4a42", fill(box(dot, "block in TestDiffByAllocations#grow"))
+    svg = File.read(path("d.svg"))
+    assert_includes svg, "allocs 1,000 #{ARROW} 1,300 (+30.0%)"
+    assert_includes svg, 'fill="#cb4a42"'
+
+    _, err, status = tracegraph("diff", "--size-by", "allocations", "-o", "p.svg", "plain.json", "head.json")
+    assert_equal 2, status.exitstatus
+    assert_equal "tracegraph diff: allocations cannot be drawn: base has no allocation counts; record both " \
+                 "with allocations: true (tracegraph --allocations)\n", err
+    assert_empty Dir.children(@dir).grep(/\Ap\./), "nothing written"
+
+    _, err, status = tracegraph("diff", "--size-by", "bytes", "base.json", "head.json")
+    assert_equal 2, status.exitstatus
+    assert_match(/invalid argument: --size-by bytes/, err)
+  end
 end
