@@ -126,7 +126,9 @@ class TestDiffByAllocations < TracegraphTest
     assert_equal 0, status.exitstatus, err
     dot = File.read(path("d.dot"))
     loaded = %w[base head].map { |side| Tracegraph::Profile.load_json(path("#{side}.json")) }
-    assert_equal loaded[0].diff(loaded[1]).to_dot(size_by: :allocations), dot, "the command draws what the API does"
+    # (Files are shown relative to the directory the graph is drawn in: the command's.)
+    assert_equal Dir.chdir(@dir) { loaded[0].diff(loaded[1]).to_dot(size_by: :allocations) }, dot,
+                 "the command draws what the API does"
     assert_equal "#cb4a42", fill(box(dot, "block in TestDiffByAllocations#grow"))
     svg = File.read(path("d.svg"))
     assert_includes svg, "allocs 1,000 #{ARROW} 1,300 (+30.0%)"
