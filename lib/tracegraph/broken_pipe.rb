@@ -8,25 +8,23 @@
 # met the broken pipe, would stop every output after it.
 module Tracegraph
   module BrokenPipe
-    STREAMS = %i[$stdout $stderr].freeze
-
     module_function
 
     # Points $stdout or $stderr at /dev/null if its reader is gone, so that
     # what follows (starting dot, writing files) goes on. The stream's
     # buffered bytes had nowhere to go anyway.
     def settle_standard_streams
-      STREAMS.each do |name|
-        stream = name == :$stdout ? $stdout : $stderr
-        next if stream.closed?
+      $stdout = File.open(File::NULL, "w") if reader_gone?($stdout)
+      $stderr = File.open(File::NULL, "w") if reader_gone?($stderr)
+    end
 
-        begin
-          stream.flush
-        rescue Errno::EPIPE, IOError
-          null = File.open(File::NULL, "w")
-          name == :$stdout ? ($stdout = null) : ($stderr = null)
-        end
-      end
+    def reader_gone?(stream)
+      return false if stream.closed?
+
+      stream.flush
+      false
+    rescue Errno::EPIPE, IOError
+      true
     end
 
     # Prints with the block to a stream whose reader may be gone: stops
