@@ -22,9 +22,10 @@
 # standard error of the change, computed from the runs. That margin is
 # what follows "±" in the report: "+21.0% ± 2.4%". (Two would be the
 # textbook choice; on the bench's busy machine it hid 2 of 30 real 20%
-# slowdowns, and the limit already keeps unchanged code quiet.) A profile of one run
-# has no measured noise: with one on one side, the other side's stands for
-# both; with none, the limit alone decides and the report says so.
+# slowdowns, and the limit already keeps unchanged code quiet.) A profile
+# of one run has no measured noise: with one on one side, the other
+# side's stands for both; with none, the limit alone decides and the
+# report says so.
 #   time:  a method's cost against the rest of the run grew by more than
 #          its limit. The cost is its self time in the fastest quarter of
 #          the N runs divided by the time everything else took in its
@@ -142,12 +143,11 @@ module Tracegraph
     # The fastest quarter's total, for the reason FASTEST_QUARTER gives.
     def total_check(limit)
       base_runs = @diff.base.runs&.total_times&.map { |t| t * @scale }
-      best = FASTEST_QUARTER
       base_point = @diff.base.total_time * @scale
       head_runs = @diff.head.runs&.total_times
-      change, margin = compare([base_point, base_runs], [@diff.head.total_time, head_runs], best)
-      Check.new(kind: :total, name: nil, base: base_runs ? best.(base_runs) : base_point,
-                head: head_runs ? best.(head_runs) : @diff.head.total_time,
+      change, margin = compare([base_point, base_runs], [@diff.head.total_time, head_runs], FASTEST_QUARTER)
+      Check.new(kind: :total, name: nil, base: base_runs ? FASTEST_QUARTER.(base_runs) : base_point,
+                head: head_runs ? FASTEST_QUARTER.(head_runs) : @diff.head.total_time,
                 change: change, margin: margin, limit: limit, runs: run_counts)
     end
 
@@ -183,7 +183,8 @@ module Tracegraph
     # on this project's 2-CPU VM, unchanged code measured 31 times with 10
     # runs each while other test suites ran: this moved by at most 9.7%;
     # the median over the runs of each run's own ratio, which the gate
-    # used before, by up to 20%.) Its own time alone if it is all of the run.
+    # used before, by up to 13.7%: bench/GATE-busy.md.) Its own time alone
+    # if it is all of the run.
     AGAINST_REST = lambda do |runs|
       own = FASTEST_QUARTER.call(runs.map(&:first))
       rest = FASTEST_QUARTER.call(runs.map { |s, t| t - s })
