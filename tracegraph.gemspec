@@ -8,7 +8,7 @@ Gem::Specification.new do |s|
                   "per-method and per-edge counts and times, and writes Graphviz call graphs and JSON."
   s.authors = ["tracegraph developers"]
   s.required_ruby_version = ">= 3.1"
-  s.files = Dir["lib/**/*.rb", "ext/tracegraph/*.{c,h,rb}", "exe/*", "examples/**/*", "README.md", "CMakeLists.txt"]
+  s.files = Dir["lib/**/*.rb", "ext/tracegraph/**/*.{c,h,rb}", "exe/*", "examples/**/*", "README.md", "CMakeLists.txt"]
   s.bindir = "exe"
   s.executables = ["tracegraph"]
   s.extensions = ["ext/tracegraph/extconf.rb"]

@@ -6,10 +6,10 @@ FUZZ_CC = ENV.fetch("FUZZ_CC") { system("command -v clang-14 > /dev/null") ? "cl
 
 def fuzz_target(name)
   exe = File.join(FUZZ_DIR, name)
-  core = Dir[File.join(EXT_DIR, "tg_*.c")]
+  core = Dir[File.join(EXT_DIR, "core", "*.c")]
   sh FUZZ_CC, "-g", "-O1", "-std=c11", "-D_POSIX_C_SOURCE=200809L",
      "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all",
-     "-I#{EXT_DIR}", File.join(ROOT, "test/fuzz/#{name}.c"), *core, "-lm", "-o", exe
+     "-I#{File.join(EXT_DIR, "core")}", File.join(ROOT, "test/fuzz/#{name}.c"), *core, "-lm", "-o", exe
   exe
 end
 

@@ -1,6 +1,19 @@
-# Builds the Ruby extension: the binding (tracegraph.c) plus the plain-C
-# core files beside it (tg_*.c), which CMake also builds for the C tests.
+# Builds the Ruby extension from two folders:
+#   core/     plain C11 that never includes ruby.h (CMake also builds it alone
+#             for the Check tests);
+#   binding/  the only C that includes ruby.h.
+# mkmf compiles only the sources beside this file unless told otherwise, so the
+# two folders go in $srcs and $VPATH. mkmf names each object by its basename,
+# so no two sources may share one, even in different folders.
 require "mkmf"
+
+SOURCE_DIRS = %w[core binding].map { |dir| File.join(__dir__, dir) }
+$srcs = SOURCE_DIRS.flat_map { |dir| Dir[File.join(dir, "*.c")] }.sort
+basenames = $srcs.map { |src| File.basename(src) }
+duplicates = basenames.select { |name| basenames.count(name) > 1 }.uniq
+abort "extconf.rb: two sources named #{duplicates.join(', ')}; mkmf needs unique basenames" unless duplicates.empty?
+$VPATH.concat(SOURCE_DIRS)
+SOURCE_DIRS.each { |dir| $INCFLAGS << " -I#{dir}" }
 
 $CFLAGS << " -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-parameter"
 $CFLAGS << " -O2" unless $CFLAGS.include?("-O")

@@ -5,7 +5,7 @@
  * Included by tracegraph.c only (after ruby.h). The hook reads a few
  * private structures because the public API costs far more per event, or
  * cannot answer at all (where a frame sits on the VM stack). Each read is
- * listed here with what it mirrors; VM_INTERNALS.md beside this file has
+ * listed here with what it mirrors; docs/internals/vm-internals.md has
  * the table per Ruby version, and what 4.0 and master change.
  *
  * Nothing here is used until vm_probe() has run at the first start and
