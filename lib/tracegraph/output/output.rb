@@ -6,8 +6,8 @@
 # write (or one entry in STACK_FORMATS for a Profile#write_FORMAT drawn
 # from the call tree), and, if it was in FOREIGN_SUFFIXES, out of that list.
 require "stringio"
-require "tracegraph/broken_pipe"
-require "tracegraph/dot_render"
+require "tracegraph/output/broken_pipe"
+require "tracegraph/output/dot_render"
 
 module Tracegraph
   module Output
