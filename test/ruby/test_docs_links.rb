@@ -5,7 +5,11 @@ require "tmpdir"
 # names exists, and a #anchor names a heading of that file as GitHub
 # anchors it. Links inside code (fenced blocks, `spans`) are not links.
 module DocLinks
-  ROOT = File.expand_path("../..", __dir__)
+  # The checkout: the nearest folder above this file that holds the gemspec.
+  ROOT = File.expand_path("..", __dir__).then do |dir|
+    dir = File.dirname(dir) until File.exist?(File.join(dir, "tracegraph.gemspec")) || dir == "/"
+    dir
+  end
 
   module_function
 
