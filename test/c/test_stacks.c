@@ -108,9 +108,16 @@ START_TEST(deep_paths_stop_at_the_limit_and_keep_their_time)
 
     memset(&s, 0, sizeof s);
     ck_assert_int_eq(tg_stacks_write_speedscope(&in, collect, &s), TG_STACKS_OK);
-    /* The deepest sample keeps its bottom two frames and its leaf. */
-    ck_assert_ptr_nonnull(strstr(s.data, "\"samples\":[[0],[0,1],[0,1,0],[0,1,1],[0,1,0],"));
-    ck_assert_ptr_nonnull(strstr(s.data, "\"weights\":[1,1,1,1,1,1,1,1,1,1],\"endValue\":10}"));
+    /* The bottom two frames open; each deeper node is its self time alone
+     * under them, as a sample that keeps its bottom two frames and its leaf. */
+    ck_assert_ptr_nonnull(strstr(s.data, "\"events\":["
+                                         "{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"O\",\"frame\":1,\"at\":1},"
+                                         "{\"type\":\"O\",\"frame\":0,\"at\":2},{\"type\":\"C\",\"frame\":0,\"at\":3},"
+                                         "{\"type\":\"O\",\"frame\":1,\"at\":3},{\"type\":\"C\",\"frame\":1,\"at\":4},"
+                                         "{\"type\":\"O\",\"frame\":0,\"at\":4},{\"type\":\"C\",\"frame\":0,\"at\":5},"));
+    ck_assert_ptr_nonnull(strstr(s.data, "{\"type\":\"O\",\"frame\":1,\"at\":9},{\"type\":\"C\",\"frame\":1,\"at\":10},"
+                                         "{\"type\":\"C\",\"frame\":1,\"at\":10},{\"type\":\"C\",\"frame\":0,\"at\":10}],"
+                                         "\"endValue\":10}]}\n"));
     free(s.data);
     free(nodes);
 }
@@ -127,10 +134,15 @@ START_TEST(speedscope_has_shared_frames_and_a_profile_per_thread)
         "\"name\":\"app.rb\",\"activeProfileIndex\":0,\"shared\":{\"frames\":["
         "{\"name\":\"Object#main\",\"file\":\"app.rb\",\"line\":1},{\"name\":\"Object#work\",\"file\":\"app.rb\",\"line\":5},"
         "{\"name\":\"Integer#times\"},{\"name\":\"A#x;y\\u000a\"}]},\"profiles\":["
-        "{\"type\":\"sampled\",\"name\":\"main\",\"unit\":\"nanoseconds\",\"startValue\":0,"
-        "\"samples\":[[0],[0,1],[0,1,2],[0,3]],\"weights\":[10,20,40,30],\"endValue\":100},"
-        "{\"type\":\"sampled\",\"name\":\"worker\",\"unit\":\"nanoseconds\",\"startValue\":0,"
-        "\"samples\":[[1],[1,2]],\"weights\":[5,45],\"endValue\":50}]}\n");
+        /* Each node opens, its self time passes, its children follow, it closes. */
+        "{\"type\":\"evented\",\"name\":\"main\",\"unit\":\"nanoseconds\",\"startValue\":0,\"events\":["
+        "{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"O\",\"frame\":1,\"at\":10},"
+        "{\"type\":\"O\",\"frame\":2,\"at\":30},{\"type\":\"C\",\"frame\":2,\"at\":70},"
+        "{\"type\":\"C\",\"frame\":1,\"at\":70},{\"type\":\"O\",\"frame\":3,\"at\":70},"
+        "{\"type\":\"C\",\"frame\":3,\"at\":100},{\"type\":\"C\",\"frame\":0,\"at\":100}],\"endValue\":100},"
+        "{\"type\":\"evented\",\"name\":\"worker\",\"unit\":\"nanoseconds\",\"startValue\":0,\"events\":["
+        "{\"type\":\"O\",\"frame\":1,\"at\":0},{\"type\":\"O\",\"frame\":2,\"at\":5},"
+        "{\"type\":\"C\",\"frame\":2,\"at\":50},{\"type\":\"C\",\"frame\":1,\"at\":50}],\"endValue\":50}]}\n");
     free(s.data);
 
     /* The cap's folding is said in the name. */

@@ -546,39 +546,50 @@ static void put_json_string(out *o, const char *s)
     put(o, "\"", 1);
 }
 
+/* The evented form: each node opens its frame, its self time passes, its
+ * children follow, and it closes, so a node costs two events however deep
+ * it is (the sampled form repeats a path's whole stack in every sample).
+ * Below max_depth - 1 frames a node is shown as its self time alone, under
+ * its ancestor at that depth, as pprof's samples keep their leaf. */
 typedef struct speedscope {
     out *o;
     const walk *w;
-    uint32_t *ids;
     bool first;
-    uint64_t total;
+    uint64_t at;   /* the thread's self time so far */
 } speedscope;
 
-static void speedscope_sample(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+static void speedscope_event(speedscope *s, const char *type, uint32_t method)
 {
-    speedscope *s = v;
-    if (!s->w->in->nodes[node].self_time) return;
-    uint32_t k = sample_frames(s->w, path, depth, s->ids);
-    put(s->o, s->first ? "[" : ",[", s->first ? 1 : 2);
+    put_str(s->o, s->first ? "{\"type\":\"" : ",{\"type\":\"");
     s->first = false;
-    for (uint32_t i = k; i-- > 0;) {   /* speedscope wants the bottom first */
-        put_u64(s->o, s->ids[i]);
-        if (i) put(s->o, ",", 1);
-    }
-    put(s->o, "]", 1);
+    put_str(s->o, type);
+    put_str(s->o, "\",\"frame\":");
+    put_u64(s->o, method);
+    put_str(s->o, ",\"at\":");
+    put_u64(s->o, s->at);
+    put(s->o, "}", 1);
 }
 
-static void speedscope_weight(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+static void speedscope_open(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
 {
-    (void)depth;
     (void)path;
     speedscope *s = v;
-    uint64_t self = s->w->in->nodes[node].self_time;
-    if (!self) return;
-    if (!s->first) put(s->o, ",", 1);
-    s->first = false;
-    put_u64(s->o, self);
-    s->total += self;
+    const tg_calltree_node *n = &s->w->in->nodes[node];
+    if (depth < s->w->in->max_depth) {
+        speedscope_event(s, "O", n->method);
+        s->at += n->self_time;
+    } else if (n->self_time) {
+        speedscope_event(s, "O", n->method);
+        s->at += n->self_time;
+        speedscope_event(s, "C", n->method);
+    }
+}
+
+static void speedscope_close(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+{
+    (void)path;
+    speedscope *s = v;
+    if (depth < s->w->in->max_depth) speedscope_event(s, "C", s->w->in->nodes[node].method);
 }
 
 tg_stacks_status tg_stacks_write_speedscope(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx)
@@ -587,8 +598,8 @@ tg_stacks_status tg_stacks_write_speedscope(const tg_stacks_input *in, tg_stacks
     tg_stacks_status status = walk_init(&w, in);
     if (status != TG_STACKS_OK) return status;
     out *o = out_new(write, ctx);
-    speedscope s = {.o = o, .w = &w, .ids = malloc((size_t)in->max_depth * sizeof *s.ids)};
-    if (!o || !s.ids) status = TG_STACKS_NO_MEMORY;
+    speedscope s = {.o = o, .w = &w};
+    if (!o) status = TG_STACKS_NO_MEMORY;
     if (status == TG_STACKS_OK) {
         put_str(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":");
         put_json_string(o, in->exporter);
@@ -616,22 +627,18 @@ tg_stacks_status tg_stacks_write_speedscope(const tg_stacks_input *in, tg_stacks
     bool first_profile = true;
     for (uint32_t t = 0; status == TG_STACKS_OK && t < in->thread_count; t++) {
         if (w.first_root[t] == NONE) continue;
-        put_str(o, first_profile ? "{\"type\":\"sampled\",\"name\":" : ",{\"type\":\"sampled\",\"name\":");
+        put_str(o, first_profile ? "{\"type\":\"evented\",\"name\":" : ",{\"type\":\"evented\",\"name\":");
         first_profile = false;
         put_json_string(o, in->threads[t]);
-        put_str(o, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"samples\":[");
+        put_str(o, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"events\":[");
         s.first = true;
-        status = walk_thread(&w, t, speedscope_sample, NULL, &s);
-        put_str(o, "],\"weights\":[");
-        s.first = true;
-        s.total = 0;
-        if (status == TG_STACKS_OK) status = walk_thread(&w, t, speedscope_weight, NULL, &s);
+        s.at = 0;
+        status = walk_thread(&w, t, speedscope_open, speedscope_close, &s);
         put_str(o, "],\"endValue\":");
-        put_u64(o, s.total);
+        put_u64(o, s.at);
         put(o, "}", 1);
     }
     if (status == TG_STACKS_OK) put_str(o, "]}\n");
-    free(s.ids);
     walk_free(&w);
     return o ? out_finish(o, status) : status;
 }
