@@ -549,8 +549,8 @@ static void put_json_string(out *o, const char *s)
 /* The evented form: each node opens its frame, its self time passes, its
  * children follow, and it closes, so a node costs two events however deep
  * it is (the sampled form repeats a path's whole stack in every sample).
- * Below max_depth - 1 frames a node is shown as its self time alone, under
- * its ancestor at that depth, as pprof's samples keep their leaf. */
+ * A node at depth max_depth or deeper is its self time alone, under its
+ * ancestor at depth max_depth - 1, as pprof's samples keep their leaf. */
 typedef struct speedscope {
     out *o;
     const walk *w;
