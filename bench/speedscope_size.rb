@@ -52,7 +52,8 @@ end
 # speedscope's importer on the file: [seconds, peak MB, its total], or nil
 # where Node or the npm package is missing.
 def import(path)
-  return nil unless system("command -v node > /dev/null 2>&1") && File.directory?(File.join(ROOT, "test/consumers/node_modules/speedscope"))
+  return nil unless system("command -v node > /dev/null 2>&1")
+  return nil unless File.directory?(File.join(ROOT, "test/consumers/node_modules/speedscope"))
 
   timed = File.executable?("/usr/bin/time") ? ["/usr/bin/time", "-f", "%e %M"] : []
   started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
@@ -100,8 +101,8 @@ FileUtils.mkdir_p(File.dirname(REPORT))
 File.write(REPORT, <<~MD)
   # speedscope files in proportion
 
-  Written by `ruby -Ilib bench/speedscope_size.rb` (part of `rake bench`) on #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')},
-  load average #{File.read('/proc/loadavg').split.first(3).join(' ')}: #{result['program']}, profiled once by the
+  Written by `ruby -Ilib bench/speedscope_size.rb` (part of `rake bench`)
+  on #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}, load average #{File.read('/proc/loadavg').split.first(3).join(' ')}: #{result['program']}, profiled once by the
   tracegraph command writing all three files.
 
   | file | size |
