@@ -9,7 +9,10 @@
 # Every count and time is the per-name median over the runs (a method
 # missing from a run counts 0 there; one in fewer than half the runs has a
 # median of 0 calls and is left out). The median ignores the odd run a
-# busy machine slowed down, where the mean would follow it. The samples
+# busy machine slowed down, where the mean would follow it. So are the
+# run's other figures: GC runs, wall time, each thread's time (threads
+# matched by name), and, for a view, the threads recorded and the waiting
+# left out. The samples
 # are written in the JSON's "runs" member and read back by load_json:
 #   "runs": {"count": 5, "total_time": [t1, ..., t5],
 #            "self_time": [[m0 run1, ..., m0 run5], ...], "calls": [[...], ...]}
@@ -114,9 +117,11 @@ module Tracegraph
       methods = median_methods(per_run, allocations)
       profile = new(clock: clock, threads: median_threads(per_run), methods: methods.values,
                     edges: median_edges(per_run, methods, allocations), program: profiles.first.program,
-                    complete: profiles.all?(&:complete?),
-                    wall_time: per_run.all?(&:wall_time) ? median_of(per_run.map(&:wall_time)) : nil,
+                    complete: profiles.all?(&:complete?), gc_runs: median_of(profiles.map { |p| p.gc.runs }),
+                    wall_time: profiles.all?(&:wall_time) ? median_of(profiles.map(&:wall_time)) : nil,
                     allocations: allocations)
+      profile.send(:viewed_from, median_of(profiles.map(&:recorded_threads)),
+                   median_of(profiles.map(&:hidden_waiting)))
       by_name = methods.keys.to_h do |name|
         [name, [per_run.map { |p| p[name]&.self_time || 0 }, per_run.map { |p| p[name]&.calls || 0 }]]
       end
