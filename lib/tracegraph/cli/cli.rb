@@ -136,7 +136,7 @@ module Tracegraph
           options[:runs] = v
         end
         o.on("--ok-status LIST", Array, "With --runs: exit statuses the script ends with by design (0,1 for a linter",
-             "that found offenses); the runs go on after them (default 0; 0 always does)") do |v|
+             "that found offenses): the runs go on after them (0 is always one)") do |v|
           options[:ok_statuses] = ok_statuses(v)
         end
         GraphOptions.define(o, options[:dot])
