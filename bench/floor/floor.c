@@ -3,7 +3,7 @@
  * and does nothing, or only reads one clock, per event. A profiler reading
  * the same clock can only be slower; the gap to this floor is what its
  * bookkeeping costs. The TSC variant reads the counter tracegraph's wall
- * clock reads where the kernel keeps time with it (ext/tracegraph/tg_tsc.h),
+ * clock reads where the kernel keeps time with it (ext/tracegraph/core/tg_tsc.h),
  * so its gap is tracegraph's bookkeeping alone. */
 #include <ruby.h>
 #include <ruby/debug.h>

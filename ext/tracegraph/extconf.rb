@@ -18,7 +18,7 @@ SOURCE_DIRS.each { |dir| $INCFLAGS << " -I#{dir}" }
 $CFLAGS << " -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-parameter"
 $CFLAGS << " -O2" unless $CFLAGS.include?("-O")
 # Only Init_tracegraph is exported. Everything else stays inside the .so,
-# so the hook (tracegraph.c) calls the core's per-event functions
+# so the hook (binding/event_hook.c) calls the core's per-event functions
 # (tg_profiler.c) directly rather than through the PLT, and link-time
 # optimisation can inline them across files.
 $CFLAGS << " -fvisibility=hidden"

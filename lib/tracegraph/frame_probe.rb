@@ -2,7 +2,7 @@ module Tracegraph
   # Calls of known shapes. The extension watches them once, at the first
   # start, to measure how far apart two frames sit on Ruby's VM stack and
   # to check every VM-internal read it makes before trusting it (see
-  # ext/tracegraph/ruby_vm.h). Their order and shapes are what the probe
+  # ext/tracegraph/binding/ruby_vm_probe.c). Their order and shapes are what the probe
   # expects: change both together.
   module FrameProbe
     def self.run

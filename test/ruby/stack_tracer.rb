@@ -6,7 +6,7 @@
 #   stacks: {"A#x;B#y" => calls}   (calls of each distinct call path)
 #
 # naming methods exactly as tracegraph does (see method_name in
-# ext/tracegraph/tracegraph.c): "Class#meth" for instance methods under
+# ext/tracegraph/binding/naming.c): "Class#meth" for instance methods under
 # their defining class or module, "Mod.meth" for singleton methods of a
 # class or module, "#<Object>.meth" for singleton methods of
 # other objects, and the original name for aliases.

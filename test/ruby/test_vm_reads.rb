@@ -1,7 +1,7 @@
 require_relative "test_helper"
 require_relative "cli_helper"
 
-# The hook reads a few VM internals (ext/tracegraph/ruby_vm.h), trusted
+# The hook reads a few VM internals (ext/tracegraph/binding/ruby_vm.h), trusted
 # only after the probe at the first start checked them. Without them it
 # uses Ruby's public API alone, and call counts must stay exact.
 class TestVmReads < TracegraphTest

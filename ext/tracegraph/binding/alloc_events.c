@@ -10,8 +10,13 @@
  * then, so they own no allocations. Ruby 3.1, 3.3 and 3.4 all send every
  * allocation down the allocator's slow path while a NEWOBJ hook is
  * installed, which is most of what allocations: true costs.
+ *
+ * Uses: alloc_events.h, session.h (the allocating context, inline), core
+ * tg_profiler.h. Calls no file that calls it.
  */
 #include "alloc_events.h"
+
+#include "session.h"
 
 /* The type buckets (tg_allocation_types), and the names users read them
  * by. An object's builtin type is a flag read: RB_BUILTIN_TYPE of the
@@ -66,7 +71,7 @@ static tg_profiler *prof;
 static void on_newobj(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
-    tg_context *c = tracegraph_allocating_context(arg);
+    tg_context *c = session_allocating_context(arg);
     if (c) tg_profiler_allocation(prof, c, type_bucket(rb_tracearg_object(arg)));
 }
 

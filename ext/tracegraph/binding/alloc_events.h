@@ -14,7 +14,8 @@
  *
  * It is installed only while recording and not paused, after the main
  * hook and removed before it, so what tracegraph itself allocates at
- * start, stop, pause and resume is never counted.
+ * start, stop, pause and resume is never counted: start_stop.c installs
+ * and removes it.
  */
 #ifndef TG_ALLOC_EVENTS_H
 #define TG_ALLOC_EVENTS_H
@@ -23,12 +24,6 @@
 #include <ruby/debug.h>
 
 #include "tg_profiler.h"
-
-/* From tracegraph.c: the running context of the thread an event fires on,
- * as tracegraph_event_context (gc_events.h) finds it but without reading
- * the clock, which counting needs no more than Ruby does; NULL if the
- * thread is not recorded. Allocates no Ruby object. */
-tg_context *tracegraph_allocating_context(rb_trace_arg_t *arg);
 
 /* Outside any hook, with the GVL: install and remove the hook, which
  * counts into p. */

@@ -1,7 +1,6 @@
 /*
  * block_frames.h - blocks as frames: how a block is keyed, found and named.
  *
- * Part of the Ruby binding (includes ruby.h); the core stays Ruby-free.
  * With blocks on, the hook also listens to b_call and b_return, and each
  * block gets a node of its own, charged with its own work, below
  * whatever runs it (a C iterator such as Array#each, or a method that
@@ -16,7 +15,7 @@
  * blocks outside methods (and in define_method bodies), and the enclosing
  * method's entry for blocks inside a method: those are told apart by the
  * block's first line (rb_tracearg_lineno at b_call). Either way the
- * method key is (that object, TG_BLOCK_KEY_TAG | line), which no method's
+ * method key is (that object, BLOCK_FRAMES_KEY_TAG | line), which no method's
  * (class, method id) can equal.
  *
  * define_method methods run in a block frame flagged BMETHOD; Ruby fires
@@ -27,7 +26,9 @@
  * own blocks answer the method's entry), is that method's body,
  * remembered in its key so its b_return is skipped too).
  *
- * Names are made at stop, never in the hook: see tg_block_name.
+ * Names are made at stop, never in the hook: see naming.c.
+ *
+ * Uses: nothing but Ruby's public API.
  */
 #ifndef TRACEGRAPH_BLOCK_FRAMES_H
 #define TRACEGRAPH_BLOCK_FRAMES_H
@@ -38,28 +39,16 @@
 #include <ruby/debug.h>
 
 /* Set in a block's method key_b (and never in an ID). */
-#define TG_BLOCK_KEY_TAG ((uint64_t)1 << 63)
+#define BLOCK_FRAMES_KEY_TAG ((uint64_t)1 << 63)
 
 /* Public API only: the running block's frame object (its iseq, or the
  * enclosing method's entry) and, at a b_call, its first line. False if
  * Ruby reports no Ruby frame. No allocation: usable in the hook. */
-bool tg_block_public_frame(rb_trace_arg_t *arg, VALUE *frame, int *line);
+bool block_frames_public_frame(rb_trace_arg_t *arg, VALUE *frame, int *line);
 
-/* Is a frame object of tg_block_public_frame a block's own iseq (Ruby
+/* Is a frame object of block_frames_public_frame a block's own iseq (Ruby
  * labels it "block ...")? It is not when it is the entry of the ordinary
  * method the block is in. Reads the label Ruby keeps: no allocation. */
-bool tg_block_public_is_block(VALUE frame);
-
-/* At stop. A block's name, the way backtraces print it, with the
- * enclosing method named as tracegraph names methods: "block in Foo#bar",
- * "block (2 levels) in Foo.baz", and Ruby's own label for blocks outside
- * methods ("block in <main>", "block in <class:Foo>"). `method_name` is
- * the enclosing method's tracegraph name, or Qnil if there is none. */
-VALUE tg_block_name(VALUE frame, int line, VALUE owner, ID owner_mid, VALUE method_name);
-
-/* At stop: [file, line] of the block (its first line). */
-VALUE tg_block_location(VALUE frame, int line);
-
-void tg_block_frames_init(VALUE mTracegraph);
+bool block_frames_public_is_block(VALUE frame);
 
 #endif

@@ -15,9 +15,13 @@
  * swept lazily, ESX... EMX... for incremental marking. Ruby allows no hook
  * that mixes internal and normal events (alloc_event_hook raises), hence
  * this second hook.
+ *
+ * Uses: gc_events.h, session.h (the running context, the pseudo-methods'
+ * keys), core tg_gc.h, tg_profiler.h. Calls no file that calls it.
  */
 #include "gc_events.h"
 
+#include "session.h"
 #include "tg_gc.h"
 
 #define GC_EVENTS                                                                                       \
@@ -55,9 +59,9 @@ static void create_pseudo_methods(tg_gc_event event)
     bool entering = event == TG_GC_ENTER && g->phase != TG_GC_IDLE;
     bool marking = event == TG_GC_START || (entering && g->phase == TG_GC_MARKING);
     bool sweeping = event == TG_GC_END_MARK || (entering && g->phase == TG_GC_SWEEPING);
-    if ((entering || event == TG_GC_START) && g->step == TG_NONE) g->step = tracegraph_gc_method(TG_GC_NODE_STEP);
-    if (marking && g->marking == TG_NONE) g->marking = tracegraph_gc_method(TG_GC_NODE_MARKING);
-    if (sweeping && g->sweeping == TG_NONE) g->sweeping = tracegraph_gc_method(TG_GC_NODE_SWEEPING);
+    if ((entering || event == TG_GC_START) && g->step == TG_NONE) g->step = session_gc_method(TG_GC_NODE_STEP);
+    if (marking && g->marking == TG_NONE) g->marking = session_gc_method(TG_GC_NODE_MARKING);
+    if (sweeping && g->sweeping == TG_NONE) g->sweeping = session_gc_method(TG_GC_NODE_SWEEPING);
 }
 
 static void on_gc_event(VALUE data, rb_trace_arg_t *arg)
@@ -66,7 +70,7 @@ static void on_gc_event(VALUE data, rb_trace_arg_t *arg)
     tg_gc_event event = core_event(rb_tracearg_event_flag(arg));
     uint64_t now = 0;
     tg_context *c = NULL;
-    if (event == TG_GC_ENTER || tg_gc_in_step(&G.gc)) c = tracegraph_event_context(arg, &now);
+    if (event == TG_GC_ENTER || tg_gc_in_step(&G.gc)) c = session_event_context(arg, &now);
     if (c) create_pseudo_methods(event);
     tg_gc_event_at(&G.gc, G.prof, c, event, now);
 }

@@ -1,6 +1,6 @@
 # Allocations by type (allocations: true): the objects each method
 # allocated itself, counted by the kind of object Ruby made. The hook reads
-# each new object's builtin type (ext/tracegraph/alloc_events.c) into one
+# each new object's builtin type (ext/tracegraph/binding/alloc_events.c) into one
 # of a few buckets, named for users:
 #   String, Array, Hash,
 #   Object            instances of classes written in Ruby, exceptions

@@ -1,0 +1,449 @@
+/*
+ * event_hook.c - the event hook: Ruby's call, return, block, fiber-switch
+ * and thread-end events into the core's shadow stacks (tg_profiler).
+ *
+ * The hot path is call_event and return_event (and block_event with
+ * blocks: true), near the end: find the method (a direct-mapped cache),
+ * find the thread (the execution context of the last event), read the
+ * clock, push or pop. Everything rare is a TG_SLOW_PATH function above
+ * them, kept out of their registers.
+ *
+ * Three hooks, installed by start_stop.c: while recording, one that reads
+ * the VM internals the probe trusted (ruby_vm.h), or one that uses Ruby's
+ * public API only; while paused, one that sees returns only.
+ *
+ * Uses: event_hook.h, session.h (state, contexts, clocks), ruby_vm.h
+ * (inline), block_frames.h, core tg_profiler.h. Calls no file that calls
+ * it.
+ *
+ * Rules: no Ruby allocation, no Ruby method calls, no raise, no locks.
+ */
+#include "event_hook.h"
+
+#include "block_frames.h"
+#include "session.h"
+
+static VALUE cTracegraphSelf;        /* Tracegraph's singleton class: its methods are ours */
+static VALUE hidden_module = Qnil;   /* Tracegraph._hide_methods_of: our wrappers of exit! and exec */
+
+/* ---- frames Ruby unwound without telling ------------------------------- */
+
+/* Is the shadow frame of method `m` at `position` still the real frame
+ * in that slot? Dead frames are left behind when Ruby skips return events
+ * (it does while a SystemStackError unwinds), and their slots are then
+ * reused: by a rescue or ensure clause's frame, a block's, or a C frame
+ * we were not told about (c_calls: false). A method frame we were told
+ * about would have closed them when it was pushed. So a shadow frame is
+ * live exactly when its slot holds a method frame of its own kind. The
+ * slot must be a frame boundary between the event's frame and the end of
+ * the running fiber's VM stack, which makes the read safe whatever the
+ * shadow stack holds. */
+static bool frame_is_live(rb_trace_arg_t *arg, uint64_t position, uint32_t m)
+{
+    uint64_t end = ruby_vm_stack_end(ruby_vm_trace_ec(arg));
+    if (position < ruby_vm_trace_cfp(arg) || position >= end || !tg_stride_divides(&session_vm.frames, end - position))
+        return false;
+    const method_key *k = &S.keys[m];
+    if (k->is_block)
+        return ruby_vm_frame_kind_at(position) == VM_FRAME_BLOCK && ruby_vm_frame_iseq(position) == k->klass;
+    return ruby_vm_frame_kind_at(position) == (k->is_c ? VM_FRAME_C_METHOD : VM_FRAME_RUBY_METHOD);
+}
+
+/* While a SystemStackError is being handled ($! is one: in the rescue and
+ * ensure clauses it runs, and what they call), the frames it unwound may
+ * still die silently after a check (an ensure clause runs, then its
+ * method is unwound without a return event). Reading $! calls its C
+ * getter, which walks the frames without allocating. */
+static bool stack_overflow_in_flight(void)
+{
+    return RTEST(rb_obj_is_kind_of(rb_gv_get("$!"), rb_eSysStackError));
+}
+
+/* Before a call is pushed, after positions closed frames whose returns
+ * Ruby skipped (tg_context.resync): the dead frames above that call's
+ * position are still on the stack, and are closed here. Below the first
+ * live one, all are live: a frame's callers cannot return before it
+ * does. Every silent unwinding leaves its deepest dead frames below the
+ * next event, so that event closes some and sets resync; the check then
+ * repeats at every call while the SystemStackError is being handled. */
+static TG_SLOW_PATH void close_dead_frames(tg_context *ctx, rb_trace_arg_t *arg, uint64_t now)
+{
+    for (;;) {
+        tg_profiler_settle_leaf(&S.prof, ctx);
+        if (ctx->depth == 0) break;
+        const tg_frame *top = &ctx->frames[ctx->depth - 1];
+        if (frame_is_live(arg, top->position, top->method)) break;
+        tg_profiler_pop(&S.prof, ctx, now);
+    }
+    ctx->resync = stack_overflow_in_flight();
+}
+
+/* ---- which method an event is for ------------------------------------- */
+
+#define CALL_EVENTS (RUBY_EVENT_CALL | RUBY_EVENT_C_CALL)
+#define BLOCK_EVENTS (RUBY_EVENT_B_CALL | RUBY_EVENT_B_RETURN)
+
+static inline uint32_t method_cache_index(VALUE a, ID b)
+{
+    return (uint32_t)(((((uint64_t)a >> 3) ^ (uint64_t)b) * 0x9E3779B97F4A7C15ull) >> 54) & (METHOD_CACHE_SIZE - 1);
+}
+
+/* The defining class and original name of the event's method (aliases
+ * collapse). For Ruby methods Ruby finds them from the frame, without
+ * allocating. */
+static VALUE event_class(rb_trace_arg_t *arg, ID *mid)
+{
+    if (!session_vm.trusted) {
+        *mid = ruby_vm_symbol_id(rb_tracearg_method_id(arg));
+        return rb_tracearg_defined_class(arg);
+    }
+    const struct ruby_vm_trace_arg *head = ruby_vm_trace_arg(arg);
+    VALUE klass = head->klass;
+    if (!klass || !head->id) klass = rb_tracearg_defined_class(arg);   /* fills in head->id too */
+    *mid = head->id;
+    return klass;
+}
+
+/* Tracegraph's own singleton methods (start, stop, profile) are not part
+ * of the program being profiled. */
+static bool ignored_class(VALUE klass)
+{
+    return klass == cTracegraphSelf || klass == hidden_module || NIL_P(klass) || !klass;
+}
+
+/* The method an event is for, the slow way (a cache miss), remembered in
+ * `slot` when the key allows. A return never creates a method: one that
+ * was never called started before profiling did. */
+static TG_SLOW_PATH uint32_t method_slow(rb_trace_arg_t *arg, method_cache_entry *slot, VALUE a, ID b, bool call,
+                                        bool c_method)
+{
+    ID mid;
+    VALUE klass = event_class(arg, &mid);
+    uint32_t m = ignored_class(klass) ? METHOD_IGNORED
+                 : call               ? session_method_for_call(klass, mid, c_method)
+                                      : tg_profiler_find_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
+    if (a && m != TG_NONE) *slot = (method_cache_entry){.a = a, .b = b, .method = m};
+    return m;
+}
+
+/* ---- blocks (block_frames.h) ------------------------------------------- */
+
+/* Tracegraph's own blocks are not part of the program either. */
+static bool ignored_block_owner(VALUE owner)
+{
+    return owner == cTracegraphSelf || (owner == hidden_module && !NIL_P(owner));
+}
+
+/* A block the cache does not know (VM reads trusted), by its iseq. A
+ * b_return never creates one: its b_call was before the start. */
+static TG_SLOW_PATH uint32_t block_slow(rb_trace_arg_t *arg, method_cache_entry *slot, VALUE iseq, bool call)
+{
+    VALUE owner = rb_tracearg_defined_class(arg);
+    uint32_t m;
+    if (ignored_block_owner(owner)) m = METHOD_IGNORED;
+    else if (!call) m = tg_profiler_find_method(&S.prof, (uint64_t)iseq, BLOCK_FRAMES_KEY_TAG);
+    else m = session_block_for_call(iseq, 0, owner, NIL_P(owner) ? 0 : ruby_vm_symbol_id(rb_tracearg_method_id(arg)));
+    if (m != TG_NONE) *slot = (method_cache_entry){.a = iseq, .b = 0, .method = m};
+    return m;
+}
+
+/* The block of a b_call or b_return, from its frame: cached by iseq (a
+ * Ruby method's entry or a C method's class is never an iseq). A
+ * define_method method's body is the method's: METHOD_IGNORED. */
+static TG_ALWAYS_INLINE uint32_t block_method_vm(rb_trace_arg_t *arg, bool call)
+{
+    uint64_t cfp = ruby_vm_trace_cfp(arg);
+    if (ruby_vm_frame_is_bmethod(cfp)) return METHOD_IGNORED;
+    VALUE iseq = ruby_vm_frame_iseq(cfp);
+    method_cache_entry *slot = &S.method_cache[method_cache_index(iseq, 0)];
+    return slot->a == iseq && slot->b == 0 ? slot->method : block_slow(arg, slot, iseq, call);
+}
+
+/* The same through the public API (block_frames.h): `last_call` is the
+ * method whose call was the event just before (define_method bodies),
+ * and a b_return closes the nearest open block with its frame object. */
+static TG_SLOW_PATH uint32_t block_public(rb_trace_arg_t *arg, bool call, uint32_t last_call, tg_context *ctx)
+{
+    VALUE frame;
+    int line;
+    if (!block_frames_public_frame(arg, &frame, &line)) return TG_NONE;
+    VALUE owner = rb_tracearg_defined_class(arg);
+    if (ignored_block_owner(owner)) return METHOD_IGNORED;
+    ID mid = NIL_P(owner) ? 0 : ruby_vm_symbol_id(rb_tracearg_method_id(arg));
+    uint32_t method = NIL_P(owner) || !mid ? TG_NONE : tg_profiler_find_method(&S.prof, (uint64_t)owner, mid);
+    if (call) {
+        if (method != TG_NONE && method == last_call && !S.keys[method].is_c && block_frames_public_is_block(frame)) {
+            S.keys[method].owner = frame;   /* a define_method method's body */
+            return METHOD_IGNORED;
+        }
+        return session_block_for_call(frame, line, owner, mid);
+    }
+    if (method != TG_NONE && S.keys[method].owner == frame) return METHOD_IGNORED;
+    tg_profiler_settle_leaf(&S.prof, ctx);
+    for (uint32_t i = ctx->depth; i-- > 0;) {
+        uint32_t m = ctx->frames[i].method;
+        if (S.keys[m].is_block && S.keys[m].klass == frame) return m;
+    }
+    return TG_NONE;
+}
+
+/* Tracegraph.profile's own block (the first b_call on its thread after
+ * the start) is not pushed, as the CLI's load of a script is not: what
+ * it calls are the roots. Its b_return then matches nothing. */
+static TG_SLOW_PATH bool hide_block(void)
+{
+    if (rb_thread_current() != S.hide_block_thread) return false;
+    S.hide_next_block = false;
+    return true;
+}
+
+/* The CLI's load of the script: not pushed, so its return is unmatched
+ * and ignored, and the calls it makes become bottom frames. Our own
+ * methods do not count as that call. */
+static TG_SLOW_PATH void hide_call(rb_trace_arg_t *arg)
+{
+    ID mid;
+    if (!ignored_class(event_class(arg, &mid))) S.hide_next_call = false;
+}
+
+/* Thread and fiber events: rare, so out of the hot path. */
+static TG_SLOW_PATH void on_thread_event(rb_trace_arg_t *arg, rb_event_flag_t event)
+{
+    thread_rec *th = session_event_thread(arg);
+    if (!th) return;
+    uint64_t now = session_event_time(th);
+    if (event & RUBY_EVENT_FIBER_SWITCH) {
+        session_switch_fiber(th, arg, now);
+        th->last_now = now;
+    } else if (event & RUBY_EVENT_THREAD_END) {
+        session_end_thread(th, now);
+    }
+}
+
+/* The method of a call or return event: C events carry their class and
+ * name; Ruby methods are known by their method entry. METHOD_IGNORED for
+ * our own methods, TG_NONE for a return from before the start. */
+/* The hook comes in two builds of the same code: one that reads the VM
+ * internals the probe trusted (ruby_vm.h), and one that uses Ruby's
+ * public API only. `vm_reads` is a constant in each, so neither pays for
+ * the other's branches. */
+static TG_ALWAYS_INLINE uint32_t event_method(rb_trace_arg_t *arg, bool call, bool c_method, bool vm_reads)
+{
+    if (!vm_reads) return method_slow(arg, NULL, 0, 0, call, c_method);
+    const struct ruby_vm_trace_arg *head = ruby_vm_trace_arg(arg);
+    VALUE a = head->klass;
+    ID b = head->id;
+    if (!a || !b) {
+        /* Only a Ruby method's own frame holds its entry: at a C event
+         * cfp is the caller's frame. */
+        a = c_method ? 0 : ruby_vm_frame_method_entry(head->cfp);
+        b = 0;
+    }
+    method_cache_entry *slot = &S.method_cache[method_cache_index(a, b)];
+    return a && slot->a == a && slot->b == b ? slot->method : method_slow(arg, slot, a, b, call, c_method);
+}
+
+/* ---- the hot path: a call, a return, a block ---------------------------- */
+
+/* Calls and returns each get their own function, so each keeps only the
+ * registers it needs. No stack protector: nothing here writes through a
+ * local buffer, and the canary check would cost every event. */
+#define TG_HOOK_PATH __attribute__((noinline, no_stack_protector))
+
+static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool vm_reads)
+{
+    if (RB_UNLIKELY(S.hide_next_call)) {
+        hide_call(arg);
+        return;
+    }
+    uint32_t m = event_method(arg, true, c_method, vm_reads);
+    if (!vm_reads && !c_method) S.last_call = m;   /* see block_public */
+    if (m >= METHOD_IGNORED) return;   /* ours, or out of memory */
+    thread_rec *th = session_event_thread_cached(arg, vm_reads);
+    if (!th) return;
+    tg_context *ctx = &th->current->ctx;
+    uint64_t position = vm_reads ? session_frame_position(arg, c_method) : 0;
+    uint64_t now = session_event_time(th);   /* after our bookkeeping */
+    if (vm_reads) {
+        tg_profiler_drop_stale(&S.prof, ctx, position, now);
+        if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
+    }
+    /* Most C methods return before they call anything: no frame for them
+     * unless they do. */
+    if (c_method) tg_profiler_push_leaf(&S.prof, ctx, m, position, now);
+    else tg_profiler_push(&S.prof, ctx, m, position, now);
+    th->last_now = now;
+}
+
+/* A C frame unwound by an exception, throw or break returns from its own
+ * slot, one below where a normal return happens: tried when the normal
+ * slot holds nothing. (The normal slot cannot hold a frame then, and the
+ * C frame's own slot can hold no other method: its callers are above.) */
+static TG_SLOW_PATH void return_from_own_slot(tg_context *ctx, uint32_t m, rb_trace_arg_t *arg, uint64_t now)
+{
+    tg_profiler_return_rare(&S.prof, ctx, m, ruby_vm_trace_cfp(arg), now);
+}
+
+static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bool vm_reads)
+{
+    uint32_t m = event_method(arg, false, c_method, vm_reads);
+    if (m >= METHOD_IGNORED) return;   /* ours, or a return from before the start */
+    thread_rec *th = session_event_thread_cached(arg, vm_reads);
+    if (!th) return;
+    uint64_t now = session_event_time(th);   /* before our bookkeeping */
+    tg_context *ctx = &th->current->ctx;
+    if (!vm_reads) {
+        tg_profiler_return_rare(&S.prof, ctx, m, 0, now);
+    } else {
+        uint64_t position = session_frame_position(arg, c_method);
+        if (!tg_profiler_return(&S.prof, ctx, m, position, now) && c_method && position)
+            return_from_own_slot(ctx, m, arg, now);
+    }
+    th->last_now = now;
+}
+
+/* b_call and b_return: a block is a frame like a Ruby method's, at its
+ * own block frame (cfp at both events). */
+static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm_reads, uint32_t last_call)
+{
+    thread_rec *th = session_event_thread_cached(arg, vm_reads);
+    if (!th) return;
+    tg_context *ctx = &th->current->ctx;
+    if (call && RB_UNLIKELY(S.hide_next_block) && hide_block()) return;
+    uint64_t now = call ? 0 : session_event_time(th);   /* a return: before our bookkeeping */
+    uint32_t m = vm_reads ? block_method_vm(arg, call) : block_public(arg, call, last_call, ctx);
+    if (m >= METHOD_IGNORED) return;
+    uint64_t position = vm_reads ? session_frame_position(arg, false) : 0;
+    if (call) {
+        now = session_event_time(th);   /* a call: after it */
+        if (vm_reads) {
+            tg_profiler_drop_stale(&S.prof, ctx, position, now);
+            if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
+        }
+        tg_profiler_push(&S.prof, ctx, m, position, now);
+    } else {
+        /* Not tg_profiler_return: a second call of it would keep link-time
+         * optimisation from inlining it into on_return, and cost every
+         * method's return (callgrind: +6% on fib with blocks: false). */
+        tg_profiler_return_rare(&S.prof, ctx, m, position, now);
+    }
+    th->last_now = now;
+}
+
+static TG_HOOK_PATH void on_block(rb_trace_arg_t *arg, bool call)
+{
+    block_event(arg, call, true, TG_NONE);
+}
+
+static TG_HOOK_PATH void on_call(rb_trace_arg_t *arg, bool c_method)
+{
+    call_event(arg, c_method, true);
+}
+
+static TG_HOOK_PATH void on_return(rb_trace_arg_t *arg, bool c_method)
+{
+    return_event(arg, c_method, true);
+}
+
+static void on_event(VALUE data, rb_trace_arg_t *arg)
+{
+    (void)data;
+    rb_event_flag_t event = ruby_vm_trace_arg(arg)->event;
+    if (event & CALL_EVENTS) on_call(arg, event & RUBY_EVENT_C_CALL);
+    else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) on_return(arg, event & RUBY_EVENT_C_RETURN);
+    else if (event & BLOCK_EVENTS) on_block(arg, event & RUBY_EVENT_B_CALL);
+    else on_thread_event(arg, event);
+}
+
+/* The hook when the probe did not trust the VM reads: no frame positions,
+ * every method looked up through rb_tracearg_*. */
+static void on_event_public(VALUE data, rb_trace_arg_t *arg)
+{
+    (void)data;
+    rb_event_flag_t event = rb_tracearg_event_flag(arg);
+    uint32_t last_call = S.last_call;
+    S.last_call = TG_NONE;
+    if (event & CALL_EVENTS) call_event(arg, event & RUBY_EVENT_C_CALL, false);
+    else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) return_event(arg, event & RUBY_EVENT_C_RETURN, false);
+    else if (event & BLOCK_EVENTS) block_event(arg, event & RUBY_EVENT_B_CALL, false, last_call);
+    else on_thread_event(arg, event);
+}
+
+/* ---- while paused ------------------------------------------------------- */
+
+/* A return while paused: the call it ends was made either during the
+ * pause (not recorded, so no frame matches) or before it. A frame open at
+ * the pause is closed here, at the moment the pause began (its clock is
+ * stopped), so a call made after resume gets its real caller, not a
+ * frame that is gone. Rare and off the hot path: its own hook. */
+static TG_SLOW_PATH void paused_return(rb_trace_arg_t *arg, bool c_method)
+{
+    uint32_t m = method_slow(arg, NULL, 0, 0, false, c_method);
+    if (m >= METHOD_IGNORED) return;
+    thread_rec *th = session_event_thread(arg);
+    if (!th) return;
+    th->last_now = session_event_time(th);
+    tg_context *ctx = &th->current->ctx;
+    if (!ctx->suspended) return;   /* a stack first seen during the pause: no frames */
+    uint64_t at = ctx->suspended_at;
+    uint64_t position = session_vm.trusted ? session_frame_position(arg, c_method) : 0;
+    if (!tg_profiler_return_rare(&S.prof, ctx, m, position, at) && c_method && position)
+        return_from_own_slot(ctx, m, arg, at);
+}
+
+/* A block's return while paused, as paused_return. */
+static TG_SLOW_PATH void paused_block_return(rb_trace_arg_t *arg)
+{
+    thread_rec *th = session_event_thread(arg);
+    if (!th) return;
+    th->last_now = session_event_time(th);
+    tg_context *ctx = &th->current->ctx;
+    if (!ctx->suspended) return;
+    uint32_t m = session_vm.trusted ? block_method_vm(arg, false) : block_public(arg, false, TG_NONE, ctx);
+    if (m >= METHOD_IGNORED) return;
+    uint64_t position = session_vm.trusted ? session_frame_position(arg, false) : 0;
+    tg_profiler_return_rare(&S.prof, ctx, m, position, ctx->suspended_at);
+}
+
+/* The hook between pause and resume. It does not see calls (they are not
+ * recorded, and cost the program nothing here); it sees returns, fiber
+ * switches and thread ends, so the stacks open at the pause stay true. */
+static void on_event_paused(VALUE data, rb_trace_arg_t *arg)
+{
+    (void)data;
+    rb_event_flag_t event = rb_tracearg_event_flag(arg);
+    if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) paused_return(arg, event & RUBY_EVENT_C_RETURN);
+    else if (event & RUBY_EVENT_B_RETURN) paused_block_return(arg);
+    else on_thread_event(arg, event);
+}
+
+/* ---- for start_stop.c and Init ----------------------------------------- */
+
+rb_event_hook_func_t event_hook_recording(void)
+{
+    return (rb_event_hook_func_t)(void (*)(void))(session_vm.trusted ? on_event : on_event_public);
+}
+
+rb_event_hook_func_t event_hook_paused(void)
+{
+    return (rb_event_hook_func_t)(void (*)(void))on_event_paused;
+}
+
+/* Tracegraph._hide_methods_of(mod): mod's methods are ours too (the
+ * wrappers tracegraph/process_end prepends to exit! and exec), so they
+ * are left out of every profile like Tracegraph's own. One module. */
+static VALUE hide_methods_of(VALUE mod, VALUE hidden)
+{
+    (void)mod;
+    Check_Type(hidden, T_MODULE);
+    hidden_module = hidden;
+    return Qnil;
+}
+
+void event_hook_init(VALUE mTracegraph)
+{
+    cTracegraphSelf = rb_singleton_class(mTracegraph);
+    rb_gc_register_mark_object(cTracegraphSelf);
+    rb_gc_register_address(&hidden_module);   /* pinned: compared by address in the hook */
+    rb_define_singleton_method(mTracegraph, "_hide_methods_of", hide_methods_of, 1);
+}

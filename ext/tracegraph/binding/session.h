@@ -1,0 +1,269 @@
+/*
+ * session.h - the recording session every event source shares: its state
+ * (S), the shadow stacks of threads and fibers (contexts), the method
+ * keys, and the clocks, with the inline readers the hooks run on every
+ * event. session.c owns the state and its slower paths.
+ *
+ * The event sources (event_hook.c, gc_events.c, alloc_events.c) and
+ * start_stop.c include this header; session.c calls none of them.
+ *
+ * Uses: ruby_vm.h (inline), core tg_profiler.h, tg_clock.h, tg_tsc.h.
+ *
+ * Rules for everything a hook reaches from here: no Ruby allocation, no
+ * Ruby method calls, no raise, no locks. Hooks run with the GVL held, so
+ * plain globals are safe.
+ */
+#ifndef TRACEGRAPH_SESSION_H
+#define TRACEGRAPH_SESSION_H
+
+#include <ruby.h>
+#include <ruby/debug.h>
+
+#include "ruby_vm.h"
+#include "tg_clock.h"
+#include "tg_profiler.h"
+#include "tg_tsc.h"
+
+/* Rare paths stay out of the hook's body, so the common path keeps its
+ * registers (and its prologue) small. */
+#define TG_SLOW_PATH __attribute__((noinline, cold))
+#define TG_ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* What we know about a method beyond its statistics: its key. A block
+ * (block_frames.h) is a method too, with is_block set. */
+typedef struct method_key {
+    VALUE klass;      /* the defining class or module (pinned while profiling);
+                         a block's iseq, or without the VM reads its frame object;
+                         nil for a GC pseudo-method (session_gc_method) */
+    ID mid;           /* the method's original name: aliases collapse */
+    bool is_c;
+    bool is_block;
+    int line;         /* a block's first line (public API keys) */
+    VALUE owner;      /* a block's enclosing method's class, or 0 (pinned);
+                         for a define_method method seen without the VM
+                         reads, the frame object of its body, or 0 */
+    ID owner_mid;     /* a block's enclosing method, or 0 */
+} method_key;
+
+/* One shadow stack: a thread's root stack or a fiber's. */
+typedef struct context_rec {
+    tg_context ctx;
+    VALUE fiber;      /* pinned; Qfalse while unresolved */
+    uint32_t index;   /* in S.contexts */
+} context_rec;
+
+/* A thread's CPU clock, estimated between real readings (see
+ * session_event_time). */
+typedef struct cpu_estimate {
+    uint64_t value;         /* the last time handed out, on the CPU clock */
+    uint64_t last_mono;     /* monotonic clock at the last event */
+    uint64_t last_sync;     /* monotonic clock at the last real reading */
+    bool estimate_valid;    /* false until a real reading, and after another thread ran */
+} cpu_estimate;
+
+typedef struct thread_rec {
+    VALUE thread;           /* pinned */
+    context_rec *current;   /* the stack of the fiber running on this thread */
+    context_rec *unresolved; /* its first stack, until we know its fiber */
+    uint64_t last_now;      /* clock at its last event: closes its frames at stop
+                               in :thread_cpu mode, where our clock is not its clock */
+    cpu_estimate clock;
+} thread_rec;
+
+/* A direct-mapped cache from an event's method key to the method index:
+ * (class, method id) for C methods, (method entry, 0) for Ruby methods
+ * (see ruby_vm_frame_method_entry). Cheaper than the method map's hash
+ * probe, and for Ruby methods it skips asking Ruby for the class and name.
+ * Filled by the event hook (event_hook.c), marked by session.c. */
+#define METHOD_CACHE_SIZE 1024
+#define METHOD_IGNORED (TG_NONE - 1)   /* tracegraph's own methods; never a method index */
+typedef struct method_cache_entry {
+    VALUE a;          /* 0: empty. Pinned while cached (see session.c) */
+    ID b;
+    uint32_t method;  /* an index, or METHOD_IGNORED */
+} method_cache_entry;
+
+struct session {
+    bool running;
+    tg_clock_kind clock;
+    clockid_t clock_id;
+    bool estimate_cpu;          /* CPU clocks: read them only when needed */
+    bool use_tsc;               /* CLOCK_MONOTONIC readings come from the TSC */
+    rb_event_flag_t events;
+    tg_profiler prof;
+    tg_calltree tree;           /* used when the call tree was asked for */
+
+    method_key *keys;           /* parallel to prof.methods */
+    uint32_t key_capacity;
+
+    thread_rec *threads;        /* index = the core's thread index */
+    uint32_t thread_capacity;
+    tg_pairmap thread_index;    /* Thread VALUE -> index */
+
+    context_rec **contexts;     /* stable pointers: the core keeps tg_context* */
+    uint32_t context_count, context_capacity;
+    tg_pairmap fiber_index;     /* Fiber VALUE -> context */
+
+    method_cache_entry method_cache[METHOD_CACHE_SIZE];
+
+    VALUE cached_thread;        /* one-entry cache of the thread lookup, */
+    const void *cached_ec;      /* and of the execution context it ran in */
+    thread_rec *cached;
+    bool dropped;               /* an event was lost (out of memory) */
+    bool hide_next_call;        /* the CLI's own load/eval of the script */
+    /* Last, so the hook's fields keep their offsets (and short encodings). */
+    bool paused;                /* between pause and resume: see event_hook_paused */
+    VALUE only_thread;          /* threads: :current, the thread hooked; Qfalse: all.
+                                   Registered at start, so marked as S.threads[0] */
+    rb_event_hook_func_t hook;  /* the hook installed now */
+    bool gc;                    /* garbage collection is recorded (gc_events.h) */
+    bool blocks;                /* blocks as frames (block_frames.h) */
+    bool allocations;           /* allocations are counted (alloc_events.h) */
+    bool hide_next_block;       /* Tracegraph.profile's own block */
+    VALUE hide_block_thread;    /* the thread it runs on (marked as S.threads[0]) */
+    uint32_t last_call;         /* public API only: the method whose call was the
+                                   last event, or TG_NONE (define_method bodies) */
+    /* Wall time while recording (CLOCK_MONOTONIC, read outside the hook):
+     * what the threads' times are set against in the legend. */
+    uint64_t wall_started, wall_paused_at, wall_paused, wall_time;
+};
+
+/* The one session, recording or not. Named short: the hook reads it on
+ * nearly every line. Started and stopped by start_stop.c. */
+extern struct session S;
+
+/* What the probe (ruby_vm_probe.h) found at the first start: whether the
+ * VM reads are trusted, and the size of one control frame. When they are
+ * not, frame positions are off and the hook uses the public API only. */
+extern ruby_vm_layout session_vm;
+
+/* The wall clock's TSC calibration (see session_monotonic_now). */
+extern tg_tsc session_tsc;
+
+/* ---- inline readers for the hooks -------------------------------------- */
+
+/* Where a method's frame is on the VM stack: the address of its control
+ * frame. Frames are pushed downwards, so a smaller address is deeper. At
+ * a Ruby call or return, cfp is the method's own frame. At a C call or
+ * return it is the caller's frame (the C frame is pushed after the call
+ * event and popped before the return event), so the C frame is the slot
+ * just below it. The exception: a C frame unwound by an exception, throw
+ * or break fires its return with cfp still at the C frame itself; see
+ * return_from_own_slot in event_hook.c. */
+static inline uint64_t session_frame_position(rb_trace_arg_t *arg, bool c_method)
+{
+    uint64_t cfp = ruby_vm_trace_cfp(arg);
+    if (!session_vm.frame_size || !cfp) return 0;
+    return c_method ? cfp - session_vm.frame_size : cfp;
+}
+
+/* The CPU clocks cost a system call per reading on many machines (about
+ * 0.65 us here, ten times the monotonic clock). Between two events a few
+ * microseconds apart a running thread cannot have lost the CPU for long,
+ * so there the CPU clock advances like the monotonic one: read that, and
+ * read the real CPU clock only after a longer gap (where a sleep, I/O or
+ * another thread may hide), after another thread ran, and at least every
+ * millisecond, so an estimate never drifts far. The estimate never steps
+ * backwards; a constant offset does not change any duration. */
+#define CPU_SHORT_GAP_NS 20000ull
+#define CPU_SYNC_PERIOD_NS 1000000ull
+
+/* The wall clock: CLOCK_MONOTONIC, or the same clock read for less
+ * through the TSC where the kernel keeps time with it (tg_tsc.h). */
+static inline uint64_t session_monotonic_now(void)
+{
+    return S.use_tsc ? tg_tsc_now(&session_tsc) : tg_clock_read(CLOCK_MONOTONIC);
+}
+
+/* The session's clock at an event on thread `th`. */
+static inline uint64_t session_event_time(thread_rec *th)
+{
+    if (!S.estimate_cpu) return S.use_tsc ? tg_tsc_now(&session_tsc) : tg_clock_read(S.clock_id);
+    cpu_estimate *c = &th->clock;
+    uint64_t mono = session_monotonic_now();
+    uint64_t gap = mono - c->last_mono;
+    c->last_mono = mono;
+    if (c->estimate_valid && gap < CPU_SHORT_GAP_NS && mono - c->last_sync < CPU_SYNC_PERIOD_NS)
+        return c->value += gap;
+    uint64_t cpu = tg_clock_read(S.clock_id);
+    if (cpu > c->value) c->value = cpu;
+    c->last_sync = mono;
+    c->estimate_valid = true;
+    return c->value;
+}
+
+/* The running thread's record, made the core's running context, the slow
+ * way (session.c), remembering the execution context it was found for.
+ * NULL if out of memory. */
+TG_SLOW_PATH thread_rec *session_event_thread(rb_trace_arg_t *arg);
+
+/* The running thread: the same execution context as the last event
+ * means the same thread, with no lookup. (A fiber switch changes it too;
+ * that event resets it.) `vm_reads` is a constant in each build of the
+ * hook (see event_hook.c). */
+static TG_ALWAYS_INLINE thread_rec *session_event_thread_cached(rb_trace_arg_t *arg, bool vm_reads)
+{
+    return vm_reads && ruby_vm_trace_ec(arg) == S.cached_ec ? S.cached : session_event_thread(arg);
+}
+
+/* For the allocation hook (alloc_events.c): the running context of the
+ * allocating thread, or NULL if it is not recorded (threads: :current)
+ * or out of memory. Every allocation asks, so the same execution context
+ * as the last event answers without a lookup, as for calls (NEWOBJ's ec
+ * is the allocating fiber's). No clock reading; allocates no Ruby object. */
+static inline tg_context *session_allocating_context(rb_trace_arg_t *arg)
+{
+    if (RTEST(S.only_thread) && rb_thread_current() != S.only_thread) return NULL;
+    thread_rec *th = session_event_thread_cached(arg, session_vm.trusted);
+    return th ? &th->current->ctx : NULL;
+}
+
+/* ---- session.c --------------------------------------------------------- */
+
+/* Makes the object whose mark function marks S (at Init). */
+void session_init(void);
+
+/* Frees every table of S and zeroes it. */
+void session_free(void);
+
+/* The running thread's record, made the core's running context; `fiber`
+ * is its current Fiber if the caller may ask for it safely (outside the
+ * hook), else Qfalse. NULL if out of memory (S.dropped is set). */
+thread_rec *session_current_thread(VALUE fiber);
+
+/* For the GC hook (gc_events.c): the running context of the thread an
+ * event fires on, made the core's running context, with that thread's
+ * clock in *now; NULL if the thread is not recorded (threads: :current)
+ * or out of memory. Allocates no Ruby object: safe inside the collector. */
+tg_context *session_event_context(rb_trace_arg_t *arg, uint64_t *now);
+
+/* The index of a method (is_c for a C method) or a block (keyed by its
+ * frame object and line, named at stop after its enclosing method: owner,
+ * owner_mid; 0 outside methods), created with its key on first sight.
+ * TG_NONE if out of memory. */
+uint32_t session_method_for_call(VALUE klass, ID mid, bool is_c);
+uint32_t session_block_for_call(VALUE frame, int line, VALUE owner, ID owner_mid);
+
+/* The index of a garbage-collection pseudo-method (tg_gc_node), created
+ * the first time it is about to be pushed, so a profile holds only those
+ * that ran: its key (nil, node) cannot be a real method's. Plain malloc,
+ * no Ruby object: safe inside the collector. TG_NONE if out of memory. */
+uint32_t session_gc_method(uint32_t node);
+
+/* A fiber switch happened on thread `th`: stop the clock of the stack it
+ * left and start the one it entered. */
+void session_switch_fiber(thread_rec *th, rb_trace_arg_t *arg, uint64_t now);
+
+/* Thread `th` is ending: close whatever it left open (Thread#kill). */
+void session_end_thread(thread_rec *th, uint64_t now);
+
+/* A reading of the session's clock from any thread (outside the hook):
+ * for CPU clocks the calling thread's (or process's) real CPU time. */
+uint64_t session_clock_read(void);
+
+/* Whether the TSC can stand in for CLOCK_MONOTONIC: calibrates it once
+ * (2 ms, at the first start that can use it) and refines its scale at
+ * every later start. */
+bool session_tsc_ready(void);
+
+#endif

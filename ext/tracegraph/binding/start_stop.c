@@ -1,0 +1,357 @@
+/*
+ * start_stop.c - Tracegraph._start, _stop, _pause, _resume, running? and
+ * paused?: the one file that knows every hook. It sets up the session
+ * (session.h), installs and removes the event hook (event_hook.h), the
+ * garbage-collection hook (gc_events.h) and the allocation hook
+ * (alloc_events.h) in their order, and at stop builds the result that
+ * Tracegraph::Profile wraps, naming each method (naming.h) and handing
+ * the call tree to a NativeCallTree (native_call_tree.h).
+ *
+ * Uses: start_stop.h, session.h, event_hook.h, gc_events.h,
+ * alloc_events.h, naming.h, native_call_tree.h, ruby_vm_probe.h, core
+ * tg_profiler.h, tg_calltree.h, tg_clock.h. None of them calls back.
+ */
+#include "start_stop.h"
+
+#include <string.h>
+
+#include "alloc_events.h"
+#include "event_hook.h"
+#include "gc_events.h"
+#include "naming.h"
+#include "native_call_tree.h"
+#include "ruby_vm_probe.h"
+#include "session.h"
+
+static VALUE mTracegraph, eError;
+
+/* ---- the hooks ---------------------------------------------------------- */
+
+/* Installs `func` for `events`: for every thread, or with threads:
+ * :current for the one thread, whose filter Ruby applies before calling
+ * us, so other threads never reach the hook. */
+static void install_hook(rb_event_hook_func_t func, rb_event_flag_t events)
+{
+    rb_event_hook_flag_t flags = RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG;
+    S.hook = func;
+    if (RTEST(S.only_thread)) rb_thread_add_event_hook2(S.only_thread, func, events, Qnil, flags);
+    else rb_add_event_hook2(func, events, Qnil, flags);
+}
+
+static void remove_hook(void)
+{
+    if (RTEST(S.only_thread)) rb_thread_remove_event_hook(S.only_thread, S.hook);
+    else rb_remove_event_hook(S.hook);
+}
+
+/* Measured once, at the first start, when profiling is about to
+ * instrument calls anyway. */
+static void measure_vm_layout(void)
+{
+    static bool measured;
+    if (measured) return;
+    measured = true;
+    if (!rb_const_defined_at(mTracegraph, rb_intern("FrameProbe"))) return;
+    session_vm = ruby_vm_probe_layout(rb_const_get_at(mTracegraph, rb_intern("FrameProbe")));
+}
+
+/* ---- start -------------------------------------------------------------- */
+
+static tg_clock_kind clock_from_symbol(VALUE sym)
+{
+    static const tg_clock_kind kinds[] = {TG_CLOCK_WALL, TG_CLOCK_CPU, TG_CLOCK_THREAD_CPU};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (sym == ID2SYM(rb_intern(tg_clock_name(kinds[i])))) return kinds[i];
+    rb_raise(rb_eArgError, "unknown clock %+" PRIsVALUE " (allowed: :wall, :cpu, :thread_cpu)", sym);
+}
+
+/* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes,
+ * exact_clock, current_thread_only, gc, blocks, allocations,
+ * hide_next_block): options are validated in Ruby.
+ * hide_next_call leaves out the first call made after start: the CLI's
+ * `load` of the script, so the script's methods are the roots of the
+ * graph. call_tree_nodes > 0 keeps a call tree of at most that many nodes.
+ * exact_clock reads a CPU clock on every event instead of estimating it
+ * between readings. current_thread_only records the calling thread (and
+ * its fibers) only. gc records garbage collection (gc_events.h). blocks
+ * records blocks as frames (block_frames.h); allocations counts the
+ * objects allocated in each method (alloc_events.h); hide_next_block
+ * leaves out the block the calling thread runs next (Tracegraph.profile's). */
+static VALUE start_method(int argc, VALUE *argv, VALUE mod)
+{
+    rb_check_arity(argc, 10, 10);
+    VALUE clock = argv[0], c_calls = argv[1], hide_next_call = argv[2], call_tree_nodes = argv[3],
+          exact_clock = argv[4], current_thread_only = argv[5], gc = argv[6], blocks = argv[7],
+          allocations = argv[8], hide_next_block = argv[9];
+    (void)mod;
+    if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
+    tg_clock_kind kind = clock_from_symbol(clock);
+    measure_vm_layout();
+
+    memset(&S, 0, sizeof S);
+    uint32_t tree_nodes = NUM2UINT(call_tree_nodes);
+    if (!tg_profiler_init(&S.prof) || !tg_pairmap_init(&S.thread_index, 64) ||
+        !tg_pairmap_init(&S.fiber_index, 64) || (tree_nodes && !tg_calltree_init(&S.tree, tree_nodes))) {
+        session_free();
+        rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
+    }
+    if (tree_nodes) S.prof.tree = &S.tree;
+    if (RTEST(allocations)) {
+        tg_profiler_count_allocations(&S.prof);
+        if (tree_nodes) tg_calltree_count_allocations(&S.tree);
+    }
+    S.clock = kind;
+    S.clock_id = tg_clock_id(kind);
+    S.estimate_cpu = kind != TG_CLOCK_WALL && !RTEST(exact_clock);
+    /* exact_clock keeps the wall clock on CLOCK_MONOTONIC itself; with the
+     * CPU clocks it only matters between real CPU readings. */
+    S.use_tsc = (kind == TG_CLOCK_WALL ? !RTEST(exact_clock) : S.estimate_cpu) && session_tsc_ready();
+    S.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
+    if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
+    S.blocks = RTEST(blocks);
+    if (S.blocks) S.events |= RUBY_EVENT_B_CALL | RUBY_EVENT_B_RETURN;
+    S.last_call = TG_NONE;
+    S.cached_thread = Qundef;
+    S.hide_next_call = RTEST(hide_next_call);
+    /* Resolve the calling thread here, outside the hook, where allocating
+     * its root Fiber object is harmless. */
+    if (!session_current_thread(rb_fiber_current())) {
+        session_free();
+        rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
+    }
+    S.only_thread = RTEST(current_thread_only) ? rb_thread_current() : Qfalse;
+    S.gc = RTEST(gc);
+    S.hide_next_block = S.blocks && RTEST(hide_next_block);
+    S.hide_block_thread = rb_thread_current();
+    S.allocations = RTEST(allocations);
+    S.running = true;
+    S.wall_started = tg_clock_read(CLOCK_MONOTONIC);
+    install_hook(event_hook_recording(), S.events);
+    /* After the main hook: see pause_method. */
+    if (RTEST(gc)) gc_events_start(&S.prof);
+    /* Last of all: from here to the return nothing allocates. */
+    if (S.allocations) alloc_events_start(&S.prof);
+    return Qnil;
+}
+
+/* ---- the result --------------------------------------------------------- */
+
+/* nil, or [folded_calls, NativeCallTree]: the nodes move to the Ruby
+ * object as they are (no copy, no Ruby object per node); the session's
+ * index of them is freed at stop. */
+static VALUE build_call_tree(void)
+{
+    if (!S.prof.tree) return Qnil;
+    tg_calltree_node *nodes = S.tree.nodes;
+    tg_calltree_allocations *allocations = S.tree.allocations;
+    bool counted = S.tree.count_allocations;
+    uint32_t count = S.tree.count;
+    VALUE folded_calls = ULL2NUM(S.tree.folded_calls);
+    S.tree.nodes = NULL;   /* the tree's now, even if wrapping fails */
+    S.tree.allocations = NULL;
+    S.tree.count = S.tree.capacity = 0;
+    tg_calltree_free(&S.tree);   /* its index: not needed after stop */
+    VALUE tree = native_call_tree_wrap(nodes, allocations, counted, count);
+    return rb_ary_new_from_args(2, folded_calls, tree);
+}
+
+/* Builds the plain-data result that Tracegraph::Profile wraps:
+ *   [clock, [[thread, time], ...],
+ *    [[name, file, line, is_c, calls, total, self(, allocations, self allocations, {type => self allocations})], ...],
+ *    [[caller, callee, calls, total, self(, allocations, self allocations)], ...], complete?, call_tree,
+ *    [gc runs, gc step, marking and sweeping method indexes], wall time, allocations?]
+ * with the allocation counts only if allocations were counted. */
+static VALUE build_result(void)
+{
+    /* First: it frees the call tree's index before the Ruby arrays grow. */
+    VALUE call_tree = build_call_tree();
+    VALUE threads = rb_ary_new_capa(S.prof.thread_count);
+    for (uint32_t i = 0; i < S.prof.thread_count; i++)
+        rb_ary_push(threads, rb_ary_new_from_args(2, S.threads[i].thread, ULL2NUM(S.prof.thread_time[i])));
+
+    VALUE methods = rb_ary_new_capa(S.prof.method_count);
+    for (uint32_t i = 0; i < S.prof.method_count; i++) {
+        const tg_method_stats *m = &S.prof.methods[i];
+        VALUE loc = naming_location(&S.keys[i]);
+        VALUE row = rb_ary_new_from_args(
+            7, naming_name(&S.keys[i]), rb_ary_entry(loc, 0),
+            rb_ary_entry(loc, 1),
+            S.keys[i].is_c ? Qtrue : Qfalse, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time));
+        if (S.allocations) {
+            rb_ary_push(row, ULL2NUM(S.prof.method_allocations[i].total));
+            rb_ary_push(row, ULL2NUM(S.prof.method_allocations[i].self));
+            rb_ary_push(row, alloc_events_by_type(&S.prof.method_allocation_types[i]));
+        }
+        rb_ary_push(methods, row);
+    }
+
+    VALUE edges = rb_ary_new_capa(S.prof.edge_count);
+    for (uint32_t i = 0; i < S.prof.edge_count; i++) {
+        const tg_edge_stats *e = &S.prof.edges[i];
+        VALUE row = rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee), ULL2NUM(e->calls),
+                                         ULL2NUM(e->total_time), ULL2NUM(e->self_time));
+        if (S.allocations) {
+            rb_ary_push(row, ULL2NUM(S.prof.edge_allocations[i].total));
+            rb_ary_push(row, ULL2NUM(S.prof.edge_allocations[i].self));
+        }
+        rb_ary_push(edges, row);
+    }
+    return rb_ary_new_from_args(9, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
+                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, call_tree,
+                                S.gc ? gc_events_result() : Qnil, ULL2NUM(S.wall_time),
+                                S.allocations ? Qtrue : Qfalse);
+}
+
+static VALUE build_result_protected(VALUE unused)
+{
+    (void)unused;
+    return build_result();
+}
+
+/* ---- pause, resume, stop ------------------------------------------------ */
+
+/* Thread `th`'s clock now, on its own time line, from the calling thread
+ * `me` (outside the hook), given `now` = session_clock_read(): the calling
+ * thread's is read; another thread's CPU clock cannot be read from here
+ * (its time at its last event stands in), and its estimate may run a
+ * constant ahead. */
+static uint64_t thread_clock_now(thread_rec *th, VALUE me, uint64_t now)
+{
+    return th->thread == me                 ? session_event_time(th)
+           : S.clock == TG_CLOCK_THREAD_CPU ? th->last_now
+           : S.estimate_cpu                 ? (now > th->clock.value ? now : th->clock.value)
+                                            : now;
+}
+
+/* Tracegraph._pause: stops every running stack's clock and stops
+ * recording calls; the stacks stay open (see event_hook_paused). */
+static VALUE pause_method(VALUE mod)
+{
+    (void)mod;
+    if (!S.running) rb_raise(eError, "not started: call Tracegraph.start before Tracegraph.pause");
+    if (S.paused) rb_raise(eError, "already paused: call Tracegraph.resume first");
+    /* The GC and allocation hooks go first and come back last (resume_method,
+     * start_method): they are never on without the main hook, and nothing
+     * allocated here or in the Ruby that pauses is counted. */
+    if (S.allocations) alloc_events_stop();
+    if (S.gc) gc_events_pause();
+    remove_hook();
+    /* A pending C leaf becomes a frame, so a return during the pause
+     * closes it like any other. */
+    if (S.prof.running) tg_profiler_settle_leaf(&S.prof, S.prof.running);
+    uint64_t now = session_clock_read();
+    VALUE me = rb_thread_current();
+    for (uint32_t i = 0; i < S.prof.thread_count; i++) {
+        thread_rec *th = &S.threads[i];
+        tg_context_suspend(&th->current->ctx, thread_clock_now(th, me, now));
+        th->clock.estimate_valid = false;
+    }
+    S.paused = true;
+    S.wall_paused_at = tg_clock_read(CLOCK_MONOTONIC);
+    rb_event_flag_t events = RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
+    events |= S.events & (RUBY_EVENT_C_RETURN | RUBY_EVENT_B_RETURN);
+    install_hook(event_hook_paused(), events);
+    return Qnil;
+}
+
+/* Tracegraph._resume: restarts the clock of each thread's running stack
+ * (stacks switched out stay stopped until switched in) and records calls
+ * again. */
+static VALUE resume_method(VALUE mod)
+{
+    (void)mod;
+    if (!S.running) rb_raise(eError, "not started: call Tracegraph.start and Tracegraph.pause first");
+    if (!S.paused) rb_raise(eError, "not paused: call Tracegraph.pause first");
+    remove_hook();
+    uint64_t now = session_clock_read();
+    VALUE me = rb_thread_current();
+    for (uint32_t i = 0; i < S.prof.thread_count; i++) {
+        thread_rec *th = &S.threads[i];
+        tg_context_resume(&th->current->ctx, thread_clock_now(th, me, now));
+        th->clock.estimate_valid = false;
+    }
+    S.paused = false;
+    S.wall_paused += tg_clock_read(CLOCK_MONOTONIC) - S.wall_paused_at;
+    install_hook(event_hook_recording(), S.events);
+    if (S.gc) gc_events_resume();
+    if (S.allocations) alloc_events_start(&S.prof);
+    return Qnil;
+}
+
+/* Tracegraph._stop: removes the hook, closes open frames, returns the data. */
+static VALUE stop_method(VALUE mod)
+{
+    (void)mod;
+    if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
+    if (S.allocations) alloc_events_stop();   /* first, as in pause_method */
+    if (S.gc) gc_events_stop();
+    remove_hook();
+    S.running = false;
+    uint64_t wall_end = S.paused ? S.wall_paused_at : tg_clock_read(CLOCK_MONOTONIC);
+    S.wall_time = wall_end - S.wall_started - S.wall_paused;
+
+    uint64_t now = session_clock_read();
+    VALUE me = rb_thread_current();
+    for (uint32_t i = 0; i < S.prof.thread_count; i++) {
+        thread_rec *th = &S.threads[i];
+        /* Close each thread's frames on that thread's own time line
+         * (stacks stopped by a pause or a fiber switch at that moment). */
+        uint64_t at = thread_clock_now(th, me, now);
+        for (uint32_t c = 0; c < S.context_count; c++)
+            if (S.contexts[c]->ctx.thread == i) tg_profiler_close_all(&S.prof, &S.contexts[c]->ctx, at);
+    }
+
+    int state = 0;
+    VALUE result = rb_protect(build_result_protected, Qnil, &state);
+    session_free();
+    if (state) rb_jump_tag(state);
+    return result;
+}
+
+static VALUE running_p_method(VALUE mod)
+{
+    (void)mod;
+    return S.running ? Qtrue : Qfalse;
+}
+
+static VALUE paused_p_method(VALUE mod)
+{
+    (void)mod;
+    return S.running && S.paused ? Qtrue : Qfalse;
+}
+
+/* For tests: the measured control frame size, 0 if positions are off. */
+static VALUE frame_size_method(VALUE mod)
+{
+    (void)mod;
+    return ULL2NUM(session_vm.frame_size);
+}
+
+/* For tests: whether the probe trusted the VM reads (ruby_vm.h). */
+static VALUE vm_reads_p_method(VALUE mod)
+{
+    (void)mod;
+    return session_vm.trusted ? Qtrue : Qfalse;
+}
+
+/* For tests: whether the allocation hook is installed now. */
+static VALUE allocation_hook_p_method(VALUE mod)
+{
+    (void)mod;
+    return alloc_events_installed() ? Qtrue : Qfalse;
+}
+
+void start_stop_init(VALUE mod, VALUE error)
+{
+    mTracegraph = mod;
+    eError = error;
+    rb_define_singleton_method(mTracegraph, "_start", start_method, -1);
+    rb_define_singleton_method(mTracegraph, "_stop", stop_method, 0);
+    rb_define_singleton_method(mTracegraph, "_pause", pause_method, 0);
+    rb_define_singleton_method(mTracegraph, "_resume", resume_method, 0);
+    rb_define_singleton_method(mTracegraph, "running?", running_p_method, 0);
+    rb_define_singleton_method(mTracegraph, "paused?", paused_p_method, 0);
+    rb_define_singleton_method(mTracegraph, "_frame_size", frame_size_method, 0);
+    rb_define_singleton_method(mTracegraph, "_vm_reads?", vm_reads_p_method, 0);
+    rb_define_singleton_method(mTracegraph, "_allocation_hook?", allocation_hook_p_method, 0);
+}
