@@ -53,8 +53,11 @@ module Tracegraph
       return 0 if options == :done
 
       name, iseq = target(options, argv)
-      options[:outputs].map! { |path| File.expand_path(path) }
-      options[:outputs].each { |path| Output.check_path(path) }
+      # Checked as typed, kept absolute: see the top of this file.
+      options[:outputs] = Output.check_paths(options[:outputs], format: options[:format]).map(&:absolute)
+      # The profile goes to standard output: the script's own output goes
+      # to standard error, so that the two never mix.
+      Output.claim_stdout if options[:outputs].any?(&:stdout?)
       return repeated(options, name, argv) if options[:runs] > 1
 
       ScriptRun.new(name, iseq, argv, outputs: options[:outputs], start_options: options[:start],
@@ -63,7 +66,7 @@ module Tracegraph
       @err.puts "tracegraph: #{e.message} (see tracegraph --help)"
       USAGE_ERROR
     rescue Tracegraph::Error, ArgumentError => e
-      @err.puts "tracegraph: #{e.message}"
+      @err.puts Tracegraph.printable("tracegraph: #{e.message}")
       USAGE_ERROR
     rescue SyntaxError => e
       # As ruby reports it, before anything runs: there is no profile.
@@ -82,7 +85,7 @@ module Tracegraph
     end
 
     def parse(argv)
-      options = {outputs: [], start: {}, dot: {}, flat: false, code: nil, runs: 1}
+      options = {outputs: [], start: {}, dot: {}, flat: false, code: nil, runs: 1, format: nil}
       parser = OptionParser.new do |o|
         o.banner = <<~TEXT
           Usage: tracegraph [options] script.rb [script args...]
@@ -92,7 +95,8 @@ module Tracegraph
                  tracegraph diff [options] base.json head.json   (see tracegraph diff --help)
 
           Profiles a Ruby program and writes its call graph. The format follows the
-          output's name: #{Output.known_formats}
+          output's name, or --format for a name without one (-o - is standard output;
+          a name ending in .gz is compressed): #{Output.known_formats}
           (pdf/svg/png run Graphviz's dot and keep the .dot beside them; .folded is folded
           stacks for flame graphs; .pb.gz is pprof; .speedscope.json is for speedscope;
           .firefox.json is for the Firefox Profiler; callgrind is for KCachegrind). -o can be given more than once.
@@ -102,7 +106,9 @@ module Tracegraph
           when the process ends, after the script's at_exit handlers.
 
         TEXT
-        o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot)") { |v| options[:outputs] << v }
+        o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot); - is standard output,",
+             "where the script's own output then goes to standard error") { |v| options[:outputs] << v }
+        Output.define_format_option(o, options)
         o.on("-e CODE", "Profile this code instead of a script") { |v| options[:code] = v }
         o.on("-c", "--clock CLOCK", Tracegraph::CLOCKS.map(&:to_s), "wall (default), cpu or thread_cpu") do |v|
           options[:start][:clock] = v.to_sym
@@ -149,6 +155,7 @@ module Tracegraph
       # ARGV, its -o and --help too.
       parser.order!(argv)
       options[:outputs] << "call_graph.dot" if options[:outputs].empty?
+      options[:outputs].map! { |spec| Output.target(spec, format: options[:format]) }
       if Output.needs_call_tree?(options[:outputs]) || GraphOptions.needs_call_tree?(options[:dot])
         options[:start][:call_tree] = true
       end
