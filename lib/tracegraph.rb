@@ -9,11 +9,11 @@
 require "tracegraph/version"
 require "tracegraph/tracegraph"
 require "tracegraph/frame_probe"
-require "tracegraph/naming"
-require "tracegraph/option_checks"
-require "tracegraph/profile"
-require "tracegraph/run_stats"
-require "tracegraph/diff_gate"
+require "tracegraph/model/naming"
+require "tracegraph/model/option_checks"
+require "tracegraph/model/profile"
+require "tracegraph/model/run_stats"
+require "tracegraph/comparison/diff_gate"
 
 module Tracegraph
   # Raised for misuse: starting twice, stopping when not started, pausing

@@ -2,12 +2,12 @@
 #
 #   TRACEGRAPH_OUTPUT=graphs/call_graph.pdf ruby -rtracegraph/autorun app.rb
 #
-# Settings come from TRACEGRAPH_* variables (see tracegraph/env_config.rb).
+# Settings come from TRACEGRAPH_* variables (see tracegraph/cli/env_config.rb).
 # The profile covers the program's own at_exit handlers, and is written
-# just before exit! or exec too (see tracegraph/process_end.rb).
+# just before exit! or exec too (see tracegraph/cli/process_end.rb).
 #
 # Every process writes its own file, and none overwrites another's (see
-# tracegraph/output_naming.rb). The first process of a run writes
+# tracegraph/output/output_naming.rb). The first process of a run writes
 # TRACEGRAPH_OUTPUT and exports TRACEGRAPH_RUN; every other one writes
 # the name with its pid, graphs/call_graph.12345.pdf: a forked child, a
 # program exec'd (the one before exec wrote its own), a Ruby started with
@@ -15,10 +15,10 @@
 # file and each test process's). A pid's name already written in this run
 # gets a count: graphs/call_graph.12345.2.pdf.
 require "tracegraph"
-require "tracegraph/env_config"
-require "tracegraph/output"
-require "tracegraph/output_naming"
-require "tracegraph/process_end"
+require "tracegraph/cli/env_config"
+require "tracegraph/output/output"
+require "tracegraph/output/output_naming"
+require "tracegraph/cli/process_end"
 
 module Tracegraph
   module Autorun

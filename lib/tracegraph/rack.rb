@@ -19,7 +19,7 @@
 # X-Tracegraph response header and a log line. The check and the start are
 # one atomic step (Mutex#try_lock), so concurrent requests never raise.
 require "tracegraph"
-require "tracegraph/request_files"
+require "tracegraph/output/request_files"
 
 module Tracegraph
   class Rack

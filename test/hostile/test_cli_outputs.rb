@@ -1,6 +1,6 @@
 require_relative "../ruby/test_helper"
 require_relative "../ruby/cli_helper"
-require "tracegraph/output"
+require "tracegraph/output/output"
 
 # Where the command's outputs go, whatever the script does: change
 # directory, fork without a block, get killed by a signal, or be given an

@@ -3,7 +3,7 @@ require_relative "cli_helper"
 require "json"
 require "open3"
 require "tmpdir"
-require "tracegraph/output"
+require "tracegraph/output/output"
 
 # Firefox Profiler output (processed format, version 47), read two ways:
 # - by the Firefox Profiler's own loading and call-tree code, which the

@@ -1,7 +1,7 @@
 require_relative "test_helper"
 require "tmpdir"
 require "zlib"
-require "tracegraph/output"
+require "tracegraph/output/output"
 
 class TestFolded < TracegraphTest
   def a = b(:d)

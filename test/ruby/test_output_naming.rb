@@ -1,6 +1,6 @@
 require_relative "test_helper"
 require "tmpdir"
-require "tracegraph/output_naming"
+require "tracegraph/output/output_naming"
 
 class TestOutputNaming < Minitest::Test
   def setup

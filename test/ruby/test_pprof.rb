@@ -3,7 +3,7 @@ require_relative "cli_helper"
 require "open3"
 require "tmpdir"
 require "zlib"
-require "tracegraph/output"
+require "tracegraph/output/output"
 
 # pprof output, read back by pprof itself (`go tool pprof`, from Debian's
 # golang-go): -top must show exactly our self times, totals and call

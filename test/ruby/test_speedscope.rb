@@ -3,7 +3,7 @@ require_relative "cli_helper"
 require "json"
 require "open3"
 require "tmpdir"
-require "tracegraph/output"
+require "tracegraph/output/output"
 
 # speedscope output, read by speedscope's own importer: the npm package's
 # release bundle run under Node (test/consumers/speedscope_import.js;

@@ -4,7 +4,7 @@
 # with any graph options, as tracegraph render writes one. Exit status as
 # render's: 0, 1 when an output could not be written, 2 for bad usage, an
 # unreadable profile, or profiles of different clocks.
-require "tracegraph/render_cli"
+require "tracegraph/cli/render_cli"
 
 module Tracegraph
   class MergeCLI < RenderCLI

@@ -15,8 +15,8 @@ module Tracegraph
     #   focus:         Regexp/String: keep only methods matching it and their callers and callees
     #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
     #   split_hubs:    draw an iterator many methods call with their own blocks as one box
-    #                  per caller, where the profile says exactly what is whose (true; see hub_split.rb)
-    #   fold_chains:   fold chains of frames that only pass the call on into one arrow (true; chain_fold.rb)
+    #                  per caller, where the profile says exactly what is whose (true; see model/hub_split.rb)
+    #   fold_chains:   fold chains of frames that only pass the call on into one arrow (true; model/chain_fold.rb)
     #   size_by:       :time, or :allocations (needs allocations: true): box size by self allocations,
     #                  colour by total allocations, and the fractions and max_nodes by allocations
     #                  too, so the graph shows where the garbage comes from. Labels give both.

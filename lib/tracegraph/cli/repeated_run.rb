@@ -12,7 +12,7 @@
 require "rbconfig"
 require "tmpdir"
 require "tracegraph"
-require "tracegraph/output"
+require "tracegraph/output/output"
 
 module Tracegraph
   class RepeatedRun

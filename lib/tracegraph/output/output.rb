@@ -6,10 +6,10 @@
 # write (or one entry in STACK_FORMATS for a Profile#write_FORMAT drawn
 # from the call tree), and, if it was in FOREIGN_SUFFIXES, out of that list.
 require "stringio"
-require "tracegraph/broken_pipe"
-require "tracegraph/dot_render"
-require "tracegraph/output_target"
-require "tracegraph/output_delivery"
+require "tracegraph/output/broken_pipe"
+require "tracegraph/output/dot_render"
+require "tracegraph/output/target"
+require "tracegraph/output/delivery"
 
 module Tracegraph
   module Output
@@ -78,7 +78,7 @@ module Tracegraph
       "#{FORMATS.keys.join(' ')} or callgrind.out[.NAME]"
     end
 
-    # The Target for path (a name or a Target; see tracegraph/output_target),
+    # The Target for path (a name or a Target; see tracegraph/output/target),
     # checked: raises Tracegraph::Error, in the user's terms, unless it can
     # be written, so a long run is not wasted on a typo.
     def check_path(path, format: nil)

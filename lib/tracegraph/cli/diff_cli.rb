@@ -1,6 +1,6 @@
 # `tracegraph diff base.json head.json`: what got slower from a base run
 # to a head run, as a graph and/or a table for CI logs, with an optional
-# gate (tracegraph/diff_gate): on total time (--fail-above), on each
+# gate (tracegraph/comparison/diff_gate): on total time (--fail-above), on each
 # method's self time (--fail-on-time), on call counts (--fail-on-calls)
 # and on each method's own allocations (--fail-on-allocations).
 # --size-by allocations draws the graph by the change in each method's own
@@ -9,7 +9,7 @@
 # written, 2 for bad usage or unreadable profiles.
 require "optparse"
 require "tracegraph"
-require "tracegraph/output"
+require "tracegraph/output/output"
 
 module Tracegraph
   class DiffCLI

@@ -2,7 +2,7 @@
 # its format: standard output, a pipe, a FIFO, a device, a gzip file, or a
 # file whose format came from --format. The format's writer writes a file
 # in a temporary directory; it is then copied (and compressed, if asked)
-# to the target. See tracegraph/output_target.
+# to the target. See tracegraph/output/target.
 require "fcntl"
 require "fileutils"
 require "tmpdir"

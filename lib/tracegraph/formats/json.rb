@@ -29,7 +29,7 @@
 # written before the tree kept them have none in any node, and load with
 # a call tree without allocation counts. With the flag, each method may
 # also have "allocations_by_type": {"String": 1000, "Array": 500}, its
-# self allocations by type (allocation_types.rb; types it made none of
+# self allocations by type (model/allocation_types.rb; types it made none of
 # left out); files without it load with no counts by type. Readers that do
 # not know it ignore it, so it needs no new version.
 #
@@ -40,7 +40,7 @@
 # "threads_recorded" and "hidden_waiting". Version 1 files still load, with
 # no wall time.
 require "json"
-require "tracegraph/profile_file"
+require "tracegraph/formats/profile_file"
 
 module Tracegraph
   # Raised by Profile.load_json and parse_json for input that is not a valid profile.

@@ -4,7 +4,7 @@
 #   tmp/tracegraph/20261123-151502.123-GET-api-users.json (and .dot, .svg...)
 #   tmp/tracegraph/20261123-151502.123-GET-api-users-2.json (same moment, same route)
 require "fileutils"
-require "tracegraph/output"
+require "tracegraph/output/output"
 
 module Tracegraph
   class RequestFiles

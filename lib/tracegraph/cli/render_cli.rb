@@ -4,8 +4,8 @@
 # could not be written, 2 for bad usage or an unreadable profile.
 require "optparse"
 require "tracegraph"
-require "tracegraph/output"
-require "tracegraph/graph_options"
+require "tracegraph/output/output"
+require "tracegraph/cli/graph_options"
 
 module Tracegraph
   class RenderCLI

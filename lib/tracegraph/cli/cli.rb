@@ -1,5 +1,5 @@
 # The `tracegraph` command. Parses options, then runs the script in this
-# process exactly as `ruby script.rb` would (see tracegraph/script_run):
+# process exactly as `ruby script.rb` would (see tracegraph/cli/script_run):
 # the process ends as the script's would, with its status, or by its
 # signal, and the profile is written as it ends. Status 2 for bad usage,
 # before anything runs; 1 if the script succeeded but an output could not
@@ -11,13 +11,13 @@
 # (call_graph.12345.dot), as under tracegraph/autorun.
 require "optparse"
 require "tracegraph"
-require "tracegraph/output"
-require "tracegraph/diff_cli"
-require "tracegraph/render_cli"
-require "tracegraph/merge_cli"
-require "tracegraph/graph_options"
-require "tracegraph/script_run"
-require "tracegraph/repeated_run"
+require "tracegraph/output/output"
+require "tracegraph/cli/diff_cli"
+require "tracegraph/cli/render_cli"
+require "tracegraph/cli/merge_cli"
+require "tracegraph/cli/graph_options"
+require "tracegraph/cli/script_run"
+require "tracegraph/cli/repeated_run"
 
 module Tracegraph
   class CLI

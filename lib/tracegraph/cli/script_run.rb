@@ -8,12 +8,12 @@
 # the script is loaded, so it runs last and covers the script's own
 # at_exit handlers (a test framework's run, a server started at exit);
 # just before exit! or exec, which skip at_exit handlers, it is written
-# too (see tracegraph/process_end). The files are written before
+# too (see tracegraph/cli/process_end). The files are written before
 # anything is printed, and a closed stderr or a broken pipe costs no file.
 require "tracegraph"
-require "tracegraph/output"
-require "tracegraph/output_naming"
-require "tracegraph/process_end"
+require "tracegraph/output/output"
+require "tracegraph/output/output_naming"
+require "tracegraph/cli/process_end"
 
 module Tracegraph
   class ScriptRun

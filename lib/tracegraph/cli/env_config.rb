@@ -12,11 +12,11 @@
 #   TRACEGRAPH_THREADS        threads to show, comma-separated (names, globs or ids), as --thread
 #   TRACEGRAPH_IDLE           show (default) or hide, as --idle
 # (TRACEGRAPH_MAX_PROFILE_BYTES, the largest profile load_json reads, is
-# read by tracegraph/profile_file when a profile is loaded. TRACEGRAPH_RUN
+# read by tracegraph/formats/profile_file when a profile is loaded. TRACEGRAPH_RUN
 # is autorun's own, exported to the processes a run starts: see
-# tracegraph/output_naming.rb.)
-require "tracegraph/output"
-require "tracegraph/graph_options"
+# tracegraph/output/output_naming.rb.)
+require "tracegraph/output/output"
+require "tracegraph/cli/graph_options"
 
 module Tracegraph
   class EnvConfig

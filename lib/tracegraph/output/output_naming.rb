@@ -15,7 +15,7 @@
 # pid, and when the run began in nanoseconds since the epoch), so the
 # processes it starts know they are not the first, and when "this run"
 # began.
-require "tracegraph/output"
+require "tracegraph/output/output"
 
 module Tracegraph
   class OutputNaming
