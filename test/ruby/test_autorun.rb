@@ -22,7 +22,7 @@ class TestAutorun < Minitest::Test
     _, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "out/graph.json",
                                                              "TRACEGRAPH_CLOCK" => "cpu"})
     refute status.success?, "out/ does not exist yet"
-    assert_match(%r{tracegraph/autorun: cannot write /.*/out/graph.json: directory /.*/out does not exist}, err)
+    assert_match(%r{tracegraph/autorun: cannot write out/graph.json: directory out does not exist}, err)
 
     Dir.mkdir(File.join(@dir, "out"))
     _, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "out/graph.json",
