@@ -7,8 +7,17 @@ Gem::Specification.new do |s|
   s.description = "tracegraph records every method call and return with a C event hook, keeps exact " \
                   "per-method and per-edge counts and times, and writes Graphviz call graphs and JSON."
   s.authors = ["tracegraph developers"]
+  s.license = "MIT"
+  s.homepage = "https://github.com/tracegraph/tracegraph"
+  s.metadata = {
+    "source_code_uri" => "https://github.com/tracegraph/tracegraph",
+    "changelog_uri" => "https://github.com/tracegraph/tracegraph/blob/main/CHANGELOG.md",
+    "bug_tracker_uri" => "https://github.com/tracegraph/tracegraph/issues",
+    "rubygems_mfa_required" => "true"
+  }
   s.required_ruby_version = ">= 3.1"
-  s.files = Dir["lib/**/*.rb", "ext/tracegraph/**/*.{c,h,rb}", "exe/*", "examples/**/*", "README.md", "CMakeLists.txt"]
+  s.files = Dir["lib/**/*.rb", "ext/tracegraph/**/*.{c,h,rb}", "exe/*", "examples/**/*", "README.md", "LICENSE", "CHANGELOG.md",
+                 "docs/**/*.md", "CMakeLists.txt"]
   s.bindir = "exe"
   s.executables = ["tracegraph"]
   s.extensions = ["ext/tracegraph/extconf.rb"]

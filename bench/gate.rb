@@ -2,7 +2,7 @@
 # this machine: bench/gate_workload.rb (about 250 ms) is profiled
 # PAIRS + 1 times unchanged and PAIRS times with one method 20% slower,
 # each measurement `tracegraph --runs RUNS --clock CLOCK`, as the CI
-# example does. Then, with the gate the README recommends:
+# example does. Then, with the gate docs/comparing-and-ci-gate.md recommends:
 #   false alarms: unchanged measurement i+1 against unchanged i (PAIRS pairs)
 #   detection:    slowed measurement i against unchanged i (PAIRS pairs)
 # A pair fails when `tracegraph diff` exits 3. Writes bench/GATE.md, with
