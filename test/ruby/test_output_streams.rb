@@ -212,6 +212,22 @@ class TestOutputStreams < Minitest::Test
     refute_empty err
   end
 
+  # A real reader at the other end of the pipe: speedscope's own importer
+  # reads the profile from its standard input.
+  def test_speedscope_reads_the_profile_from_a_pipe
+    importer = File.expand_path("../consumers/speedscope_import.js", __dir__)
+    skip "node is not installed (apt-get install nodejs npm)" unless system("command -v node > /dev/null 2>&1")
+    unless File.directory?(File.expand_path("../consumers/node_modules/speedscope", __dir__))
+      skip "speedscope's npm package is not installed (bin/setup runs npm ci in test/consumers)"
+    end
+    write_script("busy.rb", "def work = 200_000.times { |i| i * i }\nwork\n")
+    command = "#{shell_command('-o', '-', '--format', 'speedscope', 'busy.rb')} | node #{Shellwords.escape(importer)} /dev/stdin"
+    out, err, status = Open3.capture3("bash", "-o", "pipefail", "-c", command, chdir: @dir)
+    assert status.success?, err
+    frames = JSON.parse(out)["profiles"].flat_map { |profile| profile["heaviest"].map(&:first) }
+    assert_includes frames, "Object#work"
+  end
+
   private
 
   # Well-formed folded stacks ("a;b;c 123" per line) in which name is a leaf.
