@@ -130,4 +130,13 @@ class TestDotInterrupt < Minitest::Test
     refute File.exist?(path("d.svg"))
     assert File.size?(path("d.dot"))
   end
+
+  def test_ctrl_c_during_autoruns_render_ends_the_program_by_the_signal
+    env = {"RUBYOPT" => "-I#{LIB} -rtracegraph/autorun", "TRACEGRAPH_OUTPUT" => "a.svg"}
+    status, err, seconds, dot_pid = interrupt("INT", RbConfig.ruby, "app.rb", env: env)
+    assert_stopped_by("INT", status, err, seconds, dot_pid)
+    assert_match(/\Atracegraph: interrupted by SIGINT while Graphviz drew #{Regexp.escape(path('a.svg'))}: /, err)
+    refute File.exist?(path("a.svg"))
+    assert File.size?(path("a.dot"))
+  end
 end

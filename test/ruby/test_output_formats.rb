@@ -102,7 +102,7 @@ class TestOutputFormats < Minitest::Test
 
   def test_autorun_refuses_a_compressed_output
     _, err, status = ruby("-rtracegraph/autorun", "-e", "1", env: {"TRACEGRAPH_OUTPUT" => "g.json.gz"})
-    assert_equal 2, status.exitstatus
+    assert_equal 0, status.exitstatus, "a warning: the program runs, unprofiled"
     assert_match(/unknown format \.json\.gz/, err)
   end
 end
