@@ -95,7 +95,6 @@ module Tracegraph
                             in: File::NULL, out: File::NULL, err: err, pgroup: true)
         status = wait(pid, limit, dot_path, path)
         unless status
-          File.delete(path) if File.exist?(path)
           raise Error, "Graphviz did not finish #{path} within #{format("%g", limit)} s (#{Tracegraph.group_digits(nodes)} " \
                        "boxes, #{Tracegraph.group_digits(edges)} arrows) and was stopped; the call graph is in " \
                        "#{dot_path}. Draw fewer boxes (--max-nodes, --node-fraction, --focus) or allow longer " \
@@ -108,24 +107,24 @@ module Tracegraph
       end
     end
 
-    # dot's status, or nil if it ran past limit seconds (0: no limit) and
-    # was stopped. Any exception meanwhile stops it too (a program's own
-    # trap("INT") { exit } raises SystemExit); a signal's (Ctrl-C's
-    # Interrupt, SIGTERM's SignalException) becomes RenderInterrupted.
+    # dot's status, or nil if it ran past limit seconds (0: no limit).
+    # Unless it finished, dot is stopped and the partial path removed,
+    # however the wait ends: the limit, a signal's exception (Ctrl-C's
+    # Interrupt, SIGTERM's SignalException), which becomes
+    # RenderInterrupted, any other (a program's trap("INT") { exit }), or
+    # this thread being killed as the process ends (a server's thread).
     def wait(pid, limit, dot_path, path)
       waiter = Process.detach(pid)
-      return waiter.value if waiter.join(limit.zero? ? nil : limit)
-
-      stop(pid)
-      waiter.join
-      nil
-    rescue Exception => e # rubocop:disable Lint/RescueException -- whatever ends the wait ends dot
-      stop(pid)
-      waiter&.join
-      File.delete(path) if File.exist?(path)
-      raise unless e.is_a?(SignalException)
-
+      done = waiter.join(limit.zero? ? nil : limit)
+      done&.value
+    rescue SignalException => e
       raise RenderInterrupted.new(e.signo, path: path, dot_path: dot_path)
+    ensure
+      unless done
+        stop(pid)
+        waiter&.join
+        File.delete(path) if File.exist?(path)
+      end
     end
 
     def stop(pid)

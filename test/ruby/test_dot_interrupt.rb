@@ -1,5 +1,6 @@
 require_relative "test_helper"
 require_relative "cli_helper"
+require "tracegraph/dot_render"
 
 # Ctrl-C (SIGINT) or SIGTERM while Graphviz draws stops dot at once, keeps
 # the .dot and the outputs already written, removes the partial file, and
@@ -102,6 +103,17 @@ class TestDotInterrupt < Minitest::Test
     assert File.size?(path("g.dot"))
   end
 
+  def test_ctrl_c_during_the_render_of_repeated_runs
+    status, err, seconds, dot_pid = interrupt("INT", *tracegraph_command("--runs", "2", "-o", "g.svg", "app.rb"))
+    runs, err = err.lines.partition { |line| line.match?(%r{\Atracegraph: wrote /.*/run[12]\.json$}) }.map(&:join)
+    assert_equal 2, runs.lines.size, "each run's own message, as before"
+    assert_stopped_by("INT", status, err, seconds, dot_pid)
+    assert_equal "tracegraph: interrupted by SIGINT while Graphviz drew #{path('g.svg')}: stopped it and removed " \
+                 "the partial file; the call graph is in #{path('g.dot')}\n", err
+    refute File.exist?(path("g.svg"))
+    assert File.size?(path("g.dot"))
+  end
+
   def test_ctrl_c_during_render
     status, err, seconds, dot_pid = interrupt("INT", *tracegraph_command("render", "saved.json", "-o", "r.svg"))
     assert_stopped_by("INT", status, err, seconds, dot_pid)
@@ -129,6 +141,25 @@ class TestDotInterrupt < Minitest::Test
                  "the partial file; the call graph is in d.dot\n", err
     refute File.exist?(path("d.svg"))
     assert File.size?(path("d.dot"))
+  end
+
+  # A server renders in a thread of its own; when the process ends, Ruby
+  # kills that thread, and its dot must go too, not run on, orphaned.
+  def test_a_render_thread_killed_takes_its_dot_with_it
+    File.write(path("t.dot"), "digraph { a -> b }\n")
+    saved = ENV.to_h.slice("PATH", "FAKE_DOT_PID", "TRACEGRAPH_DOT_TIMEOUT")
+    ENV.update(@env.compact)
+    thread = Thread.new { Tracegraph::DotRender.run(path("t.dot"), path("t.svg")) }
+    sleep 0.05 until File.exist?(@dot_pid_file) || !thread.alive?
+    assert thread.alive?, "dot started"
+    dot_pid = Integer(File.read(@dot_pid_file))
+    thread.kill.join
+    assert_dot_gone(dot_pid)
+    refute File.exist?(path("t.svg")), "the partial file is removed"
+    assert File.size?(path("t.dot"))
+  ensure
+    ENV.update(saved)
+    ENV.delete("FAKE_DOT_PID") unless saved&.key?("FAKE_DOT_PID")
   end
 
   def test_ctrl_c_during_autoruns_render_ends_the_program_by_the_signal
