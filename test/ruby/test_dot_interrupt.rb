@@ -94,6 +94,15 @@ class TestDotInterrupt < Minitest::Test
                  "written before the render, though asked for after it"
   end
 
+  def test_messages_keep_the_users_order_though_rendered_outputs_are_written_last
+    _, err, status = tracegraph("-o", "g.svg", "-o", "g.json", "-o", "g.txt", "app.rb", env: {"TRACEGRAPH_RUN" => nil})
+    assert status.success?, err
+    assert_equal "tracegraph: wrote #{path('g.dot')}, #{path('g.svg')}\n" \
+                 "tracegraph: wrote #{path('g.json')}\n" \
+                 "tracegraph: wrote #{path('g.txt')}\n", err
+    assert_operator File.mtime(path("g.txt")), :<=, File.mtime(path("g.dot")), "the cheap ones first"
+  end
+
   def test_sigterm_during_the_profiling_commands_render
     status, err, seconds, dot_pid = interrupt("TERM", *tracegraph_command("-o", "g.pdf", "app.rb"))
     assert_stopped_by("TERM", status, err, seconds, dot_pid)
