@@ -91,9 +91,8 @@ module Tracegraph
       format = File.extname(path).delete_prefix(".").downcase
       Tempfile.create("tracegraph-dot-stderr") do |err|
         # Absolute paths: a name such as -Kfoo.svg cannot pass for an option.
-        pid = Process.spawn("dot", "-T#{format}", File.expand_path(dot_path), "-o", File.expand_path(path),
-                            in: File::NULL, out: File::NULL, err: err, pgroup: true)
-        status = wait(pid, limit, dot_path, path)
+        command = ["dot", "-T#{format}", File.expand_path(dot_path), "-o", File.expand_path(path)]
+        status = spawn_and_wait(command, err, limit, dot_path, path)
         unless status
           raise Error, "Graphviz did not finish #{path} within #{format("%g", limit)} s (#{Tracegraph.group_digits(nodes)} " \
                        "boxes, #{Tracegraph.group_digits(edges)} arrows) and was stopped; the call graph is in " \
@@ -113,17 +112,24 @@ module Tracegraph
     # Interrupt, SIGTERM's SignalException), which becomes
     # RenderInterrupted, any other (a program's trap("INT") { exit }), or
     # this thread being killed as the process ends (a server's thread).
-    def wait(pid, limit, dot_path, path)
-      waiter = Process.detach(pid)
-      done = waiter.join(limit.zero? ? nil : limit)
-      done&.value
-    rescue SignalException => e
-      raise RenderInterrupted.new(e.signo, path: path, dot_path: dot_path)
-    ensure
-      unless done
-        stop(pid)
-        waiter&.join
-        File.delete(path) if File.exist?(path)
+    # Signals' exceptions and kills are held off but for the wait itself,
+    # so none lands between the spawn and the wait, leaving dot unwatched.
+    def spawn_and_wait(command, err, limit, dot_path, path)
+      Thread.handle_interrupt(Object => :never) do
+        pid = Process.spawn(*command, in: File::NULL, out: File::NULL, err: err, pgroup: true)
+        waiter = Process.detach(pid)
+        begin
+          done = Thread.handle_interrupt(Object => :immediate) { waiter.join(limit.zero? ? nil : limit) }
+          done&.value
+        rescue SignalException => e
+          raise RenderInterrupted.new(e.signo, path: path, dot_path: dot_path)
+        ensure
+          unless done
+            stop(pid)
+            waiter.join
+            File.delete(path) if File.exist?(path)
+          end
+        end
       end
     end
 
