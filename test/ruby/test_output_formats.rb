@@ -106,7 +106,7 @@ class TestOutputFormats < Minitest::Test
     _, err, status = ruby("-rtracegraph/autorun", "-e", "def work = 7\n3.times { work }",
                           env: {"TRACEGRAPH_OUTPUT" => "g.json.gz"})
     assert status.success?, err
-    assert_equal "tracegraph: wrote g.json.gz\n", err
+    assert_match(/\Atracegraph: wrote g\.json\.gz \(pid \d+: /, err)
     bytes = File.binread(File.join(@dir, "g.json.gz"))
     assert bytes.start_with?("\x1F\x8B".b), "gzip's magic number"
     assert_equal 3, Tracegraph::Profile.load_json(File.join(@dir, "g.json.gz"))["Object#work"].calls
@@ -114,7 +114,7 @@ class TestOutputFormats < Minitest::Test
 
   def test_a_compressed_name_other_than_gzip_is_refused
     _, err, status = ruby("-rtracegraph/autorun", "-e", "1", env: {"TRACEGRAPH_OUTPUT" => "g.json.xz"})
-    assert_equal 2, status.exitstatus
+    assert_equal 0, status.exitstatus, "a warning: the program runs, unprofiled"
     assert_match(/unknown format \.json\.xz/, err)
   end
 end

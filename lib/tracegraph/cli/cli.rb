@@ -89,6 +89,7 @@ module Tracegraph
       parser = OptionParser.new do |o|
         o.banner = <<~TEXT
           Usage: tracegraph [options] script.rb [script args...]
+                 tracegraph [options] -S command [args...]       (a Ruby script in PATH: tracegraph -S rake test)
                  tracegraph [options] -e 'ruby code'
                  tracegraph render [options] profile.json        (see tracegraph render --help)
                  tracegraph merge [options] a.json b.json ...    (see tracegraph merge --help)
@@ -110,6 +111,9 @@ module Tracegraph
              "where the script's own output then goes to standard error") { |v| options[:outputs] << v }
         Output.define_format_option(o, options)
         o.on("-e CODE", "Profile this code instead of a script") { |v| options[:code] = v }
+        o.on("-S", "Look the script up in RUBYPATH, then PATH, as ruby -S does: tracegraph -S rake test") do
+          options[:search_path] = true
+        end
         o.on("-c", "--clock CLOCK", Tracegraph::CLOCKS.map(&:to_s), "wall (default), cpu or thread_cpu") do |v|
           options[:start][:clock] = v.to_sym
         end
@@ -171,10 +175,40 @@ module Tracegraph
       return ["-e", RubyVM::InstructionSequence.compile(options[:code], "-e", "-e")] if options[:code]
 
       script = argv.shift or raise UsageError, "no script given"
-      raise Tracegraph::Error, "no such file: #{script}" unless File.file?(script)
+      script = find_in_path(script) || script if options[:search_path] # else as named, as ruby -S does
+      unless File.file?(script)
+        raise Tracegraph::Error, "no such file: #{script}#{missing_script_hint(script, options[:search_path])}"
+      end
 
       RenderCLI.check_script(script)
       [script, RubyVM::InstructionSequence.compile_file(script)]
+    end
+
+    # Where ruby -S finds script (dln_find_file_r in Ruby's dln_find.c):
+    # the first regular file named so in a directory of RUBYPATH, then of
+    # PATH ("" is the current directory, "~" home). Names starting with /,
+    # ./ or ../ are not looked up. nil if none.
+    def find_in_path(script, env = ENV)
+      return nil if script.start_with?("/", "./", "../")
+
+      [env["RUBYPATH"], env["PATH"]].compact.flat_map { |list| list.split(File::PATH_SEPARATOR, -1) }.each do |dir|
+        dir = Dir.home + dir.delete_prefix("~") if dir == "~" || dir.start_with?("~/")
+        candidate = dir.empty? ? script : File.join(dir, script)
+        return candidate if File.file?(candidate)
+      end
+      nil
+    end
+
+    # After "no such file: rake": where -S looked, or that it would find it.
+    def missing_script_hint(script, searched)
+      if searched
+        return "" if script.start_with?("/", "./", "../")
+
+        return " (nor in #{ENV['RUBYPATH'] ? 'RUBYPATH or PATH' : 'PATH'}, where -S looks)"
+      end
+      return "" unless find_in_path(script)
+
+      " (to run #{script} from PATH, as ruby -S does: tracegraph -S #{script} ...)"
     end
   end
 end

@@ -123,6 +123,9 @@ module Tracegraph
       end
       BrokenPipe.print_quietly(@err) { messages.each { |message| @err.puts message } }
       ok
+    rescue RenderInterrupted => e
+      BrokenPipe.print_quietly(@err) { @err.puts e.report("tracegraph diff") }
+      e.end_process
     end
 
     def percent!(value, option)

@@ -102,6 +102,9 @@ module Tracegraph
       end
       BrokenPipe.print_quietly(@err) { messages.each { |message| @err.puts message } }
       ok
+    rescue RenderInterrupted => e
+      BrokenPipe.print_quietly(@err) { @err.puts e.report("tracegraph #{command}") }
+      e.end_process
     end
   end
 end

@@ -196,23 +196,36 @@ module Tracegraph
     # Writes each of paths with the block, which returns the paths it
     # wrote; one that fails does not stop the others. Returns whether all
     # were written, and one message per path ("LABEL: wrote ..." or the
-    # error), for the caller to print when it is ready.
+    # error), in paths' order, for the caller to print when it is ready.
+    # pdf/svg/png are written last, so a render stopped by a signal
+    # (RenderInterrupted, which is not caught here: Ctrl-C stops the run)
+    # costs no other output; it carries the files written before it.
     # A standard stream whose reader is gone is set aside first, and an
     # error of the system's is that path's failure, not the run's.
     def write_each(paths, label)
       BrokenPipe.settle_standard_streams
-      messages = []
-      ok = paths.map do |path|
-        messages << Tracegraph.printable("#{label}: wrote #{yield(path).join(', ')}")
-        true
-      rescue Tracegraph::Error => e
-        messages << Tracegraph.printable("#{label}: #{in_user_terms(path, e.message)}")
-        false
-      rescue SystemCallError, IOError => e
-        messages << Tracegraph.printable("#{label}: #{in_user_terms(path, "cannot write #{path_of(path)}: #{e.message}")}")
-        false
+      messages = {}
+      kept = []
+      order = paths.each_index.sort_by { |i| [output_format(paths[i]) == :rendered ? 1 : 0, i] }
+      ok = order.map do |i|
+        path = paths[i]
+        begin
+          written = yield(path)
+          kept.concat(written)
+          messages[i] = Tracegraph.printable("#{label}: wrote #{written.join(', ')}")
+          true
+        rescue RenderInterrupted => e
+          e.kept = kept
+          raise
+        rescue Tracegraph::Error => e
+          messages[i] = Tracegraph.printable("#{label}: #{in_user_terms(path, e.message)}")
+          false
+        rescue SystemCallError, IOError => e
+          messages[i] = Tracegraph.printable("#{label}: #{in_user_terms(path, "cannot write #{path_of(path)}: #{e.message}")}")
+          false
+        end
       end.all?
-      [ok, messages]
+      [ok, messages.sort.map(&:last)]
     end
 
     def in_user_terms(path, message) = path.is_a?(Target) ? path.in_user_terms(message) : message
