@@ -5,6 +5,7 @@
 desc "Measure profiling overhead vs. a bare event hook, ruby-prof and stackprof; writes bench/RESULTS.md"
 task bench: :compile do
   ruby "bench/run.rb"
+  ruby "-Ilib", "bench/speedscope_size.rb"
 end
 
 namespace :bench do
@@ -12,6 +13,12 @@ namespace :bench do
   task call_tree: :compile do
     ruby "-Ilib", "-rjson", "-r./bench/report", "-e",
          "puts Report.call_tree_markdown(JSON.parse(`\#{RbConfig.ruby} -Ilib bench/call_tree.rb`.lines.last))"
+  end
+
+  desc "speedscope's file against the folded file gzipped, on rubocop, and speedscope's importer on it " \
+       "(bench/speedscope_size.rb; part of rake bench); writes bench/SPEEDSCOPE.md"
+  task speedscope: :compile do
+    ruby "-Ilib", "bench/speedscope_size.rb"
   end
 
   desc "The CI gate's false alarms and detection: 31 unchanged and 30 slowed measurements (bench/gate.rb); writes bench/GATE.md"

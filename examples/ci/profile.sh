@@ -17,6 +17,9 @@
 #   GATE_OPTIONS="..." more tracegraph diff options: --ignore 'Kernel#require*',
 #                      --fail-on-calls 'Foo#bar=50', --min-share 2
 # Unset or empty, a gate is off. RUNS defaults to 10, CLOCK to cpu.
+# OK_STATUS=0,1 lets the runs go on after the exit statuses PROGRAM ends
+# with by design (a linter that found offenses, a test suite with known
+# failures); the script then goes on to the diff. Default 0.
 # Needs `tracegraph` on PATH and Graphviz's `dot`.
 set -euo pipefail
 
@@ -25,8 +28,14 @@ out=${2:-graphs}
 base=${3:-}
 mkdir -p "$out"
 
-tracegraph --runs "${RUNS:-10}" --clock "${CLOCK:-cpu}" --flat \
-  -o "$out/call_graph.json" -o "$out/call_graph.pdf" -o "$out/call_graph.svg" "$program"
+ok_status=${OK_STATUS:-0}
+run_status=0
+tracegraph --runs "${RUNS:-10}" --ok-status "$ok_status" --clock "${CLOCK:-cpu}" --flat \
+  -o "$out/call_graph.json" -o "$out/call_graph.pdf" -o "$out/call_graph.svg" "$program" || run_status=$?
+# tracegraph ends as the last run did: go on only after a status of OK_STATUS.
+if [ "$run_status" -ne 0 ] && [[ ",$ok_status," != *",$run_status,"* ]]; then
+  exit "$run_status"
+fi
 
 status=0
 if [ -n "$base" ] && [ -f "$base" ]; then

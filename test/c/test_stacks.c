@@ -108,9 +108,16 @@ START_TEST(deep_paths_stop_at_the_limit_and_keep_their_time)
 
     memset(&s, 0, sizeof s);
     ck_assert_int_eq(tg_stacks_write_speedscope(&in, collect, &s), TG_STACKS_OK);
-    /* The deepest sample keeps its bottom two frames and its leaf. */
-    ck_assert_ptr_nonnull(strstr(s.data, "\"samples\":[[0],[0,1],[0,1,0],[0,1,1],[0,1,0],"));
-    ck_assert_ptr_nonnull(strstr(s.data, "\"weights\":[1,1,1,1,1,1,1,1,1,1],\"endValue\":10}"));
+    /* The bottom two frames open; each deeper node is its self time alone
+     * under them, as a sample that keeps its bottom two frames and its leaf. */
+    ck_assert_ptr_nonnull(strstr(s.data, "\"events\":["
+                                         "{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"O\",\"frame\":1,\"at\":1},"
+                                         "{\"type\":\"O\",\"frame\":0,\"at\":2},{\"type\":\"C\",\"frame\":0,\"at\":3},"
+                                         "{\"type\":\"O\",\"frame\":1,\"at\":3},{\"type\":\"C\",\"frame\":1,\"at\":4},"
+                                         "{\"type\":\"O\",\"frame\":0,\"at\":4},{\"type\":\"C\",\"frame\":0,\"at\":5},"));
+    ck_assert_ptr_nonnull(strstr(s.data, "{\"type\":\"O\",\"frame\":1,\"at\":9},{\"type\":\"C\",\"frame\":1,\"at\":10},"
+                                         "{\"type\":\"C\",\"frame\":1,\"at\":10},{\"type\":\"C\",\"frame\":0,\"at\":10}],"
+                                         "\"endValue\":10}]}\n"));
     free(s.data);
     free(nodes);
 }
@@ -127,10 +134,15 @@ START_TEST(speedscope_has_shared_frames_and_a_profile_per_thread)
         "\"name\":\"app.rb\",\"activeProfileIndex\":0,\"shared\":{\"frames\":["
         "{\"name\":\"Object#main\",\"file\":\"app.rb\",\"line\":1},{\"name\":\"Object#work\",\"file\":\"app.rb\",\"line\":5},"
         "{\"name\":\"Integer#times\"},{\"name\":\"A#x;y\\u000a\"}]},\"profiles\":["
-        "{\"type\":\"sampled\",\"name\":\"main\",\"unit\":\"nanoseconds\",\"startValue\":0,"
-        "\"samples\":[[0],[0,1],[0,1,2],[0,3]],\"weights\":[10,20,40,30],\"endValue\":100},"
-        "{\"type\":\"sampled\",\"name\":\"worker\",\"unit\":\"nanoseconds\",\"startValue\":0,"
-        "\"samples\":[[1],[1,2]],\"weights\":[5,45],\"endValue\":50}]}\n");
+        /* Each node opens, its self time passes, its children follow, it closes. */
+        "{\"type\":\"evented\",\"name\":\"main\",\"unit\":\"nanoseconds\",\"startValue\":0,\"events\":["
+        "{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"O\",\"frame\":1,\"at\":10},"
+        "{\"type\":\"O\",\"frame\":2,\"at\":30},{\"type\":\"C\",\"frame\":2,\"at\":70},"
+        "{\"type\":\"C\",\"frame\":1,\"at\":70},{\"type\":\"O\",\"frame\":3,\"at\":70},"
+        "{\"type\":\"C\",\"frame\":3,\"at\":100},{\"type\":\"C\",\"frame\":0,\"at\":100}],\"endValue\":100},"
+        "{\"type\":\"evented\",\"name\":\"worker\",\"unit\":\"nanoseconds\",\"startValue\":0,\"events\":["
+        "{\"type\":\"O\",\"frame\":1,\"at\":0},{\"type\":\"O\",\"frame\":2,\"at\":5},"
+        "{\"type\":\"C\",\"frame\":2,\"at\":50},{\"type\":\"C\",\"frame\":1,\"at\":50}],\"endValue\":50}]}\n");
     free(s.data);
 
     /* The cap's folding is said in the name. */
@@ -265,6 +277,68 @@ START_TEST(pprof_decodes_to_our_numbers)
         free(copy[i]);
     }
     ck_assert(folded_said);
+    free(s.data);
+}
+END_TEST
+
+/* Names as pprof must show them: whole, with no system_name (which would
+ * let pprof strip <...> and (...)), and fully qualified when they begin
+ * with a namespace (which its graphs would cut to the last two parts). */
+START_TEST(pprof_names_are_whole_and_namespaces_fully_qualified)
+{
+    static const tg_stacks_method names[] = {
+        {"Integer#<=>", NULL, 0},
+        {"Foo::Bar::Baz#work", "app.rb", 3},
+        {"block (2 levels) in Foo::Bar#<<", "app.rb", 4},
+        {"block in <top (required)>", "app.rb", 5},
+        {"Caf\xc3\xa9::Menu.open", "app.rb", 6},
+        {"#<Class:app.rb:7>::X#y", "app.rb", 7},
+        {"::", NULL, 0},
+        {"Foo#::", NULL, 0},
+    };
+    static const char *const expected[] = {
+        "Integer#<=>", "::Foo::Bar::Baz#work", "block (2 levels) in Foo::Bar#<<", "block in <top (required)>",
+        "::Caf\xc3\xa9::Menu.open", "#<Class:app.rb:7>::X#y", "::", "Foo#::",
+    };
+    tg_calltree_node nodes[8];
+    for (uint32_t i = 0; i < 8; i++) nodes[i] = (tg_calltree_node){ROOT(0), i, 1, 1, 1};
+    tg_stacks_input in = input(nodes, 8, 1);
+    in.methods = names;
+    in.method_count = 8;
+    sink s = {0};
+    ck_assert_int_eq(tg_stacks_write_pprof(&in, collect, &s), TG_STACKS_OK);
+
+    char *strings[64];
+    size_t string_count = 0, function_count = 0;
+    uint64_t function_name[9] = {0};
+    reader r = {(const uint8_t *)s.data, (const uint8_t *)s.data + s.len}, b, f;
+    while (r.p < r.end) {
+        uint64_t v = 0;
+        switch (read_field(&r, &v, &b)) {
+        case 5: {
+            uint64_t id = 0, name = 0;
+            while (b.p < b.end) {
+                uint32_t field = read_field(&b, &v, &f);
+                ck_assert_uint_ne(field, 3);   /* no system_name */
+                if (field == 1) id = v;
+                if (field == 2) name = v;
+            }
+            ck_assert_uint_ge(id, 1);
+            ck_assert_uint_le(id, 8);
+            function_name[id] = name;
+            function_count++;
+            break;
+        }
+        case 6:
+            ck_assert_uint_lt(string_count, 64);
+            strings[string_count++] = strndup((const char *)b.p, (size_t)(b.end - b.p));
+            break;
+        default: break;
+        }
+    }
+    ck_assert_uint_eq(function_count, 8);
+    for (uint32_t i = 0; i < 8; i++) ck_assert_str_eq(strings[function_name[i + 1]], expected[i]);
+    for (size_t i = 0; i < string_count; i++) free(strings[i]);
     free(s.data);
 }
 END_TEST
@@ -503,6 +577,7 @@ int main(void)
     tcase_add_test(tc, deep_paths_stop_at_the_limit_and_keep_their_time);
     tcase_add_test(tc, speedscope_has_shared_frames_and_a_profile_per_thread);
     tcase_add_test(tc, pprof_decodes_to_our_numbers);
+    tcase_add_test(tc, pprof_names_are_whole_and_namespaces_fully_qualified);
     tcase_add_test(tc, pprof_has_alloc_objects_when_the_tree_counts_allocations);
     tcase_add_test(tc, firefox_has_a_thread_per_thread_with_tracing_ms_weights);
     tcase_add_test(tc, firefox_weights_are_exact_milliseconds_and_paths_have_no_depth_limit);

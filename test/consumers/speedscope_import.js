@@ -1,7 +1,8 @@
 // Reads a file with speedscope's own importer (the npm package's release
 // bundle, run in a Node vm with just enough of a browser around it) and
 // prints what speedscope made of it, as JSON:
-//   {"profiles": [{"name", "unit", "total", "heaviest": [[frame, total], ...]}]}
+//   {"profiles": [{"name", "unit", "total", "heaviest": [[frame, total, self], ...],
+//                  "frames": [[frame, total, self], ...]}]}
 // Usage: node speedscope_import.js FILE
 "use strict";
 const fs = require("fs");
@@ -47,6 +48,8 @@ for (const profile of group.profiles) {
     node = children.reduce((a, b) => (b.getTotalWeight() > a.getTotalWeight() ? b : a));
     heaviest.push([node.frame.name, node.getTotalWeight(), node.getSelfWeight()]);
   }
-  out.profiles.push({name: profile.getName(), unit: profile.getWeightUnit(), total: profile.getTotalWeight(), heaviest});
+  const frames = [];
+  profile.forEachFrame((frame) => frames.push([frame.name, frame.getTotalWeight(), frame.getSelfWeight()]));
+  out.profiles.push({name: profile.getName(), unit: profile.getWeightUnit(), total: profile.getTotalWeight(), heaviest, frames});
 }
 process.stdout.write(JSON.stringify(out) + "\n");

@@ -68,9 +68,17 @@ class TestSpeedscope < TracegraphTest
     assert_equal Tracegraph::Profile::SPEEDSCOPE_SCHEMA, data["$schema"]
     assert_equal profile.methods.map(&:name), data["shared"]["frames"].map { |f| f["name"] }
     only = data["profiles"].first
-    assert_equal profile.total_time, only["weights"].sum
-    assert_equal only["endValue"], only["weights"].sum
-    assert_equal only["samples"].size, only["weights"].size
+    assert_equal "evented", only["type"]
+    # Balanced: each close names the frame its open did, in order; time
+    # never goes back, and ends at the thread's total.
+    open = only["events"].each_with_object([]) do |event, stack|
+      event["type"] == "O" ? stack.push(event["frame"]) : assert_equal(stack.pop, event["frame"])
+    end
+    assert_empty open
+    ats = only["events"].map { |e| e["at"] }
+    assert_equal ats.sort, ats
+    assert_equal profile.total_time, only["endValue"]
+    assert_equal only["endValue"], ats.last
     assert_equal profile.total_time, speedscope(path)["profiles"].first["total"]
   end
 

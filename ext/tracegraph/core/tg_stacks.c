@@ -348,7 +348,7 @@ enum {
     MAPPING_HAS_LINE_NUMBERS = 9,
     LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_LINE = 4,
     LINE_FUNCTION_ID = 1, LINE_LINE = 2,
-    FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4, FUNCTION_START_LINE = 5,
+    FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_FILENAME = 4, FUNCTION_START_LINE = 5,
 };
 
 /* The string table is fixed before anything is written, so no string
@@ -404,22 +404,45 @@ static void put_string(out *o, pb *m, const char *s)
     m->len = 0;
 }
 
-/* A function's name in pprof's string table. pprof shortens names for
- * display by dropping anything between < and > (C++ template arguments),
- * so `block in <main>` and `block in <class:Foo>` would both show as
- * `block in ` and be added together: Ruby's angle brackets are written as
- * the single guillemets U+2039 and U+203A instead, which it leaves alone. */
+/* Whether a name begins with a constant path that has a `::` in it
+ * ("Foo::Bar#work", "Foo::Bar::Baz.run"): a run of identifier bytes
+ * (ASCII letters, digits, '_', or UTF-8) not starting with a digit, then
+ * "::". */
+static bool starts_with_namespace(const char *s)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    if (*c >= '0' && *c <= '9') return false;
+    const unsigned char *start = c;
+    while ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' || *c >= 0x80)
+        c++;
+    return c > start && c[0] == ':' && c[1] == ':';
+}
+
+/* A function's name in pprof's string table: the name itself, with two
+ * exceptions pprof's display forces.
+ *
+ * pprof reads a function whose system_name equals its name as perhaps
+ * demangled C++, and if it holds '<', '>' or "::" drops what is between
+ * '<' and '>' and between '(' and ')' (symbolizer.go, removeMatching):
+ * `Integer#<=>` would show as `Integer#`, and `block (2 levels) in
+ * Foo::Bar#work` as `block  in Foo::Bar#work`, added to the other levels.
+ * It leaves a name alone whose system_name differs: the functions we write
+ * have no system_name.
+ *
+ * pprof's graphs (-dot, -web) shorten C++-looking names with a regexp
+ * (graph.go, ShortenFunctionName) that keeps only the last two parts of
+ * "A::B::C...": `Foo::Baz::Qux#work` and `Foo::Baz::Qux#run` would both
+ * be `Baz::Qux`. A name that begins with a namespace is written fully
+ * qualified, `::Foo::Baz::Qux#work`, as Ruby allows, which no shortening
+ * regexp matches. */
 static void put_function_name(out *o, pb *m, const char *s)
 {
-    static const char open[] = "\xe2\x80\xb9", close[] = "\xe2\x80\xba";   /* ‹ › */
-    size_t n = 0;
-    for (const char *c = s; *c; c++) n += *c == '<' || *c == '>' ? 3 : 1;
+    const char *prefix = starts_with_namespace(s) ? "::" : "";
+    size_t prefix_len = strlen(prefix), n = strlen(s);
     pb_key(m, PROFILE_STRING_TABLE, LENGTH_DELIMITED);
-    pb_varint(m, n);
-    for (const char *c = s; *c; c++) {
-        const char *bytes = *c == '<' ? open : *c == '>' ? close : c;
-        for (size_t i = 0, len = *c == '<' || *c == '>' ? 3 : 1; i < len; i++) pb_byte(m, (uint8_t)bytes[i]);
-    }
+    pb_varint(m, prefix_len + n);
+    for (size_t i = 0; i < prefix_len; i++) pb_byte(m, (uint8_t)prefix[i]);
+    for (size_t i = 0; i < n; i++) pb_byte(m, (uint8_t)s[i]);
     put(o, m->bytes, m->len);
     m->len = 0;
 }
@@ -467,7 +490,6 @@ tg_stacks_status tg_stacks_write_pprof(const tg_stacks_input *in, tg_stacks_writ
             put_message(o, PROFILE_LOCATION, m);
             pb_uint(m, FUNCTION_ID, id);
             pb_uint(m, FUNCTION_NAME, method_str(in, i));
-            pb_uint(m, FUNCTION_SYSTEM_NAME, method_str(in, i));
             pb_uint(m, FUNCTION_FILENAME, in->methods[i].file ? method_str(in, i) + 1 : STR_EMPTY);
             pb_uint(m, FUNCTION_START_LINE, in->methods[i].line);
             put_message(o, PROFILE_FUNCTION, m);
@@ -524,39 +546,50 @@ static void put_json_string(out *o, const char *s)
     put(o, "\"", 1);
 }
 
+/* The evented form: each node opens its frame, its self time passes, its
+ * children follow, and it closes, so a node costs two events however deep
+ * it is (the sampled form repeats a path's whole stack in every sample).
+ * A node at depth max_depth or deeper is its self time alone, under its
+ * ancestor at depth max_depth - 1, as pprof's samples keep their leaf. */
 typedef struct speedscope {
     out *o;
     const walk *w;
-    uint32_t *ids;
     bool first;
-    uint64_t total;
+    uint64_t at;   /* the thread's self time so far */
 } speedscope;
 
-static void speedscope_sample(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+static void speedscope_event(speedscope *s, const char *type, uint32_t method)
 {
-    speedscope *s = v;
-    if (!s->w->in->nodes[node].self_time) return;
-    uint32_t k = sample_frames(s->w, path, depth, s->ids);
-    put(s->o, s->first ? "[" : ",[", s->first ? 1 : 2);
+    put_str(s->o, s->first ? "{\"type\":\"" : ",{\"type\":\"");
     s->first = false;
-    for (uint32_t i = k; i-- > 0;) {   /* speedscope wants the bottom first */
-        put_u64(s->o, s->ids[i]);
-        if (i) put(s->o, ",", 1);
-    }
-    put(s->o, "]", 1);
+    put_str(s->o, type);
+    put_str(s->o, "\",\"frame\":");
+    put_u64(s->o, method);
+    put_str(s->o, ",\"at\":");
+    put_u64(s->o, s->at);
+    put(s->o, "}", 1);
 }
 
-static void speedscope_weight(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+static void speedscope_open(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
 {
-    (void)depth;
     (void)path;
     speedscope *s = v;
-    uint64_t self = s->w->in->nodes[node].self_time;
-    if (!self) return;
-    if (!s->first) put(s->o, ",", 1);
-    s->first = false;
-    put_u64(s->o, self);
-    s->total += self;
+    const tg_calltree_node *n = &s->w->in->nodes[node];
+    if (depth < s->w->in->max_depth) {
+        speedscope_event(s, "O", n->method);
+        s->at += n->self_time;
+    } else if (n->self_time) {
+        speedscope_event(s, "O", n->method);
+        s->at += n->self_time;
+        speedscope_event(s, "C", n->method);
+    }
+}
+
+static void speedscope_close(void *v, uint32_t node, uint32_t depth, const uint32_t *path)
+{
+    (void)path;
+    speedscope *s = v;
+    if (depth < s->w->in->max_depth) speedscope_event(s, "C", s->w->in->nodes[node].method);
 }
 
 tg_stacks_status tg_stacks_write_speedscope(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx)
@@ -565,8 +598,8 @@ tg_stacks_status tg_stacks_write_speedscope(const tg_stacks_input *in, tg_stacks
     tg_stacks_status status = walk_init(&w, in);
     if (status != TG_STACKS_OK) return status;
     out *o = out_new(write, ctx);
-    speedscope s = {.o = o, .w = &w, .ids = malloc((size_t)in->max_depth * sizeof *s.ids)};
-    if (!o || !s.ids) status = TG_STACKS_NO_MEMORY;
+    speedscope s = {.o = o, .w = &w};
+    if (!o) status = TG_STACKS_NO_MEMORY;
     if (status == TG_STACKS_OK) {
         put_str(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":");
         put_json_string(o, in->exporter);
@@ -594,22 +627,18 @@ tg_stacks_status tg_stacks_write_speedscope(const tg_stacks_input *in, tg_stacks
     bool first_profile = true;
     for (uint32_t t = 0; status == TG_STACKS_OK && t < in->thread_count; t++) {
         if (w.first_root[t] == NONE) continue;
-        put_str(o, first_profile ? "{\"type\":\"sampled\",\"name\":" : ",{\"type\":\"sampled\",\"name\":");
+        put_str(o, first_profile ? "{\"type\":\"evented\",\"name\":" : ",{\"type\":\"evented\",\"name\":");
         first_profile = false;
         put_json_string(o, in->threads[t]);
-        put_str(o, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"samples\":[");
+        put_str(o, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"events\":[");
         s.first = true;
-        status = walk_thread(&w, t, speedscope_sample, NULL, &s);
-        put_str(o, "],\"weights\":[");
-        s.first = true;
-        s.total = 0;
-        if (status == TG_STACKS_OK) status = walk_thread(&w, t, speedscope_weight, NULL, &s);
+        s.at = 0;
+        status = walk_thread(&w, t, speedscope_open, speedscope_close, &s);
         put_str(o, "],\"endValue\":");
-        put_u64(o, s.total);
+        put_u64(o, s.at);
         put(o, "}", 1);
     }
     if (status == TG_STACKS_OK) put_str(o, "]}\n");
-    free(s.ids);
     walk_free(&w);
     return o ? out_finish(o, status) : status;
 }

@@ -2,10 +2,9 @@
  * tg_stacks.h - stack outputs streamed from the call tree: folded stacks,
  * pprof's profile.proto, speedscope's JSON and the Firefox Profiler's JSON.
  *
- * Each writer walks the tree depth first once (speedscope: twice per
- * thread, Firefox Profiler: once per column of a thread) and hands its
- * output to a write function in chunks of at most TG_STACKS_CHUNK bytes,
- * so the output is never held whole: memory is the tree, two links per
+ * Each writer walks the tree depth first once (Firefox Profiler: once per
+ * column of a thread) and hands its output to a write function in chunks
+ * of at most TG_STACKS_CHUNK bytes, so the output is never held whole: memory is the tree, two links per
  * node and the deepest path (Firefox Profiler: one more index per node and
  * two per method). Nothing here allocates per call or per line.
  *
@@ -15,8 +14,11 @@
  * Paths deeper than max_depth frames:
  *  - folded: the line stops at max_depth frames; deeper frames' self time
  *    is added to the line of their ancestor at that depth.
- *  - pprof, speedscope: the sample keeps its bottom max_depth - 1 frames
- *    and its leaf, so every method's self time and calls stay exact.
+ *  - pprof: the sample keeps its bottom max_depth - 1 frames and its leaf,
+ *    so every method's self time and calls stay exact.
+ *  - speedscope: a node that deep is its self time alone, under its
+ *    ancestor at depth max_depth - 1 (as pprof's sample), so every
+ *    method's self time stays exact.
  *  - Firefox Profiler: no limit; its stack table has one entry per node.
  */
 #ifndef TG_STACKS_H
@@ -77,8 +79,12 @@ tg_stacks_status tg_stacks_write_folded(const tg_stacks_input *in, tg_stacks_wri
  * time(, self allocations)] and the label thread: NAME. */
 tg_stacks_status tg_stacks_write_pprof(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx);
 
-/* speedscope's file format: shared frames, one sampled profile per
- * thread, each path with self time one sample weighted by it. */
+/* speedscope's file format: shared frames, one evented profile per
+ * thread. Each node opens its frame, its self time passes, its children
+ * follow, and it closes: two events a node, however deep, where a sampled
+ * profile would repeat each path's whole stack. The times are a layout of
+ * the tree (each thread's self times laid end to end), not when calls
+ * happened. */
 tg_stacks_status tg_stacks_write_speedscope(const tg_stacks_input *in, tg_stacks_write_fn write, void *ctx);
 
 /* The Firefox Profiler's processed format, version 47 (which the profiler

@@ -81,11 +81,12 @@ module Tracegraph
 
       target = name == "-e" ? ["-e", options[:code]] : [name]
       RepeatedRun.new(options[:runs], target, argv, outputs: options[:outputs], start_options: options[:start],
-                                                    dot_options: options[:dot], flat: options[:flat], err: @err).call
+                                                    dot_options: options[:dot], flat: options[:flat], err: @err,
+                                                    ok_statuses: options[:ok_statuses]).call
     end
 
     def parse(argv)
-      options = {outputs: [], start: {}, dot: {}, flat: false, code: nil, runs: 1, format: nil}
+      options = {outputs: [], start: {}, dot: {}, flat: false, code: nil, runs: 1, ok_statuses: [0], format: nil}
       parser = OptionParser.new do |o|
         o.banner = <<~TEXT
           Usage: tracegraph [options] script.rb [script args...]
@@ -144,6 +145,10 @@ module Tracegraph
 
           options[:runs] = v
         end
+        o.on("--ok-status LIST", Array, "With --runs: exit statuses the script ends with by design (0,1 for a linter",
+             "that found offenses): the runs go on after them (0 is always one)") do |v|
+          options[:ok_statuses] = ok_statuses(v)
+        end
         GraphOptions.define(o, options[:dot])
         o.on("--flat", "Also print the top methods by self time to stderr") { options[:flat] = true }
         o.on("-h", "--help", "Show this help") do
@@ -166,6 +171,19 @@ module Tracegraph
       Tracegraph::DotOptions.parse(options[:dot].except(*VIEW_OPTIONS)) # fail before running anything
       GraphOptions.check_allocations!(options[:start], options[:dot])
       options
+    end
+
+    # --ok-status 0,1: the exit statuses, 0 among them.
+    def ok_statuses(list)
+      raise OptionParser::InvalidArgument, "(needs exit statuses, as in --ok-status 0,1)" if list.empty?
+
+      statuses = list.map do |item|
+        status = Integer(item, 10, exception: false)
+        raise OptionParser::InvalidArgument, "#{list.join(',')} (exit statuses from 0 to 255)" unless status&.between?(0, 255)
+
+        status
+      end
+      ([0] + statuses).uniq.sort
     end
 
     # The script's name ($0 and __FILE__) and its compiled code: compiled

@@ -84,7 +84,8 @@ module Tracegraph
           limit!(options[:time], v, "--fail-on-time")
         end
         o.on("--fail-on-calls LIMIT", "Exit 3 if a method's call count changed by more than LIMIT percent",
-             "either way (0: any change); NAME=PCT sets one method's limit (repeatable)") do |v|
+             "either way (0: any change), and by more than it varied between runs (see --runs);",
+             "NAME=PCT sets one method's limit (repeatable)") do |v|
           limit!(options[:calls], v, "--fail-on-calls")
         end
         o.on("--fail-on-allocations LIMIT", "Exit 3 if a method's own allocations grew by more than LIMIT percent",

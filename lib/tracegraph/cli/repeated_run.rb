@@ -6,9 +6,12 @@
 #
 # The command's guarantees hold: outputs are checked before the first run,
 # every output is attempted, and the command ends as the script did. The
-# runs stop at the first that does not succeed; the outputs are then
-# written from the runs so far, and the command exits with that run's
-# status, or dies by its signal.
+# runs stop at the first that does not succeed: one killed by a signal,
+# or one whose exit status is not among the statuses the script ends with
+# by design (--ok-status; 0 alone by default: a linter that finds
+# offenses exits 1 on every run). The outputs are then written from the
+# runs so far, and the command exits with the last run's status, or dies
+# by its signal.
 require "rbconfig"
 require "tmpdir"
 require "tracegraph"
@@ -20,7 +23,8 @@ module Tracegraph
     LIB = File.expand_path("../..", __dir__)
 
     # target: ["-e", code] or [script]; argv: the script's arguments.
-    def initialize(runs, target, argv, outputs:, start_options:, dot_options:, flat:, err:)
+    # ok_statuses: the exit statuses after which the runs go on.
+    def initialize(runs, target, argv, outputs:, start_options:, dot_options:, flat:, err:, ok_statuses: [0])
       @runs = runs
       @target = target
       @argv = argv
@@ -29,6 +33,7 @@ module Tracegraph
       @dot_options = dot_options
       @flat = flat
       @err = err
+      @ok_statuses = ok_statuses
     end
 
     # Returns the exit status (or does not return, dying by the script's signal).
@@ -66,10 +71,10 @@ module Tracegraph
         system(RbConfig.ruby, "-I", LIB, EXE, *child_options, "-o", json, *@target, *@argv, exception: false)
         status = $?
         profiles << Profile.load_json(json) if File.file?(json)
-        unless status.success?
-          @err.puts "tracegraph: run #{i + 1} of #{@runs} did not succeed (#{describe(status)}); stopping"
-          break
-        end
+        next if status.exited? && @ok_statuses.include?(status.exitstatus)
+
+        @err.puts "tracegraph: run #{i + 1} of #{@runs} did not succeed (#{describe(status)}); stopping#{hint(status)}"
+        break
       end
       [profiles, status]
     end
@@ -86,6 +91,13 @@ module Tracegraph
       Array(@dot_options[:threads]).each { |thread| options += ["--thread", thread.to_s] }
       options += ["--idle", @dot_options[:idle].to_s] if @dot_options[:idle]
       options
+    end
+
+    # How to go on after a status the script ends with by design.
+    def hint(status)
+      return "" if status.signaled?
+
+      " (if the script ends so by design, --ok-status #{(@ok_statuses + [status.exitstatus]).sort.join(',')} lets the runs go on)"
     end
 
     def describe(status)

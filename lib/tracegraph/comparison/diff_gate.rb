@@ -1,12 +1,20 @@
 # The gate of `tracegraph diff`: which changes from base to head are
 # regressions that should fail a build.
 #
-# Call counts are exact, so a change in them is a change in behaviour:
+# Call counts are exact, but not always the same on every run of the same
+# code: String#hash is seeded per process, so hash collisions, and the
+# eql?/==/is_a? calls they make, differ from run to run; so do lazy
+# caches, anything that depends on timing or threads, and the GC nodes.
 # calls: fails for a method whose call count moved (either way) by more
 # than its limit, in percent of base's (a method new in head has moved
 # infinitely). If the profiles are medians of several runs
-# (tracegraph --runs N) and a method's count varied between the runs, it
-# must also move by more than that variation (max - min, both sides added).
+# (tracegraph --runs N) and a method's count varied between the runs of
+# either side, it is noisy in calls: it must also move by more than that
+# variation, in calls (max - min over each side's runs, the two sides
+# added; a run it did not appear in counts 0), and the report says by how
+# much it varies. A method whose count was the same in every run keeps the
+# exact rule: any change beyond the limit fails. With one run each, the
+# variation is not measured and the limit alone decides.
 #
 # Allocation counts (allocations: true) are exact too: allocations: fails
 # for a method whose own allocations grew by more than its limit, in
@@ -48,11 +56,20 @@ module Tracegraph
 
     # One comparison. change and margin are percentages of base (change is
     # Float::INFINITY for something new); margin is nil without measured noise.
-    Check = Struct.new(:kind, :name, :base, :head, :change, :margin, :limit, :runs, keyword_init: true) do
+    # spread (calls only): by how many calls the method varied between
+    # runs, both sides added; 0 if it never did or was not measured.
+    Check = Struct.new(:kind, :name, :base, :head, :change, :margin, :limit, :runs, :spread, keyword_init: true) do
       # Calls fail moving either way; time and allocations, growing.
       def above_limit? = kind == :calls ? change.abs > limit : change > limit
 
-      def within_noise? = !margin.nil? && change.abs <= margin
+      def within_noise?
+        return noisy? && (head - base).abs <= spread if kind == :calls
+
+        !margin.nil? && change.abs <= margin
+      end
+
+      # Whether the method's call count varied between the runs.
+      def noisy? = kind == :calls && spread.positive?
 
       def failed? = above_limit? && !within_noise?
     end
@@ -94,7 +111,7 @@ module Tracegraph
       return if per_method.empty?
 
       io.puts "tracegraph diff: #{per_method.size} method check#{per_method.size == 1 ? '' : 's'}, " \
-              "#{per_method.count(&:failed?)} failed#{noise_note}"
+              "#{per_method.count(&:failed?)} failed#{noise_note}#{noisy_calls_note(per_method)}"
     end
 
     private
@@ -104,6 +121,14 @@ module Tracegraph
       return " (one run each: the noise is not measured; record with tracegraph --runs 10)" if runs == [1, 1]
 
       " (#{runs.join(' and ')} runs)"
+    end
+
+    def noisy_calls_note(checks)
+      noisy = checks.count(&:noisy?)
+      return "" if noisy.zero?
+
+      "; #{noisy} method#{noisy == 1 ? '' : 's'} varied in calls between runs and #{noisy == 1 ? 'was' : 'were'} " \
+        "compared within that"
     end
 
     def clock = "#{@diff.head.clock} time"
@@ -124,14 +149,22 @@ module Tracegraph
                elsif c.kind == :allocations then "from none"
                else "new"
                end
-      change += format(" ± %.1f%%", c.margin) if c.margin && !c.change.infinite?
+      change += format(" ± %.1f%%", c.margin) if c.margin && !c.change.infinite? && c.kind != :calls
       change += " against the rest of the run" if c.kind == :time && !c.change.infinite?
       allowed = c.kind == :calls ? format("±%g%%", c.limit) : format("%+g%%", c.limit)
       verdict = if c.failed? then "more than the allowed #{allowed}: FAILED"
                 elsif c.above_limit? then "above the allowed #{allowed} but within the noise between runs"
                 else "within the allowed #{allowed}"
                 end
-      "#{what} #{values}, #{change}: #{verdict}"
+      "#{what} #{values}, #{change}: #{verdict}#{variation(c)}"
+    end
+
+    # " (Kernel#is_a? varies by ±1 call between runs)" for a method noisy in calls.
+    def variation(c)
+      return "" unless c.noisy?
+
+      " (#{Tracegraph.printable(c.name)} varies by ±#{Tracegraph.group_digits(c.spread)} " \
+        "call#{c.spread == 1 ? '' : 's'} between runs)"
     end
 
     def ignored?(name)
@@ -237,11 +270,20 @@ module Tracegraph
         b = r.base_calls
         h = r.head_calls
         change = b.zero? ? (h.zero? ? 0.0 : Float::INFINITY) : 100.0 * (h - b) / b
-        spread = [@diff.base.runs, @diff.head.runs].sum { |runs| runs ? runs.calls(r.name).minmax.then { |lo, hi| hi - lo } : 0 }
+        spread = calls_range(@diff.base, r.name) + calls_range(@diff.head, r.name)
         margin = spread.positive? && b.positive? ? 100.0 * spread / b : nil
         Check.new(kind: :calls, name: r.name, base: b, head: h, change: change, margin: margin, limit: limit,
-                  runs: run_counts)
+                  runs: run_counts, spread: spread)
       end
+    end
+
+    # max - min of a method's call count over a profile's runs; 0 for a
+    # profile of one run.
+    def calls_range(profile, name)
+      return 0 unless profile.runs
+
+      lo, hi = profile.runs.calls(name).minmax
+      hi - lo
     end
 
     # Each method's own allocations, growth only; exact counts, no margin.

@@ -12,7 +12,11 @@
 #                  label thread: NAME
 #   mapping        one, for the program, marked as symbolized already
 #   location       one per method, with one line pointing at its function
-#   function       one per method: name, system_name, filename, start_line
+#   function       one per method: name, filename, start_line; no
+#                  system_name, so that pprof does not take the name for
+#                  C++ and cut what is between < > and ( ); a name that
+#                  begins with a namespace fully qualified (::Foo::Bar#x),
+#                  so that pprof's graphs do not cut it to two parts
 #   string_table   "" first, then every string above, by index
 #   comment        the clock, and how many calls were folded past the cap
 # pprof's flat (leaf) sums are then exactly our self times and call

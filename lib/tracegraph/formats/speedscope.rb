@@ -3,14 +3,18 @@
 #   {"$schema": ".../file-format-schema.json", "exporter": "tracegraph 0.1.0",
 #    "name": "app.rb", "activeProfileIndex": 0,
 #    "shared": {"frames": [{"name": "Object#work", "file": "app.rb", "line": 1}, ...]},
-#    "profiles": [{"type": "sampled", "name": "main", "unit": "nanoseconds",
+#    "profiles": [{"type": "evented", "name": "main", "unit": "nanoseconds",
 #                  "startValue": 0, "endValue": 1234567,
-#                  "samples": [[0], [0, 1], ...], "weights": [3000, 1200000, ...]}, ...]}
-# One frame per method, shared; one sampled profile per thread, with one
-# sample per call path (frame indexes from the bottom) weighted by that
-# path's self time, so each profile's weights add up to its thread's time
-# and speedscope's "total" of a frame in its left-heavy and sandwich views
-# is our total time for that path. Paths without self time are left out.
+#                  "events": [{"type": "O", "frame": 0, "at": 0},
+#                             {"type": "O", "frame": 1, "at": 3000}, ...,
+#                             {"type": "C", "frame": 0, "at": 1234567}]}, ...]}
+# One frame per method, shared; one evented profile per thread, in which
+# each call-tree node opens its frame, its self time passes, its children
+# follow and it closes: two events a node, so the file grows with the
+# paths, not with their depth (the sampled form repeats each path's whole
+# stack). The times lay each thread's self times end to end, so
+# speedscope's self and total of every frame are ours (recursion counted
+# once), and its "time order" view is the tree, not when calls happened.
 # Needs a profile recorded with call_tree: true. Streamed from C
 # (tg_stacks_write_speedscope) as the tree is walked.
 module Tracegraph

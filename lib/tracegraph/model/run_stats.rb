@@ -8,12 +8,17 @@
 #
 # Every count and time is the per-name median over the runs (a method
 # missing from a run counts 0 there; one in fewer than half the runs has a
-# median of 0 calls and is left out). The median ignores the odd run a
-# busy machine slowed down, where the mean would follow it. The samples
-# are written in the JSON's "runs" member and read back by load_json:
+# median of 0 calls and is left out of the methods, but its samples are
+# kept). The median ignores the odd run a busy machine slowed down, where
+# the mean would follow it. So are the run's other figures: GC runs, wall
+# time, each thread's time (threads matched by name), and, for a view,
+# the threads recorded and the waiting left out. The samples are written
+# in the JSON's "runs" member and read back by load_json:
 #   "runs": {"count": 5, "total_time": [t1, ..., t5],
-#            "self_time": [[m0 run1, ..., m0 run5], ...], "calls": [[...], ...]}
-# with one row per entry of "methods", in the same order.
+#            "self_time": [[m0 run1, ..., m0 run5], ...], "calls": [[...], ...],
+#            "others": [{"name": "Hash#rehash", "self_time": [...], "calls": [0, 1, 0, 0, 1]}]}
+# with one row per entry of "methods", in the same order, and in "others"
+# (optional; files from before it have none) the methods left out.
 module Tracegraph
   # The per-run values behind a median profile.
   class RunSamples
@@ -35,8 +40,13 @@ module Tracegraph
     def names = @by_name.keys
 
     def to_h(methods)
+      listed = methods.to_h { |m| [m.name, true] }
+      others = names.reject { |name| listed.key?(name) }.map do |name|
+        {"name" => name, "self_time" => self_times(name), "calls" => calls(name)}
+      end
       {"count" => count, "total_time" => total_times,
        "self_time" => methods.map { |m| self_times(m.name) }, "calls" => methods.map { |m| calls(m.name) }}
+        .merge(others.empty? ? {} : {"others" => others})
     end
   end
 
@@ -114,10 +124,13 @@ module Tracegraph
       methods = median_methods(per_run, allocations)
       profile = new(clock: clock, threads: median_threads(per_run), methods: methods.values,
                     edges: median_edges(per_run, methods, allocations), program: profiles.first.program,
-                    complete: profiles.all?(&:complete?),
-                    wall_time: per_run.all?(&:wall_time) ? median_of(per_run.map(&:wall_time)) : nil,
+                    complete: profiles.all?(&:complete?), gc_runs: median_of(profiles.map { |p| p.gc.runs }),
+                    wall_time: profiles.all?(&:wall_time) ? median_of(profiles.map(&:wall_time)) : nil,
                     allocations: allocations)
-      by_name = methods.keys.to_h do |name|
+      profile.send(:viewed_from, median_of(profiles.map(&:recorded_threads)),
+                   median_of(profiles.map(&:hidden_waiting)))
+      names = per_run.flat_map { |p| p.methods.map(&:name) }.uniq
+      by_name = names.to_h do |name|
         [name, [per_run.map { |p| p[name]&.self_time || 0 }, per_run.map { |p| p[name]&.calls || 0 }]]
       end
       profile.runs = RunSamples.new(count: profiles.size, total_times: per_run.map(&:total_time), by_name: by_name)
@@ -221,7 +234,22 @@ module Tracegraph
       end
       by_name = {}
       methods.each_with_index { |m, i| by_name[m.name] ||= [rows[0][i], rows[1][i]] }
+      others(runs, count).each { |name, samples| by_name[name] ||= samples }
       RunSamples.new(count: count, total_times: totals, by_name: by_name)
+    end
+
+    # The samples of methods left out of the median: name => [self_times, calls].
+    def others(runs, count)
+      return [] unless runs.key?("others")
+
+      list = runs["others"]
+      fail!("runs.others must be an array, not #{json_type(list)}") unless list.is_a?(Array)
+      list.each_with_index.map do |other, i|
+        where = "runs.others[#{i}]"
+        object!(other, where)
+        [Profile.clean_name(string!(other, "name", where)),
+         %w[self_time calls].map { |key| samples!(other[key], count, "#{where}.#{key}") }]
+      end
     end
 
     def samples!(list, count, where)
