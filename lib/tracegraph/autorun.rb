@@ -37,13 +37,15 @@ module Tracegraph
     def start
       command = command_line
       config = EnvConfig.new
-      make_directory(config.output)
-      Output.check_path(config.output)
+      # Messages name it relative to where the program started, as typed.
+      output = Output.target(config.output)
+      make_directory(output)
+      Output.check_path(output)
       naming = OutputNaming.from_env
       # Registered first, so it runs after the program's own at_exit
       # handlers and sees their work too; and before the start, so its
       # setting up is not in the profile.
-      Tracegraph.at_process_end { |profile| write(profile, config, naming, command) }
+      Tracegraph.at_process_end { |profile| write(profile, output, config, naming, command) }
       begin
         Tracegraph.start(**config.start_options)
       rescue ArgumentError => e
@@ -70,23 +72,23 @@ module Tracegraph
 
     # TRACEGRAPH_OUTPUT=tmp/tests.svg in a checkout without tmp/. Only for
     # a known format: a typo in the name creates no directory.
-    def make_directory(path)
-      return unless Output.format_of(path)
+    def make_directory(target)
+      return unless target.file? && Output.format_of(target.path.delete_suffix(Output::GZIP_SUFFIX))
 
-      FileUtils.mkdir_p(File.dirname(path))
+      FileUtils.mkdir_p(File.dirname(target.path))
     rescue SystemCallError => e
       # mkdir's EEXIST for a file in the way says "File exists": name it.
-      file = Pathname(File.dirname(path)).ascend.find { |dir| File.exist?(dir) && !File.directory?(dir) }
+      file = Pathname(File.dirname(target.path)).ascend.find { |dir| File.exist?(dir) && !File.directory?(dir) }
       reason = file ? "#{file} is not a directory" : e.message.sub(/ @ .*/, "")
-      raise Error, "cannot write #{path}: cannot create its directory (#{reason})"
+      raise Error, target.in_user_terms("cannot write #{target.path}: cannot create its directory (#{reason})")
     end
 
     # Writes first, then says so; the program's own status stands whatever
     # happens, but for a signal that stops dot (Ctrl-C), which ends the
     # process by that signal.
-    def write(profile, config, naming, command)
+    def write(profile, output, config, naming, command)
       profile, dot_options, note = Output.view_of_run(profile, config.dot_options)
-      _, messages = Output.write_each([config.output], "tracegraph") do |path|
+      _, messages = Output.write_each([output], "tracegraph") do |path|
         Output.write(profile, naming.path_for(path), dot_options)
       end
       messages.unshift("tracegraph: #{note}") if note

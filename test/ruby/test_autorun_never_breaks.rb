@@ -28,15 +28,15 @@ class TestAutorunNeverBreaks < Minitest::Test
     _, err, status = autorun("tmp/deep/tests.json", "app.rb")
     assert_equal 3, status.exitstatus, err
     assert_equal 3, Tracegraph::Profile.load_json(path("tmp/deep/tests.json"))["Object#work"].calls
-    assert_equal "tracegraph: wrote #{path('tmp/deep/tests.json')} (pid #{err[/pid (\d+)/, 1]}: ruby app.rb)\n", err
+    assert_equal "tracegraph: wrote tmp/deep/tests.json (pid #{err[/pid (\d+)/, 1]}: ruby app.rb)\n", err
   end
 
   def test_an_output_that_cannot_be_written_is_a_warning_and_the_program_runs
     File.write(path("afile"), "")
     {
-      "afile/g.json" => %r{\Atracegraph/autorun: cannot write #{Regexp.escape(path('afile/g.json'))}: cannot create its directory \(#{Regexp.escape(path('afile'))} is not a directory\)},
+      "afile/g.json" => %r{\Atracegraph/autorun: cannot write afile/g.json: cannot create its directory \(afile is not a directory\)},
       "/proc/g.json" => %r{\Atracegraph/autorun: cannot write /proc/g.json: cannot create files in /proc},
-      "g.gif" => %r{\Atracegraph/autorun: cannot write #{Regexp.escape(path('g.gif'))}: unknown format \.gif}
+      "g.gif" => %r{\Atracegraph/autorun: cannot write g.gif: unknown format \.gif}
     }.each do |output, message|
       out, err, status = autorun(output, "-e", "puts :ran; exit 4", "one", "two")
       assert_equal 4, status.exitstatus, err
@@ -53,7 +53,7 @@ class TestAutorunNeverBreaks < Minitest::Test
     write_script("cleaner.rb", "require 'fileutils'\nFileUtils.rm_rf('out')\n")
     _, err, status = autorun("out/g.json", "cleaner.rb")
     assert status.success?, err
-    assert_match(%r{\Atracegraph: cannot write #{Regexp.escape(path('out/g.json'))}: directory .*out does not exist \(pid \d+: ruby cleaner.rb\)\n\z}, err)
+    assert_match(%r{\Atracegraph: cannot write out/g.json: directory out does not exist \(pid \d+: ruby cleaner.rb\)\n\z}, err)
   end
 
   # rake's own profile is in tests.json, the tests' in tests.PID.json: each
@@ -68,9 +68,9 @@ class TestAutorunNeverBreaks < Minitest::Test
     out, err, status = autorun("tests.json", "runner.rb", "test")
     assert status.success?, err
     tests_pid, runner_pid = out.split.map(&:to_i)
-    assert_equal "tracegraph: wrote #{path("tests.#{tests_pid}.json")} (pid #{tests_pid}: ruby tests.rb " \
+    assert_equal "tracegraph: wrote tests.#{tests_pid}.json (pid #{tests_pid}: ruby tests.rb " \
                  "test/a_test.rb test/b_test.rb test/c_test.rb (+2 more))\n" \
-                 "tracegraph: wrote #{path('tests.json')} (pid #{runner_pid}: ruby runner.rb test)\n", err
+                 "tracegraph: wrote tests.json (pid #{runner_pid}: ruby runner.rb test)\n", err
   end
 
   def test_a_program_name_without_rb_is_shown_as_is

@@ -1,6 +1,6 @@
 require_relative "test_helper"
 require_relative "cli_helper"
-require "tracegraph/dot_render"
+require "tracegraph/output/dot_render"
 
 # Ctrl-C (SIGINT) or SIGTERM while Graphviz draws stops dot at once, keeps
 # the .dot and the outputs already written, removes the partial file, and
@@ -86,8 +86,8 @@ class TestDotInterrupt < Minitest::Test
   def test_ctrl_c_during_the_profiling_commands_render_keeps_the_dot_and_the_cheap_outputs
     status, err, seconds, dot_pid = interrupt("INT", *tracegraph_command("-o", "g.svg", "-o", "g.json", "app.rb"))
     assert_stopped_by("INT", status, err, seconds, dot_pid)
-    assert_equal "tracegraph: interrupted by SIGINT while Graphviz drew #{path('g.svg')}: stopped it and removed " \
-                 "the partial file; the call graph is in #{path('g.dot')} (also written: #{path('g.json')})\n", err
+    assert_equal "tracegraph: interrupted by SIGINT while Graphviz drew g.svg: stopped it and removed " \
+                 "the partial file; the call graph is in g.dot (also written: g.json)\n", err
     refute File.exist?(path("g.svg")), "the partial file is removed"
     assert_match(/Object#work/, File.read(path("g.dot")))
     assert_equal 3, Tracegraph::Profile.load_json(path("g.json"))["Object#work"].calls,
@@ -97,17 +97,17 @@ class TestDotInterrupt < Minitest::Test
   def test_messages_keep_the_users_order_though_rendered_outputs_are_written_last
     _, err, status = tracegraph("-o", "g.svg", "-o", "g.json", "-o", "g.txt", "app.rb", env: {"TRACEGRAPH_RUN" => nil})
     assert status.success?, err
-    assert_equal "tracegraph: wrote #{path('g.dot')}, #{path('g.svg')}\n" \
-                 "tracegraph: wrote #{path('g.json')}\n" \
-                 "tracegraph: wrote #{path('g.txt')}\n", err
+    assert_equal "tracegraph: wrote g.dot, g.svg\n" \
+                 "tracegraph: wrote g.json\n" \
+                 "tracegraph: wrote g.txt\n", err
     assert_operator File.mtime(path("g.txt")), :<=, File.mtime(path("g.dot")), "the cheap ones first"
   end
 
   def test_sigterm_during_the_profiling_commands_render
     status, err, seconds, dot_pid = interrupt("TERM", *tracegraph_command("-o", "g.pdf", "app.rb"))
     assert_stopped_by("TERM", status, err, seconds, dot_pid)
-    assert_equal "tracegraph: interrupted by SIGTERM while Graphviz drew #{path('g.pdf')}: stopped it and removed " \
-                 "the partial file; the call graph is in #{path('g.dot')}\n", err
+    assert_equal "tracegraph: interrupted by SIGTERM while Graphviz drew g.pdf: stopped it and removed " \
+                 "the partial file; the call graph is in g.dot\n", err
     refute File.exist?(path("g.pdf"))
     assert File.size?(path("g.dot"))
   end
@@ -117,8 +117,8 @@ class TestDotInterrupt < Minitest::Test
     runs, err = err.lines.partition { |line| line.match?(%r{\Atracegraph: wrote /.*/run[12]\.json$}) }.map(&:join)
     assert_equal 2, runs.lines.size, "each run's own message, as before"
     assert_stopped_by("INT", status, err, seconds, dot_pid)
-    assert_equal "tracegraph: interrupted by SIGINT while Graphviz drew #{path('g.svg')}: stopped it and removed " \
-                 "the partial file; the call graph is in #{path('g.dot')}\n", err
+    assert_equal "tracegraph: interrupted by SIGINT while Graphviz drew g.svg: stopped it and removed " \
+                 "the partial file; the call graph is in g.dot\n", err
     refute File.exist?(path("g.svg"))
     assert File.size?(path("g.dot"))
   end
@@ -175,7 +175,7 @@ class TestDotInterrupt < Minitest::Test
     env = {"RUBYOPT" => "-I#{LIB} -rtracegraph/autorun", "TRACEGRAPH_OUTPUT" => "a.svg"}
     status, err, seconds, dot_pid = interrupt("INT", RbConfig.ruby, "app.rb", env: env)
     assert_stopped_by("INT", status, err, seconds, dot_pid)
-    assert_match(/\Atracegraph: interrupted by SIGINT while Graphviz drew #{Regexp.escape(path('a.svg'))}: /, err)
+    assert_match(/\Atracegraph: interrupted by SIGINT while Graphviz drew a\.svg: /, err)
     refute File.exist?(path("a.svg"))
     assert File.size?(path("a.dot"))
   end

@@ -55,6 +55,10 @@ module Tracegraph
         staged = File.join(dir, "profile#{target.suffix}")
         begin
           yield staged
+        rescue RenderInterrupted => e
+          keep = true # its .dot is all there is of this output
+          e.path = target.shown
+          raise
         rescue Error => e
           message = e.message.gsub(staged, target.shown)
           keep = message.include?(dir) # "the call graph is in /tmp/.../profile.dot"

@@ -11,8 +11,7 @@ module Tracegraph
   # SignalException, so it ends a program as the signal would unless
   # rescued; kept lists what else was written before, for the message.
   class RenderInterrupted < SignalException
-    attr_reader :path, :dot_path
-    attr_accessor :kept
+    attr_accessor :path, :dot_path, :kept
 
     def initialize(signo, path:, dot_path:)
       super(signo)

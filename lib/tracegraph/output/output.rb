@@ -216,6 +216,10 @@ module Tracegraph
           true
         rescue RenderInterrupted => e
           e.kept = kept
+          if path.is_a?(Target) && path.direct?
+            e.path = path.shown_path(e.path)
+            e.dot_path = path.shown_path(e.dot_path)
+          end
           raise
         rescue Tracegraph::Error => e
           messages[i] = Tracegraph.printable("#{label}: #{in_user_terms(path, e.message)}")

@@ -107,8 +107,9 @@ module Tracegraph
       spec = spec.to_path if spec.respond_to?(:to_path)
       raise Error, "output path must be a String, not #{spec.class}" unless spec.is_a?(String)
       raise Error, "output path is empty" if spec.empty?
+      shown = spec.start_with?("/") ? relative_to(spec, dir) : spec
       if spec.end_with?("/")
-        raise Error, "cannot write #{spec}: a name ending in / names a directory (as in the shell's `> #{spec}`)"
+        raise Error, "cannot write #{shown}: a name ending in / names a directory (as in the shell's `> #{shown}`)"
       end
 
       check_format_name(format) if format
@@ -117,7 +118,7 @@ module Tracegraph
       compressed = name.downcase(:ascii).end_with?(GZIP_SUFFIX) && !name.downcase(:ascii).end_with?(".pb.gz")
       base = compressed ? name.delete_suffix(name[-GZIP_SUFFIX.length..]) : name
       suffix = format_of(base) ? suffix_for(base) : format && FORMAT_NAMES[format]
-      unknown!(spec) unless suffix
+      unknown!(spec, shown) unless suffix
       gzip = compressed && suffix != ".pb.gz" # pprof's format is gzip already
       Target.new(name: spec, path: kind == :stdout ? "-" : spec, suffix: suffix, gzip: gzip, kind: kind,
                  named: format_of(base) ? true : false, base: dir)
@@ -161,10 +162,10 @@ module Tracegraph
       :file
     end
 
-    def unknown!(spec)
+    def unknown!(spec, shown)
       suffix = suffix_of(spec)
       hint = suffix ? "" : "; give --format #{FORMAT_NAMES.keys.join('|')} to name one"
-      raise Error, "cannot write #{spec}: unknown format #{suffix || '(no extension)'} (known: #{known_formats})#{hint}"
+      raise Error, "cannot write #{shown}: unknown format #{suffix || '(no extension)'} (known: #{known_formats})#{hint}"
     end
   end
 end
