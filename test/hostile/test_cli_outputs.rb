@@ -24,7 +24,7 @@ class TestCliOutputs < Minitest::Test
     assert status.success?, err
     assert_equal 1, Tracegraph::Profile.load_json(File.join(@dir, "out.json"))["Object#work"].calls
     refute File.exist?(File.join(@elsewhere, "out.json"))
-    assert_includes err, "wrote #{File.join(@dir, 'out.json')}"
+    assert_includes err, "wrote out.json" # as typed, in the directory it was typed in
   end
 
   def test_autorun_resolves_its_output_before_the_program_changes_directory
@@ -121,12 +121,9 @@ class TestCliOutputs < Minitest::Test
     assert_equal [2, ""], [status.exitstatus, out], err
     assert_match(/\Atracegraph: cannot write .*x{300}\.json: File name too long\n\z/, err)
 
-    File.mkfifo(File.join(@dir, "pipe.json"))
+    # A FIFO is written to (test_output_streams.rb); the .dot an svg keeps
+    # beside it cannot be one.
     File.mkfifo(File.join(@dir, "pipe.dot"))
-    out, err, status = tracegraph("-o", "pipe.json", script)
-    assert_equal [2, ""], [status.exitstatus, out], err
-    assert_match(/cannot write .*pipe\.json: it is not a regular file\n\z/, err)
-
     out, err, status = tracegraph("-o", "pipe.svg", script)
     assert_equal [2, ""], [status.exitstatus, out], "the .dot an svg is drawn from is checked too: #{err}"
     assert_match(/cannot write .*pipe\.dot: it is not a regular file/, err)

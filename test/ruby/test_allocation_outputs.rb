@@ -346,7 +346,7 @@ class TestAllocationOutputs < Minitest::Test
     assert_equal 8, profile.edge("Object#run", "Object#build").allocations
 
     _, err, status = ruby("-rtracegraph/autorun", app, env: env.merge("TRACEGRAPH_ALLOCATIONS" => "maybe"))
-    assert_equal 2, status.exitstatus
+    assert_equal 0, status.exitstatus, "a bad setting is a warning: the program runs, unprofiled"
     assert_match(/TRACEGRAPH_ALLOCATIONS must be 1\/true or 0\/false/, err)
     _, err, status = ruby("-rtracegraph/autorun", app, env: env.merge("TRACEGRAPH_THREADS" => "main"))
     assert status.success?, err

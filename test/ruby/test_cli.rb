@@ -103,7 +103,7 @@ class TestCli < Minitest::Test
       ["--bogus", @script] => /invalid option: --bogus/,
       ["--clock", "gpu", @script] => /invalid argument: --clock gpu/,
       ["-o", "graph.gif", @script] => /unknown format .gif/,
-      ["-o", "nodir/graph.dot", @script] => %r{directory /.*/nodir does not exist},
+      ["-o", "nodir/graph.dot", @script] => %r{cannot write nodir/graph.dot: directory nodir does not exist},
       ["--node-fraction", "7", @script] => /node_fraction must be a number from 0 to 1/,
       [] => /no script given/
     }
@@ -139,7 +139,7 @@ class TestCli < Minitest::Test
   def test_missing_dot_keeps_the_dot_file_and_says_where
     _, err, status = tracegraph("-o", "g.pdf", @script, env: {"PATH" => path_without_dot})
     assert_equal 1, status.exitstatus
-    assert_match(%r{Graphviz.s `dot` is not installed.*the call graph is in /.*/g.dot}, err)
+    assert_match(/Graphviz.s `dot` is not installed.*the call graph is in g.dot$/, err)
     assert File.size?(File.join(@dir, "g.dot"))
   end
 

@@ -133,7 +133,7 @@ class TestRenderCli < Minitest::Test
       ["fifo.json"] => /cannot read profile fifo.json: it is a FIFO \(named pipe\), not a profile file/,
       ["--bogus", @plain] => /invalid option: --bogus/,
       ["-o", "x.vernier.json", @plain] => /cannot write x.vernier.json: unknown format .vernier.json \(known: /,
-      ["-o", "x.json.gz", @plain] => /unknown format .json.gz/,
+      ["-o", "x.json.xz", @plain] => /unknown format .json.xz/,
       ["-o", "nodir/x.svg", @plain] => /cannot write nodir\/x.svg: directory nodir does not exist/,
       ["--node-fraction", "7", @plain] => /node_fraction must be a number from 0 to 1/,
       ["--max-nodes", "x", @plain] => /invalid argument: --max-nodes x/,

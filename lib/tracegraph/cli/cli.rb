@@ -53,8 +53,11 @@ module Tracegraph
       return 0 if options == :done
 
       name, iseq = target(options, argv)
-      options[:outputs].map! { |path| File.expand_path(path) }
-      options[:outputs].each { |path| Output.check_path(path) }
+      # Checked as typed, kept absolute: see the top of this file.
+      options[:outputs] = Output.check_paths(options[:outputs], format: options[:format]).map(&:absolute)
+      # The profile goes to standard output: the script's own output goes
+      # to standard error, so that the two never mix.
+      Output.claim_stdout if options[:outputs].any?(&:stdout?)
       return repeated(options, name, argv) if options[:runs] > 1
 
       ScriptRun.new(name, iseq, argv, outputs: options[:outputs], start_options: options[:start],
@@ -63,7 +66,7 @@ module Tracegraph
       @err.puts "tracegraph: #{e.message} (see tracegraph --help)"
       USAGE_ERROR
     rescue Tracegraph::Error, ArgumentError => e
-      @err.puts "tracegraph: #{e.message}"
+      @err.puts Tracegraph.printable("tracegraph: #{e.message}")
       USAGE_ERROR
     rescue SyntaxError => e
       # As ruby reports it, before anything runs: there is no profile.
@@ -83,17 +86,19 @@ module Tracegraph
     end
 
     def parse(argv)
-      options = {outputs: [], start: {}, dot: {}, flat: false, code: nil, runs: 1, ok_statuses: [0]}
+      options = {outputs: [], start: {}, dot: {}, flat: false, code: nil, runs: 1, ok_statuses: [0], format: nil}
       parser = OptionParser.new do |o|
         o.banner = <<~TEXT
           Usage: tracegraph [options] script.rb [script args...]
+                 tracegraph [options] -S command [args...]       (a Ruby script in PATH: tracegraph -S rake test)
                  tracegraph [options] -e 'ruby code'
                  tracegraph render [options] profile.json        (see tracegraph render --help)
                  tracegraph merge [options] a.json b.json ...    (see tracegraph merge --help)
                  tracegraph diff [options] base.json head.json   (see tracegraph diff --help)
 
           Profiles a Ruby program and writes its call graph. The format follows the
-          output's name: #{Output.known_formats}
+          output's name, or --format for a name without one (-o - is standard output;
+          a name ending in .gz is compressed): #{Output.known_formats}
           (pdf/svg/png run Graphviz's dot and keep the .dot beside them; .folded is folded
           stacks for flame graphs; .pb.gz is pprof; .speedscope.json is for speedscope;
           .firefox.json is for the Firefox Profiler; callgrind is for KCachegrind). -o can be given more than once.
@@ -103,8 +108,13 @@ module Tracegraph
           when the process ends, after the script's at_exit handlers.
 
         TEXT
-        o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot)") { |v| options[:outputs] << v }
+        o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot); - is standard output,",
+             "where the script's own output then goes to standard error") { |v| options[:outputs] << v }
+        Output.define_format_option(o, options)
         o.on("-e CODE", "Profile this code instead of a script") { |v| options[:code] = v }
+        o.on("-S", "Look the script up in RUBYPATH, then PATH, as ruby -S does: tracegraph -S rake test") do
+          options[:search_path] = true
+        end
         o.on("-c", "--clock CLOCK", Tracegraph::CLOCKS.map(&:to_s), "wall (default), cpu or thread_cpu") do |v|
           options[:start][:clock] = v.to_sym
         end
@@ -154,6 +164,7 @@ module Tracegraph
       # ARGV, its -o and --help too.
       parser.order!(argv)
       options[:outputs] << "call_graph.dot" if options[:outputs].empty?
+      options[:outputs].map! { |spec| Output.target(spec, format: options[:format]) }
       if Output.needs_call_tree?(options[:outputs]) || GraphOptions.needs_call_tree?(options[:dot])
         options[:start][:call_tree] = true
       end
@@ -182,10 +193,40 @@ module Tracegraph
       return ["-e", RubyVM::InstructionSequence.compile(options[:code], "-e", "-e")] if options[:code]
 
       script = argv.shift or raise UsageError, "no script given"
-      raise Tracegraph::Error, "no such file: #{script}" unless File.file?(script)
+      script = find_in_path(script) || script if options[:search_path] # else as named, as ruby -S does
+      unless File.file?(script)
+        raise Tracegraph::Error, "no such file: #{script}#{missing_script_hint(script, options[:search_path])}"
+      end
 
       RenderCLI.check_script(script)
       [script, RubyVM::InstructionSequence.compile_file(script)]
+    end
+
+    # Where ruby -S finds script (dln_find_file_r in Ruby's dln_find.c):
+    # the first regular file named so in a directory of RUBYPATH, then of
+    # PATH ("" is the current directory, "~" home). Names starting with /,
+    # ./ or ../ are not looked up. nil if none.
+    def find_in_path(script, env = ENV)
+      return nil if script.start_with?("/", "./", "../")
+
+      [env["RUBYPATH"], env["PATH"]].compact.flat_map { |list| list.split(File::PATH_SEPARATOR, -1) }.each do |dir|
+        dir = Dir.home + dir.delete_prefix("~") if dir == "~" || dir.start_with?("~/")
+        candidate = dir.empty? ? script : File.join(dir, script)
+        return candidate if File.file?(candidate)
+      end
+      nil
+    end
+
+    # After "no such file: rake": where -S looked, or that it would find it.
+    def missing_script_hint(script, searched)
+      if searched
+        return "" if script.start_with?("/", "./", "../")
+
+        return " (nor in #{ENV['RUBYPATH'] ? 'RUBYPATH or PATH' : 'PATH'}, where -S looks)"
+      end
+      return "" unless find_in_path(script)
+
+      " (to run #{script} from PATH, as ruby -S does: tracegraph -S #{script} ...)"
     end
   end
 end

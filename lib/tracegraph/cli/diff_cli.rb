@@ -24,14 +24,19 @@ module Tracegraph
       options = parse(argv.dup)
       return 0 if options == :done
 
-      options[:outputs].each { |path| Output.check_graph_path(path) }
+      options[:outputs] = options[:outputs].map { |path| Output.check_graph_path(path, format: options[:format]) }
+      if options[:outputs].count(&:stdout?) > 1
+        raise Error, "only one output can go to standard output (got #{options[:outputs].select(&:stdout?).join(', ')})"
+      end
       base, head = options[:files].map { |path| Profile.load_json(path) }
       diff = base.diff(head)
       gate = build_gate(diff, options) # refuses times of different clocks before anything is written
       diff.check_allocations!("drawn") if options[:outputs].any? && options[:dot][:size_by] == "allocations"
       if options[:text]
-        BrokenPipe.print_quietly(@out) do
-          diff.print_text(@out, limit: options[:limit], normalize: options[:dot].fetch(:normalize, false))
+        # Standard output carries the text, unless -o - sends the graph there.
+        text = options[:outputs].any?(&:stdout?) ? @err : @out
+        BrokenPipe.print_quietly(text) do
+          diff.print_text(text, limit: options[:limit], normalize: options[:dot].fetch(:normalize, false))
         end
       end
       written = write_outputs(diff, options)
@@ -43,14 +48,14 @@ module Tracegraph
       @err.puts "tracegraph diff: #{e.message} (see tracegraph diff --help)"
       CLI::USAGE_ERROR
     rescue Tracegraph::Error, ArgumentError => e
-      @err.puts "tracegraph diff: #{e.message}"
+      @err.puts Tracegraph.printable("tracegraph diff: #{e.message}")
       CLI::USAGE_ERROR
     end
 
     private
 
     def parse(argv)
-      options = {outputs: [], dot: {}, text: false, limit: 10, fail_above: nil, ignore: [], min_share: 5.0,
+      options = {outputs: [], dot: {}, text: false, format: nil, limit: 10, fail_above: nil, ignore: [], min_share: 5.0,
                  time: {default: nil, methods: {}}, calls: {default: nil, methods: {}},
                  allocations: {default: nil, methods: {}}}
       parser = OptionParser.new do |o|
@@ -61,9 +66,12 @@ module Tracegraph
           red where self time grew, blue where it shrank, dashed for what vanished.
 
         TEXT
-        o.on("-o", "--output PATH", "Write the diff graph (.dot .pdf .svg .png; default diff.dot unless --text)") do |v|
+        o.on("-o", "--output PATH", "Write the diff graph (.dot .pdf .svg .png; default diff.dot unless --text);",
+             "- is standard output") do |v|
           options[:outputs] << v
         end
+        o.on("--format FORMAT", %w[dot svg png pdf], "The format of -o - and of outputs whose name has none:",
+             "dot, svg, png, pdf") { |v| options[:format] = v }
         o.on("--text", "Print the top regressions and improvements") { options[:text] = true }
         o.on("--limit N", Integer, "Rows of each in --text (default 10)") { |v| options[:limit] = v }
         o.on("--normalize", "Scale base to head's total time first") { options[:dot][:normalize] = true }
@@ -116,6 +124,9 @@ module Tracegraph
       end
       BrokenPipe.print_quietly(@err) { messages.each { |message| @err.puts message } }
       ok
+    rescue RenderInterrupted => e
+      BrokenPipe.print_quietly(@err) { @err.puts e.report("tracegraph diff") }
+      e.end_process
     end
 
     def percent!(value, option)

@@ -41,7 +41,8 @@ module Tracegraph
       options = super
       return options if options == :done
       raise CLI::UsageError, "say where to write the sum: -o all.json (or --flat)" if options[:outputs].empty? && !options[:flat]
-      stacks = options[:outputs].select { |path| Output.needs_call_tree?([path]) }
+      stacks = options[:outputs].map { |path| Output.target(path, format: options[:format]) }
+                                .select { |target| Output.needs_call_tree?([target]) }
       raise CLI::UsageError, "a sum has no call tree, so it cannot be written as #{stacks.join(', ')}" if stacks.any?
 
       options

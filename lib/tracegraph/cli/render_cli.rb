@@ -18,7 +18,7 @@ module Tracegraph
     # are not named .json, so the name alone decides, before anything is
     # read: raises Tracegraph::Error pointing at render.
     def self.check_script(script)
-      return unless File.extname(script).casecmp?(".json")
+      return unless script.downcase.end_with?(".json", ".json.gz")
 
       name = Tracegraph.printable(script)
       raise Error, "#{name} is JSON, not a Ruby script; to draw a saved profile: tracegraph render #{name} -o graph.svg"
@@ -29,9 +29,11 @@ module Tracegraph
       return 0 if options == :done
 
       # Before the profile is read: a typo in a name fails at once.
-      options[:outputs].each { |path| Output.check_path(path) }
+      options[:outputs] = Output.check_paths(options[:outputs], format: options[:format])
       profile, options[:dot] = profile_from(options[:files]).viewed(options[:dot])
-      BrokenPipe.print_quietly(@out) { profile.print_flat(@out) } if options[:flat]
+      # Standard output carries the table, unless -o - sends the profile there.
+      table = options[:outputs].any?(&:stdout?) ? @err : @out
+      BrokenPipe.print_quietly(table) { profile.print_flat(table) } if options[:flat]
       write_outputs(profile, options) ? 0 : 1
     rescue OptionParser::ParseError, CLI::UsageError => e
       @err.puts Tracegraph.printable("tracegraph #{command}: #{e.message} (see tracegraph #{command} --help)")
@@ -51,7 +53,8 @@ module Tracegraph
 
         Draws a profile saved with -o profile.json (or Profile#write_json) again, with
         other graph options or in other formats, without running the program again.
-        The format follows the output's name, as for tracegraph:
+        The format follows the output's name, as for tracegraph, or --format
+        (-o - is standard output; a name ending in .gz is compressed):
         #{Output.known_formats}
         (.folded, .pb.gz, .speedscope.json and .firefox.json need a profile recorded with --call-tree).
         -o can be given more than once.
@@ -70,12 +73,13 @@ module Tracegraph
     def output_help = "Write the profile here (default call_graph.dot unless --flat)"
 
     def parse(argv)
-      options = {outputs: [], dot: {}, flat: false}
+      options = {outputs: [], dot: {}, flat: false, format: nil}
       parser = OptionParser.new do |o|
         o.banner = banner
         o.on("-o", "--output PATH", output_help) do |v|
           options[:outputs] << v
         end
+        Output.define_format_option(o, options)
         GraphOptions.define(o, options[:dot])
         o.on("--flat", "Print the top methods by self time") { options[:flat] = true }
         o.on("-h", "--help", "Show this help") do
@@ -98,6 +102,9 @@ module Tracegraph
       end
       BrokenPipe.print_quietly(@err) { messages.each { |message| @err.puts message } }
       ok
+    rescue RenderInterrupted => e
+      BrokenPipe.print_quietly(@err) { @err.puts e.report("tracegraph #{command}") }
+      e.end_process
     end
   end
 end

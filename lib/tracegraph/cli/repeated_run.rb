@@ -48,7 +48,12 @@ module Tracegraph
         profile = Profile.median(profiles)
         # Each run wrote its view already (child_options).
         graph_options = @dot_options.except(*VIEW_OPTIONS)
-        ok, messages = Output.write_each(@outputs, "tracegraph") { |path| Output.write(profile, path, graph_options) }
+        ok, messages = begin
+          Output.write_each(@outputs, "tracegraph") { |path| Output.write(profile, path, graph_options) }
+        rescue RenderInterrupted => e
+          BrokenPipe.print_quietly(@err) { @err.puts e.report("tracegraph") }
+          e.end_process
+        end
         messages.each { |message| @err.puts message }
         profile.print_flat(@err) if @flat
         summarize(profile)

@@ -78,8 +78,13 @@ module Tracegraph
       error = $! # what the process is ending with, if anything
       profile, dot_options, view_note = Output.view_of_run(profile, @dot_options)
       messages = [view_note, Output.folded_note(profile, @outputs)].compact.map { |note| "tracegraph: #{note}" }
-      ok, written = Output.write_each(@outputs, "tracegraph") do |path|
-        Output.write(profile, @naming.path_for(path), dot_options)
+      ok, written = begin
+        Output.write_each(@outputs, "tracegraph") do |path|
+          Output.write(profile, @naming.path_for(path), dot_options)
+        end
+      rescue RenderInterrupted => e
+        tell { @err.puts e.report("tracegraph") }
+        e.end_process # from at_exit: the process ends by the signal, quietly
       end
       messages.concat(written)
       tell { profile.print_flat(@err) } if @flat

@@ -1,6 +1,10 @@
 # Reads a profile file for Profile.load_json, refusing what cannot be one
 # before it costs anything: only regular files (a FIFO would block, a
-# device never ends), at most max_bytes, and only UTF-8 text.
+# device never ends), at most max_bytes, and only UTF-8 text. A gzip file
+# (p.json.gz, as `-o p.json.gz` writes) is inflated, to at most max_bytes.
+require "stringio"
+require "zlib"
+
 module Tracegraph
   module ProfileFile
     # 1 GiB: ten times a profile with the default million-node call tree,
@@ -11,6 +15,7 @@ module Tracegraph
     KINDS = {"directory" => "a directory", "characterSpecial" => "a character device",
              "blockSpecial" => "a block device", "fifo" => "a FIFO (named pipe)", "socket" => "a socket"}.freeze
     UTF8_BOM = "\xEF\xBB\xBF".b.freeze
+    GZIP_MAGIC = "\x1F\x8B".b.freeze
     UTF16_BOMS = ["\xFF\xFE".b, "\xFE\xFF".b].freeze
 
     # The file's text as a valid UTF-8 String, or FormatError naming the path.
@@ -24,6 +29,7 @@ module Tracegraph
         read_at_most(file, limit)
       end
       too_big!(path, "grew past", limit) if bytes.bytesize > limit
+      bytes = inflate(bytes, path, limit) if bytes.start_with?(GZIP_MAGIC)
       text(bytes, display(path))
     rescue SystemCallError, IOError => e
       reason = Profile.clean_name(e.message).sub(/ @ .*/m, "") # the rest repeats the path
@@ -74,6 +80,20 @@ module Tracegraph
       bytes
     end
 
+    # The inflated bytes, at most limit of them: a small file that inflates
+    # to gigabytes is refused as it grows, not after.
+    def self.inflate(bytes, path, limit)
+      gz = Zlib::GzipReader.new(StringIO.new(bytes))
+      out = String.new(encoding: Encoding::BINARY)
+      while (chunk = gz.read(CHUNK))
+        out << chunk
+        too_big!(path, "inflates past", limit) if out.bytesize > limit
+      end
+      out
+    rescue Zlib::Error => e
+      raise FormatError, "cannot read profile #{display(path)}: it starts as gzip but is not valid gzip (#{e.message})"
+    end
+
     def self.limit_from_env
       value = ENV[MAX_BYTES_VARIABLE].to_s
       value.empty? ? DEFAULT_MAX_BYTES : check_limit(Integer(value, 10, exception: false), MAX_BYTES_VARIABLE, value)
@@ -85,6 +105,6 @@ module Tracegraph
       raise Error, "#{name} must be a positive whole number of bytes, not #{shown.inspect}"
     end
 
-    private_class_method :regular!, :too_big!, :read_at_most, :limit_from_env, :check_limit
+    private_class_method :regular!, :too_big!, :read_at_most, :inflate, :limit_from_env, :check_limit
   end
 end

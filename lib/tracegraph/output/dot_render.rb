@@ -3,9 +3,39 @@
 # to make it smaller, and a render that takes too long is stopped, with
 # the .dot kept. (rubocop with --max-nodes 0 is 6,847 boxes and 21,118
 # arrows: dot had not finished after 120 s.)
-require "open3"
+require "tempfile"
 
 module Tracegraph
+  # A signal (SIGINT from Ctrl-C, SIGTERM) stopped Graphviz while it drew
+  # path: dot is gone, the partial path removed, dot_path kept. A
+  # SignalException, so it ends a program as the signal would unless
+  # rescued; kept lists what else was written before, for the message.
+  class RenderInterrupted < SignalException
+    attr_accessor :path, :dot_path, :kept
+
+    def initialize(signo, path:, dot_path:)
+      super(signo)
+      @path = path
+      @dot_path = dot_path
+      @kept = []
+    end
+
+    # The one line a command prints before it ends by the signal.
+    def report(label)
+      also = kept.empty? ? "" : " (also written: #{kept.join(', ')})"
+      Tracegraph.printable("#{label}: interrupted by #{signm} while Graphviz drew #{path}: stopped it and removed " \
+                           "the partial file; the call graph is in #{dot_path}#{also}")
+    end
+
+    # Ends the process by the signal, as ruby does for one it does not
+    # handle (so a shell sees 128+n: 130 for SIGINT, 143 for SIGTERM): a
+    # plain SignalException, which ruby reports with no backtrace, and
+    # re-raises with the default handler after its at_exit handlers.
+    def end_process
+      raise SignalException, signo
+    end
+  end
+
   module DotRender
     # Past these, dot's layout takes seconds to minutes (dot's rank and
     # crossing-minimisation passes grow faster than the edge count).
@@ -45,7 +75,12 @@ module Tracegraph
     end
 
     # Runs dot; raises Tracegraph::Error if it fails, is missing or takes
-    # longer than the timeout (then it is killed).
+    # longer than the timeout (then it is killed). dot runs in a process
+    # group of its own, which the terminal's Ctrl-C does not reach, so a
+    # signal that stops this process (SIGINT, SIGTERM) stops dot here: its
+    # group is killed, the partial path removed, and RenderInterrupted
+    # raised, at once. Its stderr goes to a file, not a pipe: no reader
+    # thread is left to meet a closed stream.
     def run(dot_path, path, warn: ->(message) { $stderr.puts("tracegraph: #{message}") })
       limit = timeout
       nodes, edges = size_of(dot_path)
@@ -53,23 +88,46 @@ module Tracegraph
         warn.call(message)
       end
       format = File.extname(path).delete_prefix(".").downcase
-      # Absolute paths: a name such as -Kfoo.svg cannot pass for an option.
-      Open3.popen3("dot", "-T#{format}", File.expand_path(dot_path), "-o", File.expand_path(path),
-                   pgroup: true) do |stdin, stdout, stderr, thread|
-        stdin.close
-        readers = [stdout, stderr].map { |io| Thread.new { io.read } }
-        unless thread.join(limit.zero? ? nil : limit)
-          stop(thread.pid)
-          [thread, *readers].each(&:join) # the pipes close as dot dies
-          File.delete(path) if File.exist?(path)
+      Tempfile.create("tracegraph-dot-stderr") do |err|
+        # Absolute paths: a name such as -Kfoo.svg cannot pass for an option.
+        command = ["dot", "-T#{format}", File.expand_path(dot_path), "-o", File.expand_path(path)]
+        status = spawn_and_wait(command, err, limit, dot_path, path)
+        unless status
           raise Error, "Graphviz did not finish #{path} within #{format("%g", limit)} s (#{Tracegraph.group_digits(nodes)} " \
                        "boxes, #{Tracegraph.group_digits(edges)} arrows) and was stopped; the call graph is in " \
                        "#{dot_path}. Draw fewer boxes (--max-nodes, --node-fraction, --focus) or allow longer " \
                        "(TRACEGRAPH_DOT_TIMEOUT=seconds)"
         end
-        err = readers.map(&:value).last.to_s # both joined: the block's end closes the pipes
-        unless thread.value.success?
-          raise Error, "Graphviz could not render #{path} (#{err.lines.first&.strip}); the call graph is in #{dot_path}"
+        unless status.success?
+          raise Error, "Graphviz could not render #{path} (#{File.read(err.path).lines.first&.strip}); " \
+                       "the call graph is in #{dot_path}"
+        end
+      end
+    end
+
+    # dot's status, or nil if it ran past limit seconds (0: no limit).
+    # Unless it finished, dot is stopped and the partial path removed,
+    # however the wait ends: the limit, a signal's exception (Ctrl-C's
+    # Interrupt, SIGTERM's SignalException), which becomes
+    # RenderInterrupted, any other (a program's trap("INT") { exit }), or
+    # this thread being killed as the process ends (a server's thread).
+    # Signals' exceptions and kills are held off but for the wait itself,
+    # so none lands between the spawn and the wait, leaving dot unwatched.
+    def spawn_and_wait(command, err, limit, dot_path, path)
+      Thread.handle_interrupt(Object => :never) do
+        pid = Process.spawn(*command, in: File::NULL, out: File::NULL, err: err, pgroup: true)
+        waiter = Process.detach(pid)
+        begin
+          done = Thread.handle_interrupt(Object => :immediate) { waiter.join(limit.zero? ? nil : limit) }
+          done&.value
+        rescue SignalException => e
+          raise RenderInterrupted.new(e.signo, path: path, dot_path: dot_path)
+        ensure
+          unless done
+            stop(pid)
+            waiter.join
+            File.delete(path) if File.exist?(path)
+          end
         end
       end
     end

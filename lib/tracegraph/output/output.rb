@@ -8,6 +8,8 @@
 require "stringio"
 require "tracegraph/output/broken_pipe"
 require "tracegraph/output/dot_render"
+require "tracegraph/output/target"
+require "tracegraph/output/delivery"
 
 module Tracegraph
   module Output
@@ -76,9 +78,42 @@ module Tracegraph
       "#{FORMATS.keys.join(' ')} or callgrind.out[.NAME]"
     end
 
+    # The Target for path (a name or a Target; see tracegraph/output/target),
+    # checked: raises Tracegraph::Error, in the user's terms, unless it can
+    # be written, so a long run is not wasted on a typo.
+    def check_path(path, format: nil)
+      target = target(path, format: format)
+      if target.direct?
+        check_file_path(target.path)
+      elsif target.file?
+        dir = Tracegraph.check_output_location(target.path)
+        raise Error, "cannot write #{target.path}: directory #{dir} is not writable" unless File.writable?(dir)
+
+        probe_directory(target.path, dir)
+        probe_file(target.path)
+      elsif target.stream? && !File.writable?(target.path)
+        raise Error, "cannot write #{target.path}: permission denied"
+      end
+      target
+    rescue Error => e
+      raise Error, target ? target.in_user_terms(e.message) : e.message
+    end
+
+    # check_path for each of paths, and at most one of them standard
+    # output; returns their Targets.
+    def check_paths(paths, format: nil)
+      targets = paths.map { |path| check_path(path, format: format) }
+      to_stdout = targets.select(&:stdout?)
+      if to_stdout.size > 1
+        raise Error, "only one output can go to standard output (got #{to_stdout.map(&:name).join(', ')})"
+      end
+
+      targets
+    end
+
     # Raises Tracegraph::Error unless path names a known format in a
-    # directory that exists, so a long run is not wasted on a typo.
-    def check_path(path)
+    # directory that exists.
+    def check_file_path(path)
       unless format_of(path)
         suffix = suffix_of(path)
         raise Error, "cannot write #{path}: unknown format #{suffix || '(no extension)'} (known: #{known_formats})"
@@ -125,20 +160,26 @@ module Tracegraph
       raise Error, "cannot write #{path}: cannot create files in #{dir} (#{e.message.sub(/ @ .*/, '').sub(/ - .*/, '')})"
     end
 
-    # Writes profile to path; returns the paths written. For pdf/svg/png
-    # the .dot is written beside it first, so the profile survives a
-    # missing or failing `dot`: the error then says where it is. The
-    # options are write_dot's, and threads:/idle: choose a view of the
-    # profile for every format (Profile#view).
+    # Writes profile to path (a name or a Target); returns the paths
+    # written, as the user would name them. For pdf/svg/png the .dot is
+    # written beside it first, so the profile survives a missing or failing
+    # `dot`: the error then says where it is. The options are write_dot's,
+    # and threads:/idle: choose a view of the profile for every format
+    # (Profile#view).
     def write(profile, path, dot_options = {})
-      check_path(path)
+      target = check_path(path)
       profile, dot_options = profile.viewed(dot_options)
+      deliver(target) { |file| write_file(profile, file, dot_options) }
+    end
+
+    # Writes profile to a file in the format its name asks for.
+    def write_file(profile, path, dot_options)
       case format_of(path)
       when :json then [profile.write_json(path)]
       when :text then [Tracegraph.write_output(path, flat_text(profile))]
       when *STACK_FORMATS.keys then [write_stacks(profile, path)]
       when :callgrind then [profile.write_callgrind(path)]
-      else write_graph(profile, path, dot_options)
+      else write_graph_file(profile, path, dot_options)
       end
     end
 
@@ -155,38 +196,62 @@ module Tracegraph
     # Writes each of paths with the block, which returns the paths it
     # wrote; one that fails does not stop the others. Returns whether all
     # were written, and one message per path ("LABEL: wrote ..." or the
-    # error), for the caller to print when it is ready.
+    # error), in paths' order, for the caller to print when it is ready.
+    # pdf/svg/png are written last, so a render stopped by a signal
+    # (RenderInterrupted, which is not caught here: Ctrl-C stops the run)
+    # costs no other output; it carries the files written before it.
     # A standard stream whose reader is gone is set aside first, and an
     # error of the system's is that path's failure, not the run's.
     def write_each(paths, label)
       BrokenPipe.settle_standard_streams
-      messages = []
-      ok = paths.map do |path|
-        messages << Tracegraph.printable("#{label}: wrote #{yield(path).join(', ')}")
-        true
-      rescue Tracegraph::Error => e
-        messages << Tracegraph.printable("#{label}: #{e.message}")
-        false
-      rescue SystemCallError, IOError => e
-        messages << Tracegraph.printable("#{label}: cannot write #{path}: #{e.message}")
-        false
+      messages = {}
+      kept = []
+      order = paths.each_index.sort_by { |i| [output_format(paths[i]) == :rendered ? 1 : 0, i] }
+      ok = order.map do |i|
+        path = paths[i]
+        begin
+          written = yield(path)
+          kept.concat(written)
+          messages[i] = Tracegraph.printable("#{label}: wrote #{written.join(', ')}")
+          true
+        rescue RenderInterrupted => e
+          e.kept = kept
+          if path.is_a?(Target) && path.direct?
+            e.path = path.shown_path(e.path)
+            e.dot_path = path.shown_path(e.dot_path)
+          end
+          raise
+        rescue Tracegraph::Error => e
+          messages[i] = Tracegraph.printable("#{label}: #{in_user_terms(path, e.message)}")
+          false
+        rescue SystemCallError, IOError => e
+          messages[i] = Tracegraph.printable("#{label}: #{in_user_terms(path, "cannot write #{path_of(path)}: #{e.message}")}")
+          false
+        end
       end.all?
-      [ok, messages]
+      [ok, messages.sort.map(&:last)]
     end
 
-    # check_path for outputs that can only be a graph.
-    def check_graph_path(path)
-      check_path(path)
-      return if GRAPH_FORMATS.include?(format_of(path))
+    def in_user_terms(path, message) = path.is_a?(Target) ? path.in_user_terms(message) : message
+    def path_of(path) = path.is_a?(Target) ? path.path : path
 
-      suffixes = FORMATS.select { |_, format| GRAPH_FORMATS.include?(format) }.keys
-      raise Error, "cannot write #{path}: a graph is #{suffixes.join(' ')}"
+    # check_path for outputs that can only be a graph; returns the Target.
+    def check_graph_path(path, format: nil)
+      target = check_path(path, format: format)
+      return target if GRAPH_FORMATS.include?(target.format)
+
+      suffixes = FORMATS.select { |_, f| GRAPH_FORMATS.include?(f) }.keys
+      raise Error, "cannot write #{target.name}: a graph is #{suffixes.join(' ')} (or --format dot, svg, png, pdf)"
     end
 
     # Writes anything with a write_dot (a Profile, a ProfileDiff) as
-    # .dot, .pdf, .svg or .png.
+    # .dot, .pdf, .svg or .png, to a name or a Target.
     def write_graph(graph, path, dot_options = {})
-      check_graph_path(path)
+      target = check_graph_path(path)
+      deliver(target) { |file| write_graph_file(graph, file, dot_options) }
+    end
+
+    def write_graph_file(graph, path, dot_options)
       if format_of(path) == :dot
         [graph.write_dot(path, **dot_options)]
       else
@@ -194,10 +259,13 @@ module Tracegraph
       end
     end
 
+    # The format an output (a name or a Target) asks for, or nil.
+    def output_format(path) = path.is_a?(Target) ? path.format : format_of(path)
+
     # Stack outputs need the call tree, which costs a little: record it
     # only when one of these paths asks for it.
     def needs_call_tree?(paths)
-      paths.any? { |path| STACK_FORMATS.key?(format_of(path)) }
+      paths.any? { |path| STACK_FORMATS.key?(output_format(path)) }
     end
 
     # path with a tag (a pid, "12345.2") added before the format's suffix

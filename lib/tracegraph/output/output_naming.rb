@@ -45,15 +45,40 @@ module Tracegraph
       @run_start_ns = run_start_ns
     end
 
-    # The path this process writes instead of `path`.
+    # The path this process writes instead of `path` (a name, or an
+    # Output::Target, whose name is tagged the same way). Standard output
+    # and pipes are the first process's; another one's profile goes to a
+    # file named after it: -.12345.folded, fifo.12345.json.
     def path_for(path)
-      return path if Process.pid == @first_pid && !written_this_run?(path)
+      return target_for(path) if path.is_a?(Output::Target)
+      return path if first_process? && !written_this_run?(path)
 
-      (1..).lazy.map { |n| Output.tagged_path(path, n == 1 ? Process.pid : "#{Process.pid}.#{n}") }
-           .find { |p| !written_this_run?(p) }
+      tags.map { |tag| Output.tagged_path(path, tag) }.find { |p| !written_this_run?(p) }
     end
 
+    def first_process? = Process.pid == @first_pid
+
     private
+
+    def target_for(target)
+      return target if first_process? && (!target.file? || !written_this_run?(target.path))
+
+      if target.file?
+        tag = free_tag(target.path)
+        return target.renamed { |name| Output.tagged_path(name, tag) }
+      end
+
+      # Standard output and pipes are the first process's: this one writes
+      # a file beside the FIFO, or tracegraph.PID.folded for a device.
+      device = target.stdout? || target.name.start_with?("/dev/", "/proc/")
+      name = device ? "tracegraph#{target.suffix}#{'.gz' if target.gzip?}" : target.name
+      tag = free_tag(File.expand_path(name, target.base))
+      Output.target(Output.tagged_path(name, tag), format: target.format_name, dir: target.base).absolute
+    end
+
+    def free_tag(path) = tags.find { |tag| !written_this_run?(Output.tagged_path(path, tag)) }
+
+    def tags = (1..).lazy.map { |n| n == 1 ? Process.pid : "#{Process.pid}.#{n}" }
 
     def written_this_run?(path)
       mtime = File.mtime(path)
