@@ -16,8 +16,8 @@ require "tracegraph/output/output"
 
 module Tracegraph
   class RepeatedRun
-    EXE = File.expand_path("../../exe/tracegraph", __dir__)
-    LIB = File.expand_path("..", __dir__)
+    EXE = File.expand_path("../../../exe/tracegraph", __dir__)
+    LIB = File.expand_path("../..", __dir__)
 
     # target: ["-e", code] or [script]; argv: the script's arguments.
     def initialize(runs, target, argv, outputs:, start_options:, dot_options:, flat:, err:)

@@ -106,7 +106,7 @@ module Tracegraph
     def hide_our_frames(error)
       backtrace = error&.backtrace
       return unless backtrace && backtrace.size > @frames_below
-      return unless backtrace[-@frames_below].start_with?("#{File.expand_path('../tracegraph.rb', __dir__)}:")
+      return unless backtrace[-@frames_below].start_with?("#{File.expand_path('../../tracegraph.rb', __dir__)}:")
 
       error.set_backtrace(backtrace[0...-@frames_below])
     end
