@@ -12,15 +12,10 @@ require "tracegraph/frame_probe"
 require "tracegraph/model/naming"
 require "tracegraph/model/option_checks"
 require "tracegraph/model/profile"
-require "tracegraph/model/run_stats"
+require "tracegraph/formats/profile_methods"
 require "tracegraph/comparison/diff_gate"
 
 module Tracegraph
-  # Raised for misuse: starting twice, stopping when not started, pausing
-  # when not running, resuming when not paused, malformed profile files.
-  class Error < StandardError; end unless const_defined?(:Error)
-
-  CLOCKS = %i[wall cpu thread_cpu].freeze
   THREADS = %i[all current].freeze
   START_OPTIONS = %i[clock c_calls blocks call_tree max_call_tree_nodes exact_clock threads gc allocations].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000

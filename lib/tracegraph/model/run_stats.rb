@@ -189,47 +189,4 @@ module Tracegraph
     private_class_method :median_of, :median_methods, :median_allocations, :median_types, :median_edges,
                          :median_threads
   end
-
-  # Writes and reads the "runs" member of the JSON (see the top of this file).
-  module RunSamplesJson
-    def to_h
-      runs ? super.merge("runs" => runs.to_h(methods)) : super
-    end
-  end
-  Profile.prepend(RunSamplesJson)
-
-  module RunSamplesLoader
-    def profile
-      profile = super
-      profile.runs = run_samples(@data["runs"], profile.methods) if @data.key?("runs")
-      profile
-    end
-
-    private
-
-    def run_samples(runs, methods)
-      object!(runs, "runs")
-      count = runs["count"]
-      fail!("runs.count must be a positive integer, not #{count.inspect[0, 40]}") unless count.is_a?(Integer) && count.positive?
-      totals = samples!(runs["total_time"], count, "runs.total_time")
-      rows = %w[self_time calls].map do |key|
-        list = runs[key]
-        unless list.is_a?(Array) && list.size == methods.size
-          fail!("runs.#{key} must be an array of one row per method (#{methods.size}), not #{json_type(list)}")
-        end
-        list.each_with_index.map { |row, i| samples!(row, count, "runs.#{key}[#{i}]") }
-      end
-      by_name = {}
-      methods.each_with_index { |m, i| by_name[m.name] ||= [rows[0][i], rows[1][i]] }
-      RunSamples.new(count: count, total_times: totals, by_name: by_name)
-    end
-
-    def samples!(list, count, where)
-      unless list.is_a?(Array) && list.size == count && list.all? { |v| v.is_a?(Integer) && v >= 0 && v < 2**64 }
-        fail!("#{where} must be an array of #{count} non-negative integers")
-      end
-      list
-    end
-  end
-  JsonLoader.prepend(RunSamplesLoader)
 end
