@@ -31,7 +31,7 @@ module Tracegraph
       # Registered first, so it runs after the program's own at_exit
       # handlers and sees their work too; and before the start, so its
       # setting up is not in the profile.
-      Tracegraph.at_process_end { |profile| write(profile, config, naming) }
+      ProcessEnd.call_at_end { |profile| write(profile, config, naming) }
       Tracegraph.start(**config.start_options)
     end
 
