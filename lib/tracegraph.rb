@@ -6,6 +6,19 @@
 #
 # The C extension records every method call and return; this file is the
 # public API around it: options, start/stop, and the block form.
+#
+# lib/tracegraph/ is in layers; a file requires only its own layer and
+# those above it in this list (test/ruby/test_layers.rb checks):
+#   model/       the profile and its pure transforms (view, merge, median,
+#                hub split, chain fold, waiting, naming); no IO
+#   formats/     one module per format, listed in formats/registry.rb
+#   comparison/  diff and its gate
+#   this file    the API: recording; it requires the three layers above,
+#                so `require "tracegraph"` gives the whole library
+#   output/      files named by their format, running `dot`, pipes
+#   cli/         the command line, script runs, the end of the process
+#   autorun.rb, rack.rb, rake_task.rb: the other public entry points
+# The extension (tracegraph/tracegraph.so) and version.rb are anyone's.
 require "tracegraph/version"
 require "tracegraph/tracegraph"
 require "tracegraph/frame_probe"
