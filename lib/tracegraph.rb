@@ -7,8 +7,8 @@
 # The C extension records every method call and return; this file is the
 # public API around it: options, start/stop, and the block form.
 #
-# lib/tracegraph/ is in layers; a file requires only its own layer and
-# those above it in this list (test/ruby/test_layers.rb checks):
+# lib/tracegraph/ is in layers, lowest first; a file requires only its own
+# layer and those listed before it (test/ruby/test_layers.rb checks):
 #   model/       the profile and its pure transforms (view, merge, median,
 #                hub split, chain fold, waiting, naming); no IO
 #   formats/     one module per format, listed in formats/registry.rb
