@@ -12,7 +12,7 @@
 # the graph by them: red where a method's own allocations grew.
 #
 # Methods are matched by name. The graph is drawn by the C emitter
-# (ext/tracegraph/tg_diff_dot.c); this file validates options, builds the
+# (ext/tracegraph/core/tg_diff_dot.c); this file validates options, builds the
 # per-method table and prints it.
 require "tracegraph/formats/dot"
 

@@ -1,4 +1,4 @@
-# DOT call graphs. The C emitter (ext/tracegraph/tg_dot.c) does the layout
+# DOT call graphs. The C emitter (ext/tracegraph/core/tg_dot.c) does the layout
 # decisions: pruning, sizes, colours, legend, escaping. This file only
 # validates options and hands it the profile's numbers.
 require "tracegraph/formats/output_file"

@@ -23,13 +23,13 @@ module Tracegraph
     # graphviz:  rendered by Graphviz's `dot` from a .dot kept beside it
     # call_tree: what the format is called, if it is drawn from the call
     #            tree (one stack per path): asking for it records the tree
-    # readable:  Profile.load_json reads it back
-    Format = Struct.new(:name, :suffixes, :writer, :graph, :graphviz, :call_tree, :readable, keyword_init: true)
+    # (Only JSON is read back, by Profile.load_json: Formats::Json.load.)
+    Format = Struct.new(:name, :suffixes, :writer, :graph, :graphviz, :call_tree, keyword_init: true)
 
     # In the order `tracegraph --help` lists their suffixes.
     ALL = [
       Format.new(name: :dot, suffixes: %w[.dot], writer: Dot, graph: true),
-      Format.new(name: :json, suffixes: %w[.json], writer: Json, readable: true),
+      Format.new(name: :json, suffixes: %w[.json], writer: Json),
       Format.new(name: :text, suffixes: %w[.txt], writer: FlatTable),
       Format.new(name: :folded, suffixes: %w[.folded], writer: Folded, call_tree: Folded::NAME),
       Format.new(name: :callgrind, suffixes: %w[.callgrind], writer: Callgrind),

@@ -2,7 +2,7 @@
 # path, per thread. A recorded profile keeps it in C (NativeCallTree, 32
 # bytes a node, 48 with allocation counts) and the stack outputs (folded
 # stacks, pprof, speedscope, Firefox Profiler) stream from it in C
-# (ext/tracegraph/tg_stacks.c), so a million-path tree makes no Ruby
+# (ext/tracegraph/core/tg_stacks.c), so a million-path tree makes no Ruby
 # object per node. `nodes` builds CallTreeNodes only when asked for.
 module Tracegraph
   # nodes are in creation order, so a parent always comes before its

@@ -1,7 +1,7 @@
 # Profile#view: the same profile seen for some of its threads, or without
 # its waiting time. Method and edge statistics are kept for all threads
 # together, so a view rebuilds them from the call tree, which keeps each
-# thread's paths apart (ext/tracegraph/tg_calltree.c filters it and
+# thread's paths apart (ext/tracegraph/core/tg_calltree.c filters it and
 # tg_tree_stats.c sums it, in C). The numbers stay exact: counts, self
 # times, and totals that count recursion once, and the same for
 # allocations in a profile recorded with allocations: true, whose call
