@@ -6,21 +6,29 @@
 #
 # The C extension records every method call and return; this file is the
 # public API around it: options, start/stop, and the block form.
+#
+# lib/tracegraph/ is in layers, lowest first; a file requires only its own
+# layer and those listed before it (test/ruby/test_layers.rb checks):
+#   model/       the profile and its pure transforms (view, merge, median,
+#                hub split, chain fold, waiting, naming); no IO
+#   formats/     one module per format, listed in formats/registry.rb
+#   comparison/  diff and its gate
+#   this file    the API: recording; it requires the three layers above,
+#                so `require "tracegraph"` gives the whole library
+#   output/      files named by their format, running `dot`, pipes
+#   cli/         the command line, script runs, the end of the process
+#   autorun.rb, rack.rb, rake_task.rb: the other public entry points
+# The extension (tracegraph/tracegraph.so) and version.rb are anyone's.
 require "tracegraph/version"
 require "tracegraph/tracegraph"
 require "tracegraph/frame_probe"
 require "tracegraph/model/naming"
 require "tracegraph/model/option_checks"
 require "tracegraph/model/profile"
-require "tracegraph/model/run_stats"
+require "tracegraph/formats/profile_methods"
 require "tracegraph/comparison/diff_gate"
 
 module Tracegraph
-  # Raised for misuse: starting twice, stopping when not started, pausing
-  # when not running, resuming when not paused, malformed profile files.
-  class Error < StandardError; end unless const_defined?(:Error)
-
-  CLOCKS = %i[wall cpu thread_cpu].freeze
   THREADS = %i[all current].freeze
   START_OPTIONS = %i[clock c_calls blocks call_tree max_call_tree_nodes exact_clock threads gc allocations].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
@@ -70,7 +78,7 @@ module Tracegraph
     # program, profiling it. The eval call itself is left out, so the
     # script's own calls are the roots. Profiling goes on after the script
     # returns or raises, through the at_exit handlers: stop it at the end
-    # (the tracegraph command does, with at_process_end).
+    # (the tracegraph command does, with ProcessEnd.call_at_end).
     def profile_main(iseq, **options)
       _start(*parse_start_options(options, hide_next_call: true), false)
       @start_options = options
@@ -95,6 +103,37 @@ module Tracegraph
     def stop
       raw = _stop
       @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME)
+    end
+
+    # For tracegraph's own hooks at the end of a process
+    # (tracegraph/cli/process_end), which stop profiling before they do
+    # anything else: stops it and returns the profile, or nil if it is not
+    # running. Called from here, the stop leaves no frame in the profile.
+    def stop_if_running
+      stop if running?
+    end
+
+    # Registers an at_exit handler that stops profiling and calls the
+    # block with the profile (nil if it was not running). Registered from
+    # here, the handler's block, like this module's methods, is not a
+    # frame of the program's.
+    def stop_at_exit(&block)
+      at_exit { block.call(stop_if_running) }
+    end
+
+    # In a forked child (tracegraph/cli/process_end's hook of
+    # Process._fork): starts the profile again at the fork, with the same
+    # options (paused if it was). What the parent did before is in the
+    # parent's own file, so adding up every process's files (tracegraph
+    # merge) counts each call once. Nothing to do if not profiling.
+    def restart_after_fork
+      return unless running? && @start_options
+
+      paused = paused?
+      _stop
+      _start(*parse_start_options(@start_options, hide_next_call: false), false)
+      _pause if paused
+      nil
     end
 
     # Profiles the block and returns the profile. If the block raises, the

@@ -45,7 +45,7 @@ module Tracegraph
       # Registered first, so it runs after the program's own at_exit
       # handlers and sees their work too; and before the start, so its
       # setting up is not in the profile.
-      Tracegraph.at_process_end { |profile| write(profile, output, config, naming, command) }
+      ProcessEnd.call_at_end { |profile| write(profile, output, config, naming, command) }
       begin
         Tracegraph.start(**config.start_options)
       rescue ArgumentError => e

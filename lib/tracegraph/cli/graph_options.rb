@@ -4,7 +4,7 @@ require "optparse"
 
 module Tracegraph
   module GraphOptions
-    # write_dot's option => [flag, type, help]; defaults from DOT_DEFAULTS.
+    # write_dot's option => [flag, type, help]; defaults from Formats::Dot::DEFAULTS.
     FLAGS = {
       node_fraction: ["--node-fraction F", Float, "Hide methods under this share of total time (default %s)"],
       edge_fraction: ["--edge-fraction F", Float, "Hide calls under this share of total time (default %s)"],
@@ -23,7 +23,7 @@ module Tracegraph
     # dot_options under write_dot's keyword. Check them with DotOptions.parse.
     def self.define(parser, dot_options)
       FLAGS.each do |key, (flag, type, help)|
-        help = format(help, Profile::DOT_DEFAULTS[key]) if help.include?("%s")
+        help = format(help, Formats::Dot::DEFAULTS[key]) if help.include?("%s")
         parser.on(flag, type, help) { |value| dot_options[key] = value }
       end
       parser.on("--thread NAME|ID", String, "Show only this thread (a name, a glob such as 'puma srv tp *', or",

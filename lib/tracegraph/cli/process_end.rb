@@ -8,14 +8,14 @@ module Tracegraph
     # Prepended to Kernel (privately), Kernel's and Process's singletons.
     module Hooks
       def exit!(status = false)
-        ok = Tracegraph.process_ending(:exit!)
+        ok = ProcessEnd.ended(Tracegraph.stop_if_running, :exit!)
         # A profile that could not be written fails a run that succeeded,
         # as it does at exit (status true or 0 is success).
         super(ok == false && [true, 0].include?(status) ? 1 : status)
       end
 
       def exec(*args, **options)
-        Tracegraph.process_ending(:exec)
+        ProcessEnd.ended(Tracegraph.stop_if_running, :exec)
         super
       end
 
@@ -33,6 +33,32 @@ module Tracegraph
       private :exit!, :exec, :_fork
     end
 
+    # Calls the block once, with the profile stopped and :at_exit, :exit!
+    # or :exec, when the process ends: from at_exit (registered now, so
+    # after every at_exit handler registered later), or just before exit!
+    # or exec. The block's value, false when an output could not be
+    # written, lets exit! fail the run. A forked child inherits the block
+    # and calls it for its own profile. A second call replaces the block.
+    def self.call_at_end(&block)
+      @block = block
+      Tracegraph.stop_at_exit { |profile| ended(profile, :at_exit) }
+      install
+    end
+
+    # Whether a block waits for the end of the process (tracegraph/autorun
+    # set one when it started profiling).
+    def self.waiting? = !@block.nil?
+
+    # For the hooks, which stop the profile before anything else so none
+    # of this lands in it: hands it to the block. Nothing to do without a
+    # profile: it was written already (an exec that failed) or the
+    # program stopped it.
+    def self.ended(profile, how)
+      return unless profile
+
+      @block.call(profile, how)
+    end
+
     def self.install
       return if @installed
 
@@ -44,41 +70,6 @@ module Tracegraph
       Process.singleton_class.prepend(Hooks)
       @installed = true
     end
-  end
-
-  class << self
-    # Calls the block once, with the profile stopped and :at_exit, :exit!
-    # or :exec, when the process ends: from at_exit (registered now, so
-    # after every at_exit handler registered later), or just before exit!
-    # or exec. The block's value, false when an output could not be
-    # written, lets exit! fail the run. A forked child inherits the block
-    # and calls it for its own profile.
-    def at_process_end(&block)
-      @process_end = block
-      at_exit { process_ending(:at_exit) }
-      ProcessEnd.install
-    end
-
-    # Internal, for Hooks#_fork: in a forked child, the profile starts again
-    # at the fork, with the same options (paused if it was). What the
-    # parent did before is in the parent's own file, so adding up every
-    # process's files (tracegraph merge) counts each call once.
-    def restart_after_fork
-      return unless running? && @start_options
-
-      paused = paused?
-      _stop
-      _start(*parse_start_options(@start_options, hide_next_call: false), false)
-      _pause if paused
-    end
-
-    # Internal, for the hooks above. Stops before anything else, so none
-    # of this lands in the profile. Nothing to do if the profile was
-    # written already (an exec that failed) or the program stopped it.
-    def process_ending(how)
-      return unless running?
-
-      @process_end.call(stop, how)
-    end
+    private_class_method :install
   end
 end

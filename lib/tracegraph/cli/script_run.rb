@@ -38,7 +38,7 @@ module Tracegraph
       # raises: ours, and profile_main's and its eval's.
       @frames_below = caller_locations(0).size + 2
       define_data unless @name == "-e"
-      Tracegraph.at_process_end { |profile, how| finish(profile, how) }
+      ProcessEnd.call_at_end { |profile, how| finish(profile, how) }
       Tracegraph.profile_main(@iseq, **@start_options)
     end
 
@@ -49,7 +49,7 @@ module Tracegraph
     # started: the command's own profile is the one asked for, so autorun's
     # is dropped and autorun writes nothing.
     def yield_autorun
-      return unless Tracegraph.running? && defined?(Tracegraph::Autorun)
+      return unless Tracegraph.running? && ProcessEnd.waiting?
 
       Tracegraph.stop
     end

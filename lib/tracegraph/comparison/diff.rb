@@ -14,6 +14,8 @@
 # Methods are matched by name. The graph is drawn by the C emitter
 # (ext/tracegraph/core/tg_diff_dot.c); this file validates options, builds the
 # per-method table and prints it.
+require "tracegraph/formats/dot"
+
 module Tracegraph
   class Profile
     # The change from this profile (the base, "before") to head ("after").
@@ -140,8 +142,8 @@ module Tracegraph
       o = DiffDotOptions.parse(options)
       by_allocations = o[:size_by] == :allocations
       check_allocations!("drawn") if by_allocations
-      counts = by_allocations ? [base.legend_allocations, head.legend_allocations] : [nil, nil]
-      Tracegraph._render_diff_dot(*base.native_report_parts, *head.native_report_parts,
+      counts = by_allocations ? [base, head].map { |side| Formats::Dot.legend_allocations(side) } : [nil, nil]
+      Tracegraph._render_diff_dot(*Formats::Dot.report_parts(base), *Formats::Dot.report_parts(head),
                                   [o[:node_fraction], o[:edge_fraction], o[:max_nodes], o[:normalize], Dir.pwd,
                                    *counts, o[:size_by]])
     end

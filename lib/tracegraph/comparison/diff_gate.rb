@@ -50,6 +50,8 @@
 # Limits are percentages; calls, time and allocations take {default: PCT
 # or nil, methods: {name => PCT}}. ignore: names or globs (File.fnmatch)
 # that no per-method gate looks at.
+require "tracegraph/comparison/diff"
+
 module Tracegraph
   class DiffGate
     SIGMAS = 1.0

@@ -14,24 +14,26 @@
 # ("fl=(1) app.rb" the first time, "fl=(1)" after). A profile with
 # allocations has a second event, Allocations (objects), beside the time
 # in every cost line: self in a function's, inclusive in a call's.
+require "tracegraph/formats/output_file"
+
 module Tracegraph
-  class Profile
-    # The profile in the callgrind format, as a String.
-    def to_callgrind(**view_options)
-      return view(**view_options).to_callgrind unless view_options.empty?
+  module Formats
+    module Callgrind
+      module_function
 
-      CallgrindWriter.new(self).to_s
-    end
+      # The profile in the callgrind format, as a String.
+      def generate(profile, **view_options)
+        profile = profile.view(**view_options) unless view_options.empty?
+        Writer.new(profile).to_s
+      end
 
-    # Writes the callgrind file to path; returns the path. Name it
-    # callgrind.out.<something> and KCachegrind recognises it.
-    def write_callgrind(path = "callgrind.out.tracegraph", **view_options)
-      Tracegraph.write_output(path, to_callgrind(**view_options))
+      # Writes the callgrind file to path; returns the path.
+      def write(profile, path, **view_options) = Tracegraph.write_output(path, generate(profile, **view_options))
     end
   end
 
   # Renders one profile; see the comment at the top of the file.
-  class CallgrindWriter
+  class Formats::Callgrind::Writer
     C_FILE = "[C]"
     UNKNOWN_FILE = "[unknown]"
 

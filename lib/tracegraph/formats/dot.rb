@@ -1,88 +1,94 @@
 # DOT call graphs. The C emitter (ext/tracegraph/core/tg_dot.c) does the layout
 # decisions: pruning, sizes, colours, legend, escaping. This file only
 # validates options and hands it the profile's numbers.
+require "tracegraph/formats/output_file"
+
 module Tracegraph
-  class Profile
-    DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, focus: nil, ignore: nil,
-                    split_hubs: true, fold_chains: true, size_by: :time}.freeze
-    # What size_by takes: what picks, sizes and colours the boxes and edges.
-    SIZE_BY = %i[time allocations].freeze
+  module Formats
+    module Dot
+      DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, focus: nil, ignore: nil,
+                  split_hubs: true, fold_chains: true, size_by: :time}.freeze
+      # What size_by takes: what picks, sizes and colours the boxes and edges.
+      SIZE_BY = %i[time allocations].freeze
 
-    # The call graph as a DOT string. Options:
-    #   node_fraction: drop methods under this share of total time (0.005; 0 keeps all)
-    #   edge_fraction: drop calls under this share of total time (0.001; 0 keeps all)
-    #   max_nodes:     keep at most this many methods, by total time (80; 0 = no cap)
-    #   focus:         Regexp/String: keep only methods matching it and their callers and callees
-    #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
-    #   split_hubs:    draw an iterator many methods call with their own blocks as one box
-    #                  per caller, where the profile says exactly what is whose (true; see model/hub_split.rb)
-    #   fold_chains:   fold chains of frames that only pass the call on into one arrow (true; model/chain_fold.rb)
-    #   size_by:       :time, or :allocations (needs allocations: true): box size by self allocations,
-    #                  colour by total allocations, and the fractions and max_nodes by allocations
-    #                  too, so the graph shows where the garbage comes from. Labels give both.
-    #   threads:, idle: which threads to show, and whether to hide waiting (Profile#view)
-    def to_dot(**options)
-      profile, options = viewed(options)
-      return profile.to_dot(**options) unless profile.equal?(self)
+      module_function
 
-      o = DotOptions.parse(options)
-      if o[:size_by] == :allocations && !allocations?
-        raise Error, "size_by: :allocations needs allocation counts, and this profile has none: " \
-                     "record with allocations: true (tracegraph --allocations)"
+      # The call graph as a DOT string. Options:
+      #   node_fraction: drop methods under this share of total time (0.005; 0 keeps all)
+      #   edge_fraction: drop calls under this share of total time (0.001; 0 keeps all)
+      #   max_nodes:     keep at most this many methods, by total time (80; 0 = no cap)
+      #   focus:         Regexp/String: keep only methods matching it and their callers and callees
+      #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
+      #   split_hubs:    draw an iterator many methods call with their own blocks as one box
+      #                  per caller, where the profile says exactly what is whose (true; see model/hub_split.rb)
+      #   fold_chains:   fold chains of frames that only pass the call on into one arrow (true; model/chain_fold.rb)
+      #   size_by:       :time, or :allocations (needs allocations: true): box size by self allocations,
+      #                  colour by total allocations, and the fractions and max_nodes by allocations
+      #                  too, so the graph shows where the garbage comes from. Labels give both.
+      #   threads:, idle: which threads to show, and whether to hide waiting (Profile#view)
+      def generate(profile, **options)
+        profile, options = profile.viewed(options)
+        o = DotOptions.parse(options)
+        if o[:size_by] == :allocations && !profile.allocations?
+          raise Error, "size_by: :allocations needs allocation counts, and this profile has none: " \
+                       "record with allocations: true (tracegraph --allocations)"
+        end
+        graph, context, notes = o[:split_hubs] ? profile.split_hubs : [profile, {}, []]
+        graph, via, fold_notes = o[:fold_chains] ? graph.fold_chains : [graph, {}, []]
+        notes += fold_notes
+        focus = o[:focus] && graph.methods.map { |m| o[:focus].match?(m.name) }
+        ignore = o[:ignore] && graph.methods.map { |m| o[:ignore].match?(m.name) }
+        waiting = graph.methods.map(&:waiting?)
+        Tracegraph._render_dot(*report_parts(graph),
+                               [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd,
+                                waiting.any? ? waiting : nil, legend_threads(profile),
+                                context.empty? ? nil : graph.methods.map { |m| context[m] }, notes,
+                                graph.methods.map { |m| m.file && Tracegraph.short_path(m.file) },
+                                graph.methods.size == profile.methods.size ? nil : profile.methods.size,
+                                via.empty? ? nil : graph.edges.map { |e| via[e] },
+                                legend_allocations(graph), o[:size_by]])
       end
-      graph, context, notes = o[:split_hubs] ? split_hubs : [self, {}, []]
-      graph, via, fold_notes = o[:fold_chains] ? graph.fold_chains : [graph, {}, []]
-      notes += fold_notes
-      focus = o[:focus] && graph.methods.map { |m| o[:focus].match?(m.name) }
-      ignore = o[:ignore] && graph.methods.map { |m| o[:ignore].match?(m.name) }
-      waiting = graph.methods.map(&:waiting?)
-      Tracegraph._render_dot(*graph.native_report_parts,
-                             [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd,
-                              waiting.any? ? waiting : nil, legend_threads,
-                              context.empty? ? nil : graph.methods.map { |m| context[m] }, notes,
-                              graph.methods.map { |m| m.file && Tracegraph.short_path(m.file) },
-                              graph.methods.size == methods.size ? nil : methods.size,
-                              via.empty? ? nil : graph.edges.map { |e| via[e] },
-                              graph.legend_allocations, o[:size_by]])
-    end
 
-    # [each method's self allocations, each one's total, the profile's
-    # total, each edge's, each method's biggest types ("String 1,000 ·
-    # Array 500", or nil) or nil] for the boxes, their tooltips, the legend
-    # and size_by: :allocations, or nil without allocations. The form the
-    # C emitters take them in, as native_report_parts is (the diff graph
-    # reads the first four).
-    def legend_allocations
-      return nil unless allocations?
+      # [each method's self allocations, each one's total, the profile's
+      # total, each edge's, each method's biggest types ("String 1,000 ·
+      # Array 500", or nil) or nil] for the boxes, their tooltips, the legend
+      # and size_by: :allocations, or nil without allocations. The form the
+      # C emitters take them in, as report_parts is (the diff graph
+      # reads the first four).
+      def legend_allocations(profile)
+        return nil unless profile.allocations?
 
-      types = methods.map { |m| AllocationTypes.summary(m.allocations_by_type) }
-      [methods.map(&:self_allocations), methods.map(&:allocations), total_allocations, edges.map(&:allocations),
-       types.any? ? types : nil]
-    end
-
-    # What the legend says of threads: [how many the numbers cover, how
-    # many were recorded, their names, wall time or nil, waiting left out].
-    def legend_threads
-      [threads.size, recorded_threads, thread_names_summary, wall_time, hidden_waiting]
-    end
-    private :legend_threads
-
-    # [meta, methods, edges] as plain arrays, the form in which the C
-    # emitters (Tracegraph._render_dot, _render_diff_dot) take a profile.
-    def native_report_parts
-      meta = [program&.to_s, clock.to_s, total_time,
-              [gc.runs, gc.entries, gc.total_time, gc.mark_time, gc.sweep_time]]
-      rows = methods.map do |m|
-        [m.name, m.file, m.line, m.c_method ? true : false, m.calls, m.total_time, m.self_time]
+        methods = profile.methods
+        types = methods.map { |m| AllocationTypes.summary(m.allocations_by_type) }
+        [methods.map(&:self_allocations), methods.map(&:allocations), profile.total_allocations,
+         profile.edges.map(&:allocations), types.any? ? types : nil]
       end
-      links = edges.map { |e| [index_of(e.caller), index_of(e.callee), e.calls, e.total_time, e.self_time] }
-      [meta, rows, links]
-    end
 
-    # Writes the DOT call graph to path; returns the path.
-    #   dot -Tpdf call_graph.dot -o call_graph.pdf
-    def write_dot(path = "call_graph.dot", **options)
-      Tracegraph.write_output(path, to_dot(**options))
+      # What the legend says of threads: [how many the numbers cover, how
+      # many were recorded, their names, wall time or nil, waiting left out].
+      def legend_threads(profile)
+        [profile.threads.size, profile.recorded_threads, profile.thread_names_summary, profile.wall_time,
+         profile.hidden_waiting]
+      end
+
+      # [meta, methods, edges] as plain arrays, the form in which the C
+      # emitters (Tracegraph._render_dot, _render_diff_dot) take a profile.
+      def report_parts(profile)
+        gc = profile.gc
+        meta = [profile.program&.to_s, profile.clock.to_s, profile.total_time,
+                [gc.runs, gc.entries, gc.total_time, gc.mark_time, gc.sweep_time]]
+        rows = profile.methods.map do |m|
+          [m.name, m.file, m.line, m.c_method ? true : false, m.calls, m.total_time, m.self_time]
+        end
+        links = profile.edges.map do |e|
+          [profile.index_of(e.caller), profile.index_of(e.callee), e.calls, e.total_time, e.self_time]
+        end
+        [meta, rows, links]
+      end
+
+      # Writes the DOT call graph to path; returns the path.
+      #   dot -Tpdf call_graph.dot -o call_graph.pdf
+      def write(profile, path, **options) = Tracegraph.write_output(path, generate(profile, **options))
     end
   end
 
@@ -91,8 +97,8 @@ module Tracegraph
     MAX_NODES_LIMIT = 2**32 - 1
 
     def self.parse(options)
-      OptionChecks.known!(options, Profile::DOT_DEFAULTS.keys)
-      o = Profile::DOT_DEFAULTS.merge(options)
+      OptionChecks.known!(options, Formats::Dot::DEFAULTS.keys)
+      o = Formats::Dot::DEFAULTS.merge(options)
       %i[node_fraction edge_fraction].each do |key|
         value = o[key]
         unless value.is_a?(Numeric) && value >= 0 && value <= 1
@@ -115,9 +121,9 @@ module Tracegraph
     # :time or :allocations, from a Symbol or String (the CLI's --size-by).
     def self.size_by(value)
       choice = value.to_sym if value.is_a?(Symbol) || value.is_a?(String)
-      return choice if Profile::SIZE_BY.include?(choice)
+      return choice if Formats::Dot::SIZE_BY.include?(choice)
 
-      raise ArgumentError, "size_by must be one of #{Profile::SIZE_BY.map(&:inspect).join(', ')}, not #{value.inspect}"
+      raise ArgumentError, "size_by must be one of #{Formats::Dot::SIZE_BY.map(&:inspect).join(', ')}, not #{value.inspect}"
     end
 
     def self.regexp(key, value)

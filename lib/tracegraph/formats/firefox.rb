@@ -23,13 +23,16 @@
 # end to end in depth-first order: the file has no timeline. Needs a
 # profile recorded with call_tree: true. Streamed from C
 # (tg_stacks_write_firefox) as the tree is walked.
-module Tracegraph
-  class Profile
-    def write_firefox(path, **view_options)
-      return view(**view_options).write_firefox(path) unless view_options.empty?
+require "tracegraph/formats/stacks"
 
-      require_call_tree!("the Firefox Profiler's format")
-      Tracegraph.stream_output(path) { |io| write_stacks_to(:firefox, io) }
+module Tracegraph
+  module Formats
+    module Firefox
+      NAME = "the Firefox Profiler's format"
+
+      module_function
+
+      def write(profile, path, **view_options) = Stacks.write(profile, path, :firefox, NAME, view_options)
     end
   end
 end

@@ -10,24 +10,24 @@
 # stops at STACK_MAX_DEPTH frames, the deeper frames' self time added to
 # it, so the file is linear in the tree, not in the tree times its depth.
 require "stringio"
+require "tracegraph/formats/stacks"
 
 module Tracegraph
-  class Profile
-    # The deepest stack a folded line shows.
-    FOLDED_MAX_DEPTH = STACK_MAX_DEPTH
+  module Formats
+    module Folded
+      NAME = "folded stacks"
 
-    def to_folded(**view_options)
-      return view(**view_options).to_folded unless view_options.empty?
-      require_call_tree!("folded stacks")
-      io = StringIO.new(+"")
-      write_stacks_to(:folded, io)
-      io.string.force_encoding(Encoding::UTF_8)
-    end
+      module_function
 
-    def write_folded(path, **view_options)
-      return view(**view_options).write_folded(path) unless view_options.empty?
-      require_call_tree!("folded stacks")
-      Tracegraph.stream_output(path) { |io| write_stacks_to(:folded, io) }
+      # The folded stacks as a String.
+      def generate(profile, **view_options)
+        profile = Stacks.source(profile, NAME, view_options)
+        io = StringIO.new(+"")
+        Stacks.stream(profile, :folded, io)
+        io.string.force_encoding(Encoding::UTF_8)
+      end
+
+      def write(profile, path, **view_options) = Stacks.write(profile, path, :folded, NAME, view_options)
     end
   end
 end

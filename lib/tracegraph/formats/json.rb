@@ -41,122 +41,128 @@
 # no wall time.
 require "json"
 require "tracegraph/formats/profile_file"
+require "tracegraph/formats/output_file"
 
 module Tracegraph
   # Raised by Profile.load_json and parse_json for input that is not a valid profile.
   class FormatError < Error; end
 
-  class Profile
-    JSON_VERSION = 2
-    # The versions load_json reads.
-    JSON_VERSIONS = [1, 2].freeze
+  module Formats
+    module Json
+      VERSION = 2
+      # The versions load reads.
+      VERSIONS = [1, 2].freeze
 
-    def to_h
-      {
-        "version" => JSON_VERSION, "clock" => clock.to_s, "unit" => "ns", "program" => program,
-        "complete" => complete?, "total_time" => total_time, "wall_time" => wall_time,
-        "threads" => threads.map { |t| {"id" => t.id, "name" => t.name, "total_time" => t.total_time} },
-        "methods" => methods.map do |m|
-          {"name" => m.name, "file" => m.file, "line" => m.line, "c_method" => m.c_method ? true : false,
-           "waiting" => m.waiting?, "calls" => m.calls, "total_time" => m.total_time, "self_time" => m.self_time}
-            .merge(allocations_to_h(m), allocation_types_to_h(m))
-        end,
-        "edges" => edges.map do |e|
-          {"caller" => index_of(e.caller), "callee" => index_of(e.callee), "calls" => e.calls,
-           "total_time" => e.total_time, "self_time" => e.self_time}.merge(allocations_to_h(e))
-        end,
-        "gc" => gc.to_h.transform_keys(&:to_s)
-      }.merge(view_to_h, allocations? ? {"allocations" => true} : {},
-              call_tree ? {"call_tree" => call_tree_to_h} : {})
-    end
+      module_function
 
-    def allocations_to_h(stats)
-      return {} unless allocations?
-
-      {"allocations" => stats.allocations, "self_allocations" => stats.self_allocations}
-    end
-
-    def allocation_types_to_h(method)
-      allocations? && method.allocations_by_type ? {"allocations_by_type" => method.allocations_by_type} : {}
-    end
-
-    def view_to_h
-      return {} if recorded_threads == threads.size && hidden_waiting.zero?
-
-      {"threads_recorded" => recorded_threads, "hidden_waiting" => hidden_waiting}
-    end
-
-    def call_tree_to_h
-      node_index = call_tree.nodes.each_with_index.with_object({}.compare_by_identity) { |(n, i), h| h[n] = i }
-      counted = allocations? && call_tree.allocations?
-      {"folded_calls" => call_tree.folded_calls,
-       "nodes" => call_tree.nodes.map do |n|
-         node = {"parent" => n.parent && node_index.fetch(n.parent), "method" => index_of(n.method),
-                 "calls" => n.calls, "total_time" => n.total_time, "self_time" => n.self_time}
-         node["thread"] = n.thread.id if n.parent.nil? && n.thread
-         node.merge!("allocations" => n.allocations, "self_allocations" => n.self_allocations) if counted
-         node
-       end}
-    end
-    private :call_tree_to_h, :view_to_h, :allocations_to_h, :allocation_types_to_h
-
-    def to_json(*args)
-      JSON.generate(to_h, *args)
-    end
-
-    # Writes the profile as JSON; returns the path.
-    def write_json(path, **view_options)
-      return view(**view_options).write_json(path) unless view_options.empty?
-
-      Tracegraph.write_output(path, to_json)
-    end
-
-    # Loads a profile from the JSON file at `path` (a String or Pathname),
-    # always a path: JSON text goes to parse_json. Files over max_bytes
-    # (default TRACEGRAPH_MAX_PROFILE_BYTES, else 1 GiB) are refused unread.
-    def self.load_json(path, max_bytes: nil)
-      path = path.to_path if path.respond_to?(:to_path)
-      raise FormatError, "load_json needs a path (a String), not #{path.class}" unless path.is_a?(String)
-
-      parse_document(ProfileFile.read(path, max_bytes: max_bytes), ProfileFile.display(path))
-    rescue FormatError => e
-      raise unless json_text_given_as_path?(path)
-
-      raise FormatError, "#{e.message} (load_json takes a path; for JSON text use Profile.parse_json)"
-    end
-
-    # Loads a profile from JSON text.
-    def self.parse_json(text)
-      raise FormatError, "parse_json needs JSON text (a String), not #{text.class}" unless text.is_a?(String)
-
-      text = text.encode(Encoding::UTF_8) if !text.encoding.ascii_compatible? && text.valid_encoding? # UTF-16 Strings
-      parse_document(ProfileFile.text(text, "JSON text"), "JSON text")
-    rescue EncodingError => e
-      raise FormatError, "JSON text: not a profile (#{e.class})"
-    end
-
-    def self.parse_document(text, origin)
-      data = begin
-        JSON.parse(text, max_nesting: 8)
-      rescue JSON::ParserError, EncodingError, ArgumentError => e
-        raise FormatError, "#{origin}: not valid JSON (#{parser_complaint(e)})"
+      # The profile as the JSON document's Hash.
+      def to_h(profile)
+        p = profile
+        {
+          "version" => VERSION, "clock" => p.clock.to_s, "unit" => "ns", "program" => p.program,
+          "complete" => p.complete?, "total_time" => p.total_time, "wall_time" => p.wall_time,
+          "threads" => p.threads.map { |t| {"id" => t.id, "name" => t.name, "total_time" => t.total_time} },
+          "methods" => p.methods.map do |m|
+            {"name" => m.name, "file" => m.file, "line" => m.line, "c_method" => m.c_method ? true : false,
+             "waiting" => m.waiting?, "calls" => m.calls, "total_time" => m.total_time, "self_time" => m.self_time}
+              .merge(allocations_to_h(p, m), allocation_types_to_h(p, m))
+          end,
+          "edges" => p.edges.map do |e|
+            {"caller" => p.index_of(e.caller), "callee" => p.index_of(e.callee), "calls" => e.calls,
+             "total_time" => e.total_time, "self_time" => e.self_time}.merge(allocations_to_h(p, e))
+          end,
+          "gc" => p.gc.to_h.transform_keys(&:to_s)
+        }.merge(view_to_h(p), p.allocations? ? {"allocations" => true} : {},
+                p.call_tree ? {"call_tree" => call_tree_to_h(p)} : {},
+                p.runs ? {"runs" => p.runs.to_h(p.methods)} : {})
       end
-      JsonLoader.new(data, origin).profile
-    end
 
-    # The parser's message, cut to one short line of valid UTF-8: it quotes
-    # the input, which may be binary.
-    def self.parser_complaint(error)
-      line = error.message.b.lines.first.to_s.force_encoding(Encoding::UTF_8).scrub("?")
-      line.gsub(/[[:cntrl:]]/, "?").strip[0, 200]
-    end
+      def generate(profile, *args) = JSON.generate(to_h(profile), *args)
 
-    def self.json_text_given_as_path?(path)
-      path.is_a?(String) && path.b.lstrip.start_with?("{", "[") && !File.exist?(path)
-    rescue ArgumentError # a NUL in it
-      true
+      # Writes the profile as JSON; returns the path.
+      def write(profile, path, **view_options)
+        profile = profile.view(**view_options) unless view_options.empty?
+        Tracegraph.write_output(path, generate(profile))
+      end
+
+      # Loads a profile from the JSON file at `path` (a String or Pathname),
+      # always a path: JSON text goes to parse. Files over max_bytes
+      # (default TRACEGRAPH_MAX_PROFILE_BYTES, else 1 GiB) are refused unread.
+      def load(path, max_bytes: nil)
+        path = path.to_path if path.respond_to?(:to_path)
+        raise FormatError, "load_json needs a path (a String), not #{path.class}" unless path.is_a?(String)
+
+        parse_document(ProfileFile.read(path, max_bytes: max_bytes), ProfileFile.display(path))
+      rescue FormatError => e
+        raise unless json_text_given_as_path?(path)
+
+        raise FormatError, "#{e.message} (load_json takes a path; for JSON text use Profile.parse_json)"
+      end
+
+      # Loads a profile from JSON text.
+      def parse(text)
+        raise FormatError, "parse_json needs JSON text (a String), not #{text.class}" unless text.is_a?(String)
+
+        text = text.encode(Encoding::UTF_8) if !text.encoding.ascii_compatible? && text.valid_encoding? # UTF-16 Strings
+        parse_document(ProfileFile.text(text, "JSON text"), "JSON text")
+      rescue EncodingError => e
+        raise FormatError, "JSON text: not a profile (#{e.class})"
+      end
+
+      def allocations_to_h(profile, stats)
+        return {} unless profile.allocations?
+
+        {"allocations" => stats.allocations, "self_allocations" => stats.self_allocations}
+      end
+
+      def allocation_types_to_h(profile, method)
+        profile.allocations? && method.allocations_by_type ? {"allocations_by_type" => method.allocations_by_type} : {}
+      end
+
+      def view_to_h(profile)
+        return {} if profile.recorded_threads == profile.threads.size && profile.hidden_waiting.zero?
+
+        {"threads_recorded" => profile.recorded_threads, "hidden_waiting" => profile.hidden_waiting}
+      end
+
+      def call_tree_to_h(profile)
+        tree = profile.call_tree
+        node_index = tree.nodes.each_with_index.with_object({}.compare_by_identity) { |(n, i), h| h[n] = i }
+        counted = profile.allocations? && tree.allocations?
+        {"folded_calls" => tree.folded_calls,
+         "nodes" => tree.nodes.map do |n|
+           node = {"parent" => n.parent && node_index.fetch(n.parent), "method" => profile.index_of(n.method),
+                   "calls" => n.calls, "total_time" => n.total_time, "self_time" => n.self_time}
+           node["thread"] = n.thread.id if n.parent.nil? && n.thread
+           node.merge!("allocations" => n.allocations, "self_allocations" => n.self_allocations) if counted
+           node
+         end}
+      end
+
+      def parse_document(text, origin)
+        data = begin
+          JSON.parse(text, max_nesting: 8)
+        rescue JSON::ParserError, EncodingError, ArgumentError => e
+          raise FormatError, "#{origin}: not valid JSON (#{parser_complaint(e)})"
+        end
+        JsonLoader.new(data, origin).profile
+      end
+
+      # The parser's message, cut to one short line of valid UTF-8: it quotes
+      # the input, which may be binary.
+      def parser_complaint(error)
+        line = error.message.b.lines.first.to_s.force_encoding(Encoding::UTF_8).scrub("?")
+        line.gsub(/[[:cntrl:]]/, "?").strip[0, 200]
+      end
+
+      def json_text_given_as_path?(path)
+        path.is_a?(String) && path.b.lstrip.start_with?("{", "[") && !File.exist?(path)
+      rescue ArgumentError # a NUL in it
+        true
+      end
+      private_class_method :allocations_to_h, :allocation_types_to_h, :view_to_h, :call_tree_to_h, :parse_document,
+                           :parser_complaint, :json_text_given_as_path?
     end
-    private_class_method :parse_document, :parser_complaint, :json_text_given_as_path?
   end
 
   # Validates parsed JSON field by field so a bad file gets an error that
@@ -170,9 +176,9 @@ module Tracegraph
     def profile
       object!(@data, "the document")
       version = @data["version"]
-      unless version.is_a?(Integer) && Profile::JSON_VERSIONS.include?(version)
+      unless version.is_a?(Integer) && Formats::Json::VERSIONS.include?(version)
         fail!("unsupported version #{version.inspect[0, 40]} (this tracegraph reads versions " \
-              "#{Profile::JSON_VERSIONS.join(' and ')})")
+              "#{Formats::Json::VERSIONS.join(' and ')})")
       end
       clock = string!(@data, "clock", "the document")
       fail!("unknown clock #{clock.inspect}") unless Tracegraph::CLOCKS.map(&:to_s).include?(clock)
@@ -375,3 +381,5 @@ module Tracegraph
     end
   end
 end
+
+require "tracegraph/formats/json_run_samples"

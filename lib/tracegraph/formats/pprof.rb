@@ -25,17 +25,22 @@
 # a method, as our totals count recursion once).
 # Needs a profile recorded with call_tree: true.
 require "zlib"
+require "tracegraph/formats/stacks"
 
 module Tracegraph
-  class Profile
-    def write_pprof(path, **view_options)
-      return view(**view_options).write_pprof(path) unless view_options.empty?
+  module Formats
+    module Pprof
+      NAME = "pprof"
 
-      require_call_tree!("pprof")
-      Tracegraph.stream_output(path) do |io|
-        gz = Zlib::GzipWriter.new(io)
-        write_stacks_to(:pprof, gz)
-        gz.finish
+      module_function
+
+      def write(profile, path, **view_options)
+        profile = Stacks.source(profile, NAME, view_options)
+        Tracegraph.stream_output(path) do |io|
+          gz = Zlib::GzipWriter.new(io)
+          Stacks.stream(profile, :pprof, gz)
+          gz.finish
+        end
       end
     end
   end

@@ -17,15 +17,17 @@
 # once), and its "time order" view is the tree, not when calls happened.
 # Needs a profile recorded with call_tree: true. Streamed from C
 # (tg_stacks_write_speedscope) as the tree is walked.
+require "tracegraph/formats/stacks"
+
 module Tracegraph
-  class Profile
-    SPEEDSCOPE_SCHEMA = "https://www.speedscope.app/file-format-schema.json"
+  module Formats
+    module Speedscope
+      NAME = "speedscope's format"
+      SCHEMA = "https://www.speedscope.app/file-format-schema.json"
 
-    def write_speedscope(path, **view_options)
-      return view(**view_options).write_speedscope(path) unless view_options.empty?
+      module_function
 
-      require_call_tree!("speedscope's format")
-      Tracegraph.stream_output(path) { |io| write_stacks_to(:speedscope, io) }
+      def write(profile, path, **view_options) = Stacks.write(profile, path, :speedscope, NAME, view_options)
     end
   end
 end

@@ -108,16 +108,5 @@ module Tracegraph
       raise Error, "this profile has no call tree: record it with Tracegraph.start(call_tree: true) " \
                    "(or tracegraph --call-tree) to write #{what}"
     end
-
-    private
-
-    # Streams the :folded, :pprof, :speedscope or :firefox output to io from C.
-    def write_stacks_to(format, io)
-      native = call_tree.native(methods, threads)
-      native._write(format, io, call_tree.native_methods.map { |m| [m.name, m.file, m.line] },
-                    call_tree.native_threads.map(&:name) + ["all threads"],
-                    [STACK_MAX_DEPTH, call_tree.folded_calls, clock.to_s, program, "tracegraph #{Tracegraph::VERSION}",
-                     complete?])
-    end
   end
 end

@@ -2,6 +2,14 @@
 # integer nanosecond times. Every output (DOT, JSON, the flat table) is
 # rendered from this one model.
 module Tracegraph
+  # Raised for misuse: starting twice, stopping when not started, pausing
+  # when not running, resuming when not paused, malformed profile files.
+  # (The extension defines it first when it is loaded.)
+  class Error < StandardError; end unless const_defined?(:Error)
+
+  # The clocks a profile can be recorded with.
+  CLOCKS = %i[wall cpu thread_cpu].freeze
+
   NANOS_PER_SECOND = 1_000_000_000.0
 
   # Seconds accessors for the nanosecond fields.
@@ -211,19 +219,11 @@ module Tracegraph
   end
 end
 
-require "tracegraph/formats/output_file"
+require "tracegraph/model/display"
 require "tracegraph/model/allocation_types"
 require "tracegraph/model/call_tree"
-require "tracegraph/formats/json"
-require "tracegraph/formats/dot"
-require "tracegraph/formats/flat_table"
-require "tracegraph/formats/folded"
-require "tracegraph/formats/pprof"
-require "tracegraph/formats/speedscope"
-require "tracegraph/formats/firefox"
-require "tracegraph/comparison/diff"
-require "tracegraph/formats/callgrind"
 require "tracegraph/model/merge"
+require "tracegraph/model/run_stats"
 require "tracegraph/model/waiting"
 require "tracegraph/model/view"
 require "tracegraph/model/hub_split"

@@ -1,11 +1,9 @@
 # Writes a profile in the format its path's name asks for, rendering
 # pdf/svg/png with Graphviz. Shared by the CLI, autorun and the rake task.
 #
-# The format table is here and only here: a new format is one entry in
-# FORMATS (a compound suffix such as ".pb.gz" works too), one branch in
-# write (or one entry in STACK_FORMATS for a Profile#write_FORMAT drawn
-# from the call tree), and, if it was in FOREIGN_SUFFIXES, out of that list.
-require "stringio"
+# The formats are Formats::ALL's (formats/registry.rb): a new format is a
+# row there and, if its suffix was in FOREIGN_SUFFIXES, out of that list.
+require "tracegraph/formats/registry"
 require "tracegraph/output/broken_pipe"
 require "tracegraph/output/dot_render"
 require "tracegraph/output/target"
@@ -14,18 +12,11 @@ require "tracegraph/output/delivery"
 module Tracegraph
   module Output
     # Suffix => format; the longest suffix a name ends with wins.
-    FORMATS = {
-      ".dot" => :dot, ".json" => :json, ".txt" => :text, ".folded" => :folded, ".callgrind" => :callgrind,
-      ".pb.gz" => :pprof, ".speedscope.json" => :speedscope, ".firefox.json" => :firefox,
-      ".pdf" => :rendered, ".svg" => :rendered, ".png" => :rendered
-    }.freeze
+    FORMATS = Formats::ALL.flat_map { |format| format.suffixes.map { |suffix| [suffix, format.name] } }.to_h.freeze
     # Formats written from the call tree, one stack per path: asking for
-    # one records the call tree.
-    STACK_FORMATS = {folded: "folded stacks", pprof: "pprof", speedscope: "speedscope's format",
-                     firefox: "the Firefox Profiler's format"}.freeze
-    # The names callgrind itself writes, which KCachegrind and
-    # callgrind_annotate look for: callgrind.out, callgrind.out.app.
-    CALLGRIND_NAME = /\Acallgrind\.out(\..+)?\z/i
+    # one records the call tree. Format => what it is called.
+    STACK_FORMATS = Formats::ALL.select(&:call_tree).to_h { |format| [format.name, format.call_tree] }.freeze
+    CALLGRIND_NAME = Formats::CALLGRIND_NAME
     # Other profilers' formats that end in a suffix of ours: the name asks
     # for a format tracegraph does not write, so it is refused rather than
     # silently given tracegraph's own JSON.
@@ -38,7 +29,7 @@ module Tracegraph
                        heap heapprofile memprof rubyprof ruby-prof].freeze
     # A compressed name asks for compression, which tracegraph does not do.
     COMPRESSION_SUFFIXES = %w[.gz .tgz .bz2 .xz .zst .lz4 .lz .br .z .zip .7z].freeze
-    GRAPH_FORMATS = %i[dot rendered].freeze
+    GRAPH_FORMATS = Formats::ALL.select(&:graph).map(&:name).freeze
 
     module_function
 
@@ -174,13 +165,11 @@ module Tracegraph
 
     # Writes profile to a file in the format its name asks for.
     def write_file(profile, path, dot_options)
-      case format_of(path)
-      when :json then [profile.write_json(path)]
-      when :text then [Tracegraph.write_output(path, flat_text(profile))]
-      when *STACK_FORMATS.keys then [write_stacks(profile, path)]
-      when :callgrind then [profile.write_callgrind(path)]
-      else write_graph_file(profile, path, dot_options)
-      end
+      format = Formats.named(format_of(path))
+      return write_graph_file(profile, path, dot_options) if format.graph
+
+      check_call_tree(profile, path, format) if format.call_tree
+      [format.writer.write(profile, path)]
     end
 
     # For a run that just ended: [the view the options ask for, the options
@@ -252,10 +241,10 @@ module Tracegraph
     end
 
     def write_graph_file(graph, path, dot_options)
-      if format_of(path) == :dot
-        [graph.write_dot(path, **dot_options)]
-      else
+      if Formats.named(format_of(path)).graphviz
         render(graph, path, dot_options)
+      else
+        [graph.write_dot(path, **dot_options)]
       end
     end
 
@@ -292,20 +281,11 @@ module Tracegraph
     end
 
     # A saved profile has a call tree only if it was recorded with one.
-    def write_stacks(profile, path)
-      format = format_of(path)
-      unless profile.call_tree
-        raise Error, "cannot write #{path}: this profile has no call tree; record it with " \
-                     "`tracegraph --call-tree` (or Tracegraph.start(call_tree: true)) to write #{STACK_FORMATS[format]}"
-      end
+    def check_call_tree(profile, path, format)
+      return if profile.call_tree
 
-      profile.public_send(:"write_#{format}", path)
-    end
-
-    def flat_text(profile)
-      io = StringIO.new
-      profile.print_flat(io, limit: 100)
-      io.string
+      raise Error, "cannot write #{path}: this profile has no call tree; record it with " \
+                   "`tracegraph --call-tree` (or Tracegraph.start(call_tree: true)) to write #{format.call_tree}"
     end
 
     def render(graph, path, dot_options)

@@ -13,14 +13,13 @@
 # to where it goes: a stream cannot be reopened, seeked or given a .dot
 # beside it, and a pipe is only opened once the whole profile exists, so a
 # slow or missing reader never holds up the program.
+require "tracegraph/formats/registry"
+
 module Tracegraph
   module Output
-    # --format's names, each with the suffix that names it.
-    FORMAT_NAMES = {
-      "dot" => ".dot", "json" => ".json", "folded" => ".folded", "callgrind" => ".callgrind",
-      "pprof" => ".pb.gz", "speedscope" => ".speedscope.json", "firefox" => ".firefox.json",
-      "txt" => ".txt", "svg" => ".svg", "png" => ".png", "pdf" => ".pdf"
-    }.freeze
+    # --format's names, each with the suffix that names it, from the
+    # registry (formats/registry.rb).
+    FORMAT_NAMES = Formats::ALL.flat_map { |format| format.options.zip(format.suffixes) }.to_h.freeze
     STDOUT_NAMES = %w[- /dev/stdout /dev/fd/1 /proc/self/fd/1].freeze
     GZIP_SUFFIX = ".gz"
 

@@ -1,0 +1,60 @@
+# How numbers, names and paths read for people: times with their unit,
+# counts with grouped digits, text safe for a terminal, short source
+# paths. Shared by every layer that shows them; pure functions.
+module Tracegraph
+  # 3 significant digits in ns, µs, ms or s, as the graph labels show.
+  def self.human_time(ns)
+    units = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"]]
+    scale, unit = units.find { |s, _| ns >= s } || [1, "ns"]
+    value = ns / scale.to_f
+    digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
+    digits = 0 if unit == "ns"
+    format("%.#{digits}f %s", value, unit)
+  end
+
+  # Text for a terminal or a CI log: control characters (which could clear
+  # the screen or forge log lines) and the Unicode characters that reorder
+  # or break lines are shown escaped, as \e, \n or \u{202e}.
+  UNPRINTABLE = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/
+  CONTROL_ESCAPES = {"\e" => "\\e", "\n" => "\\n", "\r" => "\\r", "\t" => "\\t", "\0" => "\\0"}.freeze
+
+  def self.printable(text)
+    text.gsub(UNPRINTABLE) { |c| CONTROL_ESCAPES.fetch(c) { format("\\u{%x}", c.ord) } }
+  end
+
+  def self.group_digits(n)
+    n.to_s.reverse.scan(/\d{1,3}/).join(",").reverse
+  end
+
+  # A source path as people name it: relative to the working directory,
+  # the gem ("rubocop/cli.rb" for .../gems/rubocop-1.39.0/lib/rubocop/cli.rb)
+  # or Ruby's own library ("(ruby) json/common.rb"); "<internal:...>"
+  # paths are shortened inside. Full paths stay in tooltips and files.
+  def self.short_path(path)
+    if (inner = path[/\A<internal:(.+)>\z/m, 1])
+      return "<internal:#{short_path(inner).delete_prefix('(ruby) ')}>"
+    end
+
+    pwd = begin
+      "#{Dir.pwd}/"
+    rescue SystemCallError # the working directory was removed
+      nil
+    end
+    return path.delete_prefix(pwd) if pwd && path.start_with?(pwd) && path.length > pwd.length
+
+    if (gem = path.match(%r{/gems/(?<gem>[^/]+-\d[^/]*)/(?<rest>.+)\z}m))
+      return gem[:rest].start_with?("lib/") ? gem[:rest].delete_prefix("lib/") : "#{gem[:gem]}/#{gem[:rest]}"
+    end
+
+    dir = ruby_library_dirs.find { |d| path.start_with?(d) }
+    dir ? "(ruby) #{path.delete_prefix(dir)}" : path
+  end
+
+  # Ruby's own library directories, longest first, each ending in "/".
+  def self.ruby_library_dirs
+    @ruby_library_dirs ||= %w[rubylibdir rubyarchdir vendorlibdir vendorarchdir vendordir sitelibdir sitearchdir sitedir]
+                           .filter_map { |key| RbConfig::CONFIG[key] }
+                           .reject(&:empty?).map { |d| d.end_with?("/") ? d : "#{d}/" }.uniq
+                           .sort_by { |d| -d.length }.freeze
+  end
+end

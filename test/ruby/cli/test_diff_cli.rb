@@ -1,0 +1,119 @@
+require_relative "../test_helper"
+require_relative "../cli_helper"
+
+class TestDiffCli < Minitest::Test
+  include CliHelper
+
+  def setup
+    @dir = Dir.mktmpdir("tracegraph-diff-cli")
+    # Range#each: C on every Ruby (Integer#times is Ruby code from 3.3,
+    # which would add its own Integer#< and #succ calls).
+    @base = write_profile("base.json", "def hot = (1..100).each { 1 + 1 }\ndef gone = 1\nhot; gone\n")
+    @head = write_profile("head.json", "def hot = (1..3000).each { 1 + 1 }\ndef fresh = 2\nhot; fresh\n")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+  end
+
+  def write_profile(name, code)
+    _, err, status = tracegraph("-o", name, "-e", code)
+    assert status.success?, err
+    File.join(@dir, name)
+  end
+
+  def test_graph_and_text
+    out, err, status = tracegraph("diff", "--text", "--node-fraction", "0", "-o", "diff.svg", "-o", "diff.dot",
+                                  @base, @head)
+    assert status.success?, err
+    assert_match(/Regressions \(self time grew\)/, out)
+    assert_match(/Object#fresh/, out)
+    dot = File.read(File.join(@dir, "diff.dot"))
+    assert_includes dot, "Object#gone", "methods only in base stay visible as ghosts"
+    assert File.size?(File.join(@dir, "diff.svg"))
+    out, err, status = tracegraph("diff", @base, @head)
+    assert status.success?, err
+    assert_empty out
+    assert File.exist?(File.join(@dir, "diff.dot")), "diff.dot is the default output"
+  end
+
+  # A build archived before JSON version 2 still compares with a new one.
+  def test_a_version_1_file_against_a_version_2_file
+    data = JSON.parse(File.read(@base))
+    assert_equal 2, data["version"]
+    data["version"] = 1
+    data.delete("wall_time")
+    data["methods"].each { |m| m.delete("waiting") }
+    old = File.join(@dir, "old.json")
+    File.write(old, JSON.generate(data))
+    assert_nil Tracegraph::Profile.load_json(old).wall_time
+
+    out, err, status = tracegraph("diff", "--text", "-o", "cross.dot", old, @head)
+    assert status.success?, err
+    assert_match(/Object#fresh/, out)
+    _, err, status = tracegraph("diff", "--text", @head, old)
+    assert status.success?, err
+  end
+
+  def test_fail_above_gates_on_total_time
+    faster = write_faster_copy(@head, File.join(@dir, "faster.json"), 10)
+    _, err, status = tracegraph("diff", "--fail-above", "50", faster, @head)
+    assert_equal 3, status.exitstatus, err
+    assert_match(/total wall time .* -> .*, \+\d+\.\d%: more than the allowed \+50%: FAILED/, err)
+    _, err, status = tracegraph("diff", "--fail-above", "50", @head, @head)
+    assert status.success?, err
+    assert_match(/within the allowed/, err)
+  end
+
+  def test_fail_on_calls_with_per_method_limits_and_ignores
+    # hot calls Range#each once in both; Integer#+ 100 -> 3000 times;
+    # gone and fresh come and go.
+    out, err, status = tracegraph("diff", "--text", "--fail-on-calls", "0", @base, @head)
+    assert_equal 3, status.exitstatus, out + err
+    assert_match(/calls of Integer#\+ 100 -> 3,000, \+2900\.0%: more than the allowed ±0%: FAILED/, err)
+    assert_match(/calls of Object#fresh 0 -> 1, new: more than the allowed ±0%: FAILED/, err)
+    assert_match(/calls of Object#gone 1 -> 0, -100\.0%: more than the allowed ±0%: FAILED/, err)
+    refute_match(/Range#each/, err, "unchanged counts pass")
+
+    # (the block that calls Integer#+ runs as often: ignored with the methods)
+    _, err, status = tracegraph("diff", "--fail-on-calls", "0", "--fail-on-calls", "Integer#+=3000",
+                                "--ignore", "Object#*", "--ignore", "block in Object#*", @base, @head)
+    assert status.success?, err
+    assert_match(/method checks, 0 failed \(one run each/, err)
+  end
+
+  def test_fail_on_time_compares_profiles_of_one_clock
+    cpu = File.join(@dir, "cpu.json")
+    _, err, status = tracegraph("--clock", "cpu", "-o", cpu, "-e", "1")
+    assert status.success?, err
+    _, err, status = tracegraph("diff", "--fail-on-time", "10", "-o", "d.dot", @base, cpu)
+    assert_equal 2, status.exitstatus, err
+    assert_match(/base was recorded with the wall clock and head with cpu: their times cannot be compared/, err)
+    refute File.exist?(File.join(@dir, "d.dot")), "refused before anything is written"
+    _, err, status = tracegraph("diff", "--fail-on-calls", "0", "-o", "d.dot", @base, cpu)
+    assert_equal 3, status.exitstatus, "calls compare across clocks: #{err}"
+  end
+
+  def test_normalize
+    _, err, status = tracegraph("diff", "--normalize", "-o", "n.dot", @base, @head)
+    assert status.success?, err
+    assert_match(/normaliz/i, File.read(File.join(@dir, "n.dot")))
+  end
+
+  def test_errors
+    {
+      [@base] => /needs two profiles/,
+      [@base, "missing.json"] => /cannot read profile missing.json: No such file or directory/,
+      ["--bogus", @base, @head] => /invalid option: --bogus/,
+      ["-o", "d.txt", @base, @head] => /a graph is .dot .pdf .svg .png/,
+      [@base, File.join(CliHelper::ROOT, "README.md")] => /not valid JSON/,
+      ["--fail-on-calls", "x", @base, @head] => /--fail-on-calls needs PCT or NAME=PCT, not x/,
+      ["--fail-on-time", "Foo#bar=-1", @base, @head] => /--fail-on-time needs a percentage of 0 or more, not -1.0/,
+      ["--fail-above", "-5", @base, @head] => /--fail-above needs a percentage of 0 or more/
+    }.each do |args, message|
+      _, err, status = tracegraph("diff", *args)
+      assert_equal 2, status.exitstatus, "#{args.inspect}: #{err}"
+      assert_match message, err
+    end
+  end
+end

@@ -1,0 +1,148 @@
+require_relative "../test_helper"
+require "open3"
+require "tmpdir"
+
+class DotProgram
+  # Range#each, not Integer#times: it is a C method on every Ruby we
+  # support (Integer#times is written in Ruby since 3.3, and calls
+  # Integer#< and Integer#succ), so the expected numbers hold on all.
+  def main
+    (1..3).each do
+      find_many_square_roots
+      find_many_squares
+    end
+  end
+
+  def find_many_square_roots = (0...5000).each { |i| Math.sqrt(i) }
+  def find_many_squares = (0...5000).each { |i| i**2 }
+end
+
+class TestDot < TracegraphTest
+  def demo_profile
+    program = DotProgram.new
+    @demo_profile ||= Tracegraph.profile { program.main }
+  end
+
+  # Renders with the real Graphviz and fails on any warning.
+  def assert_renders(dot)
+    out, err, status = Open3.capture3("dot", "-Tsvg", stdin_data: dot)
+    assert status.success?, "dot failed: #{err}"
+    assert_equal "", err, "dot warned"
+    assert_includes out, "<svg"
+    out
+  end
+
+  def node_labels(dot) = dot.scan(/^\s*N\d+ \[label="([^"\\]*(?:\\.[^"\\]*)*)"/).flatten
+  def node_names(dot) = node_labels(dot).map { |l| l.split('\n').first }
+
+  def test_demo_graph_renders_and_shows_every_method_with_its_numbers
+    dot = demo_profile.to_dot
+    svg = assert_renders(dot)
+    # Range#each, called by three methods with their own blocks, is one
+    # box per caller (test_hub_split.rb).
+    assert_equal ["DotProgram#main", "Range#each", "Range#each", "Range#each", "DotProgram#find_many_square_roots",
+                  "DotProgram#find_many_squares", "Math.sqrt", "Integer#**", "block in DotProgram#main",
+                  "block in DotProgram#find_many_square_roots", "block in DotProgram#find_many_squares"].sort,
+                 node_names(dot).sort
+    assert_match(/label="Math.sqrt\\nself [\d.]+ .s \([\d.]+%\)\\ntotal [\d.]+ .s \([\d.]+%\)\\n15,000 calls"/, dot)
+    assert_match(/×15,000 · /, dot)
+    assert_includes dot, "Showing 11 boxes for 9 methods"
+    assert_includes demo_profile.to_dot(split_hubs: false), "Showing 9 of 9 methods"
+    assert_includes svg, "Range#each"
+  end
+
+  def test_the_biggest_self_time_is_the_biggest_box
+    dot = demo_profile.to_dot(split_hubs: false) # one box per method
+    sizes = dot.scan(/^\s*N\d+ \[label="([^\\"]+)[^\n]*fontsize=([\d.]+)/).to_h { |n, s| [n, s.to_f] }
+    biggest = demo_profile.methods.max_by(&:self_time).name
+    assert_equal biggest, sizes.max_by { |_, s| s }.first
+  end
+
+  def test_output_is_deterministic
+    again = Tracegraph::Profile.parse_json(demo_profile.to_json)
+    assert_equal demo_profile.to_dot, again.to_dot
+  end
+
+  def test_pruning_options
+    dot = demo_profile.to_dot(max_nodes: 2)
+    assert_equal 2, node_names(dot).size
+    assert_match(/Showing 2 boxes for 9 methods/, dot)
+    assert_renders dot
+    all = demo_profile.to_dot(node_fraction: 0, edge_fraction: 0, max_nodes: 0)
+    assert_equal 11, node_names(all).size
+  end
+
+  def test_ignore_keeps_paths_through_hidden_methods_as_dotted_edges
+    dot = demo_profile.to_dot(ignore: /Range#each/)
+    refute_includes node_names(dot), "Range#each"
+    assert_match(/style=dotted/, dot)
+    assert_renders dot
+  end
+
+  def test_focus_keeps_matching_methods_and_their_callers_and_callees
+    dot = demo_profile.to_dot(focus: "sqrt")
+    names = node_names(dot)
+    assert_includes names, "Math.sqrt"
+    assert_includes names, "DotProgram#main"
+    assert_renders dot
+  end
+
+  def test_bad_options_raise_naming_the_problem
+    e = assert_raises(ArgumentError) { demo_profile.to_dot(max_node: 3) }
+    assert_match(/unknown option :max_node \(allowed: :node_fraction, :edge_fraction, :max_nodes, :focus, :ignore, :split_hubs, :fold_chains, :size_by\)/, e.message)
+    e = assert_raises(ArgumentError) { demo_profile.to_dot(node_fraction: 2) }
+    assert_match(/node_fraction must be a number from 0 to 1/, e.message)
+    e = assert_raises(ArgumentError) { demo_profile.to_dot(focus: "(") }
+    assert_match(/focus: invalid regular expression/, e.message)
+  end
+
+  def test_write_dot_and_bad_paths
+    Dir.mktmpdir do |dir|
+      path = File.join(dir, "g.dot")
+      assert_equal path, demo_profile.write_dot(path)
+      assert_renders File.read(path)
+      e = assert_raises(Tracegraph::Error) { demo_profile.write_dot(dir) }
+      assert_match(/is a directory/, e.message)
+      e = assert_raises(Tracegraph::Error) { demo_profile.write_dot("/proc/no/such/dir/g.dot") }
+      assert_match(/does not exist/, e.message)
+    end
+  end
+
+  def test_hostile_names_render_without_warnings
+    klass = Class.new do
+      define_method(:"a\"b\\c") { 1 }
+      define_method(:"<=>") { |_| 0 }
+      define_method(:"{x|y}<z>") { 2 }
+      define_method(:"ünï名前") { 3 }
+      define_method(:"line\nbreak") { 4 }
+      define_method(("x" * 5000).to_sym) { 5 }
+    end
+    o = klass.new
+    profile = Tracegraph.profile(c_calls: false) do
+      klass.instance_methods(false).each { |m| m == :<=> ? o.send(m, o) : o.send(m) }
+    end
+    # Six methods, each one box though its body runs as a block, and the
+    # block that calls them.
+    assert_equal 7, program_methods(profile).size, program_methods(profile).map(&:name).inspect
+    assert_equal 1, profile.methods.count { |m| m.name.start_with?("block (2 levels) in TestDot#") }
+    dot = profile.to_dot(node_fraction: 0, edge_fraction: 0)
+    assert_renders dot
+    assert_includes dot, 'a\\"b\\\\c'
+    assert dot.valid_encoding?
+  end
+
+  def test_empty_profile_renders_a_legend
+    assert_renders Tracegraph.profile { nil }.to_dot
+  end
+
+  def test_print_flat
+    out = StringIO.new
+    demo_profile.print_flat(out, limit: 3)
+    lines = out.string.lines
+    # 30,017 calls of methods and 30,003 of blocks.
+    assert_match(/\Awall time, total .* in 9 methods, 60,0\d\d calls/, lines[0])
+    assert_match(/calls\s+self\s+total\s+self%\s+method/, lines[1])
+    assert_match(/\A\s+(7|15,000)\s.*(Range#each|block in|Math.sqrt|Integer#\*\*)/, lines[2])
+    assert_equal "(6 more methods not shown)\n", lines.last
+  end
+end

@@ -1,0 +1,38 @@
+require_relative "../test_helper"
+require "open3"
+require "zlib"
+
+# The default graph of real programs (test/fixtures/real, recorded by its
+# record.rb): how much of the self time its boxes hold, and that dot lays
+# it out quickly, silently and at a size a person can read. The numbers
+# are in docs/real-programs.md.
+class TestRealGraphs < Minitest::Test
+  FIXTURES = File.expand_path("../../fixtures/real", __dir__)
+  # Coverage measured when the fixtures were recorded, less a margin for
+  # changes that are worth a point or two.
+  MIN_COVERAGE = {"rubocop" => 42, "rdoc" => 80, "kramdown" => 85, "rake" => 82, "sinatra" => 74}.freeze
+  MAX_POINTS = 7000       # the widest or tallest drawing, in points (1/72 in); Graphviz versions differ by 10%
+  MAX_LAYOUT_SECONDS = 30
+
+  MIN_COVERAGE.each_key do |name|
+    define_method(:"test_#{name}") { check(name) }
+  end
+
+  def check(name)
+    profile = Tracegraph::Profile.parse_json(Zlib::GzipReader.open(File.join(FIXTURES, "#{name}.json.gz"), &:read))
+    dot = profile.to_dot
+    coverage = dot[/boxes hold ([\d.]+)% of self time/, 1] or flunk("no coverage in the legend of #{name}")
+    assert_operator coverage.to_f, :>=, MIN_COVERAGE.fetch(name), name
+    assert_equal 80, dot.scan(/^  N\d+ \[label=/).size, "#{name}: the default 80 boxes"
+
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    # (Without rake test:asan's preloaded libasan, which hangs some tools.)
+    svg, err, status = Open3.capture3({"LD_PRELOAD" => nil}, "timeout", MAX_LAYOUT_SECONDS.to_s, "dot", "-Tsvg",
+                                      stdin_data: dot)
+    seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+    assert status.success?, "#{name}: dot failed or took over #{MAX_LAYOUT_SECONDS} s: #{err}"
+    assert_empty err, "#{name}: dot warned"
+    width, height = svg.match(/<svg width="(\d+)pt" height="(\d+)pt"/).captures.map(&:to_i)
+    assert_operator [width, height].max, :<=, MAX_POINTS, "#{name}: #{width}x#{height} pt in #{seconds.round(1)} s"
+  end
+end

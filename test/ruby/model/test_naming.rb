@@ -1,0 +1,110 @@
+require_relative "../test_helper"
+require "fileutils"
+require "tmpdir"
+
+module Greeter
+  def self.hello = "hi"
+  def greet = "hello"
+end
+
+class Person
+  include Greeter
+  def self.create = new
+  def name = "ann"
+  alias_method :full_name, :name
+  def method_missing(*) = :missing
+  def respond_to_missing?(*) = true
+end
+
+class Basket
+  def self.fill = [1].each { |x| x }
+  def weigh = [[1, 2]].each { |pair| pair.map { |x| x * 2 } }
+  define_method(:made) { [1].each { |x| x } }
+end
+
+class TestNaming < TracegraphTest
+  # Blocks are named as backtraces name them, with tracegraph's own name
+  # for the enclosing method, so the same on every Ruby (3.4's backtraces
+  # say "block in Basket#weigh", 3.1's and 3.3's "block in weigh");
+  # outside methods, Ruby's own label.
+  def test_block_names
+    dir = Dir.mktmpdir
+    top = File.join(dir, "top.rb")
+    File.write(top, "[1].each { |x| x }\n")
+    basket = Basket.new
+    profile = Tracegraph.profile do
+      Basket.fill
+      basket.weigh
+      basket.made
+      load top
+    end
+    names = profile.methods.map(&:name)
+    ["block in Basket.fill", "block in Basket#weigh", "block (2 levels) in Basket#weigh", "block in Basket#made",
+     "block in <top (required)>"].each { |name| assert_includes names, name }
+    refute names.any? { |n| n.include?("<class:Basket>") }, names.inspect
+    assert_equal [top, 1], [method_named(profile, "block in <top (required)>").file,
+                            method_named(profile, "block in <top (required)>").line]
+  ensure
+    FileUtils.rm_rf(dir) if dir
+  end
+
+  def test_instance_singleton_module_and_alias_names
+    person = Person.new
+    object = Object.new
+    def object.custom = 1
+    anonymous = Class.new { def run = 2 }.new
+    profile = Tracegraph.profile do
+      Person.create
+      person.name
+      person.full_name
+      person.greet
+      Greeter.hello
+      Math.sqrt(4)
+      object.custom
+      anonymous.run
+      [3, 1].sort
+    end
+    names = profile.methods.map(&:name)
+    %w[Person.create Person#name Greeter#greet Greeter.hello Math.sqrt Array#sort Class#new].each do |name|
+      assert_includes names, name
+    end
+    assert_equal 2, method_named(profile, "Person#name").calls, "an alias collapses into the method it calls"
+    refute_includes names, "Person#full_name"
+    assert_includes names, "#<Object>.custom"
+    assert_includes names, "#<Class:#{__FILE__.delete_prefix("#{Dir.pwd}/")}:#{__LINE__ - 19}>#run"
+  end
+
+  # Owners that Ruby names by memory address get names that hold from run
+  # to run (test/hostile/test_stable_names.rb runs a program twice).
+  def test_owners_without_a_name_or_a_ruby_method
+    assert_equal "#<Class < Person>", Tracegraph::Naming.module_name(Class.new(Person))
+    assert_equal "#<Class < #<Class < Person>>", Tracegraph::Naming.module_name(Class.new(Class.new(Person)))
+    assert_equal "#<Module>", Tracegraph::Naming.module_name(Module.new)
+    assert_equal "#<Person>", Tracegraph::Naming.object_name(Person.new)
+    assert_equal "ENV", Tracegraph::Naming.object_name(ENV)
+    # Module#name itself, not a class's own `name`: no user code names it.
+    pretender = Class.new(Person) { def self.name = "Pretender" }
+    assert_equal "#<Class:#{Tracegraph.short_path(__FILE__)}:#{__LINE__ - 1}>", Tracegraph::Naming.module_name(pretender)
+  end
+
+  def test_kernel_methods_use_the_module_name
+    profile = Tracegraph.profile { format("%d", 1) }
+    assert_includes profile.methods.map(&:name), "Kernel#format"
+  end
+
+  def test_unusual_method_names
+    klass = Class.new do
+      define_method(:"a\"b\\c") { 1 }
+      define_method(:"名前") { 2 }
+      define_method(:[]=) { |_k, _v| 3 }
+    end
+    Object.const_set(:OddNames, klass) unless defined?(OddNames)
+    o = OddNames.new
+    profile = Tracegraph.profile { o.send(:"a\"b\\c"); o.send(:"名前"); o[1] = 2 }
+    names = profile.methods.map(&:name)
+    assert_includes names, "OddNames#a\"b\\c"
+    assert_includes names, "OddNames#名前"
+    assert_includes names, "OddNames#[]="
+    assert names.all?(&:valid_encoding?)
+  end
+end
