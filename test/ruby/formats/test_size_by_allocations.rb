@@ -35,6 +35,8 @@ class TestSizeByAllocations < TracegraphTest
     assert_equal "", err, "dot warned"
   end
 
+  def font_size(line) = Float(line[/fontsize=([\d.]+),/, 1])
+
   # The whole line of the box whose label starts with name.
   def box(dot, name) = dot.lines.find { |l| l.match?(/^  N\d+ \[label="#{Regexp.escape(name)}\\n/) }
 
@@ -56,10 +58,15 @@ class TestSizeByAllocations < TracegraphTest
     assert_renders(dot)
 
     by_time = profile.to_dot
-    assert_includes box(by_time, "block in TestSizeByAllocations#burn"), "fontsize=24.0,"
-    # By time the allocating block is small, or (under 0.5% of the time,
-    # as on Ruby 3.4) not drawn at all.
+    # By time the busy block is big (Range#each, which drives its 300,000
+    # calls, can take about as much self time: which of the two is the
+    # biggest box depends on the machine), and the allocating block small,
+    # or (under 0.5% of the time, as on Ruby 3.4) not drawn at all.
+    burn_size = font_size(box(by_time, "block in TestSizeByAllocations#burn"))
+    sizes = by_time.lines.grep(/^  N\d+ \[label=/).map { |line| font_size(line) }.sort.reverse
+    assert_operator burn_size, :>=, sizes[1], "one of the two biggest boxes"
     garbage_by_time = box(by_time, "block in TestSizeByAllocations#garbage")
+    assert_operator font_size(garbage_by_time), :<, burn_size if garbage_by_time
     refute_includes garbage_by_time.to_s, "fontsize=24.0,"
     assert_includes by_time, "\\lBox size = self time \u00b7 colour = total time\\l"
   end
