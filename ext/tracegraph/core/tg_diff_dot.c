@@ -7,15 +7,17 @@
  *                   name pair, each with its head and base numbers
  *                   (base times scaled when normalizing; allocation
  *                   counts, when both reports have them, never scaled)
- *   2. selection  - which nodes are kept (node cut, cap) by max(head, base)
- *   3. edges      - kept edges (head's solid, base-only ones ghosted),
- *                   then dotted edges for head paths through hidden nodes
- *   4. emission   - legend, nodes, edges as DOT text
+ *   2. the graph  - the merged nodes and edges handed to tg_graph by
+ *                   max(head, base), which keeps the boxes (node cut,
+ *                   cap), the edges between them (base-only ones as
+ *                   ghosts) and dotted edges for head's paths through
+ *                   hidden nodes
+ *   3. emission   - legend, nodes, edges as DOT text
  *
  * What picks, sizes and colours (time, or objects allocated) is read
- * through metric_total() and metric_self(), so both graphs share one code.
+ * through metric_total() and metric_self(), so both metrics share one code.
  *
- * Steps 1-3 only compute numbers; step 4 only formats them, in the look
+ * Steps 1-2 only compute numbers; step 3 only formats them, in the look
  * it shares with tg_dot (tg_dot_style.h). Every piece of text that
  * reaches the output goes through tg_escape_dot().
  */
@@ -28,6 +30,7 @@
 #include "tg_buf.h"
 #include "tg_dot_style.h"
 #include "tg_format.h"
+#include "tg_graph.h"
 
 #define ARROW " \xE2\x86\x92 "   /* " → " */
 #define MIDDOT " \xC2\xB7 "      /* " · " */
@@ -59,20 +62,15 @@ typedef struct side {
                                       method itself (0 for edges); 0 without allocation counts */
 } side;
 
-enum node_state { KEPT, CUT, CAPPED };
-
 typedef struct dnode {
     const char *name;
     const tg_report_method *meta;  /* file, line, is_c: head's method if it has one, else base's */
     side head, base;
     uint64_t weight;               /* max(head, base) total in the metric: what pruning looks at */
-    uint8_t state;                 /* enum node_state */
-    uint32_t rank;                 /* position among kept boxes (0-based) */
 } dnode;
 
 typedef struct dedge {
     uint32_t from, to;             /* node indexes */
-    uint32_t from_rank, to_rank;   /* box order of the endpoints, once both are kept */
     side head, base;
     uint64_t weight;               /* max(head, base) total in the metric (0 for a dotted edge) */
     bool dotted;                   /* stands for head calls through hidden nodes */
@@ -90,12 +88,9 @@ typedef struct diff {
     size_t node_count;
     dedge *edges;                  /* merged report edges, sorted by (from, to) */
     size_t edge_count;
-    size_t *out_start;             /* edges[out_start[n] .. out_start[n+1]) leave node n */
-    uint32_t *order;               /* kept nodes in display order */
-    size_t kept, cut, capped, only_head, only_base;
-    uint64_t node_cut, edge_cut, cap_cut, max_self;
-    dedge *shown;                  /* edges drawn, in drawing order */
-    size_t shown_count, shown_cap, dropped_edges;
+    size_t only_head, only_base;
+    tg_graph g;                    /* what is drawn, and what was dropped */
+    uint64_t max_self;             /* the largest self amount a kept box is sized by */
 } diff;
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -228,8 +223,7 @@ static bool merge_edges(diff *d, uint32_t *node_of[2])
     size_t n = d->head->edge_count + d->base->edge_count;
     edge_ref *refs = malloc((n + 1) * sizeof *refs);
     d->edges = calloc(n + 1, sizeof *d->edges);
-    d->out_start = calloc(d->node_count + 1, sizeof *d->out_start);
-    if (!refs || !d->edges || !d->out_start) {
+    if (!refs || !d->edges) {
         free(refs);
         return false;
     }
@@ -249,7 +243,6 @@ static bool merge_edges(diff *d, uint32_t *node_of[2])
         if (d->edge_count == 0 || d->edges[d->edge_count - 1].from != r->from ||
             d->edges[d->edge_count - 1].to != r->to) {
             d->edges[d->edge_count++] = (dedge){ .from = r->from, .to = r->to };
-            d->out_start[r->from + 1]++;
         }
         dedge *e = &d->edges[d->edge_count - 1];
         add_to_side(r->is_base ? &e->base : &e->head, r->e->calls, r->e->total_time, r->e->self_time, r->allocs, 0);
@@ -260,13 +253,12 @@ static bool merge_edges(diff *d, uint32_t *node_of[2])
         e->base.self = scaled(d, e->base.self);
         e->weight = heavier(metric_total(d, &e->head), metric_total(d, &e->base));
     }
-    for (size_t m = 0; m < d->node_count; m++) d->out_start[m + 1] += d->out_start[m];
     free(refs);
     return true;
 }
 
 /* ------------------------------------------------------------------ */
-/* 2. selection                                                       */
+/* 2. the graph                                                       */
 
 /* The self amount a box is sized by: head's, or base's for a ghost. */
 static uint64_t shown_self(const diff *d, const dnode *n)
@@ -274,155 +266,61 @@ static uint64_t shown_self(const diff *d, const dnode *n)
     return metric_self(d, n->head.present ? &n->head : &n->base);
 }
 
-/* Sort key for nodes: heaviest first, then head self, then base self (in the metric), then name (unique). */
-typedef struct node_key {
-    uint64_t weight, head_self, base_self;
-    const char *name;
-    uint32_t index;
-} node_key;
-
-static int compare_nodes(const void *pa, const void *pb)
-{
-    const node_key *a = pa, *b = pb;
-    if (a->weight != b->weight) return a->weight > b->weight ? -1 : 1;
-    if (a->head_self != b->head_self) return a->head_self > b->head_self ? -1 : 1;
-    if (a->base_self != b->base_self) return a->base_self > b->base_self ? -1 : 1;
-    return strcmp(a->name, b->name);
-}
-
-static bool select_nodes(diff *d, const tg_diff_dot_options *o)
-{
-    d->order = malloc((d->node_count + 1) * sizeof *d->order);
-    node_key *keys = malloc((d->node_count + 1) * sizeof *keys);
-    if (!d->order || !keys) {
-        free(keys);
-        return false;
-    }
-    d->node_cut = tg_report_cut_off(o->node_fraction, d->grand);
-    d->edge_cut = tg_report_cut_off(o->edge_fraction, d->grand);
-    size_t count = 0;
-    for (size_t i = 0; i < d->node_count; i++) {
-        dnode *n = &d->nodes[i];
-        if (n->weight < d->node_cut) {
-            n->state = CUT;
-            d->cut++;
-        } else {
-            keys[count++] = (node_key){ n->weight, metric_self(d, &n->head), metric_self(d, &n->base), n->name,
-                                        (uint32_t)i };
-        }
-    }
-    if (count > 1) qsort(keys, count, sizeof *keys, compare_nodes);
-    for (size_t i = 0; i < count; i++) {
-        dnode *n = &d->nodes[keys[i].index];
-        if (o->max_nodes && i >= o->max_nodes) {
-            if (d->capped++ == 0) d->cap_cut = n->weight;
-            n->state = CAPPED;
-            continue;
-        }
-        n->state = KEPT;
-        n->rank = (uint32_t)d->kept;
-        d->order[d->kept++] = keys[i].index;
-        if (shown_self(d, n) > d->max_self) d->max_self = shown_self(d, n);
-    }
-    free(keys);
-    return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* 3. edges                                                           */
-
 /* Head's amount through the call, or base's for a ghost edge, in the metric. */
 static uint64_t edge_shown(const diff *d, const dedge *e)
 {
     return metric_total(d, e->head.present ? &e->head : &e->base);
 }
 
-/* Solid before ghost before dotted; heaviest first; then box order. */
-static int compare_shown(const void *pa, const void *pb)
-{
-    const dedge *a = pa, *b = pb;
-    int ka = a->dotted ? 2 : a->head.present ? 0 : 1, kb = b->dotted ? 2 : b->head.present ? 0 : 1;
-    if (ka != kb) return ka < kb ? -1 : 1;
-    if (a->weight != b->weight) return a->weight > b->weight ? -1 : 1;
-    if (a->from_rank != b->from_rank) return a->from_rank < b->from_rank ? -1 : 1;
-    return a->to_rank < b->to_rank ? -1 : a->to_rank > b->to_rank;
-}
-
-static bool show_edge(diff *d, dedge e)
-{
-    if (d->shown_count == d->shown_cap) {
-        size_t cap = d->shown_cap ? d->shown_cap * 2 : 64;
-        dedge *items = realloc(d->shown, cap * sizeof *items);
-        if (!items) return false;
-        d->shown = items;
-        d->shown_cap = cap;
-    }
-    e.from_rank = d->nodes[e.from].rank;
-    e.to_rank = d->nodes[e.to].rank;
-    d->shown[d->shown_count++] = e;
-    return true;
-}
-
 /*
- * Dotted edges from kept node `from` to every kept node it reaches
- * through hidden nodes along head's calls, unless head calls it
- * directly. Unlike tg_dot there is no time estimate on them: they only
- * keep the graph connected. `stamp` marks visits per source.
+ * The graph of merged nodes and edges (tg_graph.h), each weighed by its
+ * heavier side in the metric: the heaviest kept under the cap (ties:
+ * head's self, then base's), calls only base made drawn as ghosts, and
+ * dotted edges along head's calls through hidden nodes. Unlike tg_dot's,
+ * those carry no estimate: they only keep the graph connected. Then the
+ * largest self amount a kept box is sized by.
  */
-static bool add_hidden_paths_from(diff *d, uint32_t from, uint32_t *stamp, uint32_t mark, uint32_t *queue)
+static bool plan_graph(diff *d, const tg_diff_dot_options *o)
 {
-    size_t head = 0, tail = 0;
-    stamp[from] = mark;
-    for (size_t k = d->out_start[from]; k < d->out_start[from + 1]; k++) {
-        const dedge *e = &d->edges[k];
-        if (e->head.present && d->nodes[e->to].state == KEPT) stamp[e->to] = mark;   /* direct */
-    }
-    for (size_t k = d->out_start[from]; k < d->out_start[from + 1]; k++) {
-        const dedge *e = &d->edges[k];
-        if (e->head.present && d->nodes[e->to].state != KEPT && stamp[e->to] != mark) {
-            stamp[e->to] = mark;
-            queue[tail++] = e->to;
+    size_t n = d->node_count;
+    uint64_t *total = malloc((n + 1) * sizeof *total), *self = malloc((n + 1) * sizeof *self);
+    uint64_t *tie = malloc((n + 1) * sizeof *tie);
+    const char **names = malloc((n + 1) * sizeof *names);
+    tg_graph_link *links = malloc((d->edge_count + 1) * sizeof *links);
+    bool ok = total && self && tie && names && links;
+    if (ok) {
+        for (size_t i = 0; i < n; i++) {
+            const dnode *node = &d->nodes[i];
+            total[i] = node->weight;
+            self[i] = metric_self(d, &node->head);
+            tie[i] = metric_self(d, &node->base);
+            names[i] = node->name;
         }
-    }
-    while (head < tail) {
-        uint32_t m = queue[head++];
-        for (size_t k = d->out_start[m]; k < d->out_start[m + 1]; k++) {
-            const dedge *e = &d->edges[k];
-            if (!e->head.present || stamp[e->to] == mark) continue;
-            stamp[e->to] = mark;
-            if (d->nodes[e->to].state != KEPT) {
-                queue[tail++] = e->to;
-            } else if (!show_edge(d, (dedge){ .from = from, .to = e->to, .dotted = true })) {
-                return false;
-            }
+        for (size_t i = 0; i < d->edge_count; i++) {
+            const dedge *e = &d->edges[i];
+            links[i] = (tg_graph_link){ e->from, e->to, e->weight, !e->head.present };
         }
+        tg_graph_input in = { .node_count = n, .total = total, .self = self, .self_tie = tie, .names = names,
+                              .links = links, .link_count = d->edge_count, .whole = d->grand,
+                              .node_fraction = o->node_fraction, .edge_fraction = o->edge_fraction,
+                              .max_nodes = o->max_nodes, .cap = TG_GRAPH_CAP_HEAVIEST,
+                              .hidden = TG_GRAPH_HIDDEN_LINKS };
+        ok = tg_graph_build(&d->g, &in);
     }
-    return true;
-}
-
-static bool collect_edges(diff *d)
-{
-    uint32_t *stamp = calloc(d->node_count + 1, sizeof *stamp);
-    uint32_t *queue = malloc((d->node_count + 1) * sizeof *queue);
-    bool ok = stamp && queue;
-    for (size_t i = 0; ok && i < d->edge_count; i++) {
-        const dedge *e = &d->edges[i];
-        if (d->nodes[e->from].state != KEPT || d->nodes[e->to].state != KEPT) continue;
-        if (e->weight < d->edge_cut) {
-            d->dropped_edges++;
-            continue;
-        }
-        ok = show_edge(d, *e);
+    free(total);
+    free(self);
+    free(tie);
+    free(names);
+    free(links);
+    for (size_t i = 0; ok && i < d->g.kept; i++) {
+        uint64_t s = shown_self(d, &d->nodes[d->g.order[i]]);
+        if (s > d->max_self) d->max_self = s;
     }
-    for (size_t i = 0; ok && i < d->kept; i++) ok = add_hidden_paths_from(d, d->order[i], stamp, (uint32_t)i + 1, queue);
-    if (ok && d->shown_count > 1) qsort(d->shown, d->shown_count, sizeof *d->shown, compare_shown);
-    free(stamp);
-    free(queue);
     return ok;
 }
 
 /* ------------------------------------------------------------------ */
-/* 4. emission                                                        */
+/* 3. emission                                                        */
 
 /*
  * The diverging scale (ColorBrewer RdBu): near-white at 0, to deep red
@@ -519,11 +417,7 @@ static const char *plural(uint64_t n)
 static void put_amount(tg_buf *b, const diff *d, uint64_t v)
 {
     char c[TG_FORMAT_SIZE];
-    if (d->by_allocations) {
-        tg_buf_printf(b, "%s object%s", tg_format_count(c, sizeof c, v), plural(v));
-    } else {
-        tg_buf_puts(b, tg_format_ns(c, sizeof c, v));
-    }
+    tg_buf_puts(b, tg_style_format_amount(c, sizeof c, d->by_allocations, v));
 }
 
 /* "self 12.1 ms (+4.00 ms, +49.0%)" for a method present in both. */
@@ -599,37 +493,10 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
         return;
     }
     tg_buf_printf(&line, "Showing %s of %s methods (%s new in head, %s gone from base)",
-                  tg_format_count(c1, sizeof c1, d->kept), tg_format_count(c2, sizeof c2, d->node_count),
+                  tg_format_count(c1, sizeof c1, d->g.kept), tg_format_count(c2, sizeof c2, d->node_count),
                   tg_format_count(t1, sizeof t1, d->only_head), tg_format_count(t2, sizeof t2, d->only_base));
     tg_style_put_legend_line(b, &line);
-    if (d->cut || d->dropped_edges) {
-        tg_buf_puts(&line, "Dropped ");
-        if (d->cut) {
-            tg_buf_printf(&line, "%s node%s (total < ", tg_format_count(c1, sizeof c1, d->cut), plural(d->cut));
-            put_amount(&line, d, d->node_cut);
-            tg_buf_puts(&line, " in both)");
-        }
-        if (d->cut && d->dropped_edges) tg_buf_puts(&line, ", ");
-        if (d->dropped_edges) {
-            tg_buf_printf(&line, "%s edge%s (total < ", tg_format_count(c2, sizeof c2, d->dropped_edges),
-                          plural(d->dropped_edges));
-            put_amount(&line, d, d->edge_cut);
-            tg_buf_puts(&line, " in both)");
-        }
-        tg_style_put_legend_line(b, &line);
-    }
-    if (d->capped) {
-        tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 ",
-                      tg_format_count(c1, sizeof c1, d->capped), plural(d->capped),
-                      tg_format_count(c2, sizeof c2, o->max_nodes));
-        put_amount(&line, d, d->cap_cut);
-        tg_buf_puts(&line, ")");
-        tg_style_put_legend_line(b, &line);
-    }
-    if (!d->cut && !d->dropped_edges && !d->capped) {
-        tg_buf_puts(&line, "Nothing dropped");
-        tg_style_put_legend_line(b, &line);
-    }
+    tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
     tg_buf_puts(b, "\\l");
     if (d->by_allocations) {
         tg_buf_puts(&line, "Box size = head self allocations" MIDDOT "colour = change in self allocations");
@@ -652,12 +519,13 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     tg_buf_free(&line);
 }
 
-static void emit_node(tg_buf *b, const diff *d, const dnode *n, const tg_diff_dot_options *o)
+static void emit_node(tg_buf *b, const diff *d, uint32_t index, const tg_diff_dot_options *o)
 {
+    const dnode *n = &d->nodes[index];
     const tg_report_method *meta = n->meta;
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
     bool ghost = !n->head.present, fresh = !n->base.present;
-    tg_buf_printf(b, "  N%u [label=\"", (unsigned)n->rank + 1);
+    tg_buf_printf(b, "  N%u [label=\"", (unsigned)d->g.rank[index] + 1);
     tg_style_put_label_title(b, n->name, meta, o->cwd, NULL);
     /* Times, then own allocations if counted ("allocs 1,000 → 1,300 (+30.0%)"), then calls. */
     if (ghost) {
@@ -726,7 +594,7 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
     const dnode *from = &d->nodes[e->from], *to = &d->nodes[e->to];
     bool ghost = !e->dotted && !e->head.present;
-    tg_buf_printf(b, "  N%u -> N%u [", (unsigned)from->rank + 1, (unsigned)to->rank + 1);
+    tg_buf_printf(b, "  N%u -> N%u [", (unsigned)d->g.rank[e->from] + 1, (unsigned)d->g.rank[e->to] + 1);
     if (!large) {
         tg_buf_puts(b, "label=\" ");
         if (e->dotted) {
@@ -797,11 +665,16 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
 
 static void emit(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
 {
-    bool large = d->kept > TG_STYLE_LARGE_GRAPH_NODES;
+    bool large = d->g.kept > TG_STYLE_LARGE_GRAPH_NODES;
     tg_style_put_graph_open(b, "tracegraph_diff", large);
     emit_legend(b, d, o);
-    for (size_t i = 0; i < d->kept; i++) emit_node(b, d, &d->nodes[d->order[i]], o);
-    for (size_t i = 0; i < d->shown_count; i++) emit_edge(b, d, &d->shown[i], large);
+    for (size_t i = 0; i < d->g.kept; i++) emit_node(b, d, d->g.order[i], o);
+    for (size_t i = 0; i < d->g.edge_count; i++) {
+        const tg_graph_edge *ge = &d->g.edges[i];
+        /* A dotted edge has no numbers of its own: both sides absent. */
+        dedge e = ge->dotted ? (dedge){ .from = ge->from, .to = ge->to, .dotted = true } : d->edges[ge->link];
+        emit_edge(b, d, &e, large);
+    }
     tg_buf_puts(b, "}\n");
 }
 
@@ -830,15 +703,13 @@ char *tg_diff_dot_render(const tg_report *base, const tg_report *head, const tg_
                              calloc(base->method_count + 1, sizeof(uint32_t)) };
     tg_buf b = TG_BUF_INIT;
     bool ok = node_of[0] && node_of[1] && merge_methods(&d, node_of) && merge_edges(&d, node_of) &&
-              select_nodes(&d, o) && collect_edges(&d);
+              plan_graph(&d, o);
     if (ok) emit(&b, &d, o);
     free(node_of[0]);
     free(node_of[1]);
     free(d.nodes);
     free(d.edges);
-    free(d.out_start);
-    free(d.order);
-    free(d.shown);
+    tg_graph_free(&d.g);
     if (!ok) {
         tg_buf_free(&b);
         if (len) *len = 0;

@@ -15,7 +15,6 @@
 #include "tg_dot.h"
 
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,15 +152,6 @@ static void put_time_line(tg_buf *b, const char *what, uint64_t ns, uint64_t who
                   tg_format_percent(pct, sizeof pct, ns, whole));
 }
 
-/* An amount of the metric as text: "1.20 ms", or "1,200 objects". */
-static const char *format_amount(char *out, size_t size, const plan *p, uint64_t v)
-{
-    if (!p->by_allocations) return tg_format_ns(out, size, v);
-    char c[TG_FORMAT_SIZE];
-    snprintf(out, size, "%s object%s", tg_format_count(c, sizeof c, v), v == 1 ? "" : "s");
-    return out;
-}
-
 /* The self time of the waiting methods, saturating. */
 static uint64_t waiting_time(const tg_report *r, const tg_dot_options *o)
 {
@@ -270,27 +260,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
                       p->g.ignored == 1 ? "" : "s");
         tg_style_put_legend_line(b, &line);
     }
-    if (p->g.cut || p->g.dropped_edges) {
-        tg_buf_puts(&line, "Dropped ");
-        if (p->g.cut)
-            tg_buf_printf(&line, "%s node%s (total < %s)", tg_format_count(c1, sizeof c1, p->g.cut),
-                          p->g.cut == 1 ? "" : "s", format_amount(t1, sizeof t1, p, p->g.node_cut));
-        if (p->g.cut && p->g.dropped_edges) tg_buf_puts(&line, ", ");
-        if (p->g.dropped_edges)
-            tg_buf_printf(&line, "%s edge%s (total < %s)", tg_format_count(c2, sizeof c2, p->g.dropped_edges),
-                          p->g.dropped_edges == 1 ? "" : "s", format_amount(t2, sizeof t2, p, p->g.edge_cut));
-        tg_style_put_legend_line(b, &line);
-    }
-    if (p->g.capped) {
-        tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 %s)",
-                      tg_format_count(c1, sizeof c1, p->g.capped), p->g.capped == 1 ? "" : "s",
-                      tg_format_count(c2, sizeof c2, o->max_nodes), format_amount(t1, sizeof t1, p, p->g.cap_cut));
-        tg_style_put_legend_line(b, &line);
-    }
-    if (!p->g.cut && !p->g.dropped_edges && !p->g.capped) {
-        tg_buf_puts(&line, "Nothing dropped");
-        tg_style_put_legend_line(b, &line);
-    }
+    tg_style_put_dropped_lines(b, &p->g, o->max_nodes, p->by_allocations, "");
     for (size_t i = 0; i < o->note_count; i++) {
         if (!o->notes[i]) continue;
         tg_buf_puts(&line, o->notes[i]);
@@ -385,7 +355,8 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     tg_buf_printf(b, "  N%u -> N%u [", (unsigned)e->from_rank + 1, (unsigned)e->to_rank + 1);
     tg_buf t_label = TG_BUF_INIT;
     if (e->dotted) {
-        tg_buf_printf(&t_label, "via hidden \xC2\xB7 ~%s", format_amount(t, sizeof t, p, e->amount));
+        tg_buf_printf(&t_label, "via hidden \xC2\xB7 ~%s",
+                      tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount));
     } else {
         if (via) {
             size_t frames = 1;
@@ -394,7 +365,8 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
         }
         tg_buf_printf(&t_label, "\xC3\x97%s \xC2\xB7 %s", tg_format_count(c, sizeof c, calls),
                       tg_format_ns(t, sizeof t, time));
-        if (p->by_allocations) tg_buf_printf(&t_label, " \xC2\xB7 %s", format_amount(t, sizeof t, p, e->amount));
+        if (p->by_allocations)
+            tg_buf_printf(&t_label, " \xC2\xB7 %s", tg_style_format_amount(t, sizeof t, true, e->amount));
     }
     if (t_label.failed) b->failed = true;
     if (!large && t_label.data) {
@@ -408,7 +380,8 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     tg_style_put_call_names(b, tg_report_method_name(&r->methods[e->from]), tg_report_method_name(&r->methods[e->to]));
     if (e->dotted) {
         tg_buf_printf(b, "\\nvia hidden methods, ~%s (%s): the busiest path's narrowest call",
-                      format_amount(t, sizeof t, p, e->amount), tg_format_percent(pct, sizeof pct, e->amount, p->whole));
+                      tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount),
+                      tg_format_percent(pct, sizeof pct, e->amount, p->whole));
     } else {
         tg_buf_printf(b, "\\n%s call%s", tg_format_count(c, sizeof c, calls), calls == 1 ? "" : "s");
         tg_buf_printf(b, "\\ntotal: %s (%s)", tg_format_ns(t, sizeof t, time),
