@@ -42,9 +42,9 @@
 
 void tg_diff_dot_options_default(tg_diff_dot_options *o)
 {
-    o->node_fraction = 0.005;
-    o->edge_fraction = 0.001;
-    o->max_nodes = 80;
+    o->node_fraction = TG_GRAPH_DEFAULT_NODE_FRACTION;
+    o->edge_fraction = TG_GRAPH_DEFAULT_EDGE_FRACTION;
+    o->max_nodes = TG_GRAPH_DEFAULT_MAX_NODES;
     o->normalize = false;
     o->cwd = NULL;
     o->base_allocations = o->head_allocations = NULL;
@@ -656,9 +656,8 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
     } else {
         tg_style_put_edge_color(b, diverging(metric_total(d, &e->head), metric_total(d, &e->base), d->grand));
     }
-    /* dot needs an integer weight; head's heavy calls pull their boxes into line. */
-    tg_buf_printf(b, ", weight=%d", e->dotted || ghost ? 1 : 1 + (int)(f * 100.0));
-    if (e->dotted) tg_buf_puts(b, ", style=dotted");
+    /* Head's heavy calls pull their boxes into line; base's ghosts do not. */
+    tg_style_put_edge_weight(b, f, !e->dotted && !ghost, e->dotted);
     if (ghost) tg_buf_puts(b, ", style=dashed");
     tg_buf_puts(b, "];\n");
 }

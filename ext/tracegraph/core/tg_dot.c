@@ -26,9 +26,9 @@
 
 void tg_dot_options_default(tg_dot_options *o)
 {
-    o->node_fraction = 0.005;
-    o->edge_fraction = 0.001;
-    o->max_nodes = 80;
+    o->node_fraction = TG_GRAPH_DEFAULT_NODE_FRACTION;
+    o->edge_fraction = TG_GRAPH_DEFAULT_EDGE_FRACTION;
+    o->max_nodes = TG_GRAPH_DEFAULT_MAX_NODES;
     o->focus = NULL;
     o->ignore = NULL;
     o->cwd = NULL;
@@ -406,9 +406,7 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     /* Width and colour grow continuously with the amount through the call. */
     tg_style_put_edge_width(b, f);
     tg_style_put_edge_color(b, heat(f));
-    /* dot needs an integer weight; heavy calls pull their boxes into line. */
-    tg_buf_printf(b, ", weight=%d", e->dotted ? 1 : 1 + (int)(f * 100.0));
-    if (e->dotted) tg_buf_puts(b, ", style=dotted");
+    tg_style_put_edge_weight(b, f, !e->dotted, e->dotted);
     if (via) tg_buf_puts(b, ", style=bold, arrowhead=veevee");
     tg_buf_puts(b, "];\n");
 }

@@ -262,3 +262,9 @@ void tg_style_put_edge_color(tg_buf *b, tg_style_rgb c)
 {
     put_color(b, "color", shade(c));
 }
+
+void tg_style_put_edge_weight(tg_buf *b, double f, bool pull, bool dotted)
+{
+    tg_buf_printf(b, ", weight=%d", pull ? 1 + (int)(f * 100.0) : 1);
+    if (dotted) tg_buf_puts(b, ", style=dotted");
+}

@@ -33,6 +33,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The cuts and the cap both writers use by default. */
+#define TG_GRAPH_DEFAULT_NODE_FRACTION 0.005
+#define TG_GRAPH_DEFAULT_EDGE_FRACTION 0.001
+#define TG_GRAPH_DEFAULT_MAX_NODES 80
+
 /* Why a node is or is not drawn. */
 typedef enum tg_graph_state {
     TG_GRAPH_KEPT,        /* drawn as a box */
