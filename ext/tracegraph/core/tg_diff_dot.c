@@ -3,10 +3,9 @@
  * a Graphviz DOT call graph (see tg_diff_dot.h for what it shows).
  *
  * Reads top-down in the order the work happens:
- *   1. merge      - one node per method name, one edge per caller/callee
- *                   name pair, each with its head and base numbers
- *                   (base times scaled when normalizing; allocation
- *                   counts, when both reports have them, never scaled)
+ *   1. merge      - the two reports matched by method name
+ *                   (tg_diff_merge.h), and the metric and scale the
+ *                   graph is drawn in
  *   2. the graph  - the merged nodes and edges handed to tg_graph by
  *                   max(head, base), which keeps the boxes (node cut,
  *                   cap), the edges between them (base-only ones as
@@ -28,6 +27,7 @@
 #include <string.h>
 
 #include "tg_buf.h"
+#include "tg_diff_merge.h"
 #include "tg_dot_style.h"
 #include "tg_format.h"
 #include "tg_graph.h"
@@ -54,62 +54,30 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
 /* ------------------------------------------------------------------ */
 /* 1. merge                                                           */
 
-/* One method's or one edge's numbers in one of the two reports. */
-typedef struct side {
-    bool present;
-    uint64_t calls, total, self;   /* base times are scaled when normalizing */
-    uint64_t allocs, self_allocs;  /* objects allocated with callees (an edge: in its calls), and by the
-                                      method itself (0 for edges); 0 without allocation counts */
-} side;
-
-typedef struct dnode {
-    const char *name;
-    const tg_report_method *meta;  /* file, line, is_c: head's method if it has one, else base's */
-    side head, base;
-    uint64_t weight;               /* max(head, base) total in the metric: what pruning looks at */
-} dnode;
-
-typedef struct dedge {
-    uint32_t from, to;             /* node indexes */
-    side head, base;
-    uint64_t weight;               /* max(head, base) total in the metric (0 for a dotted edge) */
-    bool dotted;                   /* stands for head calls through hidden nodes */
-} dedge;
-
+/* Everything the diff graph is drawn from. */
 typedef struct diff {
     const tg_report *head, *base;
-    double scale;                  /* base time multiplier: 1, or head total / base total */
-    uint64_t base_total;           /* base's total after scaling */
     const tg_diff_dot_allocations *alloc[2];   /* head's and base's counts, or both NULL */
     bool by_allocations;           /* the metric is objects allocated, not time */
     uint64_t grand;                /* the colour and cut scale: max(head total, scaled base total), or
                                       max(head, base) objects by allocations */
-    dnode *nodes;
-    size_t node_count;
-    dedge *edges;                  /* merged report edges, sorted by (from, to) */
-    size_t edge_count;
-    size_t only_head, only_base;
+    tg_diff_merge m;               /* the methods and edges of both, matched by name */
     tg_graph g;                    /* what is drawn, and what was dropped */
     uint64_t max_self;             /* the largest self amount a kept box is sized by */
 } diff;
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /*
  * The metric: everything that picks, sizes or colours reads a side's
  * amount through these, so time and allocations share one code.
  */
-static uint64_t metric_total(const diff *d, const side *s)
+static uint64_t metric_total(const diff *d, const tg_diff_side *s)
 {
-    return d->by_allocations ? s->allocs : s->total;
+    return tg_diff_side_total(s, d->by_allocations);
 }
 
-static uint64_t metric_self(const diff *d, const side *s)
+static uint64_t metric_self(const diff *d, const tg_diff_side *s)
 {
-    return d->by_allocations ? s->self_allocs : s->self;
+    return tg_diff_side_self(s, d->by_allocations);
 }
 
 static uint64_t heavier(uint64_t a, uint64_t b)
@@ -117,157 +85,17 @@ static uint64_t heavier(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
-static uint64_t scaled(const diff *d, uint64_t ns)
-{
-    if (d->scale == 1.0) return ns;
-    double v = floor((double)ns * d->scale + 0.5);
-    return v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
-}
-
-/* A method of one report, for sorting by name. */
-typedef struct method_ref {
-    const tg_report_method *m;
-    uint32_t index;
-    uint8_t is_base;
-} method_ref;
-
-static int compare_strings_or_null(const char *a, const char *b)
-{
-    if (!a || !b) return a ? 1 : b ? -1 : 0;
-    return strcmp(a, b);
-}
-
-/* Name, then head before base, then file and line, then index: a total order. */
-static int compare_method_refs(const void *pa, const void *pb)
-{
-    const method_ref *a = pa, *b = pb;
-    int c = strcmp(tg_report_method_name(a->m), tg_report_method_name(b->m));
-    if (c) return c;
-    if (a->is_base != b->is_base) return a->is_base ? 1 : -1;
-    c = compare_strings_or_null(a->m->file, b->m->file);
-    if (c) return c;
-    if (a->m->line != b->m->line) return a->m->line < b->m->line ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
-}
-
-static void add_to_side(side *s, uint64_t calls, uint64_t total, uint64_t self, uint64_t allocs,
-                        uint64_t self_allocs)
-{
-    s->present = true;
-    s->calls = add_sat(s->calls, calls);
-    s->total = add_sat(s->total, total);
-    s->self = add_sat(s->self, self);
-    s->allocs = add_sat(s->allocs, allocs);
-    s->self_allocs = add_sat(s->self_allocs, self_allocs);
-}
-
-/* One node per distinct name; node_of[0] maps head indexes, node_of[1] base's. */
-static bool merge_methods(diff *d, uint32_t *node_of[2])
-{
-    const tg_report *reports[2] = { d->head, d->base };
-    size_t n = d->head->method_count + d->base->method_count;
-    method_ref *refs = malloc((n + 1) * sizeof *refs);
-    d->nodes = calloc(n + 1, sizeof *d->nodes);
-    if (!refs || !d->nodes) {
-        free(refs);
-        return false;
-    }
-    size_t k = 0;
-    for (int s = 0; s < 2; s++)
-        for (size_t i = 0; i < reports[s]->method_count; i++)
-            refs[k++] = (method_ref){ &reports[s]->methods[i], (uint32_t)i, (uint8_t)s };
-    qsort(refs, n, sizeof *refs, compare_method_refs);
-    for (size_t i = 0; i < n; i++) {
-        const method_ref *r = &refs[i];
-        if (d->node_count == 0 || strcmp(d->nodes[d->node_count - 1].name, tg_report_method_name(r->m)) != 0)
-            d->nodes[d->node_count++] = (dnode){ .name = tg_report_method_name(r->m), .meta = r->m };
-        dnode *node = &d->nodes[d->node_count - 1];
-        node_of[r->is_base][r->index] = (uint32_t)(d->node_count - 1);
-        const tg_diff_dot_allocations *a = d->alloc[r->is_base];
-        /* Base times are scaled per method, after summing, below. */
-        add_to_side(r->is_base ? &node->base : &node->head, r->m->calls, r->m->total_time, r->m->self_time,
-                    a ? a->total[r->index] : 0, a ? a->self[r->index] : 0);
-    }
-    for (size_t i = 0; i < d->node_count; i++) {
-        dnode *node = &d->nodes[i];
-        node->base.total = scaled(d, node->base.total);
-        node->base.self = scaled(d, node->base.self);
-        node->weight = heavier(metric_total(d, &node->head), metric_total(d, &node->base));
-        if (!node->base.present) d->only_head++;
-        if (!node->head.present) d->only_base++;
-    }
-    free(refs);
-    return true;
-}
-
-/* A report edge mapped onto nodes, for sorting by endpoint. */
-typedef struct edge_ref {
-    uint32_t from, to;
-    const tg_report_edge *e;
-    uint64_t allocs;               /* objects allocated in its calls, or 0 */
-    uint8_t is_base;
-} edge_ref;
-
-static int compare_edge_refs(const void *pa, const void *pb)
-{
-    const edge_ref *a = pa, *b = pb;
-    if (a->from != b->from) return a->from < b->from ? -1 : 1;
-    if (a->to != b->to) return a->to < b->to ? -1 : 1;
-    return 0;   /* equal pairs are summed, so their order does not matter */
-}
-
-/* One edge per (caller name, callee name); invalid report edges are skipped. */
-static bool merge_edges(diff *d, uint32_t *node_of[2])
-{
-    const tg_report *reports[2] = { d->head, d->base };
-    size_t n = d->head->edge_count + d->base->edge_count;
-    edge_ref *refs = malloc((n + 1) * sizeof *refs);
-    d->edges = calloc(n + 1, sizeof *d->edges);
-    if (!refs || !d->edges) {
-        free(refs);
-        return false;
-    }
-    size_t k = 0;
-    for (int s = 0; s < 2; s++) {
-        const tg_report *r = reports[s];
-        for (size_t i = 0; i < r->edge_count; i++) {
-            const tg_report_edge *e = &r->edges[i];
-            if (e->caller >= r->method_count || e->callee >= r->method_count) continue;
-            uint64_t allocs = d->alloc[s] ? d->alloc[s]->edges[i] : 0;
-            refs[k++] = (edge_ref){ node_of[s][e->caller], node_of[s][e->callee], e, allocs, (uint8_t)s };
-        }
-    }
-    if (k > 1) qsort(refs, k, sizeof *refs, compare_edge_refs);
-    for (size_t i = 0; i < k; i++) {
-        const edge_ref *r = &refs[i];
-        if (d->edge_count == 0 || d->edges[d->edge_count - 1].from != r->from ||
-            d->edges[d->edge_count - 1].to != r->to) {
-            d->edges[d->edge_count++] = (dedge){ .from = r->from, .to = r->to };
-        }
-        dedge *e = &d->edges[d->edge_count - 1];
-        add_to_side(r->is_base ? &e->base : &e->head, r->e->calls, r->e->total_time, r->e->self_time, r->allocs, 0);
-    }
-    for (size_t i = 0; i < d->edge_count; i++) {
-        dedge *e = &d->edges[i];
-        e->base.total = scaled(d, e->base.total);
-        e->base.self = scaled(d, e->base.self);
-        e->weight = heavier(metric_total(d, &e->head), metric_total(d, &e->base));
-    }
-    free(refs);
-    return true;
-}
-
 /* ------------------------------------------------------------------ */
 /* 2. the graph                                                       */
 
 /* The self amount a box is sized by: head's, or base's for a ghost. */
-static uint64_t shown_self(const diff *d, const dnode *n)
+static uint64_t shown_self(const diff *d, const tg_diff_node *n)
 {
     return metric_self(d, n->head.present ? &n->head : &n->base);
 }
 
 /* Head's amount through the call, or base's for a ghost edge, in the metric. */
-static uint64_t edge_shown(const diff *d, const dedge *e)
+static uint64_t edge_shown(const diff *d, const tg_diff_edge *e)
 {
     return metric_total(d, e->head.present ? &e->head : &e->base);
 }
@@ -282,26 +110,26 @@ static uint64_t edge_shown(const diff *d, const dedge *e)
  */
 static bool plan_graph(diff *d, const tg_diff_dot_options *o)
 {
-    size_t n = d->node_count;
+    size_t n = d->m.node_count;
     uint64_t *total = malloc((n + 1) * sizeof *total), *self = malloc((n + 1) * sizeof *self);
     uint64_t *tie = malloc((n + 1) * sizeof *tie);
     const char **names = malloc((n + 1) * sizeof *names);
-    tg_graph_link *links = malloc((d->edge_count + 1) * sizeof *links);
+    tg_graph_link *links = malloc((d->m.edge_count + 1) * sizeof *links);
     bool ok = total && self && tie && names && links;
     if (ok) {
         for (size_t i = 0; i < n; i++) {
-            const dnode *node = &d->nodes[i];
+            const tg_diff_node *node = &d->m.nodes[i];
             total[i] = node->weight;
             self[i] = metric_self(d, &node->head);
             tie[i] = metric_self(d, &node->base);
             names[i] = node->name;
         }
-        for (size_t i = 0; i < d->edge_count; i++) {
-            const dedge *e = &d->edges[i];
+        for (size_t i = 0; i < d->m.edge_count; i++) {
+            const tg_diff_edge *e = &d->m.edges[i];
             links[i] = (tg_graph_link){ e->from, e->to, e->weight, !e->head.present };
         }
         tg_graph_input in = { .node_count = n, .total = total, .self = self, .self_tie = tie, .names = names,
-                              .links = links, .link_count = d->edge_count, .whole = d->grand,
+                              .links = links, .link_count = d->m.edge_count, .whole = d->grand,
                               .node_fraction = o->node_fraction, .edge_fraction = o->edge_fraction,
                               .max_nodes = o->max_nodes, .cap = TG_GRAPH_CAP_HEAVIEST,
                               .hidden = TG_GRAPH_HIDDEN_LINKS };
@@ -313,7 +141,7 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
     free(names);
     free(links);
     for (size_t i = 0; ok && i < d->g.kept; i++) {
-        uint64_t s = shown_self(d, &d->nodes[d->g.order[i]]);
+        uint64_t s = shown_self(d, &d->m.nodes[d->g.order[i]]);
         if (s > d->max_self) d->max_self = s;
     }
     return ok;
@@ -476,7 +304,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     if (o->normalize && base->total_time) {
         tg_buf_puts(&line, "Normalized: base times scaled \xC3\x97");
         /* The factor with 3 decimals, integer arithmetic only. */
-        uint64_t milli = (uint64_t)floor(d->scale * 1000.0 + 0.5);
+        uint64_t milli = (uint64_t)floor(d->m.scale * 1000.0 + 0.5);
         tg_buf_printf(&line, "%llu.%03llu to head's total", (unsigned long long)(milli / 1000),
                       (unsigned long long)(milli % 1000));
         if (d->alloc[0]) tg_buf_puts(&line, " (allocation counts are never scaled)");
@@ -485,7 +313,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     }
     tg_style_put_legend_line(b, &line);
 
-    if (d->node_count == 0) {
+    if (d->m.node_count == 0) {
         tg_buf_puts(&line, "Nothing was recorded (0 methods).");
         tg_style_put_legend_line(b, &line);
         tg_style_put_legend_close(b);
@@ -493,8 +321,8 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
         return;
     }
     tg_buf_printf(&line, "Showing %s of %s methods (%s new in head, %s gone from base)",
-                  tg_format_count(c1, sizeof c1, d->g.kept), tg_format_count(c2, sizeof c2, d->node_count),
-                  tg_format_count(t1, sizeof t1, d->only_head), tg_format_count(t2, sizeof t2, d->only_base));
+                  tg_format_count(c1, sizeof c1, d->g.kept), tg_format_count(c2, sizeof c2, d->m.node_count),
+                  tg_format_count(t1, sizeof t1, d->m.only_head), tg_format_count(t2, sizeof t2, d->m.only_base));
     tg_style_put_legend_line(b, &line);
     tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
     tg_buf_puts(b, "\\l");
@@ -521,7 +349,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
 
 static void emit_node(tg_buf *b, const diff *d, uint32_t index, const tg_diff_dot_options *o)
 {
-    const dnode *n = &d->nodes[index];
+    const tg_diff_node *n = &d->m.nodes[index];
     const tg_report_method *meta = n->meta;
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
     bool ghost = !n->head.present, fresh = !n->base.present;
@@ -589,15 +417,18 @@ static void emit_node(tg_buf *b, const diff *d, uint32_t index, const tg_diff_do
     tg_buf_puts(b, "];\n");
 }
 
-static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
+static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool large)
 {
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
-    const dnode *from = &d->nodes[e->from], *to = &d->nodes[e->to];
-    bool ghost = !e->dotted && !e->head.present;
-    tg_buf_printf(b, "  N%u -> N%u [", (unsigned)d->g.rank[e->from] + 1, (unsigned)d->g.rank[e->to] + 1);
+    /* A dotted edge has no numbers of its own: both sides absent. */
+    static const tg_diff_edge no_numbers;
+    const tg_diff_edge *e = ge->dotted ? &no_numbers : &d->m.edges[ge->link];
+    const tg_diff_node *from = &d->m.nodes[ge->from], *to = &d->m.nodes[ge->to];
+    bool dotted = ge->dotted, ghost = !dotted && !e->head.present;
+    tg_buf_printf(b, "  N%u -> N%u [", (unsigned)ge->from_rank + 1, (unsigned)ge->to_rank + 1);
     if (!large) {
         tg_buf_puts(b, "label=\" ");
-        if (e->dotted) {
+        if (dotted) {
             tg_buf_puts(b, "via hidden");
         } else if (ghost) {
             tg_buf_printf(b, "gone" MIDDOT "was " TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->base.calls),
@@ -629,7 +460,7 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
 
     tg_buf_puts(b, "tooltip=\"");
     tg_style_put_call_names(b, from->name, to->name);
-    if (e->dotted) {
+    if (dotted) {
         tg_buf_puts(b, "\\nhead calls via hidden methods");
     } else {
         tg_buf_printf(b, "\\ncalls: %s" ARROW "%s", tg_format_count(c1, sizeof c1, e->base.calls),
@@ -649,7 +480,7 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
     }
     tg_buf_puts(b, "\"");
 
-    double f = e->dotted ? 0.0 : tg_style_fraction_of(edge_shown(d, e), d->grand);
+    double f = dotted ? 0.0 : tg_style_fraction_of(edge_shown(d, e), d->grand);
     tg_style_put_edge_width(b, f);
     if (ghost) {
         tg_buf_puts(b, ", color=\"" GHOST_BORDER "\", fontcolor=\"" GHOST_BORDER "\"");
@@ -657,7 +488,7 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
         tg_style_put_edge_color(b, diverging(metric_total(d, &e->head), metric_total(d, &e->base), d->grand));
     }
     /* Head's heavy calls pull their boxes into line; base's ghosts do not. */
-    tg_style_put_edge_weight(b, f, !e->dotted && !ghost, e->dotted);
+    tg_style_put_edge_weight(b, f, !dotted && !ghost, dotted);
     if (ghost) tg_buf_puts(b, ", style=dashed");
     tg_buf_puts(b, "];\n");
 }
@@ -668,12 +499,7 @@ static void emit(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     tg_style_put_graph_open(b, "tracegraph_diff", large);
     emit_legend(b, d, o);
     for (size_t i = 0; i < d->g.kept; i++) emit_node(b, d, d->g.order[i], o);
-    for (size_t i = 0; i < d->g.edge_count; i++) {
-        const tg_graph_edge *ge = &d->g.edges[i];
-        /* A dotted edge has no numbers of its own: both sides absent. */
-        dedge e = ge->dotted ? (dedge){ .from = ge->from, .to = ge->to, .dotted = true } : d->edges[ge->link];
-        emit_edge(b, d, &e, large);
-    }
+    for (size_t i = 0; i < d->g.edge_count; i++) emit_edge(b, d, &d->g.edges[i], large);
     tg_buf_puts(b, "}\n");
 }
 
@@ -686,11 +512,12 @@ char *tg_diff_dot_render(const tg_report *base, const tg_report *head, const tg_
         tg_diff_dot_options_default(&defaults);
         o = &defaults;
     }
-    diff d = { .head = head, .base = base, .scale = 1.0 };
+    diff d = { .head = head, .base = base };
+    double scale = 1.0;
     if (o->normalize && base->total_time && head->total_time != base->total_time)
-        d.scale = (double)head->total_time / (double)base->total_time;
-    d.base_total = o->normalize && base->total_time ? head->total_time : base->total_time;
-    d.grand = heavier(head->total_time, d.base_total);
+        scale = (double)head->total_time / (double)base->total_time;
+    uint64_t base_total = o->normalize && base->total_time ? head->total_time : base->total_time;
+    d.grand = heavier(head->total_time, base_total);
     if (o->head_allocations && o->base_allocations) {
         d.alloc[0] = o->head_allocations;
         d.alloc[1] = o->base_allocations;
@@ -698,16 +525,11 @@ char *tg_diff_dot_render(const tg_report *base, const tg_report *head, const tg_
         if (d.by_allocations) d.grand = heavier(o->head_allocations->whole, o->base_allocations->whole);
     }
 
-    uint32_t *node_of[2] = { calloc(head->method_count + 1, sizeof(uint32_t)),
-                             calloc(base->method_count + 1, sizeof(uint32_t)) };
     tg_buf b = TG_BUF_INIT;
-    bool ok = node_of[0] && node_of[1] && merge_methods(&d, node_of) && merge_edges(&d, node_of) &&
+    bool ok = tg_diff_merge_build(&d.m, base, head, d.alloc[1], d.alloc[0], scale, d.by_allocations) &&
               plan_graph(&d, o);
     if (ok) emit(&b, &d, o);
-    free(node_of[0]);
-    free(node_of[1]);
-    free(d.nodes);
-    free(d.edges);
+    tg_diff_merge_free(&d.m);
     tg_graph_free(&d.g);
     if (!ok) {
         tg_buf_free(&b);
