@@ -3,19 +3,20 @@
  * a Graphviz DOT call graph (see tg_diff_dot.h for what it shows).
  *
  * Reads top-down in the order the work happens:
- *   1. merge      - one node per method name, one edge per caller/callee
- *                   name pair, each with its head and base numbers
- *                   (base times scaled when normalizing; allocation
- *                   counts, when both reports have them, never scaled)
- *   2. selection  - which nodes are kept (node cut, cap) by max(head, base)
- *   3. edges      - kept edges (head's solid, base-only ones ghosted),
- *                   then dotted edges for head paths through hidden nodes
- *   4. emission   - legend, nodes, edges as DOT text
+ *   1. merge      - the two reports matched by method name
+ *                   (tg_diff_merge.h), and the metric and scale the
+ *                   graph is drawn in
+ *   2. the graph  - the merged nodes and edges handed to tg_graph by
+ *                   max(head, base), which keeps the boxes (node cut,
+ *                   cap), the edges between them (base-only ones as
+ *                   ghosts) and dotted edges for head's paths through
+ *                   hidden nodes
+ *   3. emission   - legend, nodes, edges as DOT text
  *
  * What picks, sizes and colours (time, or objects allocated) is read
- * through metric_total() and metric_self(), so both graphs share one code.
+ * through metric_total() and metric_self(), so both metrics share one code.
  *
- * Steps 1-3 only compute numbers; step 4 only formats them, in the look
+ * Steps 1-2 only compute numbers; step 3 only formats them, in the look
  * it shares with tg_dot (tg_dot_style.h). Every piece of text that
  * reaches the output goes through tg_escape_dot().
  */
@@ -26,8 +27,10 @@
 #include <string.h>
 
 #include "tg_buf.h"
+#include "tg_diff_merge.h"
 #include "tg_dot_style.h"
 #include "tg_format.h"
+#include "tg_graph.h"
 
 #define ARROW " \xE2\x86\x92 "   /* " → " */
 #define MIDDOT " \xC2\xB7 "      /* " · " */
@@ -39,9 +42,9 @@
 
 void tg_diff_dot_options_default(tg_diff_dot_options *o)
 {
-    o->node_fraction = 0.005;
-    o->edge_fraction = 0.001;
-    o->max_nodes = 80;
+    o->node_fraction = TG_GRAPH_DEFAULT_NODE_FRACTION;
+    o->edge_fraction = TG_GRAPH_DEFAULT_EDGE_FRACTION;
+    o->max_nodes = TG_GRAPH_DEFAULT_MAX_NODES;
     o->normalize = false;
     o->cwd = NULL;
     o->base_allocations = o->head_allocations = NULL;
@@ -51,70 +54,30 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
 /* ------------------------------------------------------------------ */
 /* 1. merge                                                           */
 
-/* One method's or one edge's numbers in one of the two reports. */
-typedef struct side {
-    bool present;
-    uint64_t calls, total, self;   /* base times are scaled when normalizing */
-    uint64_t allocs, self_allocs;  /* objects allocated with callees (an edge: in its calls), and by the
-                                      method itself (0 for edges); 0 without allocation counts */
-} side;
-
-enum node_state { KEPT, CUT, CAPPED };
-
-typedef struct dnode {
-    const char *name;
-    const tg_report_method *meta;  /* file, line, is_c: head's method if it has one, else base's */
-    side head, base;
-    uint64_t weight;               /* max(head, base) total in the metric: what pruning looks at */
-    uint8_t state;                 /* enum node_state */
-    uint32_t rank;                 /* position among kept boxes (0-based) */
-} dnode;
-
-typedef struct dedge {
-    uint32_t from, to;             /* node indexes */
-    uint32_t from_rank, to_rank;   /* box order of the endpoints, once both are kept */
-    side head, base;
-    uint64_t weight;               /* max(head, base) total in the metric (0 for a dotted edge) */
-    bool dotted;                   /* stands for head calls through hidden nodes */
-} dedge;
-
+/* Everything the diff graph is drawn from. */
 typedef struct diff {
     const tg_report *head, *base;
-    double scale;                  /* base time multiplier: 1, or head total / base total */
-    uint64_t base_total;           /* base's total after scaling */
     const tg_diff_dot_allocations *alloc[2];   /* head's and base's counts, or both NULL */
     bool by_allocations;           /* the metric is objects allocated, not time */
     uint64_t grand;                /* the colour and cut scale: max(head total, scaled base total), or
                                       max(head, base) objects by allocations */
-    dnode *nodes;
-    size_t node_count;
-    dedge *edges;                  /* merged report edges, sorted by (from, to) */
-    size_t edge_count;
-    size_t *out_start;             /* edges[out_start[n] .. out_start[n+1]) leave node n */
-    uint32_t *order;               /* kept nodes in display order */
-    size_t kept, cut, capped, only_head, only_base;
-    uint64_t node_cut, edge_cut, cap_cut, max_self;
-    dedge *shown;                  /* edges drawn, in drawing order */
-    size_t shown_count, shown_cap, dropped_edges;
+    tg_diff_merge m;               /* the methods and edges of both, matched by name */
+    tg_graph g;                    /* what is drawn, and what was dropped */
+    uint64_t max_self;             /* the largest self amount a kept box is sized by */
 } diff;
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /*
  * The metric: everything that picks, sizes or colours reads a side's
  * amount through these, so time and allocations share one code.
  */
-static uint64_t metric_total(const diff *d, const side *s)
+static uint64_t metric_total(const diff *d, const tg_diff_side *s)
 {
-    return d->by_allocations ? s->allocs : s->total;
+    return tg_diff_side_total(s, d->by_allocations);
 }
 
-static uint64_t metric_self(const diff *d, const side *s)
+static uint64_t metric_self(const diff *d, const tg_diff_side *s)
 {
-    return d->by_allocations ? s->self_allocs : s->self;
+    return tg_diff_side_self(s, d->by_allocations);
 }
 
 static uint64_t heavier(uint64_t a, uint64_t b)
@@ -122,307 +85,70 @@ static uint64_t heavier(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
-static uint64_t scaled(const diff *d, uint64_t ns)
-{
-    if (d->scale == 1.0) return ns;
-    double v = floor((double)ns * d->scale + 0.5);
-    return v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
-}
-
-/* A method of one report, for sorting by name. */
-typedef struct method_ref {
-    const tg_report_method *m;
-    uint32_t index;
-    uint8_t is_base;
-} method_ref;
-
-static int compare_strings_or_null(const char *a, const char *b)
-{
-    if (!a || !b) return a ? 1 : b ? -1 : 0;
-    return strcmp(a, b);
-}
-
-/* Name, then head before base, then file and line, then index: a total order. */
-static int compare_method_refs(const void *pa, const void *pb)
-{
-    const method_ref *a = pa, *b = pb;
-    int c = strcmp(tg_report_method_name(a->m), tg_report_method_name(b->m));
-    if (c) return c;
-    if (a->is_base != b->is_base) return a->is_base ? 1 : -1;
-    c = compare_strings_or_null(a->m->file, b->m->file);
-    if (c) return c;
-    if (a->m->line != b->m->line) return a->m->line < b->m->line ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
-}
-
-static void add_to_side(side *s, uint64_t calls, uint64_t total, uint64_t self, uint64_t allocs,
-                        uint64_t self_allocs)
-{
-    s->present = true;
-    s->calls = add_sat(s->calls, calls);
-    s->total = add_sat(s->total, total);
-    s->self = add_sat(s->self, self);
-    s->allocs = add_sat(s->allocs, allocs);
-    s->self_allocs = add_sat(s->self_allocs, self_allocs);
-}
-
-/* One node per distinct name; node_of[0] maps head indexes, node_of[1] base's. */
-static bool merge_methods(diff *d, uint32_t *node_of[2])
-{
-    const tg_report *reports[2] = { d->head, d->base };
-    size_t n = d->head->method_count + d->base->method_count;
-    method_ref *refs = malloc((n + 1) * sizeof *refs);
-    d->nodes = calloc(n + 1, sizeof *d->nodes);
-    if (!refs || !d->nodes) {
-        free(refs);
-        return false;
-    }
-    size_t k = 0;
-    for (int s = 0; s < 2; s++)
-        for (size_t i = 0; i < reports[s]->method_count; i++)
-            refs[k++] = (method_ref){ &reports[s]->methods[i], (uint32_t)i, (uint8_t)s };
-    qsort(refs, n, sizeof *refs, compare_method_refs);
-    for (size_t i = 0; i < n; i++) {
-        const method_ref *r = &refs[i];
-        if (d->node_count == 0 || strcmp(d->nodes[d->node_count - 1].name, tg_report_method_name(r->m)) != 0)
-            d->nodes[d->node_count++] = (dnode){ .name = tg_report_method_name(r->m), .meta = r->m };
-        dnode *node = &d->nodes[d->node_count - 1];
-        node_of[r->is_base][r->index] = (uint32_t)(d->node_count - 1);
-        const tg_diff_dot_allocations *a = d->alloc[r->is_base];
-        /* Base times are scaled per method, after summing, below. */
-        add_to_side(r->is_base ? &node->base : &node->head, r->m->calls, r->m->total_time, r->m->self_time,
-                    a ? a->total[r->index] : 0, a ? a->self[r->index] : 0);
-    }
-    for (size_t i = 0; i < d->node_count; i++) {
-        dnode *node = &d->nodes[i];
-        node->base.total = scaled(d, node->base.total);
-        node->base.self = scaled(d, node->base.self);
-        node->weight = heavier(metric_total(d, &node->head), metric_total(d, &node->base));
-        if (!node->base.present) d->only_head++;
-        if (!node->head.present) d->only_base++;
-    }
-    free(refs);
-    return true;
-}
-
-/* A report edge mapped onto nodes, for sorting by endpoint. */
-typedef struct edge_ref {
-    uint32_t from, to;
-    const tg_report_edge *e;
-    uint64_t allocs;               /* objects allocated in its calls, or 0 */
-    uint8_t is_base;
-} edge_ref;
-
-static int compare_edge_refs(const void *pa, const void *pb)
-{
-    const edge_ref *a = pa, *b = pb;
-    if (a->from != b->from) return a->from < b->from ? -1 : 1;
-    if (a->to != b->to) return a->to < b->to ? -1 : 1;
-    return 0;   /* equal pairs are summed, so their order does not matter */
-}
-
-/* One edge per (caller name, callee name); invalid report edges are skipped. */
-static bool merge_edges(diff *d, uint32_t *node_of[2])
-{
-    const tg_report *reports[2] = { d->head, d->base };
-    size_t n = d->head->edge_count + d->base->edge_count;
-    edge_ref *refs = malloc((n + 1) * sizeof *refs);
-    d->edges = calloc(n + 1, sizeof *d->edges);
-    d->out_start = calloc(d->node_count + 1, sizeof *d->out_start);
-    if (!refs || !d->edges || !d->out_start) {
-        free(refs);
-        return false;
-    }
-    size_t k = 0;
-    for (int s = 0; s < 2; s++) {
-        const tg_report *r = reports[s];
-        for (size_t i = 0; i < r->edge_count; i++) {
-            const tg_report_edge *e = &r->edges[i];
-            if (e->caller >= r->method_count || e->callee >= r->method_count) continue;
-            uint64_t allocs = d->alloc[s] ? d->alloc[s]->edges[i] : 0;
-            refs[k++] = (edge_ref){ node_of[s][e->caller], node_of[s][e->callee], e, allocs, (uint8_t)s };
-        }
-    }
-    if (k > 1) qsort(refs, k, sizeof *refs, compare_edge_refs);
-    for (size_t i = 0; i < k; i++) {
-        const edge_ref *r = &refs[i];
-        if (d->edge_count == 0 || d->edges[d->edge_count - 1].from != r->from ||
-            d->edges[d->edge_count - 1].to != r->to) {
-            d->edges[d->edge_count++] = (dedge){ .from = r->from, .to = r->to };
-            d->out_start[r->from + 1]++;
-        }
-        dedge *e = &d->edges[d->edge_count - 1];
-        add_to_side(r->is_base ? &e->base : &e->head, r->e->calls, r->e->total_time, r->e->self_time, r->allocs, 0);
-    }
-    for (size_t i = 0; i < d->edge_count; i++) {
-        dedge *e = &d->edges[i];
-        e->base.total = scaled(d, e->base.total);
-        e->base.self = scaled(d, e->base.self);
-        e->weight = heavier(metric_total(d, &e->head), metric_total(d, &e->base));
-    }
-    for (size_t m = 0; m < d->node_count; m++) d->out_start[m + 1] += d->out_start[m];
-    free(refs);
-    return true;
-}
-
 /* ------------------------------------------------------------------ */
-/* 2. selection                                                       */
+/* 2. the graph                                                       */
 
 /* The self amount a box is sized by: head's, or base's for a ghost. */
-static uint64_t shown_self(const diff *d, const dnode *n)
+static uint64_t shown_self(const diff *d, const tg_diff_node *n)
 {
     return metric_self(d, n->head.present ? &n->head : &n->base);
 }
 
-/* Sort key for nodes: heaviest first, then head self, then base self (in the metric), then name (unique). */
-typedef struct node_key {
-    uint64_t weight, head_self, base_self;
-    const char *name;
-    uint32_t index;
-} node_key;
-
-static int compare_nodes(const void *pa, const void *pb)
-{
-    const node_key *a = pa, *b = pb;
-    if (a->weight != b->weight) return a->weight > b->weight ? -1 : 1;
-    if (a->head_self != b->head_self) return a->head_self > b->head_self ? -1 : 1;
-    if (a->base_self != b->base_self) return a->base_self > b->base_self ? -1 : 1;
-    return strcmp(a->name, b->name);
-}
-
-static bool select_nodes(diff *d, const tg_diff_dot_options *o)
-{
-    d->order = malloc((d->node_count + 1) * sizeof *d->order);
-    node_key *keys = malloc((d->node_count + 1) * sizeof *keys);
-    if (!d->order || !keys) {
-        free(keys);
-        return false;
-    }
-    d->node_cut = tg_report_cut_off(o->node_fraction, d->grand);
-    d->edge_cut = tg_report_cut_off(o->edge_fraction, d->grand);
-    size_t count = 0;
-    for (size_t i = 0; i < d->node_count; i++) {
-        dnode *n = &d->nodes[i];
-        if (n->weight < d->node_cut) {
-            n->state = CUT;
-            d->cut++;
-        } else {
-            keys[count++] = (node_key){ n->weight, metric_self(d, &n->head), metric_self(d, &n->base), n->name,
-                                        (uint32_t)i };
-        }
-    }
-    if (count > 1) qsort(keys, count, sizeof *keys, compare_nodes);
-    for (size_t i = 0; i < count; i++) {
-        dnode *n = &d->nodes[keys[i].index];
-        if (o->max_nodes && i >= o->max_nodes) {
-            if (d->capped++ == 0) d->cap_cut = n->weight;
-            n->state = CAPPED;
-            continue;
-        }
-        n->state = KEPT;
-        n->rank = (uint32_t)d->kept;
-        d->order[d->kept++] = keys[i].index;
-        if (shown_self(d, n) > d->max_self) d->max_self = shown_self(d, n);
-    }
-    free(keys);
-    return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* 3. edges                                                           */
-
 /* Head's amount through the call, or base's for a ghost edge, in the metric. */
-static uint64_t edge_shown(const diff *d, const dedge *e)
+static uint64_t edge_shown(const diff *d, const tg_diff_edge *e)
 {
     return metric_total(d, e->head.present ? &e->head : &e->base);
 }
 
-/* Solid before ghost before dotted; heaviest first; then box order. */
-static int compare_shown(const void *pa, const void *pb)
-{
-    const dedge *a = pa, *b = pb;
-    int ka = a->dotted ? 2 : a->head.present ? 0 : 1, kb = b->dotted ? 2 : b->head.present ? 0 : 1;
-    if (ka != kb) return ka < kb ? -1 : 1;
-    if (a->weight != b->weight) return a->weight > b->weight ? -1 : 1;
-    if (a->from_rank != b->from_rank) return a->from_rank < b->from_rank ? -1 : 1;
-    return a->to_rank < b->to_rank ? -1 : a->to_rank > b->to_rank;
-}
-
-static bool show_edge(diff *d, dedge e)
-{
-    if (d->shown_count == d->shown_cap) {
-        size_t cap = d->shown_cap ? d->shown_cap * 2 : 64;
-        dedge *items = realloc(d->shown, cap * sizeof *items);
-        if (!items) return false;
-        d->shown = items;
-        d->shown_cap = cap;
-    }
-    e.from_rank = d->nodes[e.from].rank;
-    e.to_rank = d->nodes[e.to].rank;
-    d->shown[d->shown_count++] = e;
-    return true;
-}
-
 /*
- * Dotted edges from kept node `from` to every kept node it reaches
- * through hidden nodes along head's calls, unless head calls it
- * directly. Unlike tg_dot there is no time estimate on them: they only
- * keep the graph connected. `stamp` marks visits per source.
+ * The graph of merged nodes and edges (tg_graph.h), each weighed by its
+ * heavier side in the metric: the heaviest kept under the cap (ties:
+ * head's self, then base's), calls only base made drawn as ghosts, and
+ * dotted edges along head's calls through hidden nodes. Unlike tg_dot's,
+ * those carry no estimate: they only keep the graph connected. Then the
+ * largest self amount a kept box is sized by.
  */
-static bool add_hidden_paths_from(diff *d, uint32_t from, uint32_t *stamp, uint32_t mark, uint32_t *queue)
+static bool plan_graph(diff *d, const tg_diff_dot_options *o)
 {
-    size_t head = 0, tail = 0;
-    stamp[from] = mark;
-    for (size_t k = d->out_start[from]; k < d->out_start[from + 1]; k++) {
-        const dedge *e = &d->edges[k];
-        if (e->head.present && d->nodes[e->to].state == KEPT) stamp[e->to] = mark;   /* direct */
-    }
-    for (size_t k = d->out_start[from]; k < d->out_start[from + 1]; k++) {
-        const dedge *e = &d->edges[k];
-        if (e->head.present && d->nodes[e->to].state != KEPT && stamp[e->to] != mark) {
-            stamp[e->to] = mark;
-            queue[tail++] = e->to;
+    size_t n = d->m.node_count;
+    uint64_t *total = malloc((n + 1) * sizeof *total), *self = malloc((n + 1) * sizeof *self);
+    uint64_t *tie = malloc((n + 1) * sizeof *tie);
+    const char **names = malloc((n + 1) * sizeof *names);
+    tg_graph_link *links = malloc((d->m.edge_count + 1) * sizeof *links);
+    bool ok = total && self && tie && names && links;
+    if (ok) {
+        for (size_t i = 0; i < n; i++) {
+            const tg_diff_node *node = &d->m.nodes[i];
+            total[i] = node->weight;
+            self[i] = metric_self(d, &node->head);
+            tie[i] = metric_self(d, &node->base);
+            names[i] = node->name;
         }
-    }
-    while (head < tail) {
-        uint32_t m = queue[head++];
-        for (size_t k = d->out_start[m]; k < d->out_start[m + 1]; k++) {
-            const dedge *e = &d->edges[k];
-            if (!e->head.present || stamp[e->to] == mark) continue;
-            stamp[e->to] = mark;
-            if (d->nodes[e->to].state != KEPT) {
-                queue[tail++] = e->to;
-            } else if (!show_edge(d, (dedge){ .from = from, .to = e->to, .dotted = true })) {
-                return false;
-            }
+        for (size_t i = 0; i < d->m.edge_count; i++) {
+            const tg_diff_edge *e = &d->m.edges[i];
+            links[i] = (tg_graph_link){ e->from, e->to, e->weight, !e->head.present };
         }
+        tg_graph_input in = { .node_count = n, .total = total, .self = self, .self_tie = tie, .names = names,
+                              .links = links, .link_count = d->m.edge_count, .whole = d->grand,
+                              .node_fraction = o->node_fraction, .edge_fraction = o->edge_fraction,
+                              .max_nodes = o->max_nodes, .cap = TG_GRAPH_CAP_HEAVIEST,
+                              .hidden = TG_GRAPH_HIDDEN_LINKS };
+        ok = tg_graph_build(&d->g, &in);
     }
-    return true;
-}
-
-static bool collect_edges(diff *d)
-{
-    uint32_t *stamp = calloc(d->node_count + 1, sizeof *stamp);
-    uint32_t *queue = malloc((d->node_count + 1) * sizeof *queue);
-    bool ok = stamp && queue;
-    for (size_t i = 0; ok && i < d->edge_count; i++) {
-        const dedge *e = &d->edges[i];
-        if (d->nodes[e->from].state != KEPT || d->nodes[e->to].state != KEPT) continue;
-        if (e->weight < d->edge_cut) {
-            d->dropped_edges++;
-            continue;
-        }
-        ok = show_edge(d, *e);
+    free(total);
+    free(self);
+    free(tie);
+    free(names);
+    free(links);
+    for (size_t i = 0; ok && i < d->g.kept; i++) {
+        uint64_t s = shown_self(d, &d->m.nodes[d->g.order[i]]);
+        if (s > d->max_self) d->max_self = s;
     }
-    for (size_t i = 0; ok && i < d->kept; i++) ok = add_hidden_paths_from(d, d->order[i], stamp, (uint32_t)i + 1, queue);
-    if (ok && d->shown_count > 1) qsort(d->shown, d->shown_count, sizeof *d->shown, compare_shown);
-    free(stamp);
-    free(queue);
     return ok;
 }
 
 /* ------------------------------------------------------------------ */
-/* 4. emission                                                        */
+/* 3. emission                                                        */
 
 /*
  * The diverging scale (ColorBrewer RdBu): near-white at 0, to deep red
@@ -519,11 +245,7 @@ static const char *plural(uint64_t n)
 static void put_amount(tg_buf *b, const diff *d, uint64_t v)
 {
     char c[TG_FORMAT_SIZE];
-    if (d->by_allocations) {
-        tg_buf_printf(b, "%s object%s", tg_format_count(c, sizeof c, v), plural(v));
-    } else {
-        tg_buf_puts(b, tg_format_ns(c, sizeof c, v));
-    }
+    tg_buf_puts(b, tg_style_format_amount(c, sizeof c, d->by_allocations, v));
 }
 
 /* "self 12.1 ms (+4.00 ms, +49.0%)" for a method present in both. */
@@ -582,7 +304,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     if (o->normalize && base->total_time) {
         tg_buf_puts(&line, "Normalized: base times scaled \xC3\x97");
         /* The factor with 3 decimals, integer arithmetic only. */
-        uint64_t milli = (uint64_t)floor(d->scale * 1000.0 + 0.5);
+        uint64_t milli = (uint64_t)floor(d->m.scale * 1000.0 + 0.5);
         tg_buf_printf(&line, "%llu.%03llu to head's total", (unsigned long long)(milli / 1000),
                       (unsigned long long)(milli % 1000));
         if (d->alloc[0]) tg_buf_puts(&line, " (allocation counts are never scaled)");
@@ -591,7 +313,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     }
     tg_style_put_legend_line(b, &line);
 
-    if (d->node_count == 0) {
+    if (d->m.node_count == 0) {
         tg_buf_puts(&line, "Nothing was recorded (0 methods).");
         tg_style_put_legend_line(b, &line);
         tg_style_put_legend_close(b);
@@ -599,37 +321,10 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
         return;
     }
     tg_buf_printf(&line, "Showing %s of %s methods (%s new in head, %s gone from base)",
-                  tg_format_count(c1, sizeof c1, d->kept), tg_format_count(c2, sizeof c2, d->node_count),
-                  tg_format_count(t1, sizeof t1, d->only_head), tg_format_count(t2, sizeof t2, d->only_base));
+                  tg_format_count(c1, sizeof c1, d->g.kept), tg_format_count(c2, sizeof c2, d->m.node_count),
+                  tg_format_count(t1, sizeof t1, d->m.only_head), tg_format_count(t2, sizeof t2, d->m.only_base));
     tg_style_put_legend_line(b, &line);
-    if (d->cut || d->dropped_edges) {
-        tg_buf_puts(&line, "Dropped ");
-        if (d->cut) {
-            tg_buf_printf(&line, "%s node%s (total < ", tg_format_count(c1, sizeof c1, d->cut), plural(d->cut));
-            put_amount(&line, d, d->node_cut);
-            tg_buf_puts(&line, " in both)");
-        }
-        if (d->cut && d->dropped_edges) tg_buf_puts(&line, ", ");
-        if (d->dropped_edges) {
-            tg_buf_printf(&line, "%s edge%s (total < ", tg_format_count(c2, sizeof c2, d->dropped_edges),
-                          plural(d->dropped_edges));
-            put_amount(&line, d, d->edge_cut);
-            tg_buf_puts(&line, " in both)");
-        }
-        tg_style_put_legend_line(b, &line);
-    }
-    if (d->capped) {
-        tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 ",
-                      tg_format_count(c1, sizeof c1, d->capped), plural(d->capped),
-                      tg_format_count(c2, sizeof c2, o->max_nodes));
-        put_amount(&line, d, d->cap_cut);
-        tg_buf_puts(&line, ")");
-        tg_style_put_legend_line(b, &line);
-    }
-    if (!d->cut && !d->dropped_edges && !d->capped) {
-        tg_buf_puts(&line, "Nothing dropped");
-        tg_style_put_legend_line(b, &line);
-    }
+    tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
     tg_buf_puts(b, "\\l");
     if (d->by_allocations) {
         tg_buf_puts(&line, "Box size = head self allocations" MIDDOT "colour = change in self allocations");
@@ -652,12 +347,13 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     tg_buf_free(&line);
 }
 
-static void emit_node(tg_buf *b, const diff *d, const dnode *n, const tg_diff_dot_options *o)
+static void emit_node(tg_buf *b, const diff *d, uint32_t index, const tg_diff_dot_options *o)
 {
+    const tg_diff_node *n = &d->m.nodes[index];
     const tg_report_method *meta = n->meta;
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
     bool ghost = !n->head.present, fresh = !n->base.present;
-    tg_buf_printf(b, "  N%u [label=\"", (unsigned)n->rank + 1);
+    tg_buf_printf(b, "  N%u [label=\"", (unsigned)d->g.rank[index] + 1);
     tg_style_put_label_title(b, n->name, meta, o->cwd, NULL);
     /* Times, then own allocations if counted ("allocs 1,000 → 1,300 (+30.0%)"), then calls. */
     if (ghost) {
@@ -721,15 +417,18 @@ static void emit_node(tg_buf *b, const diff *d, const dnode *n, const tg_diff_do
     tg_buf_puts(b, "];\n");
 }
 
-static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
+static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool large)
 {
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
-    const dnode *from = &d->nodes[e->from], *to = &d->nodes[e->to];
-    bool ghost = !e->dotted && !e->head.present;
-    tg_buf_printf(b, "  N%u -> N%u [", (unsigned)from->rank + 1, (unsigned)to->rank + 1);
+    /* A dotted edge has no numbers of its own: both sides absent. */
+    static const tg_diff_edge no_numbers;
+    const tg_diff_edge *e = ge->dotted ? &no_numbers : &d->m.edges[ge->link];
+    const tg_diff_node *from = &d->m.nodes[ge->from], *to = &d->m.nodes[ge->to];
+    bool dotted = ge->dotted, ghost = !dotted && !e->head.present;
+    tg_buf_printf(b, "  N%u -> N%u [", (unsigned)ge->from_rank + 1, (unsigned)ge->to_rank + 1);
     if (!large) {
         tg_buf_puts(b, "label=\" ");
-        if (e->dotted) {
+        if (dotted) {
             tg_buf_puts(b, "via hidden");
         } else if (ghost) {
             tg_buf_printf(b, "gone" MIDDOT "was " TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->base.calls),
@@ -761,7 +460,7 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
 
     tg_buf_puts(b, "tooltip=\"");
     tg_style_put_call_names(b, from->name, to->name);
-    if (e->dotted) {
+    if (dotted) {
         tg_buf_puts(b, "\\nhead calls via hidden methods");
     } else {
         tg_buf_printf(b, "\\ncalls: %s" ARROW "%s", tg_format_count(c1, sizeof c1, e->base.calls),
@@ -781,27 +480,26 @@ static void emit_edge(tg_buf *b, const diff *d, const dedge *e, bool large)
     }
     tg_buf_puts(b, "\"");
 
-    double f = e->dotted ? 0.0 : tg_style_fraction_of(edge_shown(d, e), d->grand);
+    double f = dotted ? 0.0 : tg_style_fraction_of(edge_shown(d, e), d->grand);
     tg_style_put_edge_width(b, f);
     if (ghost) {
         tg_buf_puts(b, ", color=\"" GHOST_BORDER "\", fontcolor=\"" GHOST_BORDER "\"");
     } else {
         tg_style_put_edge_color(b, diverging(metric_total(d, &e->head), metric_total(d, &e->base), d->grand));
     }
-    /* dot needs an integer weight; head's heavy calls pull their boxes into line. */
-    tg_buf_printf(b, ", weight=%d", e->dotted || ghost ? 1 : 1 + (int)(f * 100.0));
-    if (e->dotted) tg_buf_puts(b, ", style=dotted");
+    /* Head's heavy calls pull their boxes into line; base's ghosts do not. */
+    tg_style_put_edge_weight(b, f, !dotted && !ghost, dotted);
     if (ghost) tg_buf_puts(b, ", style=dashed");
     tg_buf_puts(b, "];\n");
 }
 
 static void emit(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
 {
-    bool large = d->kept > TG_STYLE_LARGE_GRAPH_NODES;
+    bool large = d->g.kept > TG_STYLE_LARGE_GRAPH_NODES;
     tg_style_put_graph_open(b, "tracegraph_diff", large);
     emit_legend(b, d, o);
-    for (size_t i = 0; i < d->kept; i++) emit_node(b, d, &d->nodes[d->order[i]], o);
-    for (size_t i = 0; i < d->shown_count; i++) emit_edge(b, d, &d->shown[i], large);
+    for (size_t i = 0; i < d->g.kept; i++) emit_node(b, d, d->g.order[i], o);
+    for (size_t i = 0; i < d->g.edge_count; i++) emit_edge(b, d, &d->g.edges[i], large);
     tg_buf_puts(b, "}\n");
 }
 
@@ -814,11 +512,12 @@ char *tg_diff_dot_render(const tg_report *base, const tg_report *head, const tg_
         tg_diff_dot_options_default(&defaults);
         o = &defaults;
     }
-    diff d = { .head = head, .base = base, .scale = 1.0 };
+    diff d = { .head = head, .base = base };
+    double scale = 1.0;
     if (o->normalize && base->total_time && head->total_time != base->total_time)
-        d.scale = (double)head->total_time / (double)base->total_time;
-    d.base_total = o->normalize && base->total_time ? head->total_time : base->total_time;
-    d.grand = heavier(head->total_time, d.base_total);
+        scale = (double)head->total_time / (double)base->total_time;
+    uint64_t base_total = o->normalize && base->total_time ? head->total_time : base->total_time;
+    d.grand = heavier(head->total_time, base_total);
     if (o->head_allocations && o->base_allocations) {
         d.alloc[0] = o->head_allocations;
         d.alloc[1] = o->base_allocations;
@@ -826,19 +525,12 @@ char *tg_diff_dot_render(const tg_report *base, const tg_report *head, const tg_
         if (d.by_allocations) d.grand = heavier(o->head_allocations->whole, o->base_allocations->whole);
     }
 
-    uint32_t *node_of[2] = { calloc(head->method_count + 1, sizeof(uint32_t)),
-                             calloc(base->method_count + 1, sizeof(uint32_t)) };
     tg_buf b = TG_BUF_INIT;
-    bool ok = node_of[0] && node_of[1] && merge_methods(&d, node_of) && merge_edges(&d, node_of) &&
-              select_nodes(&d, o) && collect_edges(&d);
+    bool ok = tg_diff_merge_build(&d.m, base, head, d.alloc[1], d.alloc[0], scale, d.by_allocations) &&
+              plan_graph(&d, o);
     if (ok) emit(&b, &d, o);
-    free(node_of[0]);
-    free(node_of[1]);
-    free(d.nodes);
-    free(d.edges);
-    free(d.out_start);
-    free(d.order);
-    free(d.shown);
+    tg_diff_merge_free(&d.m);
+    tg_graph_free(&d.g);
     if (!ok) {
         tg_buf_free(&b);
         if (len) *len = 0;

@@ -6,9 +6,11 @@
 #include "tg_dot_style.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tg_escape.h"
+#include "tg_format.h"
 
 /* Longest method name drawn in a box; the tooltip has the full name. */
 #define LABEL_NAME_BYTES 160
@@ -129,6 +131,45 @@ void tg_style_put_legend_close(tg_buf *b)
     tg_buf_puts(b, "\"]; }\n");
 }
 
+const char *tg_style_format_amount(char *out, size_t size, bool objects, uint64_t v)
+{
+    if (!objects) return tg_format_ns(out, size, v);
+    char c[TG_FORMAT_SIZE];
+    snprintf(out, size, "%s object%s", tg_format_count(c, sizeof c, v), v == 1 ? "" : "s");
+    return out;
+}
+
+void tg_style_put_dropped_lines(tg_buf *b, const tg_graph *g, size_t max_nodes, bool objects, const char *qualifier)
+{
+    char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
+    tg_buf line = TG_BUF_INIT;
+    if (g->cut || g->dropped_edges) {
+        tg_buf_puts(&line, "Dropped ");
+        if (g->cut)
+            tg_buf_printf(&line, "%s node%s (total < %s%s)", tg_format_count(c1, sizeof c1, g->cut),
+                          g->cut == 1 ? "" : "s", tg_style_format_amount(t1, sizeof t1, objects, g->node_cut),
+                          qualifier);
+        if (g->cut && g->dropped_edges) tg_buf_puts(&line, ", ");
+        if (g->dropped_edges)
+            tg_buf_printf(&line, "%s edge%s (total < %s%s)", tg_format_count(c2, sizeof c2, g->dropped_edges),
+                          g->dropped_edges == 1 ? "" : "s",
+                          tg_style_format_amount(t2, sizeof t2, objects, g->edge_cut), qualifier);
+        tg_style_put_legend_line(b, &line);
+    }
+    if (g->capped) {
+        tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 %s)",
+                      tg_format_count(c1, sizeof c1, g->capped), g->capped == 1 ? "" : "s",
+                      tg_format_count(c2, sizeof c2, max_nodes),
+                      tg_style_format_amount(t1, sizeof t1, objects, g->cap_cut));
+        tg_style_put_legend_line(b, &line);
+    }
+    if (!g->cut && !g->dropped_edges && !g->capped) {
+        tg_buf_puts(&line, "Nothing dropped");
+        tg_style_put_legend_line(b, &line);
+    }
+    tg_buf_free(&line);
+}
+
 /* The name, wrapped after "::" so that no line is much wider than
  * LABEL_LINE_BYTES: "Gem::Resolver::Molinillo::\nDelegates::SpecificationProvider#x"
  * keeps a box narrow. Breaks only where a line would grow past the width,
@@ -220,4 +261,10 @@ void tg_style_put_edge_width(tg_buf *b, double f)
 void tg_style_put_edge_color(tg_buf *b, tg_style_rgb c)
 {
     put_color(b, "color", shade(c));
+}
+
+void tg_style_put_edge_weight(tg_buf *b, double f, bool pull, bool dotted)
+{
+    tg_buf_printf(b, ", weight=%d", pull ? 1 + (int)(f * 100.0) : 1);
+    if (dotted) tg_buf_puts(b, ", style=dotted");
 }

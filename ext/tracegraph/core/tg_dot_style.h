@@ -4,8 +4,8 @@
  * sizes and edge widths, number and text formatting into DOT, and the
  * file locations in labels and tooltips.
  *
- * The two emitters decide what to draw and with which numbers; these
- * helpers decide how it looks, so both graphs read the same way. Every
+ * The two emitters decide what to draw and with which numbers (tg_graph
+ * decides which boxes and edges); these helpers decide how it looks, so both graphs read the same way. Every
  * name, path and legend line written here goes through tg_escape_dot(),
  * and nothing depends on the locale: the same input gives the same bytes.
  */
@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "tg_buf.h"
+#include "tg_graph.h"
 #include "tg_report.h"
 
 /* Above this many boxes, edge labels move into tooltips so `dot` stays fast. */
@@ -47,6 +48,16 @@ void tg_style_put_legend_open(tg_buf *b);
 void tg_style_put_legend_line(tg_buf *b, tg_buf *line);
 void tg_style_put_legend_close(tg_buf *b);
 
+/* An amount of the graph's metric as text, into out: "1.20 ms", or with
+ * objects "1,200 objects". Returns out. */
+const char *tg_style_format_amount(char *out, size_t size, bool objects, uint64_t v);
+
+/* The legend's lines on what the graph left out and why (tg_graph's
+ * counts): nodes and edges under the cuts, each followed by `qualifier`
+ * ("" or " in both"), nodes beyond the max_nodes cap, or "Nothing
+ * dropped". Amounts are objects when `objects`, else times. */
+void tg_style_put_dropped_lines(tg_buf *b, const tg_graph *g, size_t max_nodes, bool objects, const char *qualifier);
+
 /* A box label's first lines: the name, wrapped after "::" when long, then
  * short_file:line if given (a path for people: "rubocop/cli.rb"), else
  * the file:line relative to cwd (may be NULL). */
@@ -74,5 +85,10 @@ void tg_style_put_edge_width(tg_buf *b, double f);
 
 /* ", color=..." for an edge: a darker shade of its scale colour. */
 void tg_style_put_edge_color(tg_buf *b, tg_style_rgb c);
+
+/* ", weight=..." for an edge carrying fraction f (0..1): dot needs an
+ * integer, and heavy calls pull their boxes into line; an edge that does
+ * not `pull` (dotted, ghost) weighs 1. Then ", style=dotted" if dotted. */
+void tg_style_put_edge_weight(tg_buf *b, double f, bool pull, bool dotted);
 
 #endif

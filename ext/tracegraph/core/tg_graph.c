@@ -1,0 +1,601 @@
+/*
+ * tg_graph.c - builds the graph the DOT writers draw (see tg_graph.h).
+ *
+ * Reads top-down in the order the work happens:
+ *   1. adjacency  - caller/callee lists over the links that are calls
+ *   2. selection  - which nodes are kept (ignore, focus, node cut, cap)
+ *   3. edges      - kept links, then dotted edges for paths through
+ *                   hidden nodes, minus the redundant ones, in order
+ *
+ * Only numbers here; the writers turn them into text.
+ */
+#include "tg_graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tg_report.h"
+
+/* ------------------------------------------------------------------ */
+/* 1. adjacency                                                       */
+
+/* Compressed adjacency lists holding link indexes, both directions. */
+typedef struct adjacency {
+    size_t *out_start, *out;   /* out[out_start[m] .. out_start[m+1]): links with caller m */
+    size_t *in_start, *in;     /* the same by callee */
+} adjacency;
+
+static bool link_valid(const tg_graph_input *in, const tg_graph_link *l)
+{
+    return l->from < in->node_count && l->to < in->node_count;   /* a broken input must not crash us */
+}
+
+/* The links hidden paths, focus and coverage follow: valid calls, not ghosts. */
+static bool link_is_call(const tg_graph_input *in, const tg_graph_link *l)
+{
+    return link_valid(in, l) && !l->ghost;
+}
+
+static void adjacency_free(adjacency *a)
+{
+    free(a->out_start);
+    free(a->out);
+    free(a->in_start);
+    free(a->in);
+}
+
+static bool adjacency_build(adjacency *a, const tg_graph_input *in)
+{
+    size_t n = in->node_count;
+    a->out_start = calloc(n + 1, sizeof *a->out_start);
+    a->in_start = calloc(n + 1, sizeof *a->in_start);
+    a->out = malloc((in->link_count + 1) * sizeof *a->out);
+    a->in = malloc((in->link_count + 1) * sizeof *a->in);
+    if (!a->out_start || !a->in_start || !a->out || !a->in) return false;
+    /* Counting sort by endpoint keeps each list in input order. */
+    for (size_t i = 0; i < in->link_count; i++) {
+        const tg_graph_link *l = &in->links[i];
+        if (!link_is_call(in, l)) continue;
+        a->out_start[l->from + 1]++;
+        a->in_start[l->to + 1]++;
+    }
+    for (size_t m = 0; m < n; m++) {
+        a->out_start[m + 1] += a->out_start[m];
+        a->in_start[m + 1] += a->in_start[m];
+    }
+    size_t *out_fill = malloc((n + 1) * sizeof *out_fill);
+    size_t *in_fill = malloc((n + 1) * sizeof *in_fill);
+    if (!out_fill || !in_fill) {
+        free(out_fill);
+        free(in_fill);
+        return false;
+    }
+    memcpy(out_fill, a->out_start, (n + 1) * sizeof *out_fill);
+    memcpy(in_fill, a->in_start, (n + 1) * sizeof *in_fill);
+    for (size_t i = 0; i < in->link_count; i++) {
+        const tg_graph_link *l = &in->links[i];
+        if (!link_is_call(in, l)) continue;
+        a->out[out_fill[l->from]++] = i;
+        a->in[in_fill[l->to]++] = i;
+    }
+    free(out_fill);
+    free(in_fill);
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. selection                                                       */
+
+/* Sort key for nodes: total desc, self desc, tie desc, name, index. */
+typedef struct node_key {
+    uint64_t total, self, tie;
+    const char *name;
+    uint32_t index;
+} node_key;
+
+static int compare_nodes(const void *pa, const void *pb)
+{
+    const node_key *a = pa, *b = pb;
+    if (a->total != b->total) return a->total > b->total ? -1 : 1;
+    if (a->self != b->self) return a->self > b->self ? -1 : 1;
+    if (a->tie != b->tie) return a->tie > b->tie ? -1 : 1;
+    int c = strcmp(a->name, b->name);
+    if (c) return c;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Self desc, then the total order: the hot spots first. */
+static int compare_by_self(const void *pa, const void *pb)
+{
+    const node_key *a = pa, *b = pb;
+    if (a->self != b->self) return a->self > b->self ? -1 : 1;
+    return compare_nodes(pa, pb);
+}
+
+/* Marks every node reachable from a focus match, along calls forward or backward. */
+static void mark_reachable(const tg_graph_input *in, const adjacency *a, bool forward, uint8_t *mark,
+                           uint32_t *queue)
+{
+    size_t head = 0, tail = 0;
+    for (size_t m = 0; m < in->node_count; m++) {
+        if (in->focus[m]) {
+            mark[m] = 1;
+            queue[tail++] = (uint32_t)m;
+        }
+    }
+    const size_t *start = forward ? a->out_start : a->in_start;
+    const size_t *list = forward ? a->out : a->in;
+    while (head < tail) {
+        uint32_t m = queue[head++];
+        for (size_t k = start[m]; k < start[m + 1]; k++) {
+            const tg_graph_link *l = &in->links[list[k]];
+            uint32_t next = forward ? l->to : l->from;
+            if (!mark[next]) {
+                mark[next] = 1;
+                queue[tail++] = next;
+            }
+        }
+    }
+}
+
+/* Hides nodes unrelated to the focus: neither ancestors nor descendants of a match. */
+static bool apply_focus(tg_graph *g, const tg_graph_input *in, const adjacency *a)
+{
+    size_t n = in->node_count;
+    uint8_t *down = calloc(n + 1, 1), *up = calloc(n + 1, 1);
+    uint32_t *queue = malloc((n + 1) * sizeof *queue);
+    bool ok = down && up && queue;
+    if (ok) {
+        mark_reachable(in, a, true, down, queue);
+        mark_reachable(in, a, false, up, queue);
+        for (size_t m = 0; m < n; m++) {
+            if (in->focus[m]) g->focus_matches++;
+            if (g->state[m] == TG_GRAPH_KEPT && !down[m] && !up[m]) {
+                g->state[m] = TG_GRAPH_UNRELATED;
+                g->unrelated++;
+            }
+        }
+    }
+    free(down);
+    free(up);
+    free(queue);
+    return ok;
+}
+
+/*
+ * Which `budget` of the candidates (keys, in total order) to keep, into
+ * chosen[]. Choosing the biggest totals shows the spine every call
+ * passes through, frames of ~0% self time, and leaves out where the time
+ * is: on rubocop, 80 boxes held a third of the self time. So the hot
+ * spots come first: by self, each with the path that connects it to a
+ * node already chosen or to a root (its heaviest caller, and that
+ * caller's, ...), if the whole path fits the budget. What budget is left
+ * goes by total, as before.
+ */
+static bool choose_by_coverage(const tg_graph *g, const tg_graph_input *in, const adjacency *a,
+                               const node_key *keys, size_t count, size_t budget, uint8_t *chosen)
+{
+    size_t n = in->node_count;
+    node_key *by_self = malloc((count + 1) * sizeof *by_self);
+    uint32_t *path = malloc((n + 1) * sizeof *path);
+    uint32_t *stamp = calloc(n + 1, sizeof *stamp);
+    if (!by_self || !path || !stamp) {
+        free(by_self);
+        free(path);
+        free(stamp);
+        return false;
+    }
+    memcpy(by_self, keys, count * sizeof *keys);
+    qsort(by_self, count, sizeof *by_self, compare_by_self);
+    for (size_t i = 0; i < count && budget > 0 && by_self[i].self > 0; i++) {
+        size_t len = 0;
+        uint32_t x = by_self[i].index;
+        uint32_t mark = (uint32_t)i + 1;
+        while (!chosen[x] && stamp[x] != mark) {
+            stamp[x] = mark;
+            path[len++] = x;
+            uint32_t caller = UINT32_MAX;
+            uint64_t heaviest = 0;
+            for (size_t k = a->in_start[x]; k < a->in_start[x + 1]; k++) {
+                const tg_graph_link *l = &in->links[a->in[k]];
+                if (g->state[l->from] != TG_GRAPH_KEPT || l->from == x) continue;
+                if (caller == UINT32_MAX || l->amount > heaviest) {
+                    caller = l->from;
+                    heaviest = l->amount;
+                }
+            }
+            if (caller == UINT32_MAX) break;   /* a root among the candidates */
+            x = caller;
+        }
+        if (len > budget) continue;
+        for (size_t k = 0; k < len; k++) chosen[path[k]] = 1;
+        budget -= len;
+    }
+    for (size_t i = 0; i < count && budget > 0; i++) {
+        if (chosen[keys[i].index]) continue;
+        chosen[keys[i].index] = 1;
+        budget--;
+    }
+    free(by_self);
+    free(path);
+    free(stamp);
+    return true;
+}
+
+static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency *a)
+{
+    size_t n = in->node_count;
+    for (size_t m = 0; m < n; m++) {
+        g->state[m] = TG_GRAPH_KEPT;
+        if (in->ignore && in->ignore[m]) {
+            g->state[m] = TG_GRAPH_IGNORED;
+            g->ignored++;
+        }
+    }
+    g->focus = in->focus != NULL;
+    if (in->focus && !apply_focus(g, in, a)) return false;
+    g->node_cut = tg_report_cut_off(in->node_fraction, in->whole);
+    g->edge_cut = tg_report_cut_off(in->edge_fraction, in->whole);
+
+    node_key *keys = malloc((n + 1) * sizeof *keys);
+    if (!keys) return false;
+    size_t count = 0;
+    for (size_t m = 0; m < n; m++) {
+        if (g->state[m] != TG_GRAPH_KEPT) continue;
+        if (in->total[m] < g->node_cut) {
+            g->state[m] = TG_GRAPH_CUT;
+            g->cut++;
+            continue;
+        }
+        keys[count++] = (node_key){ in->total[m], in->self[m], in->self_tie ? in->self_tie[m] : 0, in->names[m],
+                                    (uint32_t)m };
+    }
+    if (count > 1) qsort(keys, count, sizeof *keys, compare_nodes);
+    uint8_t *chosen = NULL;
+    if (in->max_nodes && count > in->max_nodes) {
+        chosen = calloc(n + 1, 1);
+        if (!chosen) {
+            free(keys);
+            return false;
+        }
+        if (in->cap == TG_GRAPH_CAP_COVERAGE) {
+            if (!choose_by_coverage(g, in, a, keys, count, in->max_nodes, chosen)) {
+                free(chosen);
+                free(keys);
+                return false;
+            }
+        } else {
+            for (size_t i = 0; i < in->max_nodes; i++) chosen[keys[i].index] = 1;
+        }
+    }
+    for (size_t i = 0; i < count; i++) {
+        uint32_t m = keys[i].index;
+        if (chosen && !chosen[m]) {
+            if (g->capped++ == 0 || keys[i].total > g->cap_cut) g->cap_cut = keys[i].total;
+            g->state[m] = TG_GRAPH_CAPPED;
+            continue;
+        }
+        g->rank[m] = (uint32_t)g->kept;
+        g->order[g->kept++] = m;
+    }
+    free(chosen);
+    free(keys);
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. edges                                                           */
+
+static bool edge_push(tg_graph *g, uint32_t from, uint32_t to, uint64_t amount, size_t link, bool ghost)
+{
+    if (g->edge_count == g->edge_cap) {
+        size_t cap = g->edge_cap ? g->edge_cap * 2 : 64;
+        tg_graph_edge *items = realloc(g->edges, cap * sizeof *items);
+        if (!items) return false;
+        g->edges = items;
+        g->edge_cap = cap;
+    }
+    g->edges[g->edge_count++] = (tg_graph_edge){ from, to, g->rank[from], g->rank[to], amount, link,
+                                                 link == SIZE_MAX, ghost, true };
+    return true;
+}
+
+static bool collect_links(tg_graph *g, const tg_graph_input *in)
+{
+    for (size_t i = 0; i < in->link_count; i++) {
+        const tg_graph_link *l = &in->links[i];
+        if (!link_valid(in, l) || g->state[l->from] != TG_GRAPH_KEPT || g->state[l->to] != TG_GRAPH_KEPT) continue;
+        if (l->amount < g->edge_cut) {
+            g->dropped_edges++;
+            continue;
+        }
+        if (!edge_push(g, l->from, l->to, l->amount, i, l->ghost)) return false;
+    }
+    return true;
+}
+
+/* A max-heap of (bottleneck, node) for the widest-path search. */
+typedef struct heap_item {
+    uint64_t width;
+    uint32_t node;
+} heap_item;
+
+typedef struct heap {
+    heap_item *items;
+    size_t count, cap;
+} heap;
+
+static bool heap_push(heap *h, heap_item it)
+{
+    if (h->count == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 64;
+        heap_item *items = realloc(h->items, cap * sizeof *items);
+        if (!items) return false;
+        h->items = items;
+        h->cap = cap;
+    }
+    size_t i = h->count++;
+    while (i > 0 && h->items[(i - 1) / 2].width < it.width) {
+        h->items[i] = h->items[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->items[i] = it;
+    return true;
+}
+
+static heap_item heap_pop(heap *h)
+{
+    heap_item top = h->items[0], last = h->items[--h->count];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->count) break;
+        if (c + 1 < h->count && h->items[c + 1].width > h->items[c].width) c++;
+        if (h->items[c].width <= last.width) break;
+        h->items[i] = h->items[c];
+        i = c;
+    }
+    if (h->count) h->items[i] = last;
+    return top;
+}
+
+/* Scratch arrays for the per-source search, reset through `touched`. */
+typedef struct search {
+    uint64_t *width;           /* best bottleneck found to each node */
+    uint8_t *seen;             /* 1 = width is set; 2 = finished (hidden nodes only) */
+    uint8_t *direct;           /* kept callee already joined by a call */
+    uint32_t *touched;
+    size_t touched_count;
+    heap heap;
+} search;
+
+static void touch(search *s, uint32_t m)
+{
+    if (!s->seen[m] && !s->direct[m]) s->touched[s->touched_count++] = m;
+}
+
+static bool traversable(const tg_graph *g, uint32_t m)
+{
+    uint8_t st = g->state[m];
+    return st == TG_GRAPH_IGNORED || st == TG_GRAPH_CUT || st == TG_GRAPH_CAPPED;
+}
+
+/* Records that kept node `to` is reachable from the search's source with bottleneck w. */
+static void reach(search *s, uint32_t to, uint64_t w)
+{
+    touch(s, to);
+    if (!s->seen[to] || w > s->width[to]) {
+        s->width[to] = w;
+        s->seen[to] = 1;
+    }
+}
+
+/*
+ * Dotted edges from kept node `from` to every kept node it reaches
+ * through hidden ones only. With TG_GRAPH_HIDDEN_WIDEST the amount is the
+ * bottleneck of the widest such path: max over paths of the min link
+ * amount along it. It is an estimate - a profile has no per-path data -
+ * but it never exceeds the amount of any one call on that path, and
+ * picks the path that carried the most. Returns to `from` itself
+ * (recursion through hidden nodes) are not drawn, nor are pairs already
+ * joined by a call.
+ */
+static bool find_hidden_paths_from(tg_graph *g, const tg_graph_input *in, const adjacency *a, uint32_t from,
+                                   search *s)
+{
+    bool ok = true, widest = in->hidden == TG_GRAPH_HIDDEN_WIDEST;
+    s->touched_count = 0;
+    s->heap.count = 0;
+    for (size_t k = a->out_start[from]; k < a->out_start[from + 1]; k++) {
+        const tg_graph_link *l = &in->links[a->out[k]];
+        if (g->state[l->to] == TG_GRAPH_KEPT) {
+            touch(s, l->to);
+            s->direct[l->to] = 1;
+        }
+    }
+    for (size_t k = a->out_start[from]; k < a->out_start[from + 1] && ok; k++) {
+        const tg_graph_link *l = &in->links[a->out[k]];
+        if (!traversable(g, l->to)) continue;
+        reach(s, l->to, l->amount);
+        ok = heap_push(&s->heap, (heap_item){ l->amount, l->to });
+    }
+    while (ok && s->heap.count) {
+        heap_item it = heap_pop(&s->heap);
+        if (s->seen[it.node] == 2 || it.width < s->width[it.node]) continue;
+        s->seen[it.node] = 2;
+        for (size_t k = a->out_start[it.node]; k < a->out_start[it.node + 1] && ok; k++) {
+            const tg_graph_link *l = &in->links[a->out[k]];
+            uint64_t w = l->amount < it.width ? l->amount : it.width;
+            if (g->state[l->to] == TG_GRAPH_KEPT) {
+                reach(s, l->to, w);
+            } else if (traversable(g, l->to) && s->seen[l->to] != 2 && (!s->seen[l->to] || w > s->width[l->to])) {
+                reach(s, l->to, w);
+                ok = heap_push(&s->heap, (heap_item){ w, l->to });
+            }
+        }
+    }
+    for (size_t t = 0; t < s->touched_count; t++) {
+        uint32_t to = s->touched[t];
+        if (ok && g->state[to] == TG_GRAPH_KEPT && s->seen[to] && !s->direct[to] && to != from) {
+            if (!widest) {
+                ok = edge_push(g, from, to, 0, SIZE_MAX, false);
+            } else if (s->width[to] < g->edge_cut) {
+                g->dropped_edges++;
+            } else {
+                ok = edge_push(g, from, to, s->width[to], SIZE_MAX, false);
+            }
+        }
+        s->seen[to] = 0;
+        s->direct[to] = 0;
+        s->width[to] = 0;
+    }
+    return ok;
+}
+
+static bool find_hidden_paths(tg_graph *g, const tg_graph_input *in, const adjacency *a)
+{
+    size_t n = in->node_count;
+    if (g->kept == n) return true;     /* nothing hidden, nothing to bridge */
+    search s = { calloc(n + 1, sizeof *s.width), calloc(n + 1, 1), calloc(n + 1, 1),
+                 malloc((n + 1) * sizeof *s.touched), 0, { NULL, 0, 0 } };
+    bool ok = s.width && s.seen && s.direct && s.touched;
+    for (size_t i = 0; ok && i < g->kept; i++) ok = find_hidden_paths_from(g, in, a, g->order[i], &s);
+    free(s.width);
+    free(s.seen);
+    free(s.direct);
+    free(s.touched);
+    free(s.heap.items);
+    return ok;
+}
+
+/* Is `to` reachable from `from` over live edges other than `skip`? */
+static bool other_path(const tg_graph *g, const size_t *start, const size_t *list, size_t skip, uint32_t from,
+                       uint32_t to, uint32_t *stamp, uint32_t mark, uint32_t *queue)
+{
+    size_t head = 0, tail = 0;
+    queue[tail++] = from;
+    stamp[from] = mark;
+    while (head < tail) {
+        uint32_t v = queue[head++];
+        for (size_t k = start[v]; k < start[v + 1]; k++) {
+            const tg_graph_edge *e = &g->edges[list[k]];
+            if (list[k] == skip || !e->alive || stamp[e->to_rank] == mark) continue;
+            if (e->to_rank == to) return true;
+            stamp[e->to_rank] = mark;
+            queue[tail++] = e->to_rank;
+        }
+    }
+    return false;
+}
+
+/*
+ * Like pprof, a dotted edge whose callee is reachable from its caller
+ * some other way says nothing new: drop it, weakest first, so the graph
+ * keeps its connectivity with the fewest synthetic edges. The edges are
+ * in drawing order, heaviest first.
+ */
+static bool remove_redundant_paths(tg_graph *g)
+{
+    size_t k = g->kept, dotted = 0;
+    for (size_t i = 0; i < g->edge_count; i++) dotted += g->edges[i].dotted;
+    if (!dotted) return true;
+    size_t *start = calloc(k + 1, sizeof *start), *list = malloc((g->edge_count + 1) * sizeof *list);
+    size_t *fill = malloc((k + 1) * sizeof *fill), *weak = malloc((dotted + 1) * sizeof *weak);
+    uint32_t *stamp = calloc(k + 1, sizeof *stamp), *queue = malloc((k + 1) * sizeof *queue);
+    bool ok = start && list && fill && weak && stamp && queue;
+    if (ok) {
+        for (size_t i = 0; i < g->edge_count; i++) start[g->edges[i].from_rank + 1]++;
+        for (size_t v = 0; v < k; v++) start[v + 1] += start[v];
+        memcpy(fill, start, (k + 1) * sizeof *fill);
+        size_t w = 0;
+        for (size_t i = 0; i < g->edge_count; i++) {
+            list[fill[g->edges[i].from_rank]++] = i;
+            if (g->edges[i].dotted) weak[w++] = i;
+        }
+        /* Walking `weak` backwards is weakest first. */
+        uint32_t mark = 0;
+        while (w-- > 0) {
+            tg_graph_edge *e = &g->edges[weak[w]];
+            if (other_path(g, start, list, weak[w], e->from_rank, e->to_rank, stamp, ++mark, queue)) e->alive = false;
+        }
+    }
+    free(start);
+    free(list);
+    free(fill);
+    free(weak);
+    free(stamp);
+    free(queue);
+    return ok;
+}
+
+/*
+ * The drawing order. Links first, then ghosts, then (with
+ * TG_GRAPH_HIDDEN_LINKS) dotted edges; within that, heaviest first, then
+ * by box order, a link before a dotted edge of the same weight.
+ */
+static int edge_class(const tg_graph_edge *e, bool dotted_last)
+{
+    if (e->dotted) return dotted_last ? 2 : 0;
+    return e->ghost ? 1 : 0;
+}
+
+static int compare_edges_by(const tg_graph_edge *a, const tg_graph_edge *b, bool dotted_last)
+{
+    int ka = edge_class(a, dotted_last), kb = edge_class(b, dotted_last);
+    if (ka != kb) return ka < kb ? -1 : 1;
+    if (a->amount != b->amount) return a->amount > b->amount ? -1 : 1;
+    if (a->from_rank != b->from_rank) return a->from_rank < b->from_rank ? -1 : 1;
+    if (a->to_rank != b->to_rank) return a->to_rank < b->to_rank ? -1 : 1;
+    if (a->dotted != b->dotted) return a->dotted ? 1 : -1;
+    return 0;
+}
+
+static int compare_edges_widest(const void *pa, const void *pb)
+{
+    return compare_edges_by(pa, pb, false);
+}
+
+static int compare_edges_links(const void *pa, const void *pb)
+{
+    return compare_edges_by(pa, pb, true);
+}
+
+static bool order_edges(tg_graph *g, const tg_graph_input *in)
+{
+    bool widest = in->hidden == TG_GRAPH_HIDDEN_WIDEST;
+    if (g->edge_count > 1)
+        qsort(g->edges, g->edge_count, sizeof *g->edges, widest ? compare_edges_widest : compare_edges_links);
+    if (widest && !remove_redundant_paths(g)) return false;
+    size_t live = 0;
+    for (size_t i = 0; i < g->edge_count; i++) {
+        if (g->edges[i].alive) g->edges[live++] = g->edges[i];
+    }
+    g->edge_count = live;
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+
+void tg_graph_free(tg_graph *g)
+{
+    free(g->state);
+    free(g->rank);
+    free(g->order);
+    free(g->edges);
+    memset(g, 0, sizeof *g);
+}
+
+bool tg_graph_build(tg_graph *g, const tg_graph_input *in)
+{
+    size_t n = in->node_count;
+    memset(g, 0, sizeof *g);
+    g->state = malloc(n + 1);
+    g->rank = calloc(n + 1, sizeof *g->rank);
+    g->order = malloc((n + 1) * sizeof *g->order);
+    adjacency a = { 0 };
+    bool ok = g->state && g->rank && g->order && adjacency_build(&a, in) && select_nodes(g, in, &a) &&
+              collect_links(g, in) && find_hidden_paths(g, in, &a) && order_edges(g, in);
+    adjacency_free(&a);
+    if (!ok) tg_graph_free(g);
+    return ok;
+}
