@@ -58,7 +58,7 @@ module Tracegraph
     #              after gaps of 20 us or more, and every millisecond, and
     #              advance it with the monotonic clock in between; :wall
     #              otherwise reads the TSC where the kernel's clocksource is
-    #              "tsc". See the README's Overhead.
+    #              "tsc". See docs/overhead.md.
     #   threads: :all (default) records every thread; :current only the
     #              calling thread and its fibers (Ruby filters the other
     #              threads out before calling our hook)

@@ -30,7 +30,7 @@ module Tracegraph
     # One profiler, so one lock for every instance of the middleware.
     SESSION = Mutex.new
 
-    # Options (see the README's "Profiling a web app"):
+    # Options (see docs/web-apps.md):
     #   every:       profile every Nth matching request (Integer >= 1)
     #   path:        only requests whose path matches (Regexp, or a String prefix)
     #   opt_in:      also profile requests that ask with ?tracegraph=1 or X-Tracegraph: 1 (default false)

@@ -1,4 +1,4 @@
-# Profile's methods for each format, the public API the README shows
+# Profile's methods for each format, the public API docs/api.md shows
 # (profile.write_json, Profile.load_json, ...). Each hands the profile to
 # its format's module in this folder, where the format is written.
 require "tracegraph/formats/registry"
