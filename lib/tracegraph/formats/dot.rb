@@ -43,7 +43,7 @@ module Tracegraph
                                [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd,
                                 waiting.any? ? waiting : nil, legend_threads(profile),
                                 context.empty? ? nil : graph.methods.map { |m| context[m] }, notes,
-                                graph.methods.map { |m| m.file && Tracegraph.short_path(m.file) },
+                                Tracegraph.short_paths(graph.methods.map(&:file)),
                                 graph.methods.size == profile.methods.size ? nil : profile.methods.size,
                                 via.empty? ? nil : graph.edges.map { |e| via[e] },
                                 legend_allocations(graph), o[:size_by]])

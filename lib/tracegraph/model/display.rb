@@ -30,16 +30,13 @@ module Tracegraph
   # the gem ("rubocop/cli.rb" for .../gems/rubocop-1.39.0/lib/rubocop/cli.rb)
   # or Ruby's own library ("(ruby) json/common.rb"); "<internal:...>"
   # paths are shortened inside. Full paths stay in tooltips and files.
-  def self.short_path(path)
+  # pwd: the working directory with a "/", read once by a caller that
+  # shortens many paths (a profile of 10,000 methods).
+  def self.short_path(path, pwd: working_dir_prefix)
     if (inner = path[/\A<internal:(.+)>\z/m, 1])
-      return "<internal:#{short_path(inner).delete_prefix('(ruby) ')}>"
+      return "<internal:#{short_path(inner, pwd: pwd).delete_prefix('(ruby) ')}>"
     end
 
-    pwd = begin
-      "#{Dir.pwd}/"
-    rescue SystemCallError # the working directory was removed
-      nil
-    end
     return path.delete_prefix(pwd) if pwd && path.start_with?(pwd) && path.length > pwd.length
 
     if (gem = path.match(%r{/gems/(?<gem>[^/]+-\d[^/]*)/(?<rest>.+)\z}m))
@@ -48,6 +45,20 @@ module Tracegraph
 
     dir = ruby_library_dirs.find { |d| path.start_with?(d) }
     dir ? "(ruby) #{path.delete_prefix(dir)}" : path
+  end
+
+  # The working directory with a "/" after it, or nil if it was removed.
+  def self.working_dir_prefix
+    "#{Dir.pwd}/"
+  rescue SystemCallError
+    nil
+  end
+
+  # short_path of each of paths (nil stays nil), each file shortened once.
+  def self.short_paths(paths)
+    pwd = working_dir_prefix
+    shortened = {}
+    paths.map { |path| path && (shortened[path] ||= short_path(path, pwd: pwd)) }
   end
 
   # Ruby's own library directories, longest first, each ending in "/".
