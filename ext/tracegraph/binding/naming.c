@@ -18,7 +18,7 @@
 #include "tg_gc.h"
 
 static VALUE mTracegraph;
-static ID id_attached, id_instance_method, id_source_location, id_naming, id_block_name;
+static ID id_attached, id_instance_method, id_source_location, id_naming, id_block_name, id_begin_pass, id_end_pass;
 
 /* A block's first line: in its key without the VM reads, else its iseq's. */
 static int block_line(const method_key *k)
@@ -189,6 +189,30 @@ VALUE naming_location(const method_key *k)
     return loc;
 }
 
+/* Tracegraph::Naming.begin_pass or .end_pass, under rb_protect: a
+ * failure costs only the cache. */
+static VALUE call_naming(VALUE id)
+{
+    return rb_funcall(rb_const_get_at(mTracegraph, id_naming), (ID)id, 0);
+}
+
+static void naming_pass(ID id)
+{
+    int state = 0;
+    rb_protect(call_naming, (VALUE)id, &state);
+    if (state) rb_set_errinfo(Qnil);
+}
+
+void naming_begin_pass(void)
+{
+    naming_pass(id_begin_pass);
+}
+
+void naming_end_pass(void)
+{
+    naming_pass(id_end_pass);
+}
+
 VALUE naming_name(const method_key *k)
 {
     return k->is_block ? block_name(k) : method_name(k);
@@ -202,4 +226,6 @@ void naming_init(VALUE mod)
     id_source_location = rb_intern("source_location");
     id_naming = rb_intern("Naming");
     id_block_name = rb_intern("block_name");
+    id_begin_pass = rb_intern("begin_pass");
+    id_end_pass = rb_intern("end_pass");
 }

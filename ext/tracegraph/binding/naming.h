@@ -17,6 +17,12 @@ VALUE naming_name(const method_key *k);
  * GC pseudo-methods and methods that no longer exist. */
 VALUE naming_location(const method_key *k);
 
+/* Bracket the naming of one profile's methods: Tracegraph::Naming then
+ * reads the working directory once and shortens each file once, not once
+ * per method (10,000 anonymous classes asked the kernel 10,000 times). */
+void naming_begin_pass(void);
+void naming_end_pass(void);
+
 void naming_init(VALUE mTracegraph);
 
 #endif

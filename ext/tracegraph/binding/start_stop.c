@@ -170,6 +170,7 @@ static VALUE build_result(void)
         rb_ary_push(threads, rb_ary_new_from_args(2, S.threads[i].thread, ULL2NUM(S.prof.thread_time[i])));
 
     VALUE methods = rb_ary_new_capa(S.prof.method_count);
+    naming_begin_pass();
     for (uint32_t i = 0; i < S.prof.method_count; i++) {
         const tg_method_stats *m = &S.prof.methods[i];
         VALUE loc = naming_location(&S.keys[i]);
@@ -184,6 +185,7 @@ static VALUE build_result(void)
         }
         rb_ary_push(methods, row);
     }
+    naming_end_pass();
 
     VALUE edges = rb_ary_new_capa(S.prof.edge_count);
     for (uint32_t i = 0; i < S.prof.edge_count; i++) {
@@ -303,6 +305,7 @@ static VALUE stop_method(VALUE mod)
 
     int state = 0;
     VALUE result = rb_protect(build_result_protected, Qnil, &state);
+    if (state) naming_end_pass(); /* build_result stopped halfway */
     session_free();
     if (state) rb_jump_tag(state);
     return result;

@@ -48,7 +48,26 @@ module Tracegraph
       file, line = locations.min
       # Relative to the working directory, so that names do not depend on
       # where the project is checked out.
-      file && "#{Tracegraph.short_path(file)}:#{line}"
+      file && "#{short_path(file)}:#{line}"
+    end
+
+    # The extension names a profile's methods between begin_pass and
+    # end_pass: the working directory is read once for all of them, and
+    # each file shortened once.
+    def self.begin_pass
+      @pass = {pwd: Tracegraph.working_dir_prefix, paths: {}}
+      nil
+    end
+
+    def self.end_pass
+      @pass = nil
+    end
+
+    def self.short_path(file)
+      pass = @pass
+      return Tracegraph.short_path(file) unless pass
+
+      pass[:paths][file] ||= Tracegraph.short_path(file, pwd: pass[:pwd])
     end
 
     # A plain object: the top-level constant that holds it (ENV, ARGF), or

@@ -107,4 +107,22 @@ class TestNaming < TracegraphTest
     assert_includes names, "OddNames#[]="
     assert names.all?(&:valid_encoding?)
   end
+
+  # Anonymous owners are named in one pass per stop, with the working
+  # directory read once in it: each stop reads it again.
+  def test_each_stop_names_from_the_working_directory_it_has
+    dir = Dir.mktmpdir
+    file = File.join(dir, "anon.rb")
+    File.write(file, "$tracegraph_anonymous = Class.new { def run = 1 }\n") # (a constant would name it)
+    load file
+    object = $tracegraph_anonymous.new
+    names = Dir.chdir(dir) { Tracegraph.profile { object.run }.methods.map(&:name) }
+    assert_includes names, "#<Class:anon.rb:1>#run"
+    names = Tracegraph.profile { object.run }.methods.map(&:name)
+    assert_includes names, "#<Class:#{Tracegraph.short_path(file)}:1>#run"
+    refute_equal "anon.rb", Tracegraph.short_path(file), "the second stop is not in that directory"
+  ensure
+    $tracegraph_anonymous = nil
+    FileUtils.rm_rf(dir)
+  end
 end
