@@ -6,6 +6,7 @@ desc "Measure profiling overhead vs. a bare event hook, ruby-prof and stackprof;
 task bench: :compile do
   ruby "bench/run.rb"
   ruby "-Ilib", "bench/speedscope_size.rb"
+  ruby "-Ilib", "bench/stop_and_draw.rb"
 end
 
 namespace :bench do
@@ -19,6 +20,12 @@ namespace :bench do
        "(bench/speedscope_size.rb; part of rake bench); writes bench/SPEEDSCOPE.md"
   task speedscope: :compile do
     ruby "-Ilib", "bench/speedscope_size.rb"
+  end
+
+  desc "Stopping and drawing 10,000 methods, of named and of anonymous classes (bench/stop_and_draw.rb; " \
+       "part of rake bench); writes bench/STOP.md"
+  task stop: :compile do
+    ruby "-Ilib", "bench/stop_and_draw.rb"
   end
 
   desc "The CI gate's false alarms and detection: 31 unchanged and 30 slowed measurements (bench/gate.rb); writes bench/GATE.md"
