@@ -15,6 +15,13 @@ module Tracegraph
     # the extension passes the object it belongs to, which it can find on
     # every Ruby.
     def self.owner(klass, attached = nil)
+      pass = @pass
+      return owner_name(klass, attached) unless pass
+
+      pass[:owners][klass] ||= owner_name(klass, attached) # a Struct's members, say: one owner, many methods
+    end
+
+    def self.owner_name(klass, attached)
       return [module_name(klass), "#"] unless klass.singleton_class?
 
       [attached.is_a?(Module) ? module_name(attached) : object_name(attached), "."]
@@ -55,7 +62,7 @@ module Tracegraph
     # end_pass: the working directory is read once for all of them, and
     # each file shortened once.
     def self.begin_pass
-      @pass = {pwd: Tracegraph.working_dir_prefix, paths: {}}
+      @pass = {pwd: Tracegraph.working_dir_prefix, paths: {}, owners: {}.compare_by_identity}
       nil
     end
 
