@@ -12,6 +12,7 @@
 // violation is one); requests every request for anything but the file
 // itself (each is refused); dialogs every alert() a name might have run.
 // Usage: node html_report_check.js FILE [--search TEXT] [--method NAME] [--graph-search TEXT]
+//        [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
 "use strict";
 const fs = require("fs");
 const os = require("os");
@@ -51,6 +52,8 @@ async function main() {
     await page.waitForSelector("body[data-ready-ms]", { timeout: 30000 });
     out.readyMs = Date.now() - started;
     out.pageReadyMs = Number(await page.$eval("body", (b) => b.dataset.readyMs));
+
+    if (args.includes("--ready-only")) return out;
 
     out.graph = await page.evaluate(() => ({
       svg: Boolean(document.querySelector("#graph-view svg")),
@@ -135,7 +138,7 @@ async function main() {
       scripts: document.querySelectorAll("script").length
     }));
     if (option("--screenshot")) {
-      await page.evaluate(() => { location.hash = "#graph"; });
+      await page.evaluate((h) => { document.querySelector("#search").value = ""; location.hash = h; }, option("--screenshot-view") || "#graph");
       await new Promise((r) => setTimeout(r, 300));
       await page.screenshot({ path: option("--screenshot") });
     }
@@ -143,7 +146,7 @@ async function main() {
     await browser.close();
     fs.rmSync(profileDir, { recursive: true, force: true });
   }
-  process.stdout.write(JSON.stringify(out) + "\n");
+  return out;
 }
 
-main().catch((error) => { console.error(error.stack || String(error)); process.exit(1); });
+main().then((out) => process.stdout.write(JSON.stringify(out) + "\n")).catch((error) => { console.error(error.stack || String(error)); process.exit(1); });

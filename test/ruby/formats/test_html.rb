@@ -188,6 +188,25 @@ class TestHtml < TracegraphTest
     assert_match(/Lexer#advance/, search["clicked"], "clicking a box opens its method")
   end
 
+  # The demo `rake demo` writes a report of: Integer#times, called from
+  # three methods, and calling their blocks.
+  def test_the_demos_report_in_chromium
+    demo = File.expand_path("../../../examples/demo.rb", __dir__)
+    _, err, status = tracegraph("-o", "demo.html", "-o", "demo.json", demo)
+    assert status.success?, err
+    profile = Tracegraph::Profile.load_json(File.join(@dir, "demo.json"))
+    times = method_named(profile, "Integer#times")
+    result = check_in_chromium(File.join(@dir, "demo.html"), "--search", "Integer#times", "--method", "Integer#times",
+                               "--graph-search", "square")
+    assert_equal profile.methods.size, result["table"]["calls"]["count"]
+    assert_equal "Integer#times", result["search"]["opened"]
+    assert_equal edge_rows(profile, profile.edges.select { |e| e.callee.equal?(times) }, :caller), result["method"]["callers"]
+    assert_equal edge_rows(profile, profile.edges.select { |e| e.caller.equal?(times) }, :callee), result["method"]["callees"]
+    assert_equal [["Object#main", "1"], ["Object#find_many_square_roots", "3"], ["Object#find_many_squares", "3"]].sort,
+                 result["method"]["callers"].sort
+    assert_equal 4, result["graphSearch"]["hits"], "the two methods and their blocks"
+  end
+
   def test_hostile_names_show_as_text_in_chromium
     profile = profile_of(HOSTILE, "evil")
     path = profile.write_html(File.join(@dir, "evil.html"))

@@ -264,17 +264,20 @@
       t.textContent = `${method.name}\n${where(method)}\nself ${time(method.self)} · total ${time(method.total)} · ${group(method.calls)} calls`;
       g.append(t, svgEl("rect", { x: String(x), y: String(y), width: String(boxW), height: String(boxH), rx: "4", class: center ? "center" : "" }));
       const text = svgEl("text", { x: String(x + 6), y: String(y + 14) });
-      text.textContent = method.name.length > 40 ? method.name.slice(0, 39) + "…" : method.name;
+      text.textContent = method.name.length > 36 ? method.name.slice(0, 35) + "…" : method.name;
       const sub = svgEl("text", { x: String(x + 6), y: String(y + 28) });
       sub.textContent = label;
       g.append(text, sub);
       if (!center) g.addEventListener("click", () => { location.hash = methodHash(method); });
       svg.append(g);
     }
-    function arrow(x1, y1, x2, y2, label) {
+    // The share is written by the outer column's end of the arrow, where
+    // the arrows are apart.
+    function arrow(x1, y1, x2, y2, label, atStart) {
       const mid = (x1 + x2) / 2;
       svg.append(svgEl("path", { d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}` }));
-      const text = svgEl("text", { x: String(mid), y: String((y1 + y2) / 2 - 3), "text-anchor": "middle" });
+      const text = svgEl("text", { x: String(atStart ? x1 + 6 : x2 - 6), y: String((atStart ? y1 : y2) - 4),
+        "text-anchor": atStart ? "start" : "end" });
       text.textContent = label;
       svg.append(text);
     }
@@ -282,12 +285,12 @@
     callers.forEach((e, i) => {
       const y = columnY(callers.length, i);
       box(0, y, e.caller, `×${group(e.calls)} · ${time(e.total)}`, false);
-      arrow(boxW, y + boxH / 2, cx, cy + boxH / 2, percent(e.total, m.total));
+      arrow(boxW, y + boxH / 2, cx, cy + boxH / 2, percent(e.total, m.total), true);
     });
     callees.forEach((e, i) => {
       const y = columnY(callees.length, i);
       box(cx + boxW + colGap, y, e.callee, `×${group(e.calls)} · ${time(e.total)}`, false);
-      arrow(cx + boxW, cy + boxH / 2, cx + boxW + colGap, y + boxH / 2, percent(e.total, m.total));
+      arrow(cx + boxW, cy + boxH / 2, cx + boxW + colGap, y + boxH / 2, percent(e.total, m.total), false);
     });
     box(cx, cy, m, `self ${time(m.self)} · total ${time(m.total)}`, true);
     const more = [];
