@@ -12,7 +12,7 @@
 // violation is one); requests every request for anything but the file
 // itself (each is refused); dialogs every alert() a name might have run.
 // Usage: node html_report_check.js FILE [--search TEXT] [--method NAME] [--graph-search TEXT]
-//        [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
+//        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
 "use strict";
 const fs = require("fs");
 const os = require("os");
@@ -80,7 +80,7 @@ async function main() {
     }
 
     out.table = {};
-    for (const sort of ["self", "total", "calls"]) {
+    for (const sort of (option("--sorts") || "self,total,calls").split(",")) {
       await page.evaluate((s) => { location.hash = "#table?sort=" + s; }, sort);
       await page.waitForSelector(`#methods th.sorted[data-key="${sort}"]`, { timeout: 10000 });
       out.table[sort] = await page.evaluate(() => ({

@@ -207,6 +207,18 @@ class TestHtml < TracegraphTest
     assert_equal 4, result["graphSearch"]["hits"], "the two methods and their blocks"
   end
 
+  def test_allocations_sort_the_table_when_recorded
+    script = write_script("app.rb", "#{PROGRAM}\ndef strings = 50.times.map { |i| i.to_s }\n4.times { strings }\n")
+    _, err, status = tracegraph("--allocations", "-o", "app.html", "-o", "app.json", script)
+    assert status.success?, err
+    profile = Tracegraph::Profile.load_json(File.join(@dir, "app.json"))
+    result = check_in_chromium(File.join(@dir, "app.html"), "--sorts", "self_allocations,allocations")
+    %w[self_allocations allocations].each do |key|
+      assert_equal(table_order(profile, key).first(5).map { |m| [m.name, group(m.calls)] }, result["table"][key]["first"],
+                   "by #{key}")
+    end
+  end
+
   def test_hostile_names_show_as_text_in_chromium
     profile = profile_of(HOSTILE, "evil")
     path = profile.write_html(File.join(@dir, "evil.html"))

@@ -92,10 +92,10 @@
 
   // --- routing ---
   function parseHash() {
-    const hash = decodeURIComponentSafe(location.hash.slice(1));
     if (location.hash.startsWith("#method=")) return { view: "method", name: decodeURIComponentSafe(location.hash.slice(8)) };
     const [view, query] = location.hash.slice(1).split("?");
-    return { view: view || (data.svg ? "graph" : "table"), params: new URLSearchParams(query || ""), raw: hash };
+    const known = ["graph", "table"].includes(view) ? view : null;
+    return { view: known || (data.svg ? "graph" : "table"), params: new URLSearchParams(query || "") };
   }
   function decodeURIComponentSafe(s) {
     try { return decodeURIComponent(s); } catch (_) { return s; }
