@@ -62,6 +62,24 @@ async function main() {
       note: (document.querySelector("#no-graph") || {}).textContent || null
     }));
 
+    // Zoom in by the wheel over the graph's middle, then pan by a drag:
+    // the viewBox narrows, then moves.
+    if (out.graph.svg) {
+      const viewBox = () => page.$eval("#graph-view svg", (svg) => svg.getAttribute("viewBox").split(" ").map(Number));
+      const rect = await page.$eval("#graph-view", (v) => { const r = v.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
+      const before = await viewBox();
+      await page.mouse.move(rect.x, rect.y);
+      await page.mouse.wheel({ deltaY: -400 });
+      await new Promise((r) => setTimeout(r, 100));
+      const zoomed = await viewBox();
+      await page.mouse.down();
+      await page.mouse.move(rect.x + 100, rect.y + 50, { steps: 5 });
+      await page.mouse.up();
+      const panned = await viewBox();
+      out.graph.zoom = { before, zoomed, panned };
+      await page.click(".graph-tools button");
+    }
+
     const graphQuery = option("--graph-search");
     if (graphQuery && out.graph.svg) {
       await page.type("#search", graphQuery);

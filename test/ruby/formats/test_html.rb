@@ -164,6 +164,10 @@ class TestHtml < TracegraphTest
     assert result["graph"]["svg"], "the graph view is drawn"
     assert_equal result["graph"]["boxes"] - 1, result["graph"]["boxesWithMethod"], "every box but the legend opens a method"
     assert_operator result["pageReadyMs"], :<, 3000, "interactive within 3 s"
+    before, zoomed, panned = result["graph"]["zoom"].values_at("before", "zoomed", "panned")
+    assert_operator zoomed[2], :<, before[2] * 0.7, "the wheel zooms in"
+    assert_equal zoomed[2..], panned[2..], "a drag pans without zooming"
+    assert_operator panned[0], :<, zoomed[0], "dragging right shows what is left of the view"
 
     %w[self_time total_time calls].zip(%w[self total calls]).each do |key, sort|
       table = result["table"][sort]
