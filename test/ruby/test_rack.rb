@@ -154,7 +154,7 @@ class TestRack < TracegraphTest
     written = RackTestApp.files_in_header(headers["x-tracegraph"], @dir).map { |f| File.extname(f) }
     assert_equal %w[.json .dot .svg], written
     error = assert_raises(ArgumentError) { middleware(formats: %w[svg gif]) }
-    assert_equal "unknown format gif (allowed: dot, json, txt, folded, callgrind, pb.gz, speedscope.json, firefox.json, pdf, svg, png)", error.message
+    assert_equal "unknown format gif (allowed: dot, json, txt, folded, callgrind, pb.gz, speedscope.json, firefox.json, html, pdf, svg, png)", error.message
     error = assert_raises(ArgumentError) { middleware(formats: "svg") }
     assert_match(/formats must be an Array/, error.message)
   end

@@ -101,7 +101,8 @@ module Tracegraph
           a name ending in .gz is compressed): #{Output.known_formats}
           (pdf/svg/png run Graphviz's dot and keep the .dot beside them; .folded is folded
           stacks for flame graphs; .pb.gz is pprof; .speedscope.json is for speedscope;
-          .firefox.json is for the Firefox Profiler; callgrind is for KCachegrind). -o can be given more than once.
+          .firefox.json is for the Firefox Profiler; callgrind is for KCachegrind; .html is one
+          file to explore in a browser, offline). -o can be given more than once.
           Options come before the script, as ruby's do; everything after the script is
           its own, as under ruby: tracegraph -o g.pdf app.rb -o app-output.txt
           The script runs as `ruby script.rb` would run it, and the profile is written

@@ -46,6 +46,11 @@ module Tracegraph
     def write_speedscope(path, **view_options) = Formats::Speedscope.write(self, path, **view_options)
     def write_firefox(path, **view_options) = Formats::Firefox.write(self, path, **view_options)
 
+    # The self-contained HTML report (table, method pages, call graph);
+    # see Formats::Html. graph: false leaves out the graph (no Graphviz).
+    def to_html(**options) = Formats::Html.generate(self, **options)
+    def write_html(path = "profile.html", **options) = Formats::Html.write(self, path, **options)
+
     private
 
     # Streams a stack format to io (:folded, :pprof, :speedscope, :firefox).

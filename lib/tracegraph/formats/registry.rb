@@ -12,6 +12,7 @@ require "tracegraph/formats/callgrind"
 require "tracegraph/formats/pprof"
 require "tracegraph/formats/speedscope"
 require "tracegraph/formats/firefox"
+require "tracegraph/formats/html"
 
 module Tracegraph
   module Formats
@@ -38,6 +39,7 @@ module Tracegraph
       Format.new(name: :pprof, options: %w[pprof], suffixes: %w[.pb.gz], writer: Pprof, call_tree: Pprof::NAME),
       Format.new(name: :speedscope, options: %w[speedscope], suffixes: %w[.speedscope.json], writer: Speedscope, call_tree: Speedscope::NAME),
       Format.new(name: :firefox, options: %w[firefox], suffixes: %w[.firefox.json], writer: Firefox, call_tree: Firefox::NAME),
+      Format.new(name: :html, options: %w[html], suffixes: %w[.html], writer: Html),
       Format.new(name: :rendered, options: %w[pdf svg png], suffixes: %w[.pdf .svg .png], writer: Dot, graph: true, graphviz: true)
     ].each(&:freeze).freeze
 

@@ -149,7 +149,7 @@ class TestCli < Minitest::Test
     assert_match(/Usage: tracegraph \[options\] script.rb/, out)
     assert_match(/--no-c-calls/, out)
     assert_match(/--no-gc/, out)
-    assert_includes out, ".callgrind .pb.gz .speedscope.json .firefox.json .pdf .svg .png or callgrind.out[.NAME]"
+    assert_includes out, ".callgrind .pb.gz .speedscope.json .firefox.json .html .pdf .svg .png or callgrind.out[.NAME]"
     out, _, status = tracegraph("--version")
     assert status.success?
     assert_equal "tracegraph #{Tracegraph::VERSION}\n", out

@@ -44,7 +44,7 @@ class TestOutputFormats < Minitest::Test
       assert_nil Output.format_of(name), name
       error = assert_raises(Tracegraph::Error) { Output.check_path(File.join(@dir, name)) }
       assert_equal "cannot write #{File.join(@dir, name)}: unknown format #{suffix} " \
-                   "(known: .dot .json .txt .folded .callgrind .pb.gz .speedscope.json .firefox.json .pdf .svg .png or callgrind.out[.NAME])", error.message
+                   "(known: .dot .json .txt .folded .callgrind .pb.gz .speedscope.json .firefox.json .html .pdf .svg .png or callgrind.out[.NAME])", error.message
     end
     error = assert_raises(Tracegraph::Error) { Output.check_path(File.join(@dir, "graph")) }
     assert_match(/unknown format \(no extension\)/, error.message)

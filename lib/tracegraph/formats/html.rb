@@ -1,0 +1,102 @@
+# One self-contained HTML report, opened offline by double-click: a
+# sortable, filterable table of every method, a page per method with its
+# callers and callees (exact calls, self, total, share), and the call
+# graph as the DOT writer draws it, laid out by Graphviz at write time
+# (formats/html_graph.rb), with pan, zoom and search. The page's script
+# and style (html/report.js, html/report.css) are inlined; nothing is
+# fetched, and a Content-Security-Policy forbids any request.
+#
+# Names are data: the profile is embedded as JSON in a
+# <script type="application/json"> that no name can close (<, >, &,
+# U+2028 and U+2029 are written as \uXXXX), the script puts names into
+# the page with textContent only, and the policy runs only the report's
+# own script (by its hash), so an inline handler (<img onerror=...>) in a
+# name could not run even if it reached the DOM.
+require "digest"
+require "json"
+require "tracegraph/version"
+require "tracegraph/formats/output_file"
+require "tracegraph/formats/html_graph"
+
+module Tracegraph
+  module Formats
+    module Html
+      ASSETS = File.join(__dir__, "html")
+      SCRIPT_SAFE = {"<" => "\\u003c", ">" => "\\u003e", "&" => "\\u0026",
+                     "\u2028" => "\\u2028", "\u2029" => "\\u2029"}.freeze
+
+      module_function
+
+      # The report as a String. graph: false leaves the graph view out
+      # (no Graphviz run); view_options choose threads and waiting as for
+      # every format (Profile#view).
+      def generate(profile, graph: true, **view_options)
+        profile = profile.view(**view_options) unless view_options.empty?
+        svg, note = graph ? HtmlGraph.svg(profile) : [nil, "the graph view was left out (graph: false)"]
+        page(data(profile, svg, note), title(profile))
+      end
+
+      # Writes the report to path; returns the path.
+      def write(profile, path, **options) = Tracegraph.write_output(path, generate(profile, **options))
+
+      # What the page's script reads: methods and edges as arrays (the
+      # keys are named once, in "columns"), times in nanoseconds.
+      def data(profile, svg, graph_note)
+        allocations = profile.allocations?
+        {
+          "tracegraph" => VERSION, "program" => profile.program&.to_s, "clock" => profile.clock.to_s,
+          "total_time" => profile.total_time, "wall_time" => profile.wall_time,
+          "total_calls" => profile.total_calls, "total_allocations" => profile.total_allocations,
+          "threads" => profile.threads.map { |t| {"name" => t.name, "total_time" => t.total_time} },
+          "complete" => profile.complete?,
+          "method_columns" => %w[name file line calls total self c_method allocations self_allocations],
+          "methods" => profile.methods.map do |m|
+            [m.name, m.file && Tracegraph.short_path(m.file), m.line, m.calls, m.total_time, m.self_time,
+             m.c_method ? true : false, allocations ? m.allocations : nil, allocations ? m.self_allocations : nil]
+          end,
+          "edge_columns" => %w[caller callee calls total self allocations],
+          "edges" => profile.edges.map do |e|
+            [profile.index_of(e.caller), profile.index_of(e.callee), e.calls, e.total_time, e.self_time,
+             allocations ? e.allocations : nil]
+          end,
+          "svg" => svg, "graph_note" => graph_note
+        }
+      end
+
+      def title(profile) = "tracegraph: #{profile.program || 'profile'}"
+
+      # JSON that cannot end the <script> it sits in, nor be read as
+      # markup: every <, >, & and line separator as a \u escape.
+      def script_safe_json(value)
+        JSON.generate(value).gsub(/[<>&\u2028\u2029]/, SCRIPT_SAFE)
+      end
+
+      def escape_text(text) = text.gsub(/[&<>"]/, "&" => "&amp;", "<" => "&lt;", ">" => "&gt;", '"' => "&quot;")
+
+      def page(data, title)
+        script = File.read(File.join(ASSETS, "report.js"), encoding: "UTF-8")
+        style = File.read(File.join(ASSETS, "report.css"), encoding: "UTF-8")
+        policy = "default-src 'none'; script-src 'sha256-#{Digest::SHA256.base64digest(script)}'; " \
+                 "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+        <<~HTML
+          <!DOCTYPE html>
+          <html lang="en">
+          <head>
+          <meta charset="utf-8">
+          <meta http-equiv="Content-Security-Policy" content="#{policy}">
+          <meta name="viewport" content="width=device-width, initial-scale=1">
+          <meta name="generator" content="tracegraph #{VERSION}">
+          <title>#{escape_text(title)}</title>
+          <style>#{style}</style>
+          </head>
+          <body>
+          <noscript>This report needs JavaScript (its own, inlined; it fetches nothing).</noscript>
+          <script type="application/json" id="profile-data">#{script_safe_json(data)}</script>
+          <script>#{script}</script>
+          </body>
+          </html>
+        HTML
+      end
+    end
+  end
+end

@@ -1,0 +1,65 @@
+# The call graph for the HTML report's graph view: the DOT writer's graph
+# (Formats::Dot, its defaults) laid out by Graphviz's `dot -Tsvg`. Unlike
+# `-o x.svg` (output/dot_render.rb, a layer above this one), a missing,
+# failing or slow `dot` does not fail the report: it is written without
+# the graph view and says why, since its table and method pages need no
+# layout.
+require "tempfile"
+require "tracegraph/formats/dot"
+
+module Tracegraph
+  module Formats
+    module HtmlGraph
+      # As TRACEGRAPH_DOT_TIMEOUT does for rendered graphs.
+      DEFAULT_TIMEOUT = 120
+
+      module_function
+
+      # [the SVG as a String, nil] or [nil, why there is no graph].
+      def svg(profile, **dot_options)
+        dot = Dot.generate(profile, **dot_options)
+        Tempfile.create(["tracegraph-report", ".dot"]) do |file|
+          file.write(dot)
+          file.close
+          run_dot(file.path)
+        end
+      end
+
+      def timeout
+        seconds = Float(ENV.fetch("TRACEGRAPH_DOT_TIMEOUT", DEFAULT_TIMEOUT.to_s), exception: false)
+        seconds&.>=(0) ? seconds : DEFAULT_TIMEOUT
+      end
+
+      # dot's SVG of dot_path, in a process group of its own, stopped
+      # after the timeout (0: none).
+      def run_dot(dot_path)
+        Tempfile.create(["tracegraph-report", ".svg"]) do |out|
+          Tempfile.create("tracegraph-report-err") do |err|
+            pid = Process.spawn("dot", "-Tsvg", dot_path, in: File::NULL, out: out.path, err: err, pgroup: true)
+            waiter = Process.detach(pid)
+            limit = timeout
+            unless waiter.join(limit.zero? ? nil : limit)
+              stop(pid)
+              waiter.join
+              return [nil, "Graphviz did not lay the graph out within #{format('%g', limit)} s " \
+                           "(TRACEGRAPH_DOT_TIMEOUT=seconds allows longer)"]
+            end
+            unless waiter.value.success?
+              return [nil, "Graphviz could not lay the graph out (#{File.read(err.path).lines.first&.strip})"]
+            end
+
+            [File.read(out.path, encoding: "UTF-8"), nil]
+          end
+        end
+      rescue Errno::ENOENT
+        [nil, "Graphviz's `dot` was not installed when this report was written (apt-get install graphviz)"]
+      end
+
+      def stop(pid)
+        Process.kill(:KILL, -pid)
+      rescue Errno::ESRCH
+        nil
+      end
+    end
+  end
+end

@@ -1,0 +1,242 @@
+require_relative "../test_helper"
+require_relative "../cli_helper"
+require "json"
+require "open3"
+require "tmpdir"
+require "tracegraph/output/output"
+
+# The HTML report (formats/html.rb): one file, nothing fetched, names as
+# data. The browser tests open it from file:// in Debian's chromium,
+# driven by puppeteer-core (test/consumers/html_report_check.js; bin/setup
+# installs both), and compare what a user sees with the profile's exact
+# numbers. They skip where chromium or the npm package is absent.
+class TestHtml < TracegraphTest
+  include CliHelper
+
+  CONSUMERS = File.expand_path("../../consumers", __dir__)
+  CHECKER = File.join(CONSUMERS, "html_report_check.js")
+  REAL = File.expand_path("../../fixtures/real/rubocop.json.gz", __dir__)
+
+  PROGRAM = <<~RUBY
+    def spin(n) = n.times { |i| i * i }
+    def light = spin(10)
+    def heavy = (light; spin(2_000))
+    def work = (light; heavy; light)
+    3.times { work }
+  RUBY
+
+  # Names a page must show as text, never run: each would run script if
+  # it were put into the page as markup or closed the data's <script>.
+  HOSTILE = <<~'RUBY'
+    class Evil
+      define_method("<script>alert(1)</script>") { |n| n.times { } }
+      define_method("</script><script>window.__pwned=1;alert(3)</script>") { send("<script>alert(1)</script>", 3) }
+      define_method("<img src=x onerror=\"window.__pwned=1;alert(2)\">") { send("</script><script>window.__pwned=1;alert(3)</script>") }
+      define_method("line\u2028sep & <b>bold</b>") { send("<img src=x onerror=\"window.__pwned=1;alert(2)\">") }
+    end
+    e = Evil.new
+    5.times { e.send("line\u2028sep & <b>bold</b>") }
+  RUBY
+
+  def setup
+    @dir = Dir.mktmpdir("tracegraph-html")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+    super
+  end
+
+  def profile_of(code, name = "app")
+    script = write_script("#{name}.rb", code)
+    _, err, status = tracegraph("-o", "#{name}.json", script)
+    assert status.success?, err
+    Tracegraph::Profile.load_json(File.join(@dir, "#{name}.json"))
+  end
+
+  # The embedded profile, read back as the page's script reads it.
+  def embedded(html)
+    JSON.parse(html[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1])
+  end
+
+  def test_one_file_with_nothing_to_fetch_and_a_policy_that_forbids_fetching
+    profile = profile_of(PROGRAM)
+    path = profile.write_html(File.join(@dir, "profile.html"))
+    html = File.read(path)
+    policy = html[/<meta http-equiv="Content-Security-Policy" content="([^"]+)">/, 1]
+    assert_match(/\Adefault-src 'none'; script-src 'sha256-[A-Za-z0-9+\/=]+'; style-src 'unsafe-inline'; img-src data:;/,
+                 policy)
+    script = html[%r{<script>(.*)</script>}m, 1]
+    assert_equal "script-src 'sha256-#{Digest::SHA256.base64digest(script)}'", policy.split("; ")[1],
+                 "the policy runs the report's own script, by its hash, and nothing else"
+    assert_equal 2, html.scan("<script").size, "the data and the report's script"
+    refute_match(/<link|<img|<iframe|\bsrc=|@import|url\(/i, html.sub(/<script type="application\/json".*?<\/script>/m, ""))
+    data = embedded(html)
+    assert_equal(profile.methods.map(&:name), data["methods"].map(&:first))
+    assert_equal(profile.methods.map(&:calls), data["methods"].map { |m| m[3] })
+    assert_equal(profile.edges.map { |e| [profile.index_of(e.caller), profile.index_of(e.callee), e.calls] },
+                 data["edges"].map { |e| e.first(3) })
+    assert_match(/\A<\?xml.*<svg/m, data["svg"], "the call graph, laid out by Graphviz when written")
+  end
+
+  def test_names_cannot_close_the_data_script
+    profile = profile_of(HOSTILE, "evil")
+    html = profile.to_html(graph: false)
+    data_text = html[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1]
+    refute_match(/[<>&\u2028\u2029]/, data_text, "every <, >, & and line separator is a \\u escape")
+    names = embedded(html)["methods"].map(&:first)
+    assert_includes names, "Evil#<script>alert(1)</script>"
+    assert_includes names, "Evil#</script><script>window.__pwned=1;alert(3)</script>"
+    assert_includes names, "Evil#line\u2028sep & <b>bold</b>"
+    assert_equal 2, html.scan(%r{</script>}).size, "only the page's own two scripts end"
+  end
+
+  def test_the_command_line_writes_it_by_name_by_format_and_from_a_saved_profile
+    script = write_script("app.rb", PROGRAM)
+    _, err, status = tracegraph("-o", "app.html", "-o", "app.json", script)
+    assert status.success?, err
+    assert_match(/\A<!DOCTYPE html>/, File.read(File.join(@dir, "app.html")))
+    _, err, status = tracegraph("render", "app.json", "-o", "again.html")
+    assert status.success?, err
+    assert_equal embedded(File.read(File.join(@dir, "app.html")))["methods"],
+                 embedded(File.read(File.join(@dir, "again.html")))["methods"]
+    out, err, status = tracegraph("render", "app.json", "--format", "html", "-o", "-")
+    assert status.success?, err
+    assert_match(/\A<!DOCTYPE html>.*<\/html>\n\z/m, out)
+  end
+
+  def test_without_graphviz_the_report_is_written_and_says_why_it_has_no_graph
+    script = write_script("app.rb", PROGRAM)
+    _, err, status = tracegraph("-o", "app.html", script, env: {"PATH" => path_without_dot})
+    assert status.success?, err
+    data = embedded(File.read(File.join(@dir, "app.html")))
+    assert_nil data["svg"]
+    assert_match(/Graphviz's `dot` was not installed/, data["graph_note"])
+  end
+
+  # --- in a real browser ---
+
+  def check_in_chromium(path, *args)
+    skip "chromium is not installed (apt-get install chromium)" unless File.executable?("/usr/bin/chromium")
+    skip "node is not installed (apt-get install nodejs npm)" unless system("command -v node > /dev/null 2>&1")
+    unless File.directory?(File.join(CONSUMERS, "node_modules/puppeteer-core"))
+      skip "puppeteer-core is not installed (bin/setup runs npm ci in test/consumers)"
+    end
+    out, err, status = Open3.capture3("node", CHECKER, path, *args)
+    assert status.success?, "the report could not be checked in chromium: #{err}"
+    result = JSON.parse(out)
+    assert_empty result["errors"], "no page errors, no policy violations"
+    assert_empty result["requests"], "no request leaves the file"
+    assert_empty result["dialogs"], "no script of the profile's ran"
+    result
+  end
+
+  def group(n) = n.to_s.reverse.scan(/\d{1,3}/).join(",").reverse
+
+  # Methods as the table orders them: by key, biggest first, then as profiled.
+  def table_order(profile, key)
+    profile.methods.each_with_index.sort_by { |m, i| [-m.public_send(key), i] }.map(&:first)
+  end
+
+  # A method's callers or callees as its page lists them: [name, calls],
+  # by time, then calls, then as profiled.
+  def edge_rows(profile, edges, side)
+    edges.each_with_index.sort_by { |e, i| [-e.total_time, -e.calls, i] }
+         .map { |e, _| [e.public_send(side).name, group(e.calls)] }
+  end
+
+  def test_a_real_programs_report_in_chromium
+    profile = Tracegraph::Profile.load_json(REAL)
+    path = File.join(@dir, "rubocop.html")
+    profile.write_html(path)
+    boxes = profile.to_dot.scan(/tooltip="([^"\\]*)/).flatten.to_h { |t| [t, true] }
+    names = profile.methods.map(&:name).tally
+    # A method outside the first graph, with callers and callees and a
+    # name of its own: only the search brings it into view.
+    hidden = profile.methods.select { |m| names[m.name] == 1 && !boxes.key?(m.name) }
+                    .max_by { |m| [profile.edges.count { |e| e.callee.equal?(m) }.clamp(0, 3),
+                                   profile.edges.count { |e| e.caller.equal?(m) }.clamp(0, 3), m.total_time] }
+    callers = profile.edges.select { |e| e.callee.equal?(hidden) }
+    callees = profile.edges.select { |e| e.caller.equal?(hidden) }
+    assert callers.size > 1 && callees.size > 1, "#{hidden.name}: a method with callers and callees"
+
+    result = check_in_chromium(path, "--search", hidden.name, "--method", hidden.name, "--graph-search", "Lexer#advance")
+    assert result["graph"]["svg"], "the graph view is drawn"
+    assert_equal result["graph"]["boxes"] - 1, result["graph"]["boxesWithMethod"], "every box but the legend opens a method"
+    assert_operator result["pageReadyMs"], :<, 3000, "interactive within 3 s"
+    before, zoomed, panned = result["graph"]["zoom"].values_at("before", "zoomed", "panned")
+    assert_operator zoomed[2], :<, before[2] * 0.7, "the wheel zooms in"
+    assert_equal zoomed[2..], panned[2..], "a drag pans without zooming"
+    assert_operator panned[0], :<, zoomed[0], "dragging right shows what is left of the view"
+
+    %w[self_time total_time calls].zip(%w[self total calls]).each do |key, sort|
+      table = result["table"][sort]
+      assert_equal profile.methods.size, table["count"], "every method, by #{sort}"
+      assert_equal(table_order(profile, key).first(5).map { |m| [m.name, group(m.calls)] }, table["first"], "by #{sort}")
+    end
+    assert_equal "#table?sort=total", result["table"]["clickedHash"]
+
+    assert_equal hidden.name, result["search"]["opened"], "searching its name and pressing Enter opens it"
+    assert_includes result["filter"]["names"], hidden.name
+    method = result["method"]
+    assert_equal hidden.name, method["name"]
+    assert_equal group(hidden.calls), method["calls"]
+    assert_equal edge_rows(profile, callers, :caller), method["callers"]
+    assert_equal edge_rows(profile, callees, :callee), method["callees"]
+    assert_equal edge_rows(profile, callers, :caller).first[0], method["callerOpened"], "a caller is one click away"
+    assert_equal 1 + [callers.size, 12].min + [callees.size, 12].min, method["egoBoxes"]
+
+    search = result["graphSearch"]
+    assert_operator search["hits"], :>=, 1
+    assert_equal "#graph?q=Lexer%23advance", search["hash"], "the search is kept in the fragment"
+    assert_match(/Lexer#advance/, search["clicked"], "clicking a box opens its method")
+  end
+
+  # The demo `rake demo` writes a report of: Integer#times, called from
+  # three methods, and calling their blocks.
+  def test_the_demos_report_in_chromium
+    demo = File.expand_path("../../../examples/demo.rb", __dir__)
+    _, err, status = tracegraph("-o", "demo.html", "-o", "demo.json", demo)
+    assert status.success?, err
+    profile = Tracegraph::Profile.load_json(File.join(@dir, "demo.json"))
+    times = method_named(profile, "Integer#times")
+    result = check_in_chromium(File.join(@dir, "demo.html"), "--search", "Integer#times", "--method", "Integer#times",
+                               "--graph-search", "square")
+    assert_equal profile.methods.size, result["table"]["calls"]["count"]
+    assert_equal "Integer#times", result["search"]["opened"]
+    assert_equal edge_rows(profile, profile.edges.select { |e| e.callee.equal?(times) }, :caller), result["method"]["callers"]
+    assert_equal edge_rows(profile, profile.edges.select { |e| e.caller.equal?(times) }, :callee), result["method"]["callees"]
+    assert_equal [["Object#main", "1"], ["Object#find_many_square_roots", "3"], ["Object#find_many_squares", "3"]].sort,
+                 result["method"]["callers"].sort
+    assert_equal 4, result["graphSearch"]["hits"], "the two methods and their blocks"
+  end
+
+  def test_allocations_sort_the_table_when_recorded
+    script = write_script("app.rb", "#{PROGRAM}\ndef strings = 50.times.map { |i| i.to_s }\n4.times { strings }\n")
+    _, err, status = tracegraph("--allocations", "-o", "app.html", "-o", "app.json", script)
+    assert status.success?, err
+    profile = Tracegraph::Profile.load_json(File.join(@dir, "app.json"))
+    result = check_in_chromium(File.join(@dir, "app.html"), "--sorts", "self_allocations,allocations")
+    %w[self_allocations allocations].each do |key|
+      assert_equal(table_order(profile, key).first(5).map { |m| [m.name, group(m.calls)] }, result["table"][key]["first"],
+                   "by #{key}")
+    end
+  end
+
+  def test_hostile_names_show_as_text_in_chromium
+    profile = profile_of(HOSTILE, "evil")
+    path = profile.write_html(File.join(@dir, "evil.html"))
+    name = "Evil#</script><script>window.__pwned=1;alert(3)</script>"
+    result = check_in_chromium(path, "--search", "<b>bold", "--method", name, "--graph-search", "onerror")
+    refute result["injected"]["pwned"]
+    assert_equal 0, result["injected"]["images"], "no <img> from a name"
+    assert_equal 2, result["injected"]["scripts"], "no <script> from a name"
+    assert_equal name, result["method"]["name"]
+    assert_equal [["Evil#<img src=x onerror=\"window.__pwned=1;alert(2)\">", "5"]], result["method"]["callers"]
+    assert_equal [["Evil#<script>alert(1)</script>", "5"]], result["method"]["callees"]
+    assert_equal ["Evil#line\u2028sep & <b>bold</b>"], result["search"]["matches"]
+    assert_equal "Evil#line\u2028sep & <b>bold</b>", result["search"]["opened"]
+    assert_equal ["Evil#line\u2028sep & <b>bold</b>"], result["filter"]["names"]
+    assert_equal 1, result["graphSearch"]["hits"], "the box of the <img onerror> method, found by its name"
+  end
+end
