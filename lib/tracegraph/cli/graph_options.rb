@@ -16,7 +16,9 @@ module Tracegraph
       fold_chains: ["--[no-]fold-chains", TrueClass,
                     "Fold chains of frames that only pass the call on into one arrow (default on)"],
       size_by: ["--size-by WHAT", %w[time allocations],
-                "Size, colour and pick boxes by time or allocations (needs --allocations; default %s)"]
+                "Size, colour and pick boxes by time or allocations (needs --allocations; default %s)"],
+      group_by: ["--group-by WHAT", %w[method class file gem],
+                 "One box per method (default), class, source file, or gem (\"parser 3.1\", \"(ruby) json\", app)"]
     }.freeze
 
     # Adds the flags to an OptionParser; each stores its value in
