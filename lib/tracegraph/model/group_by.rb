@@ -76,8 +76,8 @@ module Tracegraph
         lines = ms.first(GROUP_TOOLTIP_METHODS).map do |m|
           "#{m.name}: self #{Tracegraph.human_time(m.self_time)}, #{Tracegraph.group_digits(m.calls)} call#{m.calls == 1 ? '' : 's'}"
         end
-        lines << "and #{ms.size - GROUP_TOOLTIP_METHODS} more" if ms.size > GROUP_TOOLTIP_METHODS
-        h[g] = "#{ms.size} method#{ms.size == 1 ? '' : 's'}, heaviest first:\n#{lines.join("\n")}"
+        lines << "and #{Tracegraph.group_digits(ms.size - GROUP_TOOLTIP_METHODS)} more" if ms.size > GROUP_TOOLTIP_METHODS
+        h[g] = "#{Tracegraph.group_digits(ms.size)} method#{ms.size == 1 ? "" : "s"}, heaviest first:\n#{lines.join("\n")}"
       end
     end
 

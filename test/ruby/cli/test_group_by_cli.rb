@@ -45,4 +45,23 @@ class TestGroupByCli < Minitest::Test
     assert status.success?, err
     assert_includes File.read(path("d.dot")), "app"
   end
+
+  def test_render_says_which_grouping_holds_more_when_the_boxes_hold_little
+    methods = 150.times.map do |i|
+      Tracegraph::MethodStats.new(name: "Part#{i % 3}#m#{i}", file: "/app/part#{i % 3}.rb", line: i + 1, calls: 1,
+                                  total_time: 20, self_time: 20, c_method: false)
+    end
+    Tracegraph::Profile.new(clock: :wall, threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: 3000)],
+                            methods: methods, edges: []).write_json(path("spread.json"))
+    _, err, status = tracegraph("render", "spread.json", "-o", "spread.dot")
+    assert status.success?, err
+    assert_includes err, "tracegraph render: the graph's boxes hold 53.3% of self time, spread over 150 methods; " \
+                         "--group-by class would hold 100%, file 100%, gem 100%\n"
+    _, err, status = tracegraph("render", "spread.json", "-o", "spread.json.gz")
+    assert status.success?, err
+    refute_includes err, "--group-by", "no graph, no advice"
+    _, err, status = tracegraph("-o", "small.dot", "-e", PROGRAM)
+    assert status.success?, err
+    refute_includes err, "--group-by", "a graph holding most of the time needs no advice"
+  end
 end
