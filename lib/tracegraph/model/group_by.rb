@@ -49,6 +49,7 @@ module Tracegraph
       add_group_calls_and_totals(groups, group_of)
       grouped = derived(methods: groups.values, edges: group_edges(groups, group_of))
       grouped.send(:grouped_from, grouping, members, methods.size)
+      grouped.runs = group_runs(members) if runs
       grouped
     end
 
@@ -87,6 +88,21 @@ module Tracegraph
       @grouping = grouping
       @members = members
       @grouped_methods = method_count
+    end
+
+    # The per-run samples of a median profile (tracegraph --runs), per
+    # group: self times summed run by run, which is exact. Calls into a
+    # group are not kept per run, so a group's per-run calls are its
+    # methods' calls summed: their spread is what the calls gate takes as
+    # the noise. Methods in fewer than half the runs (left out of the
+    # median profile) are left out of the sums.
+    def group_runs(members)
+      zero = Array.new(runs.count, 0)
+      by_name = members.transform_values do |ms|
+        [ms.map { |m| runs.self_times(m.name) }.inject(zero) { |a, b| a.zip(b).map(&:sum) },
+         ms.map { |m| runs.calls(m.name) }.inject(zero) { |a, b| a.zip(b).map(&:sum) }]
+      end
+      RunSamples.new(count: runs.count, total_times: runs.total_times, by_name: by_name)
     end
 
     # A group's MethodStats with the sums that need no edges: self time and
