@@ -59,11 +59,12 @@ module Tracegraph
         graph.methods.size == profile.grouped_methods ? nil : profile.grouped_methods
       end
 
-      # The legend's line on a grouped profile: "Grouped by class: 6,172 methods in 791 classes".
+      # The legend's line on a grouped profile: "Grouped by class: 6,172 methods in 791 classes"
+      # (under 60 characters, as legend lines should be; the tooltips name each group's methods).
       def grouping_note(profile)
         what = {class: "classes", file: "files", gem: "gems and libraries"}.fetch(profile.grouping)
         "Grouped by #{profile.grouping}: #{Tracegraph.group_digits(profile.grouped_methods)} methods in " \
-          "#{Tracegraph.group_digits(profile.methods.size)} #{what} (tooltips name the heaviest)"
+          "#{Tracegraph.group_digits(profile.methods.size)} #{what}"
       end
 
       # Per box, the tooltip lines naming a group's heaviest methods, or nil.
