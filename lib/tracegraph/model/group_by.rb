@@ -45,7 +45,8 @@ module Tracegraph
       grouping = Profile.grouping(grouping)
       return self if grouping == :method
 
-      group_of = methods.each_with_object({}.compare_by_identity) { |m, h| h[m] = Grouping.public_send(Grouping::BY.fetch(grouping), m) }
+      key = Grouping::BY.fetch(grouping)
+      group_of = methods.each_with_object({}.compare_by_identity) { |m, h| h[m] = Grouping.public_send(key, m) }
       members = methods.group_by { |m| group_of[m] }
       groups = members.to_h { |name, ms| [name, group_stats(name, ms)] }
       add_group_calls_and_totals(groups, group_of)
