@@ -25,7 +25,7 @@ typedef struct report_buffers {
     uint8_t *focus, *ignore, *waiting;
     uint64_t *self_allocations, *allocations, *edge_allocations;
     uint64_t *base_self_allocations, *base_allocations, *base_edge_allocations;
-    const char **context, **notes, **short_files, **edge_via, **allocation_types;
+    const char **context, **tooltips, **notes, **short_files, **edge_via, **allocation_types;
     char *output;
     tg_report_gc gc, base_gc;
 } report_buffers;
@@ -46,6 +46,7 @@ static void report_buffers_free(report_buffers *b)
     free(b->base_allocations);
     free(b->base_edge_allocations);
     free(b->context);
+    free(b->tooltips);
     free(b->notes);
     free(b->short_files);
     free(b->edge_via);
@@ -192,7 +193,8 @@ static VALUE render_dot(VALUE arg)
      *  the number of methods the boxes stand for, or nil; folded chains (per edge, or nil),
      *  [self allocations, allocations (a count per method), total, allocations per edge,
      *   a tooltip line of types per method or nil] or nil,
-     *  what sizes the graph: :time or :allocations (which needs the allocations)] */
+     *  what sizes the graph: :time or :allocations (which needs the allocations),
+     *  more tooltip lines (per method, or nil)] */
     VALUE o = a->options;
     tg_dot_options opts;
     tg_dot_options_default(&opts);
@@ -243,6 +245,9 @@ static VALUE render_dot(VALUE arg)
         if (NIL_P(allocations)) rb_raise(rb_eArgError, "size_by: :allocations needs allocation counts");
         opts.metric = TG_DOT_BY_ALLOCATIONS;
     }
+
+    b->tooltips = strings_from(rb_ary_entry(o, 15), nm);
+    opts.tooltips = b->tooltips;
 
     size_t len = 0;
     b->output = tg_dot_render(&report, &opts, &len);

@@ -37,6 +37,7 @@ void tg_dot_options_default(tg_dot_options *o)
     o->thread_names = NULL;
     o->wall_time = o->hidden_waiting = 0;
     o->context = NULL;
+    o->tooltips = NULL;
     o->notes = NULL;
     o->note_count = 0;
     o->short_files = NULL;
@@ -286,6 +287,18 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     tg_buf_free(&line);
 }
 
+/* Each line of text as a line of a tooltip. */
+static void put_tooltip_lines(tg_buf *b, const char *text)
+{
+    for (const char *s = text; *s;) {
+        const char *end = strchr(s, '\n');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        tg_buf_puts(b, "\\n");
+        tg_escape_dot(b, s, n, 0);
+        s += n + (end != NULL);
+    }
+}
+
 static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options *o)
 {
     const tg_report *r = p->r;
@@ -328,6 +341,7 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
         }
     }
     if (meth->is_c) tg_buf_puts(b, "\\nimplemented in C");
+    if (o->tooltips && o->tooltips[m]) put_tooltip_lines(b, o->tooltips[m]);
     if (o->waiting && o->waiting[m]) tg_buf_puts(b, "\\nwaiting: blocks its thread until something else happens");
     tg_buf_puts(b, "\"");
 

@@ -47,6 +47,8 @@ typedef struct tg_dot_options {
     uint64_t hidden_waiting;
     const char *const *context;  /* NULL, or per method: a line under its name, e.g. "from Foo#bar" for one
                                     caller's part of a method split per caller; NULL entries for none */
+    const char *const *tooltips; /* NULL, or per method: more tooltip lines ("A\nB"), e.g. the methods a
+                                    group of them (Profile#group_by) holds; NULL entries for none */
     const char *const *notes;    /* note_count more legend lines (what was done to the graph), or NULL */
     size_t note_count;
     size_t method_total;              /* methods the boxes stand for, when parts of a method are boxes of their

@@ -28,7 +28,8 @@ module Tracegraph
       if options[:outputs].count(&:stdout?) > 1
         raise Error, "only one output can go to standard output (got #{options[:outputs].select(&:stdout?).join(', ')})"
       end
-      base, head = options[:files].map { |path| Profile.load_json(path) }
+      # Both grouped the same way, so the rows, the graph and the gate compare groups.
+      base, head = options[:files].map { |path| Profile.load_json(path).group_by(options[:group_by]) }
       diff = base.diff(head)
       gate = build_gate(diff, options) # refuses times of different clocks before anything is written
       diff.check_allocations!("drawn") if options[:outputs].any? && options[:dot][:size_by] == "allocations"
@@ -55,7 +56,7 @@ module Tracegraph
     private
 
     def parse(argv)
-      options = {outputs: [], dot: {}, text: false, format: nil, limit: 10, fail_above: nil, ignore: [], min_share: 5.0,
+      options = {outputs: [], dot: {}, group_by: :method, text: false, format: nil, limit: 10, fail_above: nil, ignore: [], min_share: 5.0,
                  time: {default: nil, methods: {}}, calls: {default: nil, methods: {}},
                  allocations: {default: nil, methods: {}}}
       parser = OptionParser.new do |o|
@@ -103,6 +104,10 @@ module Tracegraph
         o.on("--max-nodes N", Integer, "Show at most N methods (0 = all)") { |v| options[:dot][:max_nodes] = v }
         o.on("--size-by WHAT", %w[time allocations], "Size and colour boxes by the change in time (default) or in",
              "allocations (both profiles recorded with --allocations)") { |v| options[:dot][:size_by] = v }
+        o.on("--group-by WHAT", %w[method class file gem], "Compare per method (default), class, source file or gem:",
+             "both profiles are grouped the same way, for the text, the graph and the gates") do |v|
+          options[:group_by] = v.to_sym
+        end
         o.on("-h", "--help", "Show this help") do
           @out.puts o
           return :done

@@ -4,7 +4,7 @@ require "optparse"
 
 module Tracegraph
   module GraphOptions
-    # write_dot's option => [flag, type, help]; defaults from Formats::Dot::DEFAULTS.
+    # write_dot's option => [flag, type, help line, ...]; defaults from Formats::Dot::DEFAULTS.
     FLAGS = {
       node_fraction: ["--node-fraction F", Float, "Hide methods under this share of total time (default %s)"],
       edge_fraction: ["--edge-fraction F", Float, "Hide calls under this share of total time (default %s)"],
@@ -16,15 +16,18 @@ module Tracegraph
       fold_chains: ["--[no-]fold-chains", TrueClass,
                     "Fold chains of frames that only pass the call on into one arrow (default on)"],
       size_by: ["--size-by WHAT", %w[time allocations],
-                "Size, colour and pick boxes by time or allocations (needs --allocations; default %s)"]
+                "Size, colour and pick boxes by time or allocations (needs --allocations; default %s)"],
+      group_by: ["--group-by WHAT", %w[method class file gem],
+                 "One box per method (default), class, source file, or gem (\"parser 3.1\", \"(ruby) json\", app).",
+                 "Records the call tree, for exact totals"]
     }.freeze
 
     # Adds the flags to an OptionParser; each stores its value in
     # dot_options under write_dot's keyword. Check them with DotOptions.parse.
     def self.define(parser, dot_options)
-      FLAGS.each do |key, (flag, type, help)|
-        help = format(help, Formats::Dot::DEFAULTS[key]) if help.include?("%s")
-        parser.on(flag, type, help) { |value| dot_options[key] = value }
+      FLAGS.each do |key, (flag, type, *help)|
+        help = help.map { |line| line.include?("%s") ? format(line, Formats::Dot::DEFAULTS[key]) : line }
+        parser.on(flag, type, *help) { |value| dot_options[key] = value }
       end
       parser.on("--thread NAME|ID", String, "Show only this thread (a name, a glob such as 'puma srv tp *', or",
                 "an id); give it again for more. Records the call tree") do |value|
@@ -37,8 +40,10 @@ module Tracegraph
     end
 
     # True if the options ask for a view that needs the call tree.
+    # A grouping's totals are exact from the call tree (model/group_by.rb).
     def self.needs_call_tree?(dot_options)
-      dot_options.key?(:threads) || dot_options[:idle] == :hide
+      dot_options.key?(:threads) || dot_options[:idle] == :hide ||
+        (dot_options.key?(:group_by) && dot_options[:group_by].to_s != "method")
     end
 
     # A graph sized by allocations needs them: refused before the program

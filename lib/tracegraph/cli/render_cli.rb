@@ -100,6 +100,8 @@ module Tracegraph
       ok, messages = Output.write_each(options[:outputs], "tracegraph #{command}") do |path|
         Output.write(profile, path, options[:dot])
       end
+      note = Output.grouping_note(profile, options[:outputs], options[:dot])
+      messages << "tracegraph #{command}: #{note}" if note
       BrokenPipe.print_quietly(@err) { messages.each { |message| @err.puts message } }
       ok
     rescue RenderInterrupted => e

@@ -55,6 +55,8 @@ module Tracegraph
           e.end_process
         end
         messages.each { |message| @err.puts message }
+        note = Output.grouping_note(profile, @outputs, graph_options)
+        @err.puts "tracegraph: #{note}" if note
         profile.print_flat(@err) if @flat
         summarize(profile)
         finish(status, ok)

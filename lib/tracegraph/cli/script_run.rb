@@ -87,6 +87,8 @@ module Tracegraph
         e.end_process # from at_exit: the process ends by the signal, quietly
       end
       messages.concat(written)
+      note = Output.grouping_note(profile, @outputs, dot_options)
+      messages << "tracegraph: #{note}" if note
       tell { profile.print_flat(@err) } if @flat
       messages.each { |message| tell { @err.puts message } }
       hide_our_frames(error)

@@ -7,7 +7,7 @@ module Tracegraph
   module Formats
     module Dot
       DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, focus: nil, ignore: nil,
-                  split_hubs: true, fold_chains: true, size_by: :time}.freeze
+                  split_hubs: true, fold_chains: true, size_by: :time, group_by: :method}.freeze
       # What size_by takes: what picks, sizes and colours the boxes and edges.
       SIZE_BY = %i[time allocations].freeze
 
@@ -25,6 +25,8 @@ module Tracegraph
       #   size_by:       :time, or :allocations (needs allocations: true): box size by self allocations,
       #                  colour by total allocations, and the fractions and max_nodes by allocations
       #                  too, so the graph shows where the garbage comes from. Labels give both.
+      #   group_by:      :method, or :class, :file or :gem: one box per group of methods, with exact
+      #                  sums (Profile#group_by, model/group_by.rb); the tooltip names its heaviest methods
       #   threads:, idle: which threads to show, and whether to hide waiting (Profile#view)
       def generate(profile, **options)
         profile, options = profile.viewed(options)
@@ -33,7 +35,9 @@ module Tracegraph
           raise Error, "size_by: :allocations needs allocation counts, and this profile has none: " \
                        "record with allocations: true (tracegraph --allocations)"
         end
+        profile = profile.group_by(o[:group_by])
         graph, context, notes = o[:split_hubs] ? profile.split_hubs : [profile, {}, []]
+        notes = [grouping_note(profile)] + notes if profile.grouping != :method
         graph, via, fold_notes = o[:fold_chains] ? graph.fold_chains : [graph, {}, []]
         notes += fold_notes
         focus = o[:focus] && graph.methods.map { |m| o[:focus].match?(m.name) }
@@ -44,9 +48,29 @@ module Tracegraph
                                 waiting.any? ? waiting : nil, legend_threads(profile),
                                 context.empty? ? nil : graph.methods.map { |m| context[m] }, notes,
                                 Tracegraph.short_paths(graph.methods.map(&:file)),
-                                graph.methods.size == profile.methods.size ? nil : profile.methods.size,
+                                method_total(graph, profile),
                                 via.empty? ? nil : graph.edges.map { |e| via[e] },
-                                legend_allocations(graph), o[:size_by]])
+                                legend_allocations(graph), o[:size_by], tooltips(graph, profile)])
+      end
+
+      # The methods the boxes stand for, when it is not one box a method
+      # (hubs split per caller, or groups), for the legend; else nil.
+      def method_total(graph, profile)
+        graph.methods.size == profile.grouped_methods ? nil : profile.grouped_methods
+      end
+
+      # The legend's line on a grouped profile: "Grouped by class: 6,172 methods in 791 classes"
+      # (under 60 characters, as legend lines should be; the tooltips name each group's methods).
+      def grouping_note(profile)
+        what = {class: "classes", file: "files", gem: "gems and libraries"}.fetch(profile.grouping)
+        "Grouped by #{profile.grouping}: #{Tracegraph.group_digits(profile.grouped_methods)} methods in " \
+          "#{Tracegraph.group_digits(profile.methods.size)} #{what}"
+      end
+
+      # Per box, the tooltip lines naming a group's heaviest methods, or nil.
+      def tooltips(graph, profile)
+        texts = profile.group_tooltips
+        texts.empty? ? nil : graph.methods.map { |m| texts[m] }
       end
 
       # [each method's self allocations, each one's total, the profile's
@@ -115,6 +139,7 @@ module Tracegraph
       o[:split_hubs] = OptionChecks.boolean!(:split_hubs, o[:split_hubs])
       o[:fold_chains] = OptionChecks.boolean!(:fold_chains, o[:fold_chains])
       o[:size_by] = size_by(o[:size_by])
+      o[:group_by] = Profile.grouping(o[:group_by])
       o
     end
 

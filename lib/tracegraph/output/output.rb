@@ -4,6 +4,7 @@
 # The formats are Formats::ALL's (formats/registry.rb): a new format is a
 # row there and, if its suffix was in FOREIGN_SUFFIXES, out of that list.
 require "tracegraph/formats/registry"
+require "tracegraph/formats/grouping_advice"
 require "tracegraph/output/broken_pipe"
 require "tracegraph/output/dot_render"
 require "tracegraph/output/target"
@@ -278,6 +279,19 @@ module Tracegraph
 
       "the call tree reached its cap (#{tree.size} paths kept): #{tree.folded_calls} calls on new paths " \
         "were folded into their nearest kept ancestor (raise the cap with --max-call-tree-nodes)"
+    end
+
+    # For a run or render writing a graph to one of paths with method-level
+    # boxes that hold little of the time: which --group-by would hold more
+    # (Formats::GroupingAdvice), or nil. profile and dot_options as after
+    # Profile#viewed. Advice only: a graph that cannot be drawn says so
+    # when it is written, not here.
+    def grouping_note(profile, paths, dot_options)
+      return nil unless paths.any? { |path| GRAPH_FORMATS.include?(output_format(path)) }
+
+      Formats::GroupingAdvice.note(profile, dot_options)
+    rescue Tracegraph::Error, ArgumentError
+      nil
     end
 
     # A saved profile has a call tree only if it was recorded with one.

@@ -89,7 +89,7 @@ class TestDot < TracegraphTest
 
   def test_bad_options_raise_naming_the_problem
     e = assert_raises(ArgumentError) { demo_profile.to_dot(max_node: 3) }
-    assert_match(/unknown option :max_node \(allowed: :node_fraction, :edge_fraction, :max_nodes, :focus, :ignore, :split_hubs, :fold_chains, :size_by\)/, e.message)
+    assert_match(/unknown option :max_node \(allowed: :node_fraction, :edge_fraction, :max_nodes, :focus, :ignore, :split_hubs, :fold_chains, :size_by, :group_by\)/, e.message)
     e = assert_raises(ArgumentError) { demo_profile.to_dot(node_fraction: 2) }
     assert_match(/node_fraction must be a number from 0 to 1/, e.message)
     e = assert_raises(ArgumentError) { demo_profile.to_dot(focus: "(") }

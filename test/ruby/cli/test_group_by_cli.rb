@@ -1,0 +1,67 @@
+require_relative "../test_helper"
+require_relative "../cli_helper"
+
+# --group-by on the command, `render` and `diff`: the same graph and rows
+# as the API's Profile#group_by.
+class TestGroupByCli < Minitest::Test
+  include CliHelper
+
+  PROGRAM = "class Shop\n  def hot = (1..2000).each { leaf }\n  def leaf = 1\nend\nShop.new.hot\n".freeze
+
+  def setup
+    @dir = Dir.mktmpdir("tracegraph-group-by-cli")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+  end
+
+  def path(name) = File.join(@dir, name)
+
+  def test_the_command_and_render_draw_groups_as_the_api_does
+    _, err, status = tracegraph("--group-by", "class", "-o", "run.json", "-o", "run.dot", "-e", PROGRAM)
+    assert status.success?, err
+    assert_includes File.read(path("run.dot")), "Grouped by class"
+    saved = Tracegraph::Profile.load_json(path("run.json"))
+    assert saved["Shop#hot"], "the JSON keeps the methods"
+    _, err, status = tracegraph("render", path("run.json"), "--group-by", "class", "-o", "again.dot")
+    assert status.success?, err
+    assert_equal Dir.chdir(@dir) { saved.to_dot(group_by: :class) }, File.read(path("again.dot"))
+    _, err, status = tracegraph("render", path("run.json"), "--group-by", "line", "-o", "bad.dot")
+    refute status.success?
+    assert_match(/group-by/, err)
+  end
+
+  def test_diff_compares_groups
+    _, err, status = tracegraph("-o", "a.json", "-e", PROGRAM)
+    assert status.success?, err
+    a = Tracegraph::Profile.load_json(path("a.json"))
+    out, err, status = tracegraph("diff", "a.json", "a.json", "--group-by", "class", "--text", "--limit", "50")
+    assert status.success?, err
+    shop = a.group_by(:class)["Shop"]
+    assert_equal 2001, shop.calls # hot, and the block 2,000 times from Range#each
+    refute_includes out, "Shop#hot"
+    _, err, status = tracegraph("diff", "a.json", "a.json", "--group-by", "gem", "-o", "d.dot")
+    assert status.success?, err
+    assert_includes File.read(path("d.dot")), "app"
+  end
+
+  def test_render_says_which_grouping_holds_more_when_the_boxes_hold_little
+    methods = 150.times.map do |i|
+      Tracegraph::MethodStats.new(name: "Part#{i % 3}#m#{i}", file: "/app/part#{i % 3}.rb", line: i + 1, calls: 1,
+                                  total_time: 20, self_time: 20, c_method: false)
+    end
+    Tracegraph::Profile.new(clock: :wall, threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: 3000)],
+                            methods: methods, edges: []).write_json(path("spread.json"))
+    _, err, status = tracegraph("render", "spread.json", "-o", "spread.dot")
+    assert status.success?, err
+    assert_includes err, "tracegraph render: the graph's boxes hold 53.3% of self time, spread over 150 methods; " \
+                         "--group-by class would hold 100%, file 100%, gem 100%\n"
+    _, err, status = tracegraph("render", "spread.json", "-o", "spread.json.gz")
+    assert status.success?, err
+    refute_includes err, "--group-by", "no graph, no advice"
+    _, err, status = tracegraph("-o", "small.dot", "-e", PROGRAM)
+    assert status.success?, err
+    refute_includes err, "--group-by", "a graph holding most of the time needs no advice"
+  end
+end

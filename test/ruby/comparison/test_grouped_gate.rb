@@ -1,0 +1,54 @@
+require_relative "../test_helper"
+require "stringio"
+
+# The gate of tracegraph diff at a coarser grain (--group-by): groups'
+# per-run samples are their methods' summed run by run, so the noise
+# between runs is measured for groups as for methods. Synthetic, exact.
+class TestGroupedGate < Minitest::Test
+  MS = 1_000_000
+
+  # One run: Object#main calls Worker#work and Worker#tidy; times in ms.
+  def run_profile(work:, tidy: 100)
+    main = Tracegraph::MethodStats.new(name: "Object#main", file: "/app/main.rb", line: 1, calls: 1,
+                                       total_time: (work + tidy + 1) * MS, self_time: 1 * MS, c_method: false)
+    w = Tracegraph::MethodStats.new(name: "Worker#work", file: "/app/worker.rb", line: 5, calls: 100,
+                                    total_time: work * MS, self_time: work * MS, c_method: false)
+    t = Tracegraph::MethodStats.new(name: "Worker#tidy", file: "/app/worker.rb", line: 9, calls: 10,
+                                    total_time: tidy * MS, self_time: tidy * MS, c_method: false)
+    edges = [w, t].map do |m|
+      Tracegraph::EdgeStats.new(caller: main, callee: m, calls: m.calls, total_time: m.total_time, self_time: m.self_time)
+    end
+    Tracegraph::Profile.new(clock: :cpu, methods: [main, w, t], edges: edges,
+                            threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: main.total_time)])
+  end
+
+  def runs(works) = Tracegraph::Profile.median(works.map { |w| run_profile(work: w) })
+
+  def gate(base, head)
+    g = Tracegraph::DiffGate.new(base.group_by(:class).diff(head.group_by(:class)), time: {default: 3.0, methods: {}})
+    io = StringIO.new
+    g.report(io)
+    [g, io.string]
+  end
+
+  def test_a_group_keeps_its_methods_runs_summed
+    grouped = runs([100, 90, 110, 95, 105]).group_by(:class)
+    assert_equal 5, grouped.runs.count
+    assert_equal [200, 190, 210, 195, 205].map { |t| t * MS }, grouped.runs.self_times("Worker")
+    assert_equal [110] * 5, grouped.runs.calls("Worker")
+    assert_equal 110, grouped["Worker"].calls
+    assert_equal 200 * MS, grouped["Worker"].self_time
+    again = Tracegraph::Profile.parse_json(grouped.to_json)
+    assert_equal grouped.runs.self_times("Worker"), again.runs.self_times("Worker")
+  end
+
+  def test_the_gate_judges_groups_against_the_noise_between_runs
+    base = runs([100, 60, 140, 80, 120])
+    g, report = gate(base, runs([108, 68, 148, 88, 128])) # Worker +4%: above 3%, within its noise
+    refute g.failed?, report
+    g, report = gate(base, runs([200, 160, 240, 180, 220])) # Worker +50%
+    assert g.failed?, report
+    assert_match(/Worker/, report)
+    refute_match(/Worker#work/, report)
+  end
+end
