@@ -187,3 +187,8 @@ module Tracegraph
     end
   end
 end
+
+# In a Rails app (Bundler requires "tracegraph" after Rails), the Railtie:
+# `gem "tracegraph"` in the Gemfile is the whole setup. The one place a
+# layer loads one above it, and only when Rails is there to use it.
+require "tracegraph/rails" if defined?(Rails::Railtie)
