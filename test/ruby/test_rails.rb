@@ -191,4 +191,25 @@ class TestRails < Minitest::Test
     assert_nil profile["PostsController#show"], "a plain request's work is not in the profile"
     assert_empty profile.methods.map(&:name).grep(/\APuma|Net::HTTP|TCPServer/)
   end
+
+  # The boot profiled as the guide says (RUBYOPT=-rtracegraph/autorun):
+  # tracegraph is loaded before Rails, yet config.tracegraph works (the
+  # app sets it), and two boots give the same names, every one of them.
+  def test_two_profiled_boots_give_the_same_names
+    paths = %w[boot1 boot2].map do |name|
+      path = File.join(Dir.tmpdir, "#{name}-#{Process.pid}-#{object_id}.json")
+      out = boot(%(out["status"] = app.get("/posts").status),
+                 env: {"RUBYOPT" => "-I#{LIB} -rtracegraph/autorun", "TRACEGRAPH_OUTPUT" => path})
+      assert_equal 200, out["status"]
+      path
+    end
+    a, b = paths.map { |path| names(path) }
+    assert_operator a.size, :>, 3000
+    assert_equal a.sort, b.sort
+    assert_includes a, "Tracegraph::Railtie.enabled?"
+    assert_includes a, "app/views/posts/_post.html.erb"
+    assert_empty a.grep(/_html_erb_|0x\h{6,}/)
+  ensure
+    paths&.each { |path| FileUtils.rm_f(path) }
+  end
 end
