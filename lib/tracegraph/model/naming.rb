@@ -43,7 +43,12 @@ module Tracegraph
 
     def self.definition_location(mod)
       methods = mod.instance_methods(false) + mod.private_instance_methods(false)
-      locations = methods.filter_map { |m| mod.instance_method(m).source_location }
+      # Not the templates ActionView compiles into its anonymous view
+      # class: which of them exist depends on what has been rendered.
+      locations = methods.filter_map do |m|
+        location = mod.instance_method(m).source_location
+        location unless location && template_name("##{m}", location[0])
+      end
       locations += mod.singleton_methods(false).filter_map { |m| mod.method(m).source_location }
       file, line = locations.min
       # Relative to the working directory, so that names do not depend on

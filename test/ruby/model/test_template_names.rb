@@ -59,4 +59,14 @@ class TestTemplateNames < TracegraphTest
     assert_equal ["app/views/posts/_post.html.erb", "block in app/views/posts/_post.html.erb"], names[0]
     assert_equal names[0], names[1]
   end
+
+  # ActionView's anonymous view class holds the compiled templates; its
+  # name comes from its own methods only, not from whichever templates
+  # happen to be compiled (whose paths may sort first).
+  def test_the_view_class_is_named_without_its_templates
+    view_class = Class.new { define_method(:compiled_method_container) { self.class } }
+    line = __LINE__ - 1
+    view_class.module_eval("def _aaa_views_x_html_erb___1_2; end", "#{ROOT}/aaa/views/x.html.erb", 0)
+    assert_equal "#<Class:test/ruby/model/test_template_names.rb:#{line}>", Tracegraph::Naming.module_name(view_class)
+  end
 end
