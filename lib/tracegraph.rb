@@ -187,3 +187,24 @@ module Tracegraph
     end
   end
 end
+
+# In a Rails app (Bundler requires "tracegraph" after Rails), the Railtie:
+# `gem "tracegraph"` in the Gemfile is the whole setup. The one place a
+# layer loads one above it, and only when Rails is there to use it.
+if defined?(Rails::Railtie)
+  require "tracegraph/rails"
+else
+  # Loaded before Rails (RUBYOPT=-rtracegraph/autorun, or the tracegraph
+  # command running bin/rails), Bundler's require "tracegraph" comes too
+  # late to do anything, and `config.tracegraph` in the app's config would
+  # be unknown. So the Railtie is loaded when the app's Application class
+  # opens, before its body runs. (Ruby runs no event hook inside a
+  # TracePoint's block, so none of this is in a profile.)
+  Tracegraph::RAILS_APPLICATION_WATCH = TracePoint.new(:class) do |tp|
+    next unless defined?(::Rails::Application) && tp.self.is_a?(Class) && tp.self < ::Rails::Application
+
+    tp.disable
+    require "tracegraph/rails"
+  end
+  Tracegraph::RAILS_APPLICATION_WATCH.enable
+end

@@ -71,7 +71,7 @@ module Tracegraph
 
       started = Time.now
       begin
-        Tracegraph.start(**@start_options)
+        Tracegraph.start(**start_options_for(env))
       rescue Tracegraph::Error
         SESSION.unlock
         return skipped(env, "the profiler is already running (started outside Tracegraph::Rack)")
@@ -88,8 +88,7 @@ module Tracegraph
         end
         written = save(profile, env, started, reason)
       end
-      headers = with_header(headers, written ? listing(written) : "profiled, but its files could not be written")
-      [status, headers, body]
+      respond(env, [status, headers, body], written)
     end
 
     # Why env's request is to be profiled ("opt-in", "every", ...), or nil.
@@ -101,6 +100,15 @@ module Tracegraph
     end
 
     private
+
+    # The options Tracegraph.start gets for env's request.
+    def start_options_for(_env) = @start_options
+
+    # The response of a profiled request, given what save returned.
+    def respond(_env, response, written)
+      status, headers, body = response
+      [status, with_header(headers, written ? listing(written) : "profiled, but its files could not be written"), body]
+    end
 
     # Writes the request's files and the merged ones when due. Returns the
     # paths written, or nil after logging why it could not.
@@ -146,9 +154,9 @@ module Tracegraph
       [status, with_header(headers, "skipped, #{why}"), body]
     end
 
-    def with_header(headers, value)
+    def with_header(headers, value, name = HEADER)
       headers = headers.dup if headers.frozen?
-      headers[HEADER] = value
+      headers[name] = value
       headers
     end
 

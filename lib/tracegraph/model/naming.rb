@@ -50,7 +50,12 @@ module Tracegraph
 
     def self.definition_location(mod)
       methods = mod.instance_methods(false) + mod.private_instance_methods(false)
-      locations = methods.filter_map { |m| mod.instance_method(m).source_location }
+      # Not the templates ActionView compiles into its anonymous view
+      # class: which of them exist depends on what has been rendered.
+      locations = methods.filter_map do |m|
+        location = mod.instance_method(m).source_location
+        location unless location && template_name("##{m}", location[0])
+      end
       locations += mod.singleton_methods(false).filter_map { |m| mod.method(m).source_location }
       file, line = locations.min
       # Relative to the working directory, so that names do not depend on
@@ -93,6 +98,28 @@ module Tracegraph
       nil
     ensure
       $VERBOSE = verbose
+    end
+
+    # ---- compiled templates ---------------------------------------------------
+
+    # ActionView compiles each template into a method named from the
+    # template's path, its String#hash (seeded per process) and its
+    # object's id (Template#method_name, the same in Rails 6.1 to 7.2):
+    #   _app_views_posts__post_html_erb___2873853593807101210_5160
+    # ("-" becomes "_", so a negative hash gives three "_"). The method's
+    # file is the template's own, so it is named by that path instead,
+    # the same in every process: "app/views/posts/_post.html.erb", and its
+    # blocks "block in app/views/posts/_post.html.erb".
+    TEMPLATE_METHOD = /\A(?<block>block (?:\(\d+ levels\) )?in )?.*[#.]_(?<ident>[a-z_]+?)___?\d+_\d+\z/m
+
+    # The template's name for a method `name` defined in `file`, or nil
+    # when it is not a compiled template: the part of the name built from
+    # the path must be what Rails builds from this file's path.
+    def self.template_name(name, file)
+      return nil unless file && name.include?("__") && (m = TEMPLATE_METHOD.match(name))
+      return nil unless file.tr("^a-z_", "_").end_with?(m[:ident])
+
+      "#{m[:block]}#{Tracegraph.short_path(file)}"
     end
 
     # ---- blocks ---------------------------------------------------------------

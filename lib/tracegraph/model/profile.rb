@@ -104,7 +104,10 @@ module Tracegraph
     def self.from_native(raw, program: nil)
       clock, threads, methods, edges, complete, tree, gc, wall_time, allocations = raw
       methods = methods.map do |name, file, line, c_method, calls, total, self_time, allocs, self_allocs, by_type|
-        MethodStats.new(name: Profile.clean_name(name), file: file && Profile.clean_name(file), line: line, calls: calls,
+        name = Profile.clean_name(name)
+        file &&= Profile.clean_name(file)
+        name = Naming.template_name(name, file) || name
+        MethodStats.new(name: name, file: file, line: line, calls: calls,
                         total_time: total, self_time: self_time, c_method: c_method,
                         allocations: allocs, self_allocations: self_allocs,
                         allocations_by_type: by_type && AllocationTypes.sorted(by_type))

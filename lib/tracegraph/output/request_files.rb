@@ -82,17 +82,10 @@ module Tracegraph
       write(profile, "#{self.class.stamp(time)}-merged-#{count}-requests")
     end
 
-    private
-
-    # The JSON first, in a file this call creates (O_EXCL), so two writers
-    # never get the same name; then the other formats beside it.
-    def write(profile, stem)
-      base = reserve(stem)
-      written = [profile.write_json("#{base}.json")]
-      formats.each { |format| written.concat(Output.write(profile, "#{base}.#{format}")) }
-      written.uniq
-    end
-
+    # Claims the name stem (or stem-2, stem-3...) now, by creating its
+    # .json empty, and returns the path without extension, for
+    # write_reserved to fill later (Tracegraph::RailsMiddleware names the
+    # file in the response, then writes it after the response has gone).
     def reserve(stem)
       (1..).each do |n|
         base = File.join(dir, n == 1 ? stem : "#{stem}-#{n}")
@@ -108,5 +101,19 @@ module Tracegraph
         end
       end
     end
+
+    # Writes the profile at a base path from reserve: the JSON, then the
+    # other formats beside it. Returns the paths written.
+    def write_reserved(profile, base)
+      written = [profile.write_json("#{base}.json")]
+      formats.each { |format| written.concat(Output.write(profile, "#{base}.#{format}")) }
+      written.uniq
+    end
+
+    private
+
+    # The JSON first, in a file reserve creates (O_EXCL), so two writers
+    # never get the same name; then the other formats beside it.
+    def write(profile, stem) = write_reserved(profile, reserve(stem))
   end
 end

@@ -1,0 +1,225 @@
+require_relative "test_helper"
+require "json"
+require "open3"
+require "rbconfig"
+require "tmpdir"
+
+# Tracegraph::Railtie with real Rails (Debian's ruby-rails, 6.1, and
+# ruby-sqlite3): test/fixtures/rails_app/app.rb, one model, one controller,
+# an ERB view with a partial and a layout. Each test boots the app in a
+# process of its own, in the app's directory, as `rails server` would,
+# and calls it through Rack::MockRequest.
+class TestRails < Minitest::Test
+  LIB = File.expand_path("../../lib", __dir__)
+  APP_DIR = File.expand_path("../fixtures/rails_app", __dir__)
+  EXE = File.expand_path("../../exe/tracegraph", __dir__)
+
+  def self.missing
+    return @missing if defined?(@missing)
+
+    _, err, status = Open3.capture3(RbConfig.ruby, "-e", 'require "rails"; require "sqlite3"')
+    @missing = status.success? ? nil : err[/cannot load such file -- \S+/] || err.lines.first.to_s.strip
+  end
+
+  def setup
+    skip "Rails or sqlite3 is not installed (apt-get install ruby-rails ruby-sqlite3): #{self.class.missing}" if self.class.missing
+    @dir = Dir.mktmpdir("tracegraph-rails")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir) if @dir
+  end
+
+  # Boots the app in RAILS_ENV rails_env, runs code (with `app`, a
+  # Rack::MockRequest on it, and `out`, a Hash printed as JSON at the
+  # end), and returns `out`.
+  def boot(code, rails_env: "development", env: {})
+    script = <<~RUBY
+      require "json"
+      require #{File.join(APP_DIR, 'app').dump}
+      app = Rack::MockRequest.new(Rails.application)
+      out = {}
+      #{code}
+      puts JSON.generate(out)
+    RUBY
+    stdout, stderr, status = Open3.capture3({"RAILS_ENV" => rails_env, "TRACEGRAPH_RAILS_DIR" => @dir}.merge(env),
+                                            RbConfig.ruby, "-I", LIB, "-e", script, chdir: APP_DIR)
+    assert status.success?, "the app failed:\n#{stderr}"
+    JSON.parse(stdout.lines.last)
+  end
+
+  # What differs between two processes running the same code: when the
+  # garbage collector runs, and the collisions in Hash lookups (Ruby seeds
+  # String#hash anew in every process, and a collision calls the key's
+  # eql?, String#eql? or, where a class aliases it, its ==).
+  PROCESS_NOISE = /\A\(garbage collection|#(?:eql\?|==)\z/
+  GATE_IGNORES = ["--ignore", "(garbage collection*", "--ignore", "*#eql?", "--ignore", "*#=="].freeze
+
+  def files = Dir[File.join(@dir, "*")].sort
+
+  def names(path) = Tracegraph::Profile.load_json(path).methods.map(&:name)
+
+  def test_an_opted_in_request_writes_one_file_with_the_controller_the_templates_and_the_queries
+    out = boot(<<~RUBY)
+      response = app.get("/posts?tracegraph=1")
+      out["status"] = response.status
+      out["report"] = response.headers["x-tracegraph-report"]
+      out["body"] = response.body
+    RUBY
+    assert_equal 200, out["status"]
+    assert_includes out["body"], %(<li id="post-3">Post 3</li>)
+    assert_equal [File.join(@dir, "posts-index-")], files.map { |f| f.sub(/\d{8}-\d{6}\.json\z/, "") }
+    assert_equal "#{files[0]}", out["report"]
+    found = names(files[0])
+    %w[PostsController#index SQLite3::Statement#step app/views/posts/index.html.erb app/views/posts/_post.html.erb
+       app/views/layouts/application.html.erb].each { |name| assert_includes found, name }
+    assert_empty found.grep(/_html_erb_/), "no template keeps Rails' method name"
+    profile = Tracegraph::Profile.load_json(files[0])
+    # Five posts, one partial render each (render @posts renders a
+    # collection: one call per post).
+    assert_equal 5, profile.methods.find { |m| m.name == "app/views/posts/_post.html.erb" }.calls
+  end
+
+  def test_plain_requests_and_assets_write_nothing
+    out = boot(<<~RUBY)
+      out["statuses"] = [app.get("/posts").status, app.get("/posts/2").status,
+                         app.get("/assets/app.css?tracegraph=1").status]
+      out["header"] = app.get("/posts").headers["x-tracegraph-report"]
+    RUBY
+    assert_equal [200, 200, 404], out["statuses"]
+    assert_nil out["header"]
+    assert_empty files
+  end
+
+  def test_the_header_opts_in_and_the_parameter_asks_for_allocations
+    out = boot(<<~RUBY)
+      out["header"] = app.get("/posts/2", "HTTP_X_TRACEGRAPH" => "1").headers["x-tracegraph-report"]
+      out["allocations"] = app.get("/posts/3?tracegraph=allocations").headers["x-tracegraph-report"]
+    RUBY
+    assert_match %r{/posts-show-\d{8}-\d{6}\.json\z}, out["header"]
+    assert_match %r{/posts-show-\d{8}-\d{6}(-2)?\.json\z}, out["allocations"]
+    refute_equal out["header"], out["allocations"]
+    refute Tracegraph::Profile.load_json(out["header"]).allocations?
+    assert Tracegraph::Profile.load_json(out["allocations"]).allocations?
+  end
+
+  # The file is written after the response: under a server with
+  # rack.after_reply (puma), when the server runs those hooks.
+  def test_the_file_is_written_after_the_reply
+    out = boot(<<~RUBY)
+      after_reply = []
+      response = app.get("/posts?tracegraph=1", "rack.after_reply" => after_reply)
+      out["size_before"] = File.size(response.headers["x-tracegraph-report"])
+      out["hooks"] = after_reply.size
+      after_reply.each(&:call)
+      out["size_after"] = File.size(response.headers["x-tracegraph-report"])
+    RUBY
+    assert_equal [0, 1], [out["size_before"], out["hooks"]]
+    assert_operator out["size_after"], :>, 1000
+  end
+
+  # Two boots compile the templates into methods with other numbers; the
+  # profiles name everything alike, and the gate between them is quiet,
+  # but for what the process decides (PROCESS_NOISE).
+  def test_two_boots_give_the_same_names_and_a_quiet_gate
+    2.times { boot(%(app.get("/posts?tracegraph=1"))) }
+    a, b = files
+    refute_nil b
+    a_names, b_names = [a, b].map { |path| names(path).grep_v(PROCESS_NOISE) }
+    assert_equal [[], []], [a_names - b_names, b_names - a_names]
+    # (diff writes its graph, diff.dot, where it runs)
+    Dir.mktmpdir("tracegraph-rails-diff") do |cwd|
+      _, err, status = Open3.capture3(RbConfig.ruby, "-I", LIB, EXE, "diff", a, b, "--fail-on-calls", "0", *GATE_IGNORES,
+                                      chdir: cwd)
+      assert status.success?, err
+    end
+  end
+
+  def test_production_profiles_only_what_permit_allows
+    code = <<~RUBY
+      out["denied"] = app.get("/posts?tracegraph=1", "REMOTE_ADDR" => "10.0.0.9").headers["x-tracegraph-report"]
+      out["allowed"] = app.get("/posts?tracegraph=1", "REMOTE_ADDR" => "10.0.0.1").headers["x-tracegraph-report"]
+      out["first"] = Rails.application.middleware.first.inspect
+    RUBY
+    out = boot(code, rails_env: "production", env: {"TRACEGRAPH_RAILS_PERMIT" => "10.0.0.1"})
+    assert_nil out["denied"]
+    assert_equal files, [out["allowed"]]
+
+    # Without permit, production has no middleware at all.
+    out = boot(code, rails_env: "production")
+    assert_equal [nil, nil], [out["denied"], out["allowed"]]
+    refute_equal "Tracegraph::RailsMiddleware", out["first"]
+  end
+
+  def test_development_puts_the_middleware_first_and_test_leaves_it_out
+    code = %(out["first"] = Rails.application.middleware.first.inspect
+             out["report"] = app.get("/posts?tracegraph=1").headers["x-tracegraph-report"])
+    assert_equal "Tracegraph::RailsMiddleware", boot(code)["first"]
+    FileUtils.rm_rf(Dir[File.join(@dir, "*")])
+    out = boot(code, rails_env: "test")
+    assert_equal [false, nil], [out["first"] == "Tracegraph::RailsMiddleware", out["report"]]
+    assert_empty files
+    assert_equal "Tracegraph::RailsMiddleware", boot(code, rails_env: "test", env: {"TRACEGRAPH_RAILS_ENABLED" => "1"})["first"]
+  end
+
+  # Under puma with four threads: plain requests for /posts/N run beside
+  # the profiled /posts, and the profile holds the profiled request's
+  # thread only; the file is written after puma has answered
+  # (rack.after_reply).
+  def test_under_puma_the_profile_holds_its_own_request_only
+    out = boot(<<~RUBY)
+      require "puma"
+      require "puma/server"
+      require "net/http"
+      server = if defined?(Puma::LogWriter) # puma 6
+                 Puma::Server.new(Rails.application, Puma::Events.new, log_writer: Puma::LogWriter.strings,
+                                                                       min_threads: 4, max_threads: 4)
+               else
+                 Puma::Server.new(Rails.application, Puma::Events.strings, min_threads: 4, max_threads: 4)
+               end
+      server.add_tcp_listener("127.0.0.1", 0)
+      port = server.connected_ports.first
+      server.run
+      get = ->(path) { Net::HTTP.start("127.0.0.1", port) { |http| http.get(path) } }
+      done = false
+      plain = Array.new(3) { |i| Thread.new { n = 0; (get.("/posts/\#{i + 1}"); n += 1) until done && n > 2; n } }
+      sleep 0.05
+      profiled = get.("/posts?tracegraph=1")
+      done = true
+      out["plain"] = plain.sum(&:value)
+      out["status"] = profiled.code
+      out["report"] = profiled["x-tracegraph-report"]
+      sleep 0.01 until File.size(out["report"]).positive? || (out["waited"] = (out["waited"] || 0) + 1) > 1000
+      server.stop(true)
+    RUBY
+    assert_equal "200", out["status"]
+    assert_operator out["plain"], :>=, 9
+    assert_equal [out["report"]], files
+    profile = Tracegraph::Profile.load_json(out["report"])
+    assert_equal 1, profile.threads.size
+    assert_equal 1, profile["PostsController#index"].calls
+    assert_nil profile["PostsController#show"], "a plain request's work is not in the profile"
+    assert_empty profile.methods.map(&:name).grep(/\APuma|Net::HTTP|TCPServer/)
+  end
+
+  # The boot profiled as the guide says (RUBYOPT=-rtracegraph/autorun):
+  # tracegraph is loaded before Rails, yet config.tracegraph works (the
+  # app sets it), and two boots give the same names, every one of them.
+  def test_two_profiled_boots_give_the_same_names
+    paths = %w[boot1 boot2].map do |name|
+      path = File.join(Dir.tmpdir, "#{name}-#{Process.pid}-#{object_id}.json")
+      out = boot(%(out["status"] = app.get("/posts").status),
+                 env: {"RUBYOPT" => "-I#{LIB} -rtracegraph/autorun", "TRACEGRAPH_OUTPUT" => path})
+      assert_equal 200, out["status"]
+      path
+    end
+    a, b = paths.map { |path| names(path).grep_v(PROCESS_NOISE) }
+    assert_operator a.size, :>, 3000
+    assert_equal [[], []], [a - b, b - a]
+    assert_includes a, "Tracegraph::Railtie.enabled?"
+    assert_includes a, "app/views/posts/_post.html.erb"
+    assert_empty a.grep(/_html_erb_|0x\h{6,}/)
+  ensure
+    paths&.each { |path| FileUtils.rm_f(path) }
+  end
+end
