@@ -141,13 +141,7 @@ module Tracegraph
       end
     end
 
-    def pipe_timeout
-      value = ENV.fetch(PIPE_TIMEOUT_VARIABLE, DEFAULT_PIPE_TIMEOUT.to_s)
-      seconds = Float(value, exception: false)
-      raise Error, "#{PIPE_TIMEOUT_VARIABLE} must be a number of seconds, not #{value.inspect}" unless seconds&.>=(0)
-
-      seconds
-    end
+    def pipe_timeout = Output.seconds_setting(PIPE_TIMEOUT_VARIABLE, DEFAULT_PIPE_TIMEOUT)
 
     def clock = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 

@@ -36,6 +36,18 @@ module Tracegraph
     end
   end
 
+  module Output
+    # A limit in seconds from the environment variable, or default; raises
+    # Tracegraph::Error naming the variable for anything but a number >= 0.
+    def self.seconds_setting(variable, default)
+      value = ENV.fetch(variable, default.to_s)
+      seconds = Float(value, exception: false)
+      raise Error, "#{variable} must be a number of seconds, not #{value.inspect}" unless seconds&.>=(0)
+
+      seconds
+    end
+  end
+
   module DotRender
     # Past these, dot's layout takes seconds to minutes (dot's rank and
     # crossing-minimisation passes grow faster than the edge count).
@@ -66,13 +78,7 @@ module Tracegraph
         "--max-nodes 80 (the default), --node-fraction 0.01, or --focus REGEX"
     end
 
-    def timeout
-      value = ENV.fetch("TRACEGRAPH_DOT_TIMEOUT", DEFAULT_TIMEOUT.to_s)
-      seconds = Float(value, exception: false)
-      raise Error, "TRACEGRAPH_DOT_TIMEOUT must be a number of seconds, not #{value.inspect}" unless seconds&.>=(0)
-
-      seconds
-    end
+    def timeout = Output.seconds_setting("TRACEGRAPH_DOT_TIMEOUT", DEFAULT_TIMEOUT)
 
     # Runs dot; raises Tracegraph::Error if it fails, is missing or takes
     # longer than the timeout (then it is killed). dot runs in a process
