@@ -1,5 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
+require_relative "../consumers_helper"
 require "json"
 require "open3"
 require "tmpdir"
@@ -17,6 +18,7 @@ require "tracegraph/output/output"
 #   fail, and the checked-in fixture must pass.
 class TestFirefox < TracegraphTest
   include CliHelper
+  include ConsumersHelper
 
   CHECKER = File.expand_path("../../consumers/firefox_check.js", __dir__)
   PROFILER_CLI = File.expand_path("../../consumers/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js", __dir__)
@@ -42,7 +44,7 @@ class TestFirefox < TracegraphTest
   end
 
   def run_checker(path)
-    skip "node is not installed (apt-get install nodejs)" unless system("command -v node > /dev/null 2>&1")
+    require_node!
     Open3.capture3("node", CHECKER, path)
   end
 
@@ -55,8 +57,7 @@ class TestFirefox < TracegraphTest
   # Runs the Firefox Profiler's CLI in a session of its own; returns its
   # stdout, parsed if it is JSON.
   def profiler(*args)
-    skip "node is not installed (apt-get install nodejs)" unless system("command -v node > /dev/null 2>&1")
-    skip "the Firefox Profiler's loader is not installed (bin/setup runs npm ci in test/consumers)" unless File.file?(PROFILER_CLI)
+    require_npm_package!("@firefox-devtools/profiler-cli/dist/profiler-cli.js", "the Firefox Profiler's loader")
     env = {"PROFILER_CLI_SESSION_DIR" => File.join(@dir, "sessions"), "PROFILER_CLI_NO_SYMBOLICATE" => "1",
            "HOME" => @dir}
     out, err, status = Open3.capture3(env, "node", PROFILER_CLI, *args, "--session", "tracegraph-test")

@@ -1,5 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
+require_relative "../consumers_helper"
 require "json"
 require "open3"
 require "tmpdir"
@@ -11,9 +12,8 @@ require "tracegraph/output/output"
 # thread count and the heaviest stack must come out as ours.
 class TestSpeedscope < TracegraphTest
   include CliHelper
+  include ConsumersHelper
 
-  CONSUMERS = File.expand_path("../../consumers", __dir__)
-  IMPORTER = File.join(CONSUMERS, "speedscope_import.js")
 
   PROGRAM = <<~RUBY
     def spin(n) = n.times { |i| i * i }
@@ -34,22 +34,13 @@ class TestSpeedscope < TracegraphTest
     super
   end
 
-  def speedscope(path)
-    skip "node is not installed (apt-get install nodejs npm)" unless system("command -v node > /dev/null 2>&1")
-    unless File.directory?(File.join(CONSUMERS, "node_modules/speedscope"))
-      skip "speedscope's npm package is not installed (bin/setup runs npm ci in test/consumers)"
-    end
-    out, err, status = Open3.capture3("node", IMPORTER, path)
-    assert status.success?, "speedscope could not import #{path}: #{err}"
-    JSON.parse(out)
-  end
 
   def test_speedscope_reads_our_threads_totals_and_heaviest_stacks
     script = write_script("app.rb", PROGRAM)
     _, err, status = tracegraph("-o", "app.speedscope.json", "-o", "app.json", script)
     assert status.success?, err
     profile = Tracegraph::Profile.load_json(File.join(@dir, "app.json"))
-    read = speedscope(File.join(@dir, "app.speedscope.json"))
+    read = speedscope_import(File.join(@dir, "app.speedscope.json"))
     assert_equal %w[main worker], read["profiles"].map { |p| p["name"] }, "one profile per thread"
     assert_equal(profile.threads.map(&:total_time), read["profiles"].map { |p| p["total"] })
     assert_equal(%w[nanoseconds] * 2, read["profiles"].map { |p| p["unit"] })
@@ -79,7 +70,7 @@ class TestSpeedscope < TracegraphTest
     assert_equal ats.sort, ats
     assert_equal profile.total_time, only["endValue"]
     assert_equal only["endValue"], ats.last
-    assert_equal profile.total_time, speedscope(path)["profiles"].first["total"]
+    assert_equal profile.total_time, speedscope_import(path)["profiles"].first["total"]
   end
 
   def test_without_a_call_tree_it_says_how_to_get_one

@@ -1,5 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
+require_relative "../consumers_helper"
 require "json"
 require "open3"
 require "tmpdir"
@@ -10,9 +11,8 @@ require "tmpdir"
 # every frame with exactly our self and total time.
 class TestSpeedscopeSize < TracegraphTest
   include CliHelper
+  include ConsumersHelper
 
-  CONSUMERS = File.expand_path("../../consumers", __dir__)
-  IMPORTER = File.join(CONSUMERS, "speedscope_import.js")
 
   PROGRAM = <<~RUBY
     def leaf(n) = n.times { |i| i * i }
@@ -38,15 +38,6 @@ class TestSpeedscopeSize < TracegraphTest
     super
   end
 
-  def speedscope(path)
-    skip "node is not installed (apt-get install nodejs npm)" unless system("command -v node > /dev/null 2>&1")
-    unless File.directory?(File.join(CONSUMERS, "node_modules/speedscope"))
-      skip "speedscope's npm package is not installed (bin/setup runs npm ci in test/consumers)"
-    end
-    out, err, status = Open3.capture3("node", IMPORTER, path)
-    assert status.success?, "speedscope could not import #{path}: #{err}"
-    JSON.parse(out)
-  end
 
   def record(code, env: {})
     script = write_script("app.rb", code)
@@ -59,7 +50,7 @@ class TestSpeedscopeSize < TracegraphTest
   # name => [total, self].
   def frames_read(path)
     sums = Hash.new { |h, k| h[k] = [0, 0] }
-    speedscope(path)["profiles"].flat_map { |p| p["frames"] }.each do |name, total, self_time|
+    speedscope_import(path)["profiles"].flat_map { |p| p["frames"] }.each do |name, total, self_time|
       sums[name][0] += total
       sums[name][1] += self_time
     end
@@ -93,6 +84,6 @@ class TestSpeedscopeSize < TracegraphTest
     assert_operator profile.call_tree.nodes.map { |n| n.stack.size }.max, :>, 1000
     read = frames_read(path)
     profile.methods.each { |m| assert_equal m.self_time, read.fetch(m.name)[1], "#{m.name}: self" }
-    assert_equal profile.total_time, speedscope(path)["profiles"].sum { |p| p["total"] }
+    assert_equal profile.total_time, speedscope_import(path)["profiles"].sum { |p| p["total"] }
   end
 end

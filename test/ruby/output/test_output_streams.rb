@@ -1,5 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
+require_relative "../consumers_helper"
 require "zlib"
 require "shellwords"
 
@@ -9,6 +10,7 @@ require "shellwords"
 # reader: the shell's pipe, a FIFO's reader, zcat, load_json.
 class TestOutputStreams < Minitest::Test
   include CliHelper
+  include ConsumersHelper
 
   SCRIPT = <<~RUBY
     def work(n) = n.times.sum
@@ -215,11 +217,8 @@ class TestOutputStreams < Minitest::Test
   # A real reader at the other end of the pipe: speedscope's own importer
   # reads the profile from its standard input.
   def test_speedscope_reads_the_profile_from_a_pipe
-    importer = File.expand_path("../../consumers/speedscope_import.js", __dir__)
-    skip "node is not installed (apt-get install nodejs npm)" unless system("command -v node > /dev/null 2>&1")
-    unless File.directory?(File.expand_path("../../consumers/node_modules/speedscope", __dir__))
-      skip "speedscope's npm package is not installed (bin/setup runs npm ci in test/consumers)"
-    end
+    require_npm_package!("speedscope", "speedscope's npm package")
+    importer = ConsumersHelper::SPEEDSCOPE_IMPORTER
     write_script("busy.rb", "def work = 200_000.times { |i| i * i }\nwork\n")
     command = "#{shell_command('-o', '-', '--format', 'speedscope', 'busy.rb')} | node #{Shellwords.escape(importer)} /dev/stdin"
     out, err, status = Open3.capture3("bash", "-o", "pipefail", "-c", command, chdir: @dir)

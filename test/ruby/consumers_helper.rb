@@ -1,0 +1,32 @@
+require "json"
+require "open3"
+
+# The real consumers the format tests hand our files to, and the one way
+# each test skips when its consumer is absent: Node, and the npm packages
+# that bin/setup installs with `npm ci` in test/consumers.
+module ConsumersHelper
+  CONSUMERS = File.expand_path("../consumers", __dir__)
+  SPEEDSCOPE_IMPORTER = File.join(CONSUMERS, "speedscope_import.js")
+
+  def require_node!
+    skip "node is not installed (apt-get install nodejs npm)" unless system("command -v node > /dev/null 2>&1")
+  end
+
+  # Skips unless test/consumers/node_modules/<path> exists; `what` names
+  # the package in the message.
+  def require_npm_package!(path, what)
+    require_node!
+    return if File.exist?(File.join(CONSUMERS, "node_modules", path))
+
+    skip "#{what} is not installed (bin/setup runs npm ci in test/consumers)"
+  end
+
+  # speedscope's own importer on path: its profiles as JSON (name, unit,
+  # total, heaviest stack per thread).
+  def speedscope_import(path)
+    require_npm_package!("speedscope", "speedscope's npm package")
+    out, err, status = Open3.capture3("node", SPEEDSCOPE_IMPORTER, path)
+    assert status.success?, "speedscope could not import #{path}: #{err}"
+    JSON.parse(out)
+  end
+end
