@@ -14,6 +14,7 @@
 //    "flame": {"shown", "hover": {"name", "calls", "total", "self", "path"}, "zoomedIn", "zoomedOut", "search"}
 // Usage: node html_report_check.js FILE [--search TEXT] [--method NAME] [--graph-search TEXT]
 //        [--flame PARAMS|- [--flame-row N] [--flame-only]] (PARAMS as in #flame?PARAMS)
+//        [--open #FRAGMENT (the first view opened)]
 //        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
 "use strict";
 const fs = require("fs");
@@ -40,7 +41,10 @@ async function checkFlame(page, params) {
       frame: (document.querySelector("#flame-frame") || {}).textContent || null,
       frameLink: (document.querySelector("#flame-frame a") || {}).textContent || null,
       drawMs: view ? Number(view.dataset.drawMs) : null, frames: view ? Number(view.dataset.frames) : null,
-      threads: [...document.querySelectorAll("#flame-thread option")].map((o) => o.textContent)
+      threads: [...document.querySelectorAll("#flame-thread option")].map((o) => o.textContent),
+      // The methods of the choice: [name, calls, self ns, total ns], the first 10.
+      methods: [...document.querySelectorAll("#flame-methods tbody tr")].slice(0, 10)
+        .map((tr) => [tr.children[0].textContent, tr.children[1].textContent, tr.children[2].title, tr.children[4].title])
     };
   });
   const drawn = async (previousHash) => {
@@ -119,7 +123,7 @@ async function main() {
     page.on("dialog", async (dialog) => { out.dialogs.push(dialog.message()); await dialog.dismiss(); });
 
     const started = Date.now();
-    await page.goto(url, { waitUntil: "load" });
+    await page.goto(url + (option("--open") || ""), { waitUntil: "load" });
     await page.waitForSelector("body[data-ready-ms]", { timeout: 30000 });
     out.readyMs = Date.now() - started;
     out.pageReadyMs = Number(await page.$eval("body", (b) => b.dataset.readyMs));

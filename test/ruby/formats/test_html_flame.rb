@@ -150,8 +150,11 @@ class TestHtmlFlame < TracegraphTest
     shown = flame["shown"]
     assert_equal "#flame", shown["hash"]
     assert_equal ["all 2 threads", "main (", "sleeper ("], shown["threads"].map { |t| t.sub(/\(.*/, "(") }
-    assert_match(/\AShowing all 2 threads\. The thread and waiting chosen here apply to the flame graph only/, shown["notes"])
+    assert_match(/\AShowing all 2 threads\. The thread and waiting chosen here apply to the flame graph and the methods listed under it only/, shown["notes"])
     assert_operator shown["frames"], :>, 3
+    top = profile.methods.each_with_index.sort_by { |m, i| [-m.self_time, i] }.first(10).map(&:first)
+    assert_equal(top.map { |m| [m.name, group(m.calls), "#{group(m.self_time)} ns", "#{group(m.total_time)} ns"] },
+                 shown["methods"], "every thread: the profile's own numbers, rebuilt from the tree")
 
     hover = flame["hover"]
     node = node_at(profile, hover["path"])
@@ -185,6 +188,10 @@ class TestHtmlFlame < TracegraphTest
     node = node_at(profile, hover["path"], view, sleeper)
     assert_equal [node.method.name, group(node.calls), "#{group(node.total_time)} ns", "#{group(node.self_time)} ns"],
                  hover.values_at("name", "calls", "total", "self"), "the numbers of tracegraph's own view (--idle hide)"
+    # The methods under it: tracegraph's own view's, by self time.
+    top = view.methods.each_with_index.sort_by { |m, i| [-m.self_time, i] }.first(10).map(&:first)
+    assert_equal(top.map { |m| [m.name, group(m.calls), "#{group(m.self_time)} ns", "#{group(m.total_time)} ns"] },
+                 flame["shown"]["methods"])
     assert_equal "block in <main>", hover["name"], "the thread's block, which naps"
     assert_operator node.total_time, :<, node_at(profile, hover["path"], profile, sleeper).total_time - 40_000_000,
                     "its 50 ms in Kernel#sleep are not in its total"

@@ -106,7 +106,7 @@
       next[parent[n]] += size[n];
       next[n] = x[n];
     }
-    const result = { size, x, hidden };
+    const result = { size, x, hidden, state };
     tree.layouts.set(key, result);
     return result;
   }
@@ -154,6 +154,55 @@
     return `hsl(${hue}, 85%, ${light}%)`;
   }
 
+  // Each method's numbers in the subtree of base, as tracegraph's views
+  // count them (ext/tracegraph/core/tg_tree_stats.h): calls and self add
+  // up over the paths drawn, and a total counts recursion once (the paths
+  // with no ancestor of the same method). [{ m, calls, self, total }]
+  function methodStats(base, size, fate) {
+    const count = methods.length + flame.extra_methods.length;
+    const calls = new Float64Array(count), self = new Float64Array(count), total = new Float64Array(count);
+    const open = new Int32Array(count), stack = [];
+    for (let n = base; n < tree.end[base];) {
+      if (fate[n]) { n = tree.end[n]; continue; }
+      while (stack.length && tree.end[stack[stack.length - 1]] <= n) {
+        const top = stack.pop();
+        if (tree.method[top] >= 0) open[tree.method[top]]--;
+      }
+      const m = tree.method[n];
+      if (m >= 0) {
+        calls[m] += tree.calls[n];
+        self[m] += tree.self[n];
+        if (!open[m]) total[m] += size[n];
+        open[m]++;
+      }
+      stack.push(n);
+      n++;
+    }
+    const rows = [];
+    for (let m = 0; m < count; m++) if (calls[m] > 0) rows.push({ m, calls: calls[m], self: self[m], total: total[m] });
+    return rows;
+  }
+
+  // The methods of the threads (and waiting) chosen, by self time.
+  const TABLE_ROWS = 100;
+  function methodTable(base, size, fate, shown) {
+    const rows = methodStats(base, size, fate).sort((a, b) => b.self - a.self || a.m - b.m);
+    const body = el("tbody");
+    for (const r of rows.slice(0, TABLE_ROWS)) {
+      const method = r.m < methods.length ? methods[r.m] : null;
+      body.append(el("tr", {}, el("td", { class: "name" }, method ? methodLink(method) : el("span", { text: flame.extra_methods[r.m - methods.length] })),
+        el("td", { text: group(r.calls) }), el("td", { text: time(r.self), title: `${group(r.self)} ns` }),
+        el("td", { text: percent(r.self, size[base]) }), el("td", { text: time(r.total), title: `${group(r.total)} ns` })));
+    }
+    const head = el("tr", {}, ...["Method", "Calls", "Self", "Self %", "Total"].map((label, i) => el("th", { class: i ? "" : "name", text: label })));
+    const capped = flame.folded_calls > 0 ? " At the cap, a call folded into an ancestor counts as that ancestor's self time." : "";
+    return el("section", { id: "flame-methods" },
+      el("h3", { text: `Methods of ${shown}` }),
+      el("p", { class: "note", text: `${group(rows.length)} methods, counted from the call tree as --thread and --idle count them; ` +
+        `the ${group(Math.min(rows.length, TABLE_ROWS))} with the most self time.${capped}` }),
+      el("table", {}, el("thead", {}, head), body));
+  }
+
   function noTree() {
     main.append(el("p", { class: "note", id: "no-flame" },
       "No flame graph: this profile has no call tree, which keeps each call path apart. Record one with ",
@@ -175,7 +224,7 @@
       idle: params.get("idle") === "hide" ? "hide" : "show", zoom: params.get("zoom") || "", q: params.get("q") || ""
     };
     const base = threadIndex >= 0 ? tree.threadNode[threadIndex] : (threads.length === 1 ? tree.threadNode[0] : 0);
-    const { size, x, hidden } = layout(state.idle === "hide");
+    const { size, x, hidden, state: fate } = layout(state.idle === "hide");
     const zoom = follow(base, state.zoom, size);
     if (R.search.value !== state.q && state.q) R.search.value = state.q;
 
@@ -197,7 +246,7 @@
 
     const shown = base === 0 ? `all ${threads.length} threads` : `the thread ${threads[tree.threadNode.indexOf(base)].name}`;
     const notes = [`Showing ${shown}${state.idle === "hide" ? ", waiting hidden" : ""}. The thread and waiting chosen here ` +
-      "apply to the flame graph only: the graph, the table and the method pages show " +
+      "apply to the flame graph and the methods listed under it only: the graph, the table and the method pages show " +
       (data.threads.length === 1 ? `the thread ${data.threads[0].name}` : `all ${data.threads.length} threads`) +
       " as the report was written."];
     if (state.idle === "hide") {
@@ -216,7 +265,7 @@
     const spacer = el("div");
     const tip = el("div", { id: "flame-tip", hidden: "" });
     view.append(canvas, spacer);
-    main.append(view, tip);
+    main.append(view, tip, methodTable(base, size, fate, `${shown}${state.idle === "hide" ? ", waiting hidden" : ""}`));
 
     // The zoomed frame, in words, with its method's page one click away.
     const m = methodOf(zoom);
