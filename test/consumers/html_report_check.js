@@ -40,7 +40,7 @@ async function checkFlame(page, params) {
       notes: (document.querySelector("#flame-notes") || {}).textContent || null,
       frame: (document.querySelector("#flame-frame") || {}).textContent || null,
       frameLink: (document.querySelector("#flame-frame a") || {}).textContent || null,
-      drawMs: view ? Number(view.dataset.drawMs) : null, frames: view ? Number(view.dataset.frames) : null,
+      drawMs: view ? Number(view.dataset.drawMs) : null, unpackMs: view ? Number(view.dataset.unpackMs) : null, frames: view ? Number(view.dataset.frames) : null,
       threads: [...document.querySelectorAll("#flame-thread option")].map((o) => o.textContent),
       // The methods of the choice: [name, calls, self ns, total ns], the first 10.
       methods: [...document.querySelectorAll("#flame-methods tbody tr")].slice(0, 10)

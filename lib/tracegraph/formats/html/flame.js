@@ -260,7 +260,7 @@
     main.append(el("div", { class: "graph-tools" }, threadChoice, idleChoice, reset, hits),
       el("p", { class: "note", id: "flame-notes", text: notes.join(" ") }), frame);
 
-    const view = el("div", { id: "flame-view" });
+    const view = el("div", { id: "flame-view", "data-unpack-ms": tree.unpackMs.toFixed(1) });
     const canvas = el("canvas", { id: "flame-canvas" });
     const spacer = el("div");
     const tip = el("div", { id: "flame-tip", hidden: "" });
