@@ -75,7 +75,8 @@ module Tracegraph
             (children[parent] ||= []) << i
           end
         end
-        by_total = ->(list) { list.sort_by { |i| [-rows[i][3], i] } }
+        # (Most nodes have one child or none: no sort.)
+        by_total = ->(list) { list.size < 2 ? list : list.sort_by { |i| [-rows[i][3], i] } }
         order = []
         depths = Array.new(rows.size, 0)
         stack = []
