@@ -15,7 +15,8 @@
 # flame view (medians of 3 loads): the page opened at #graph, then #flame
 # (the tree unpacked, laid out and drawn: flame_show_ms, from setting the
 # fragment to the drawing, and flame_draw_ms, the drawing alone), a click
-# that zooms into a frame (zoom_draw_ms) and one that zooms out; and the
+# that zooms into a frame (zoom_draw_ms, the drawing; zoom_click_ms, from
+# the click until the new drawing is seen) and one that zooms out; and the
 # page opened at #flame directly (flame_ready_ms). PROFILE=path.json uses
 # a profile recorded before instead of recording one.
 #   ruby -Ilib bench/html_report.rb --flame
@@ -77,6 +78,7 @@ Dir.mktmpdir("tracegraph-html-bench") do |dir|
                           "flame_draw_ms" => flame.(->(f) { f["shown"]["drawMs"] }),
                           "frames_drawn" => flame.(->(f) { f["shown"]["frames"] }),
                           "zoom_draw_ms" => flame.(->(f) { f["zoomedIn"]["drawMs"] }),
+                          "zoom_click_ms" => flame.(->(f) { f["zoomedIn"]["clickMs"] }),
                           "zoom_out_draw_ms" => flame.(->(f) { f["zoomedOut"]["drawMs"] }),
                           "flame_ready_ms" => median(direct.map { |l| l["pageReadyMs"] }),
                           "flame_load_to_ready_ms" => median(direct.map { |l| l["readyMs"] }),

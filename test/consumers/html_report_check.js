@@ -73,9 +73,12 @@ async function checkFlame(page, params) {
   result.hover = await hover();
   if (!result.hover) return result;
   let hash = await page.evaluate(() => location.hash);
+  const clicked = Date.now();
   await page.mouse.click(point.x, point.y);
   await drawn(hash);
+  const zoomMs = Date.now() - clicked;
   result.zoomedIn = await state();
+  result.zoomedIn.clickMs = zoomMs;
   result.zoomedIn.hover = await hover();
   hash = result.zoomedIn.hash;
   await page.mouse.click(point.x, point.y);

@@ -158,7 +158,13 @@
   // count them (ext/tracegraph/core/tg_tree_stats.h): calls and self add
   // up over the paths drawn, and a total counts recursion once (the paths
   // with no ancestor of the same method). [{ m, calls, self, total }]
+  const statsCache = new Map();
   function methodStats(base, size, fate) {
+    const key = `${base} ${fate === tree.layouts.get("hide")?.state ? "hide" : "show"}`;
+    if (!statsCache.has(key)) statsCache.set(key, countMethods(base, size, fate));
+    return statsCache.get(key);
+  }
+  function countMethods(base, size, fate) {
     const count = methods.length + flame.extra_methods.length;
     const calls = new Float64Array(count), self = new Float64Array(count), total = new Float64Array(count);
     const open = new Int32Array(count), stack = [];
@@ -186,7 +192,7 @@
   // The methods of the threads (and waiting) chosen, by self time.
   const TABLE_ROWS = 100;
   function methodTable(base, size, fate, shown) {
-    const rows = methodStats(base, size, fate).sort((a, b) => b.self - a.self || a.m - b.m);
+    const rows = methodStats(base, size, fate).slice().sort((a, b) => b.self - a.self || a.m - b.m);
     const body = el("tbody");
     for (const r of rows.slice(0, TABLE_ROWS)) {
       const method = r.m < methods.length ? methods[r.m] : null;
