@@ -159,8 +159,8 @@
   // up over the paths drawn, and a total counts recursion once (the paths
   // with no ancestor of the same method). [{ m, calls, self, total }]
   const statsCache = new Map();
-  function methodStats(base, size, fate) {
-    const key = `${base} ${fate === tree.layouts.get("hide")?.state ? "hide" : "show"}`;
+  function methodStats(base, idle, size, fate) {
+    const key = `${base} ${idle}`;
     if (!statsCache.has(key)) statsCache.set(key, countMethods(base, size, fate));
     return statsCache.get(key);
   }
@@ -191,8 +191,8 @@
 
   // The methods of the threads (and waiting) chosen, by self time.
   const TABLE_ROWS = 100;
-  function methodTable(base, size, fate, shown) {
-    const rows = methodStats(base, size, fate).slice().sort((a, b) => b.self - a.self || a.m - b.m);
+  function methodTable(base, idle, size, fate, shown) {
+    const rows = methodStats(base, idle, size, fate).slice().sort((a, b) => b.self - a.self || a.m - b.m);
     const body = el("tbody");
     for (const r of rows.slice(0, TABLE_ROWS)) {
       const method = r.m < methods.length ? methods[r.m] : null;
@@ -271,11 +271,12 @@
     const spacer = el("div");
     const tip = el("div", { id: "flame-tip", hidden: "" });
     view.append(canvas, spacer);
-    main.append(view, tip, methodTable(base, size, fate, `${shown}${state.idle === "hide" ? ", waiting hidden" : ""}`));
+    main.append(view, tip, methodTable(base, state.idle, size, fate, `${shown}${state.idle === "hide" ? ", waiting hidden" : ""}`));
 
     // The zoomed frame, in words, with its method's page one click away.
     const m = methodOf(zoom);
-    const zoomLine = `${group(tree.calls[zoom] || 0)} calls · total ${time(size[zoom])} (${percent(size[zoom], size[base])} of ${nameOf(base)})`;
+    const calls = tree.calls[zoom];
+    const zoomLine = `${group(calls)} call${calls === 1 ? "" : "s"} · total ${time(size[zoom])} (${percent(size[zoom], size[base])} of ${nameOf(base)})`;
     frame.append(el("strong", { text: zoom === base ? "Whole tree: " : "Zoomed to: " }),
       m ? methodLink(m) : el("span", { text: nameOf(zoom) }), ` · ${m ? zoomLine : `total ${time(size[zoom])}`} · click a frame to zoom in, a frame above it to zoom out`);
 
@@ -292,7 +293,8 @@
       let count = 0;
       methods.forEach((method, k) => { if (test(method.name) || test(method.file)) { hitMethods[k] = 1; count++; } });
       flame.extra_methods.forEach((name, k) => { if (test(name)) { hitMethods[methods.length + k] = 1; count++; } });
-      // Their time: the frames matching with no matching frame below them.
+      // Their time: that of the matching frames with no matching frame
+      // above them (so each moment counts once).
       let held = 0, frames = 0;
       for (let n = base; n < tree.end[base];) {
         if (size[n] > 0 && tree.method[n] >= 0 && hitMethods[tree.method[n]]) {
