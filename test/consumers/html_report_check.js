@@ -11,7 +11,10 @@
 // errors holds page errors and console errors (a Content-Security-Policy
 // violation is one); requests every request for anything but the file
 // itself (each is refused); dialogs every alert() a name might have run.
+//    "flame": {"shown", "hover": {"name", "calls", "total", "self", "path"}, "zoomedIn", "zoomedOut", "search"}
 // Usage: node html_report_check.js FILE [--search TEXT] [--method NAME] [--graph-search TEXT]
+//        [--flame PARAMS|- [--flame-row N] [--flame-only]] (PARAMS as in #flame?PARAMS)
+//        [--open #FRAGMENT (the first view opened)]
 //        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
 "use strict";
 const fs = require("fs");
@@ -23,6 +26,81 @@ const args = process.argv.slice(2);
 const file = path.resolve(args[0]);
 const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : null; };
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+
+// The flame view at #flame?PARAMS: what it says and draws, the frame
+// under the point one third across its second row (or --flame-row N) (hover), that frame
+// clicked (zoom in) and clicked again (out one level), and the search for
+// its name (the share it reports and the colour of its pixel).
+async function checkFlame(page, params) {
+  const result = {};
+  const state = () => page.evaluate(() => {
+    const view = document.querySelector("#flame-view");
+    return {
+      hash: location.hash, noFlame: (document.querySelector("#no-flame") || {}).textContent || null,
+      notes: (document.querySelector("#flame-notes") || {}).textContent || null,
+      frame: (document.querySelector("#flame-frame") || {}).textContent || null,
+      frameLink: (document.querySelector("#flame-frame a") || {}).textContent || null,
+      drawMs: view ? Number(view.dataset.drawMs) : null, unpackMs: view ? Number(view.dataset.unpackMs) : null, frames: view ? Number(view.dataset.frames) : null,
+      threads: [...document.querySelectorAll("#flame-thread option")].map((o) => o.textContent),
+      // The methods of the choice: [name, calls, self ns, total ns], the first 10.
+      methods: [...document.querySelectorAll("#flame-methods tbody tr")].slice(0, 10)
+        .map((tr) => [tr.children[0].textContent, tr.children[1].textContent, tr.children[2].title, tr.children[4].title])
+    };
+  });
+  const drawn = async (previousHash) => {
+    await page.waitForFunction((h) => location.hash !== h && (document.querySelector("#flame-view[data-draw-ms]") || document.querySelector("#no-flame")),
+      { timeout: 30000 }, previousHash);
+  };
+  const started = Date.now();
+  await page.evaluate((p) => { location.hash = "#flame" + (p && p !== "-" ? "?" + p : ""); }, params);
+  await drawn("#unset");
+  result.showMs = Date.now() - started;
+  result.shown = await state();
+  if (result.shown.noFlame) return result;
+  const box = await page.$eval("#flame-canvas", (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width }; });
+  const point = { x: box.x + box.width / 3, y: box.y + 18 * (Number(option("--flame-row") || 1) + 0.5) };
+  const hover = async () => {
+    await page.mouse.move(point.x - 1, point.y);
+    await page.mouse.move(point.x, point.y);
+    return page.evaluate(() => {
+      const tip = document.querySelector("#flame-tip");
+      if (tip.hidden) return null;
+      const text = (id) => (document.querySelector(id) || {}).textContent || null;
+      return { name: text("#flame-tip-name"), calls: text("#flame-tip-calls"), total: text("#flame-tip-total"),
+               self: text("#flame-tip-self"), path: tip.dataset.path };
+    });
+  };
+  result.hover = await hover();
+  if (!result.hover) return result;
+  let hash = await page.evaluate(() => location.hash);
+  const clicked = Date.now();
+  await page.mouse.click(point.x, point.y);
+  await drawn(hash);
+  const zoomMs = Date.now() - clicked;
+  result.zoomedIn = await state();
+  result.zoomedIn.clickMs = zoomMs;
+  result.zoomedIn.hover = await hover();
+  hash = result.zoomedIn.hash;
+  await page.mouse.click(point.x, point.y);
+  await drawn(hash);
+  result.zoomedOut = await state();
+  // Search for the hovered frame's name, as a regexp of exactly it.
+  const exact = "^" + result.hover.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
+  await page.click("#search", { clickCount: 3 });
+  await page.keyboard.press("Backspace");
+  await page.type("#search", exact);
+  await page.keyboard.press("Escape");
+  result.search = await page.evaluate((p) => {
+    const hits = document.querySelector("#flame-hits");
+    const canvas = document.querySelector("#flame-canvas");
+    const r = canvas.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    const pixel = [...canvas.getContext("2d").getImageData(Math.round((p.x - r.x) * dpr), Math.round((p.y - r.y) * dpr), 1, 1).data].slice(0, 3);
+    return { text: hits.textContent, share: Number(hits.dataset.share), frames: Number(hits.dataset.frames), hash: location.hash, pixel };
+  }, { x: point.x + 2, y: point.y - 4 });
+  await page.$eval("#search", (s) => { s.value = ""; });
+  return result;
+}
 
 async function main() {
   const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "tracegraph-chromium-"));
@@ -48,12 +126,17 @@ async function main() {
     page.on("dialog", async (dialog) => { out.dialogs.push(dialog.message()); await dialog.dismiss(); });
 
     const started = Date.now();
-    await page.goto(url, { waitUntil: "load" });
+    await page.goto(url + (option("--open") || ""), { waitUntil: "load" });
     await page.waitForSelector("body[data-ready-ms]", { timeout: 30000 });
     out.readyMs = Date.now() - started;
     out.pageReadyMs = Number(await page.$eval("body", (b) => b.dataset.readyMs));
 
     if (args.includes("--ready-only")) return out;
+
+    if (args.includes("--flame")) {
+      out.flame = await checkFlame(page, option("--flame"));
+      if (args.includes("--flame-only")) return out;
+    }
 
     out.graph = await page.evaluate(() => ({
       svg: Boolean(document.querySelector("#graph-view svg")),

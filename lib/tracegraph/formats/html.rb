@@ -2,26 +2,33 @@
 # sortable, filterable table of every method, a page per method with its
 # callers and callees (exact calls, self, total, share), and the call
 # graph as the DOT writer draws it, laid out by Graphviz at write time
-# (formats/html_graph.rb), with pan, zoom and search. The page's script
-# and style (html/report.js, html/report.css) are inlined; nothing is
-# fetched, and a Content-Security-Policy forbids any request.
+# (formats/html_graph.rb), with pan, zoom and search, and the call tree's
+# flame graph (formats/html_flame.rb, html/flame.js). The page's scripts
+# (SCRIPTS, each its own <script>) and style (html/report.css) are
+# inlined; nothing is fetched, and a Content-Security-Policy forbids any
+# request.
 #
 # Names are data: the profile is embedded as JSON in a
 # <script type="application/json"> that no name can close (<, >, &,
 # U+2028 and U+2029 are written as \uXXXX), the script puts names into
 # the page with textContent only, and the policy runs only the report's
-# own script (by its hash), so an inline handler (<img onerror=...>) in a
+# own scripts (by their hashes), so an inline handler (<img onerror=...>) in a
 # name could not run even if it reached the DOM.
 require "digest"
 require "json"
 require "tracegraph/version"
 require "tracegraph/formats/output_file"
 require "tracegraph/formats/html_graph"
+require "tracegraph/formats/html_flame"
 
 module Tracegraph
   module Formats
     module Html
       ASSETS = File.join(__dir__, "html")
+      # The page's scripts, in order: report.js draws the page and its
+      # views, and each file after it adds a view through the hooks it
+      # exposes (window.tracegraphReport).
+      SCRIPTS = %w[report.js flame.js].freeze
       SCRIPT_SAFE = {"<" => "\\u003c", ">" => "\\u003e", "&" => "\\u0026",
                      "\u2028" => "\\u2028", "\u2029" => "\\u2029"}.freeze
 
@@ -59,7 +66,8 @@ module Tracegraph
             [profile.index_of(e.caller), profile.index_of(e.callee), e.calls, e.total_time, e.self_time,
              allocations ? e.allocations : nil]
           end,
-          "svg" => svg, "graph_note" => graph_note
+          "svg" => svg, "graph_note" => graph_note,
+          "flame" => HtmlFlame.data(profile)
         }
       end
 
@@ -74,9 +82,10 @@ module Tracegraph
       def escape_text(text) = text.gsub(/[&<>"]/, "&" => "&amp;", "<" => "&lt;", ">" => "&gt;", '"' => "&quot;")
 
       def page(data, title)
-        script = File.read(File.join(ASSETS, "report.js"), encoding: "UTF-8")
+        scripts = SCRIPTS.map { |name| File.read(File.join(ASSETS, name), encoding: "UTF-8") }
+        hashes = scripts.map { |script| "'sha256-#{Digest::SHA256.base64digest(script)}'" }.join(" ")
         style = File.read(File.join(ASSETS, "report.css"), encoding: "UTF-8")
-        policy = "default-src 'none'; script-src 'sha256-#{Digest::SHA256.base64digest(script)}'; " \
+        policy = "default-src 'none'; script-src #{hashes}; " \
                  "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
         <<~HTML
           <!DOCTYPE html>
@@ -92,7 +101,7 @@ module Tracegraph
           <body>
           <noscript>This report needs JavaScript (its own, inlined; it fetches nothing).</noscript>
           <script type="application/json" id="profile-data">#{script_safe_json(data)}</script>
-          <script>#{script}</script>
+          #{scripts.map { |script| "<script>#{script}</script>" }.join("\n")}
           </body>
           </html>
         HTML

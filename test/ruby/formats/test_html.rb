@@ -1,5 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
+require_relative "../browser_helper"
 require "json"
 require "open3"
 require "tmpdir"
@@ -12,9 +13,8 @@ require "tracegraph/output/output"
 # numbers. They skip where chromium or the npm package is absent.
 class TestHtml < TracegraphTest
   include CliHelper
+  include BrowserHelper
 
-  CONSUMERS = File.expand_path("../../consumers", __dir__)
-  CHECKER = File.join(CONSUMERS, "html_report_check.js")
   REAL = File.expand_path("../../fixtures/real/rubocop.json.gz", __dir__)
 
   PROGRAM = <<~RUBY
@@ -71,12 +71,13 @@ class TestHtml < TracegraphTest
     path = profile.write_html(File.join(@dir, "profile.html"))
     html = File.read(path)
     policy = html[/<meta http-equiv="Content-Security-Policy" content="([^"]+)">/, 1]
-    assert_match(/\Adefault-src 'none'; script-src 'sha256-[A-Za-z0-9+\/=]+'; style-src 'unsafe-inline'; img-src data:;/,
+    assert_match(/\Adefault-src 'none'; script-src ('sha256-[A-Za-z0-9+\/=]+' ?)+; style-src 'unsafe-inline'; img-src data:;/,
                  policy)
-    script = html[%r{<script>(.*)</script>}m, 1]
-    assert_equal "script-src 'sha256-#{Digest::SHA256.base64digest(script)}'", policy.split("; ")[1],
-                 "the policy runs the report's own script, by its hash, and nothing else"
-    assert_equal 2, html.scan("<script").size, "the data and the report's script"
+    scripts = html.scan(%r{<script>(.*?)</script>}m).flatten
+    assert_equal Tracegraph::Formats::Html::SCRIPTS.size, scripts.size
+    assert_equal "script-src #{scripts.map { |s| "'sha256-#{Digest::SHA256.base64digest(s)}'" }.join(' ')}",
+                 policy.split("; ")[1], "the policy runs the report's own scripts, by their hashes, and nothing else"
+    assert_equal 1 + scripts.size, html.scan("<script").size, "the data and the report's scripts"
     refute_match(/<link|<img|<iframe|\bsrc=|@import|url\(/i, html.sub(/<script type="application\/json".*?<\/script>/m, ""))
     data = embedded(html)
     assert_equal(profile.methods.map(&:name), data["methods"].map(&:first))
@@ -95,7 +96,8 @@ class TestHtml < TracegraphTest
     assert_includes names, "Evil#<script>alert(1)</script>"
     assert_includes names, "Evil#</script><script>window.__pwned=1;alert(3)</script>"
     assert_includes names, "Evil#line\u2028sep & <b>bold</b>"
-    assert_equal 2, html.scan(%r{</script>}).size, "only the page's own two scripts end"
+    assert_equal 1 + Tracegraph::Formats::Html::SCRIPTS.size, html.scan(%r{</script>}).size,
+                 "only the page's own scripts end"
   end
 
   def test_the_command_line_writes_it_by_name_by_format_and_from_a_saved_profile
@@ -122,24 +124,6 @@ class TestHtml < TracegraphTest
   end
 
   # --- in a real browser ---
-
-  def check_in_chromium(path, *args)
-    skip "chromium is not installed (apt-get install chromium)" unless File.executable?("/usr/bin/chromium")
-    skip "node is not installed (apt-get install nodejs npm)" unless system("command -v node > /dev/null 2>&1")
-    unless File.directory?(File.join(CONSUMERS, "node_modules/puppeteer-core"))
-      skip "puppeteer-core is not installed (bin/setup runs npm ci in test/consumers)"
-    end
-    # Under `rake test:asan` the ASan runtime is preloaded into this Ruby;
-    # Chromium, which node starts, must not inherit it (it never starts).
-    browser_env = {"LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil}
-    out, err, status = Open3.capture3(browser_env, "node", CHECKER, path, *args)
-    assert status.success?, "the report could not be checked in chromium: #{err}"
-    result = JSON.parse(out)
-    assert_empty result["errors"], "no page errors, no policy violations"
-    assert_empty result["requests"], "no request leaves the file"
-    assert_empty result["dialogs"], "no script of the profile's ran"
-    result
-  end
 
   def group(n) = n.to_s.reverse.scan(/\d{1,3}/).join(",").reverse
 
@@ -240,7 +224,7 @@ class TestHtml < TracegraphTest
     result = check_in_chromium(path, "--search", "<b>bold", "--method", name, "--graph-search", "onerror")
     refute result["injected"]["pwned"]
     assert_equal 0, result["injected"]["images"], "no <img> from a name"
-    assert_equal 2, result["injected"]["scripts"], "no <script> from a name"
+    assert_equal 1 + Tracegraph::Formats::Html::SCRIPTS.size, result["injected"]["scripts"], "no <script> from a name"
     assert_equal name, result["method"]["name"]
     assert_equal [["Evil#<img src=x onerror=\"window.__pwned=1;alert(2)\">", "5"]], result["method"]["callers"]
     assert_equal [["Evil#<script>alert(1)</script>", "5"]], result["method"]["callees"]

@@ -1,6 +1,8 @@
 // tracegraph's HTML report. Reads the profile from #profile-data (JSON)
 // and draws three views, chosen by the URL's fragment so a view can be
-// shared: #graph?q=REGEXP, #table?sort=self&q=TEXT, #method=NAME.
+// shared: #graph?q=REGEXP, #table?sort=self&q=TEXT, #method=NAME. The
+// scripts after this one add views (html/flame.js: #flame) through
+// window.tracegraphReport.addView.
 // Every name and path reaches the page through textContent or an
 // attribute's value, never as markup.
 "use strict";
@@ -91,10 +93,13 @@
   }
 
   // --- routing ---
+  // Views the later scripts add: name -> show(params), which draws into
+  // main and returns { onSearch } (or null).
+  const addedViews = new Map();
   function parseHash() {
     if (location.hash.startsWith("#method=")) return { view: "method", name: decodeURIComponentSafe(location.hash.slice(8)) };
     const [view, query] = location.hash.slice(1).split("?");
-    const known = ["graph", "table"].includes(view) ? view : null;
+    const known = ["graph", "table"].includes(view) || addedViews.has(view) ? view : null;
     return { view: known || (data.svg ? "graph" : "table"), params: new URLSearchParams(query || "") };
   }
   function decodeURIComponentSafe(s) {
@@ -106,6 +111,7 @@
     main.replaceChildren();
     if (state.view === "method") showMethod(state.name);
     else if (state.view === "table") showTable(state.params);
+    else if (addedViews.has(state.view)) currentView = addedViews.get(state.view)(state.params) || { onSearch: null };
     else showGraph(state.params);
     window.scrollTo(0, 0);
   }
@@ -400,8 +406,21 @@
     highlight(search.value);
   }
 
-  route();
-  // When the first view is drawn, in ms since the page began to load (the
-  // browser tests and the scale measurement read it).
-  document.body.dataset.readyMs = String(Math.round(performance.now()));
+  // What the later scripts use: the data, the helpers, and addView(name,
+  // label, show) for a view of their own at #name.
+  window.tracegraphReport = {
+    data, methods, el, svgEl, group, time, percent, where, matcher, methodHash, methodLink, search, main,
+    addView(name, label, show) {
+      addedViews.set(name, show);
+      nav.append(el("a", { href: `#${name}`, text: label, id: `nav-${name}` }));
+    }
+  };
+
+  // The first view is drawn once every script has run (they add views).
+  document.addEventListener("DOMContentLoaded", () => {
+    route();
+    // When the first view is drawn, in ms since the page began to load (the
+    // browser tests and the scale measurement read it).
+    document.body.dataset.readyMs = String(Math.round(performance.now()));
+  });
 })();

@@ -1,0 +1,435 @@
+// tracegraph's HTML report: the flame graph (an icicle, roots at the top)
+// of the call tree, at #flame?thread=ID&idle=hide&zoom=PATH&q=REGEXP.
+// thread: one thread's tree (by id), or "all" (each thread a frame under
+// one root); idle=hide leaves waiting methods out with what they called,
+// and takes their time off every caller, as --idle hide does; zoom: the
+// frame drawn full width, as the method indexes of its path from the
+// thread; q: the search, whose frames are highlighted. It is drawn on a
+// canvas, and a frame narrower than a pixel is skipped with everything it
+// called, so a tree at its cap (a million paths) draws in milliseconds.
+// The tree arrives packed (formats/html_flame.rb) and is unpacked on
+// first use. Names are drawn on the canvas or put into the page as text.
+"use strict";
+(function () {
+  const R = window.tracegraphReport;
+  const { data, methods, el, group, time, percent, where, matcher, methodHash, methodLink, main } = R;
+  const flame = data.flame;
+  const ROW = 18;
+
+  // --- the tree, unpacked: node 0 is every thread, 1..T the threads,
+  // then the call paths depth first, each subtree [i, end[i]) ---
+  let tree = null;
+  function unpack() {
+    const started = performance.now();
+    const bytes = atob(flame.tree);
+    const T = flame.threads.length, N = 1 + T + flame.nodes;
+    const t = {
+      N, depth: new Int32Array(N), method: new Int32Array(N), parent: new Int32Array(N), end: new Int32Array(N),
+      calls: new Float64Array(N), self: new Float64Array(N), total: new Float64Array(N), threadNode: []
+    };
+    let pos = 0;
+    const read = () => {
+      let v = 0, b;
+      do { b = bytes.charCodeAt(pos++); v = v * 128 + (b & 127); } while (b & 128);
+      return v;
+    };
+    t.method[0] = -1;
+    t.parent[0] = -1;
+    let i = 1;
+    const path = [];
+    let previous = -1;
+    flame.threads.forEach((thread, k) => {
+      const ti = i++;
+      t.threadNode.push(ti);
+      t.depth[ti] = 1;
+      t.method[ti] = -2 - k;
+      t.parent[ti] = 0;
+      path[0] = ti;
+      for (let n = 0; n < thread.nodes; n++) {
+        const d = previous + 1 - read();
+        const node = i++;
+        t.method[node] = read();
+        t.calls[node] = read();
+        t.self[node] = read();
+        const z = read();
+        t.total[node] = t.self[node] + (z % 2 ? -(z + 1) / 2 : z / 2);   // the children's totals are added below
+        t.depth[node] = d + 2;
+        t.parent[node] = path[d];
+        path[d + 1] = node;
+        previous = d;
+      }
+    });
+    for (let n = 0; n < N; n++) t.end[n] = n + 1;
+    for (let n = N - 1; n > 0; n--) {
+      const p = t.parent[n];
+      t.total[p] += t.total[n];
+      if (t.end[n] > t.end[p]) t.end[p] = t.end[n];
+    }
+    t.waiting = new Uint8Array(methods.length + flame.extra_methods.length);
+    for (const m of flame.waiting) t.waiting[m] = 1;
+    t.unpackMs = performance.now() - started;
+    t.layouts = new Map();
+    return t;
+  }
+
+  const nameOf = (i) => {
+    const m = tree.method[i];
+    if (m === -1) return "all threads";
+    if (m < -1) return `thread: ${flame.threads[-2 - m].name}`;
+    return m < methods.length ? methods[m].name : flame.extra_methods[m - methods.length];
+  };
+  const methodOf = (i) => (tree.method[i] >= 0 && tree.method[i] < methods.length ? methods[tree.method[i]] : null);
+
+  // Each node's time as drawn (its total, less the waiting beneath it when
+  // waiting is hidden; 0 for a node left out) and its left edge, in ns.
+  function layout(hide) {
+    const key = hide ? "hide" : "show";
+    if (tree.layouts.has(key)) return tree.layouts.get(key);
+    const { N, parent, method, total, waiting } = tree;
+    const state = new Uint8Array(N);   // 0 drawn, 1 a waiting method's frame, 2 beneath one
+    if (hide) {
+      for (let n = 1; n < N; n++) {
+        state[n] = state[parent[n]] ? 2 : (method[n] >= 0 && waiting[method[n]] ? 1 : 0);
+      }
+    }
+    const cut = new Float64Array(N);
+    let hidden = 0;
+    for (let n = N - 1; n > 0; n--) {
+      if (state[n] === 2) continue;
+      if (state[n] === 1) hidden += total[n];
+      cut[parent[n]] += state[n] === 1 ? total[n] : cut[n];
+    }
+    const size = new Float64Array(N), x = new Float64Array(N), next = new Float64Array(N);
+    for (let n = 0; n < N; n++) size[n] = state[n] ? 0 : Math.max(total[n] - cut[n], 0);
+    for (let n = 1; n < N; n++) {
+      x[n] = next[parent[n]];
+      next[parent[n]] += size[n];
+      next[n] = x[n];
+    }
+    const result = { size, x, hidden, state };
+    tree.layouts.set(key, result);
+    return result;
+  }
+
+  // The node a zoom path (method indexes from the base, "." between them)
+  // leads to, as far as it goes.
+  function follow(base, path, size) {
+    let node = base;
+    for (const part of path ? path.split(".") : []) {
+      const m = Number(part);
+      let found = -1;
+      for (let c = node + 1; c < tree.end[node]; c = tree.end[c]) if (tree.method[c] === m && size[c] > 0) { found = c; break; }
+      if (found < 0) break;
+      node = found;
+    }
+    return node;
+  }
+  function pathOf(base, node) {
+    const parts = [];
+    for (let n = node; n !== base && n > 0; n = tree.parent[n]) parts.push(tree.method[n]);
+    return parts.reverse().join(".");
+  }
+
+  function flameHash(state) {
+    const params = new URLSearchParams();
+    if (state.thread !== null) params.set("thread", state.thread);
+    if (state.idle === "hide") params.set("idle", "hide");
+    if (state.zoom) params.set("zoom", state.zoom);
+    if (state.q) params.set("q", state.q);
+    const query = params.toString();
+    return "#flame" + (query ? "?" + query : "");
+  }
+
+  // Warm colours by class (the name up to # or .), grey for waiting.
+  function colour(i, hits) {
+    const m = tree.method[i];
+    if (m < 0) return "#cfd6df";
+    if (hits) return hits[m] ? "#e0457b" : "#f1e7dd";
+    if (tree.waiting[m]) return "#bdbdbd";
+    const name = nameOf(i);
+    const owner = name.split(/[#.]/)[0];
+    let h = 0;
+    for (let k = 0; k < owner.length; k++) h = (h * 31 + owner.charCodeAt(k)) >>> 0;
+    const hue = 8 + (h % 44), light = 58 + ((h >> 8) % 16);
+    return `hsl(${hue}, 85%, ${light}%)`;
+  }
+
+  // Each method's numbers in the subtree of base, as tracegraph's views
+  // count them (ext/tracegraph/core/tg_tree_stats.h): calls and self add
+  // up over the paths drawn, and a total counts recursion once (the paths
+  // with no ancestor of the same method). [{ m, calls, self, total }]
+  const statsCache = new Map();
+  function methodStats(base, idle, size, fate) {
+    const key = `${base} ${idle}`;
+    if (!statsCache.has(key)) statsCache.set(key, countMethods(base, size, fate));
+    return statsCache.get(key);
+  }
+  function countMethods(base, size, fate) {
+    const count = methods.length + flame.extra_methods.length;
+    const calls = new Float64Array(count), self = new Float64Array(count), total = new Float64Array(count);
+    const open = new Int32Array(count), stack = [];
+    for (let n = base; n < tree.end[base];) {
+      if (fate[n]) { n = tree.end[n]; continue; }
+      while (stack.length && tree.end[stack[stack.length - 1]] <= n) {
+        const top = stack.pop();
+        if (tree.method[top] >= 0) open[tree.method[top]]--;
+      }
+      const m = tree.method[n];
+      if (m >= 0) {
+        calls[m] += tree.calls[n];
+        self[m] += tree.self[n];
+        if (!open[m]) total[m] += size[n];
+        open[m]++;
+      }
+      stack.push(n);
+      n++;
+    }
+    const rows = [];
+    for (let m = 0; m < count; m++) if (calls[m] > 0) rows.push({ m, calls: calls[m], self: self[m], total: total[m] });
+    return rows;
+  }
+
+  // The methods of the threads (and waiting) chosen, by self time.
+  const TABLE_ROWS = 100;
+  function methodTable(base, idle, size, fate, shown) {
+    const rows = methodStats(base, idle, size, fate).slice().sort((a, b) => b.self - a.self || a.m - b.m);
+    const body = el("tbody");
+    for (const r of rows.slice(0, TABLE_ROWS)) {
+      const method = r.m < methods.length ? methods[r.m] : null;
+      body.append(el("tr", {}, el("td", { class: "name" }, method ? methodLink(method) : el("span", { text: flame.extra_methods[r.m - methods.length] })),
+        el("td", { text: group(r.calls) }), el("td", { text: time(r.self), title: `${group(r.self)} ns` }),
+        el("td", { text: percent(r.self, size[base]) }), el("td", { text: time(r.total), title: `${group(r.total)} ns` })));
+    }
+    const head = el("tr", {}, ...["Method", "Calls", "Self", "Self %", "Total"].map((label, i) => el("th", { class: i ? "" : "name", text: label })));
+    const capped = flame.folded_calls > 0 ? " At the cap, a call folded into an ancestor counts as that ancestor's self time." : "";
+    return el("section", { id: "flame-methods" },
+      el("h3", { text: `Methods of ${shown}` }),
+      el("p", { class: "note", text: `${group(rows.length)} methods, counted from the call tree as --thread and --idle count them; ` +
+        `the ${group(Math.min(rows.length, TABLE_ROWS))} with the most self time.${capped}` }),
+      el("table", {}, el("thead", {}, head), body));
+  }
+
+  function noTree() {
+    main.append(el("p", { class: "note", id: "no-flame" },
+      "No flame graph: this profile has no call tree, which keeps each call path apart. Record one with ",
+      el("code", { text: "tracegraph --call-tree -o profile.html app.rb" }), " (or ",
+      el("code", { text: "Tracegraph.start(call_tree: true)" }),
+      "); the graph, the table and every method's page work without it."));
+    return { onSearch: null };
+  }
+
+  function showFlame(params) {
+    if (!flame) return noTree();
+    if (!tree) tree = unpack();
+    const threads = flame.threads;
+    const threadParam = params.get("thread");
+    const threadIndex = threads.findIndex((t) => String(t.id) === threadParam);
+    // One thread: its tree; "all" or nothing (with several): every thread.
+    const state = {
+      thread: threadIndex >= 0 ? threadParam : (threads.length > 1 ? "all" : null),
+      idle: params.get("idle") === "hide" ? "hide" : "show", zoom: params.get("zoom") || "", q: params.get("q") || ""
+    };
+    const base = threadIndex >= 0 ? tree.threadNode[threadIndex] : (threads.length === 1 ? tree.threadNode[0] : 0);
+    const { size, x, hidden, state: fate } = layout(state.idle === "hide");
+    const zoom = follow(base, state.zoom, size);
+    if (R.search.value !== state.q && state.q) R.search.value = state.q;
+
+    // --- controls ---
+    const threadChoice = el("select", { id: "flame-thread", "aria-label": "Thread" });
+    if (threads.length > 1) threadChoice.append(el("option", { value: "all", text: `all ${threads.length} threads` }));
+    threads.forEach((t, k) => threadChoice.append(el("option", { value: String(t.id), text: `${t.name} (${time(tree.total[tree.threadNode[k]])})` })));
+    threadChoice.value = state.thread === null ? String(threads[0].id) : state.thread;
+    const idleChoice = el("select", { id: "flame-idle", "aria-label": "Waiting" },
+      el("option", { value: "show", text: "waiting shown (grey)" }), el("option", { value: "hide", text: "waiting hidden" }));
+    idleChoice.value = state.idle;
+    const go = (changes) => { location.hash = flameHash(Object.assign({}, state, changes)); };
+    threadChoice.addEventListener("change", () => go({ thread: threadChoice.value, zoom: "" }));
+    idleChoice.addEventListener("change", () => go({ idle: idleChoice.value, zoom: "" }));
+    const reset = el("button", { type: "button", text: "Zoom out", id: "flame-reset" });
+    reset.disabled = zoom === base;
+    reset.addEventListener("click", () => go({ zoom: "" }));
+    const hits = el("span", { id: "flame-hits" });
+
+    const shown = base === 0 ? `all ${threads.length} threads` : `the thread ${threads[tree.threadNode.indexOf(base)].name}`;
+    const notes = [`Showing ${shown}${state.idle === "hide" ? ", waiting hidden" : ""}. The thread and waiting chosen here ` +
+      "apply to the flame graph and the methods listed under it only: the graph, the table and the method pages show " +
+      (data.threads.length === 1 ? `the thread ${data.threads[0].name}` : `all ${data.threads.length} threads`) +
+      " as the report was written."];
+    if (state.idle === "hide") {
+      notes.push(`${time(hidden)} in waiting methods (sleep, join, select, reads...) and what they called is left out of every thread's tree.`);
+    }
+    if (flame.folded_calls > 0) {
+      notes.push(`The call tree reached its cap (${group(flame.nodes)} paths kept): ${group(flame.folded_calls)} calls on new paths ` +
+        "were folded into their nearest kept ancestor, whose self time holds theirs.");
+    }
+    const frame = el("div", { id: "flame-frame", class: "note" });
+    main.append(el("div", { class: "graph-tools" }, threadChoice, idleChoice, reset, hits),
+      el("p", { class: "note", id: "flame-notes", text: notes.join(" ") }), frame);
+
+    const view = el("div", { id: "flame-view", "data-unpack-ms": tree.unpackMs.toFixed(1) });
+    const canvas = el("canvas", { id: "flame-canvas" });
+    const spacer = el("div");
+    const tip = el("div", { id: "flame-tip", hidden: "" });
+    view.append(canvas, spacer);
+    main.append(view, tip, methodTable(base, state.idle, size, fate, `${shown}${state.idle === "hide" ? ", waiting hidden" : ""}`));
+
+    // The zoomed frame, in words, with its method's page one click away.
+    const m = methodOf(zoom);
+    const calls = tree.calls[zoom];
+    const zoomLine = `${group(calls)} call${calls === 1 ? "" : "s"} · total ${time(size[zoom])} (${percent(size[zoom], size[base])} of ${nameOf(base)})`;
+    frame.append(el("strong", { text: zoom === base ? "Whole tree: " : "Zoomed to: " }),
+      m ? methodLink(m) : el("span", { text: nameOf(zoom) }), ` · ${m ? zoomLine : `total ${time(size[zoom])}`} · click a frame to zoom in, a frame above it to zoom out`);
+
+    let maxDepth = tree.depth[base];
+    for (let n = base; n < tree.end[base]; n++) if (size[n] > 0 && tree.depth[n] > maxDepth) maxDepth = tree.depth[n];
+    const rows = maxDepth - tree.depth[base] + 1;
+
+    let test = matcher(state.q), hitMethods = null;
+    function searchHits() {
+      test = matcher(state.q);
+      hitMethods = null;
+      if (!test) { hits.textContent = ""; return; }
+      hitMethods = new Uint8Array(methods.length + flame.extra_methods.length);
+      let count = 0;
+      methods.forEach((method, k) => { if (test(method.name) || test(method.file)) { hitMethods[k] = 1; count++; } });
+      flame.extra_methods.forEach((name, k) => { if (test(name)) { hitMethods[methods.length + k] = 1; count++; } });
+      // Their time: that of the matching frames with no matching frame
+      // above them (so each moment counts once).
+      let held = 0, frames = 0;
+      for (let n = base; n < tree.end[base];) {
+        if (size[n] > 0 && tree.method[n] >= 0 && hitMethods[tree.method[n]]) {
+          held += size[n];
+          for (let k = n; k < tree.end[n]; k++) if (size[k] > 0 && hitMethods[tree.method[k]]) frames++;
+          n = tree.end[n];
+        } else {
+          n++;
+        }
+      }
+      hits.textContent = `${group(frames)} frame${frames === 1 ? "" : "s"} of ${group(count)} matching method${count === 1 ? "" : "s"} ` +
+        `hold ${percent(held, size[base])} of ${nameOf(base)}'s time (${time(held)})`;
+      hits.dataset.share = String(size[base] > 0 ? held / size[base] : 0);
+      hits.dataset.frames = String(frames);
+    }
+
+    const ctx = canvas.getContext("2d");
+    let width = 0, height = 0;
+    function draw() {
+      const started = performance.now();
+      const dpr = window.devicePixelRatio || 1;
+      width = view.clientWidth;
+      height = view.clientHeight;
+      spacer.style.height = `${Math.max(rows * ROW - height, 0)}px`;
+      if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+        canvas.width = Math.round(width * dpr);
+        canvas.height = Math.round(height * dpr);
+        canvas.style.width = `${width}px`;
+        canvas.style.height = `${height}px`;
+      }
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.clearRect(0, 0, width, height);
+      ctx.font = "12px system-ui, sans-serif";
+      ctx.textBaseline = "middle";
+      const charWidth = ctx.measureText("abcdefghijklmnopqrstuvwxyz").width / 26;
+      const top = view.scrollTop, firstRow = Math.floor(top / ROW), lastRow = Math.ceil((top + height) / ROW);
+      const scale = size[zoom] > 0 ? width / size[zoom] : 0, left = x[zoom];
+      let drawn = 0;
+      const box = (n, px, w) => {
+        const row = tree.depth[n] - tree.depth[base];
+        const py = row * ROW - top;
+        ctx.fillStyle = colour(n, hitMethods);
+        ctx.fillRect(px, py, w > 2 ? w - 1 : w, ROW - 1);
+        drawn++;
+        if (w > 4 * charWidth) {
+          const name = nameOf(n), fits = Math.floor((w - 6) / charWidth);
+          ctx.fillStyle = "#222";
+          ctx.fillText(name.length > fits ? name.slice(0, fits - 1) + "…" : name, px + 3, py + ROW / 2);
+        }
+      };
+      for (let a = zoom; ; a = tree.parent[a]) {
+        const row = tree.depth[a] - tree.depth[base];
+        if (row >= firstRow && row <= lastRow) box(a, 0, width);
+        if (a === base) break;
+      }
+      for (let n = zoom + 1; n < tree.end[zoom];) {
+        const w = size[n] * scale;
+        const row = tree.depth[n] - tree.depth[base];
+        if (w < 1 || row > lastRow) { n = tree.end[n]; continue; }   // too narrow or below the view: with all it called
+        if (row >= firstRow) box(n, (x[n] - left) * scale, w);
+        n++;
+      }
+      view.dataset.drawMs = (performance.now() - started).toFixed(1);
+      view.dataset.frames = String(drawn);
+    }
+
+    // The node under a point of the canvas, or -1.
+    function nodeAt(px, py) {
+      const row = Math.floor((py + view.scrollTop) / ROW);
+      const d = tree.depth[base] + row;
+      if (d <= tree.depth[zoom]) {
+        let a = zoom;
+        while (tree.depth[a] > d) a = tree.parent[a];
+        return a;
+      }
+      const scale = width / size[zoom], at = x[zoom] + px / scale;
+      let node = zoom;
+      while (tree.depth[node] < d) {
+        let found = -1;
+        for (let c = node + 1; c < tree.end[node]; c = tree.end[c]) {
+          if (size[c] > 0 && x[c] <= at && at < x[c] + size[c]) { found = c; break; }
+        }
+        if (found < 0 || size[found] * scale < 1) return -1;
+        node = found;
+      }
+      return node;
+    }
+
+    canvas.addEventListener("mousemove", (event) => {
+      const rect = canvas.getBoundingClientRect();
+      const n = nodeAt(event.clientX - rect.left, event.clientY - rect.top);
+      if (n < 0) { tip.hidden = true; canvas.style.cursor = ""; return; }
+      canvas.style.cursor = "pointer";
+      const method = methodOf(n);
+      const lines = [el("div", { class: "tip-name", id: "flame-tip-name", text: nameOf(n) })];
+      if (method) lines.push(el("div", { class: "mfile", text: where(method) }));
+      if (tree.method[n] >= 0) {
+        lines.push(el("div", {}, "calls ", el("span", { id: "flame-tip-calls", text: group(tree.calls[n]) })));
+        lines.push(el("div", {}, `total ${time(size[n])} (${percent(size[n], size[base])}), `,
+          el("span", { id: "flame-tip-total", text: `${group(size[n])} ns` }), state.idle === "hide" && size[n] !== tree.total[n] ? " without waiting" : ""));
+        lines.push(el("div", {}, `self ${time(tree.self[n])}, `, el("span", { id: "flame-tip-self", text: `${group(tree.self[n])} ns` })));
+      } else {
+        lines.push(el("div", {}, `total ${time(size[n])}, `, el("span", { id: "flame-tip-total", text: `${group(size[n])} ns` })));
+      }
+      tip.replaceChildren(...lines);
+      tip.dataset.path = pathOf(base, n);
+      tip.hidden = false;
+      const left = Math.min(event.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
+      tip.style.left = `${left + window.scrollX}px`;
+      tip.style.top = `${event.clientY + 14 + window.scrollY}px`;
+    });
+    canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
+    canvas.addEventListener("click", (event) => {
+      const rect = canvas.getBoundingClientRect();
+      const n = nodeAt(event.clientX - rect.left, event.clientY - rect.top);
+      if (n < 0 || n === zoom && n === base) return;
+      // A click on the zoomed frame zooms out one level; on an ancestor, out to it.
+      const target = n === zoom ? tree.parent[n] : n;
+      go({ zoom: tree.depth[target] <= tree.depth[base] ? "" : pathOf(base, target) });
+    });
+    view.addEventListener("scroll", () => { tip.hidden = true; draw(); });
+    const onResize = () => { if (view.isConnected) draw(); else window.removeEventListener("resize", onResize); };
+    window.addEventListener("resize", onResize);
+
+    searchHits();
+    draw();
+    return {
+      onSearch(query) {
+        state.q = query.trim();
+        history.replaceState(null, "", flameHash(state));
+        searchHits();
+        draw();
+      }
+    };
+  }
+
+  R.addView("flame", "Flame graph", showFlame);
+})();
