@@ -129,7 +129,7 @@ module Tracegraph
         o.on("--allocations", "Also count the objects each method and call allocates (self and total)") do
           options[:start][:allocations] = true
         end
-        o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json, .firefox.json)") do
+        o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json, .firefox.json, and .html but with --runs)") do
           options[:start][:call_tree] = true
         end
         o.on("--max-call-tree-nodes N", Integer,
@@ -166,7 +166,8 @@ module Tracegraph
       parser.order!(argv)
       options[:outputs] << "call_graph.dot" if options[:outputs].empty?
       options[:outputs].map! { |spec| Output.target(spec, format: options[:format]) }
-      if Output.needs_call_tree?(options[:outputs]) || GraphOptions.needs_call_tree?(options[:dot])
+      if Output.needs_call_tree?(options[:outputs]) || GraphOptions.needs_call_tree?(options[:dot]) ||
+         (options[:runs] == 1 && Output.wants_call_tree?(options[:outputs]))
         options[:start][:call_tree] = true
       end
       Tracegraph::DotOptions.parse(options[:dot].except(*VIEW_OPTIONS)) # fail before running anything

@@ -32,7 +32,7 @@ module Tracegraph
       @start_options[:gc] = boolean("TRACEGRAPH_GC") if set?("TRACEGRAPH_GC")
       @start_options[:blocks] = boolean("TRACEGRAPH_BLOCKS") if set?("TRACEGRAPH_BLOCKS")
       @start_options[:allocations] = boolean("TRACEGRAPH_ALLOCATIONS") if set?("TRACEGRAPH_ALLOCATIONS")
-      @start_options[:call_tree] = true if Output.needs_call_tree?([@output])
+      @start_options[:call_tree] = true if Output.wants_call_tree?([@output])
       @dot_options = {}
       @dot_options[:node_fraction] = number("TRACEGRAPH_NODE_FRACTION") if set?("TRACEGRAPH_NODE_FRACTION")
       @dot_options[:edge_fraction] = number("TRACEGRAPH_EDGE_FRACTION") if set?("TRACEGRAPH_EDGE_FRACTION")

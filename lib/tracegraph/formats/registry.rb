@@ -24,10 +24,14 @@ module Tracegraph
     # graphviz:  rendered by Graphviz's `dot` from a .dot kept beside it
     # call_tree: what the format is called, if it is drawn from the call
     #            tree (one stack per path): asking for it records the tree
+    # shows_call_tree: has a view of the call tree where there is one (the
+    #            HTML report's flame graph), but is written without it too:
+    #            asking for it records the tree unless --runs keeps medians
     # options:   its names for --format (-o - and names without a known
     #            suffix), the first for the first suffix, and so on
     # (Only JSON is read back, by Profile.load_json: Formats::Json.load.)
-    Format = Struct.new(:name, :suffixes, :writer, :graph, :graphviz, :call_tree, :options, keyword_init: true)
+    Format = Struct.new(:name, :suffixes, :writer, :graph, :graphviz, :call_tree, :shows_call_tree, :options,
+                        keyword_init: true)
 
     # In the order `tracegraph --help` lists their suffixes.
     ALL = [
@@ -39,7 +43,7 @@ module Tracegraph
       Format.new(name: :pprof, options: %w[pprof], suffixes: %w[.pb.gz], writer: Pprof, call_tree: Pprof::NAME),
       Format.new(name: :speedscope, options: %w[speedscope], suffixes: %w[.speedscope.json], writer: Speedscope, call_tree: Speedscope::NAME),
       Format.new(name: :firefox, options: %w[firefox], suffixes: %w[.firefox.json], writer: Firefox, call_tree: Firefox::NAME),
-      Format.new(name: :html, options: %w[html], suffixes: %w[.html], writer: Html),
+      Format.new(name: :html, options: %w[html], suffixes: %w[.html], writer: Html, shows_call_tree: true),
       Format.new(name: :rendered, options: %w[pdf svg png], suffixes: %w[.pdf .svg .png], writer: Dot, graph: true, graphviz: true)
     ].each(&:freeze).freeze
 

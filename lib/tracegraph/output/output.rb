@@ -258,6 +258,13 @@ module Tracegraph
       paths.any? { |path| STACK_FORMATS.key?(output_format(path)) }
     end
 
+    # Whether one of these paths needs the call tree or shows it where it
+    # is there (the HTML report's flame graph): a single run records it.
+    def wants_call_tree?(paths)
+      needs_call_tree?(paths) ||
+        paths.any? { |path| (format = output_format(path)) && Formats::BY_NAME[format]&.shows_call_tree }
+    end
+
     # path with a tag (a pid, "12345.2") added before the format's suffix
     # (graphs/call_graph.pdf -> graphs/call_graph.12345.pdf), or after a
     # callgrind name, as callgrind itself does (callgrind.out.app ->

@@ -211,8 +211,9 @@
 
   function noTree() {
     main.append(el("p", { class: "note", id: "no-flame" },
-      "No flame graph: this profile has no call tree, which keeps each call path apart. Record one with ",
-      el("code", { text: "tracegraph --call-tree -o profile.html app.rb" }), " (or ",
+      "No flame graph: this profile has no call tree, which keeps each call path apart. ",
+      el("code", { text: "tracegraph -o profile.html app.rb" }), " records one (one run: --runs keeps medians, not trees; ",
+      "for a saved profile, record it with ", el("code", { text: "--call-tree" }), ", or ",
       el("code", { text: "Tracegraph.start(call_tree: true)" }),
       "); the graph, the table and every method's page work without it."));
     return { onSearch: null };
