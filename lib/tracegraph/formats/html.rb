@@ -22,6 +22,10 @@ module Tracegraph
   module Formats
     module Html
       ASSETS = File.join(__dir__, "html")
+      # The page's scripts, inlined in this order, each allowed by its own
+      # hash: the report, Graphviz in WebAssembly (vendor/README.md), and
+      # the focused graph that lays out with it (html/focus_graph.js).
+      SCRIPTS = %w[report.js vendor/viz-global.js focus_graph.js].freeze
       SCRIPT_SAFE = {"<" => "\\u003c", ">" => "\\u003e", "&" => "\\u0026",
                      "\u2028" => "\\u2028", "\u2029" => "\\u2029"}.freeze
 
@@ -73,17 +77,34 @@ module Tracegraph
 
       def escape_text(text) = text.gsub(/[&<>"]/, "&" => "&amp;", "<" => "&lt;", ">" => "&gt;", '"' => "&quot;")
 
+      # The inline scripts, each as it is, refusing one that could end
+      # its <script> early.
+      def scripts
+        SCRIPTS.map do |name|
+          text = File.read(File.join(ASSETS, name), encoding: "UTF-8")
+          raise Error, "#{name} holds \"</script\" or \"<!--\": it cannot be inlined" if text.match?(%r{</script|<!--}i)
+
+          text
+        end
+      end
+
+      # Only the report's own scripts run, by their hashes; WebAssembly may
+      # compile (Graphviz), and nothing may be fetched or connected to.
+      def policy(scripts)
+        hashes = scripts.map { |s| "'sha256-#{Digest::SHA256.base64digest(s)}'" }.join(" ")
+        "default-src 'none'; script-src #{hashes} 'wasm-unsafe-eval'; " \
+          "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+      end
+
       def page(data, title)
-        script = File.read(File.join(ASSETS, "report.js"), encoding: "UTF-8")
         style = File.read(File.join(ASSETS, "report.css"), encoding: "UTF-8")
-        policy = "default-src 'none'; script-src 'sha256-#{Digest::SHA256.base64digest(script)}'; " \
-                 "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+        inline = scripts
         <<~HTML
           <!DOCTYPE html>
           <html lang="en">
           <head>
           <meta charset="utf-8">
-          <meta http-equiv="Content-Security-Policy" content="#{policy}">
+          <meta http-equiv="Content-Security-Policy" content="#{policy(inline)}">
           <meta name="viewport" content="width=device-width, initial-scale=1">
           <meta name="generator" content="tracegraph #{VERSION}">
           <title>#{escape_text(title)}</title>
@@ -92,7 +113,7 @@ module Tracegraph
           <body>
           <noscript>This report needs JavaScript (its own, inlined; it fetches nothing).</noscript>
           <script type="application/json" id="profile-data">#{script_safe_json(data)}</script>
-          <script>#{script}</script>
+          #{inline.map { |s| "<script>#{s}</script>" }.join("\n")}
           </body>
           </html>
         HTML

@@ -91,10 +91,12 @@
   }
 
   // --- routing ---
+  // Views the later scripts add (focus_graph.js): name -> show(params).
+  const views = {};
   function parseHash() {
     if (location.hash.startsWith("#method=")) return { view: "method", name: decodeURIComponentSafe(location.hash.slice(8)) };
     const [view, query] = location.hash.slice(1).split("?");
-    const known = ["graph", "table"].includes(view) ? view : null;
+    const known = ["graph", "table"].includes(view) || views[view] ? view : null;
     return { view: known || (data.svg ? "graph" : "table"), params: new URLSearchParams(query || "") };
   }
   function decodeURIComponentSafe(s) {
@@ -106,6 +108,7 @@
     main.replaceChildren();
     if (state.view === "method") showMethod(state.name);
     else if (state.view === "table") showTable(state.params);
+    else if (views[state.view]) currentView = views[state.view](state.params) || { onSearch: null };
     else showGraph(state.params);
     window.scrollTo(0, 0);
   }
@@ -218,7 +221,7 @@
     }
     const section = el("section", { class: "method", id: "method", "data-method": String(m.index) },
       el("h2", { text: m.name, id: "method-name" }), el("div", { class: "where", text: where(m) }), facts,
-      egoGraph(m),
+      api.methodGraph ? api.methodGraph(m) : egoGraph(m),
       el("h3", { text: `Callers (${group(m.callers.length)})` }),
       edgeTable(m.callers, "caller", m, "callers",
         "Time: spent in this method when called from the caller · Share: of this method's total"),
@@ -248,7 +251,8 @@
 
   // The method, its biggest callers to the left and callees to the right,
   // drawn here (no layout engine needed for two columns); each box opens
-  // its method, each arrow says calls and time.
+  // its method, each arrow says calls and time. What the method page
+  // shows when Graphviz (focus_graph.js) could not start.
   function egoGraph(m) {
     const LIMIT = 12, boxW = 260, boxH = 34, gapY = 10, colGap = 130;
     const callers = m.callers.slice().sort((a, b) => b.total - a.total).slice(0, LIMIT);
@@ -329,23 +333,15 @@
     return named.find((m) => m.file && lines[1] && lines[1].endsWith(`${m.file}:${m.line}`)) || named[0];
   }
 
-  function showGraph(params) {
-    const svg = graphElement();
-    if (!svg) {
-      main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The table and every method's page work without it.` }));
-      currentView = { onSearch: null };
-      return;
-    }
-    const view = el("div", { id: "graph-view" });
-    const hits = el("span", { id: "graph-hits" });
-    const reset = el("button", { type: "button", text: "Fit" });
-    main.append(el("div", { class: "graph-tools" }, el("span", { text: "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes." }), reset, hits), view);
-    view.append(svg);
+  // Pan (drag) and zoom (wheel) of an SVG drawing in view, whose whole is
+  // svg.dataset.full ("x y w h"); reset (a button, or null) fits it again;
+  // a click that did not drag calls onNode(box, event) on the box under it.
+  function panZoom(view, svg, reset, onNode) {
     let [x, y, w, h] = svg.dataset.full.split(" ").map(Number);
     const apply = () => svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
     const fit = () => { [x, y, w, h] = svg.dataset.full.split(" ").map(Number); apply(); };
     fit();
-    reset.addEventListener("click", fit);
+    if (reset) reset.addEventListener("click", fit);
     view.addEventListener("wheel", (event) => {
       event.preventDefault();
       const rect = view.getBoundingClientRect();
@@ -378,8 +374,23 @@
       view.classList.remove("dragging");
       if (moved) return;
       const hit = document.elementsFromPoint(event.clientX, event.clientY).map((n) => n.closest && n.closest("g.node")).find((n) => n);
-      if (hit && hit.dataset.method) location.hash = methodHash(methods[Number(hit.dataset.method)]);
+      if (hit) onNode(hit, event);
     });
+  }
+
+  function showGraph(params) {
+    const svg = graphElement();
+    if (!svg) {
+      main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The table and every method's page work without it.` }));
+      currentView = { onSearch: null };
+      return;
+    }
+    const view = el("div", { id: "graph-view" });
+    const hits = el("span", { id: "graph-hits" });
+    const reset = el("button", { type: "button", text: "Fit" });
+    main.append(el("div", { class: "graph-tools" }, el("span", { text: "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes." }), reset, hits), view);
+    view.append(svg);
+    panZoom(view, svg, reset, (node) => { if (node.dataset.method) location.hash = methodHash(methods[Number(node.dataset.method)]); });
     function highlight(query) {
       const test = matcher(query);
       let count = 0;
@@ -400,8 +411,16 @@
     highlight(search.value);
   }
 
-  route();
-  // When the first view is drawn, in ms since the page began to load (the
-  // browser tests and the scale measurement read it).
-  document.body.dataset.readyMs = String(Math.round(performance.now()));
+  // What the later scripts build on (focus_graph.js): they add views and
+  // the method page's graph, so the first view is routed once all have run.
+  const api = window.tracegraphReport = {
+    data, methods, byKey, views, nav, main, search, el, svgEl, group, time, percent, where, matcher, methodHash, methodLink,
+    egoGraph, panZoom, methodGraph: null
+  };
+  document.addEventListener("DOMContentLoaded", () => {
+    route();
+    // When the first view is drawn, in ms since the page began to load (the
+    // browser tests and the scale measurement read it).
+    document.body.dataset.readyMs = String(Math.round(performance.now()));
+  });
 })();
