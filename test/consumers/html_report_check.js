@@ -18,7 +18,8 @@
 // violation is one); requests every request for anything but the file
 // itself (each is refused); dialogs every alert() a name might have run.
 // Usage: node html_report_check.js FILE [--browser chromium|firefox] [--search TEXT] [--method NAME] [--graph-search TEXT]
-//        [--focus NAME [--ignore REGEXP] [--hide NAME]] [--focus-only (the focus steps alone)]
+//        [--focus NAME [--ignore REGEXP] [--hide NAME] [--focus-boxes N]] [--focus-only (the focus steps alone)]
+//        [--no-wasm (the page runs without WebAssembly, as where it is disabled)]
 //        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
 "use strict";
 const fs = require("fs");
@@ -58,8 +59,12 @@ async function focusState(page) {
 
 async function focusSteps(page, out) {
   const name = option("--focus");
-  await page.evaluate((n) => { location.hash = "#focus?m=" + encodeURIComponent(n); }, name);
+  const boxes = option("--focus-boxes");
+  const started = Date.now();
+  await page.evaluate((n, b) => { location.hash = "#focus?m=" + encodeURIComponent(n) + (b ? "&n=" + b : ""); }, name, boxes);
   const first = await focusState(page);
+  // From the click (the fragment's change) to the drawing, seen from here.
+  first.redrawMs = Date.now() - started;
   out.focus = { first };
   const ignore = option("--ignore");
   if (ignore && !first.fallback) {
@@ -112,6 +117,7 @@ async function main() {
     page.on("console", (message) => { if (message.type() === "error") out.errors.push(`console: ${message.text()}`); });
     page.on("dialog", async (dialog) => { out.dialogs.push(dialog.message()); await dialog.dismiss(); });
 
+    if (args.includes("--no-wasm")) await page.evaluateOnNewDocument(() => { delete window.WebAssembly; });
     const started = Date.now();
     await page.goto(url, { waitUntil: "load" });
     await page.waitForSelector("body[data-ready-ms]", { timeout: 30000 });
@@ -210,6 +216,7 @@ async function main() {
           calls: document.querySelector("#method-calls").textContent,
           callers: rows("callers"), callees: rows("callees"),
           egoBoxes: document.querySelectorAll("svg.ego g.box").length,
+          fallback: (document.querySelector("#graphviz-fallback") || {}).textContent || null,
           graphBoxes: [...document.querySelectorAll("#method-graph g.node")].map((g) => Number(g.dataset.method)),
           graphDrawn: (document.querySelector("#method-graph") || { dataset: {} }).dataset.drawn || null
         };

@@ -129,9 +129,11 @@ class TestHtml < TracegraphTest
 
   FIREFOX = "/usr/bin/firefox-esr"
 
-  def check_in_chromium(path, *args)
+  # expected_errors: console errors the check means to cause (the
+  # WebAssembly runtime's own, when it is taken away).
+  def check_in_chromium(path, *args, expected_errors: nil)
     skip "chromium is not installed (apt-get install chromium)" unless File.executable?("/usr/bin/chromium")
-    check_in_browser(path, *args)
+    check_in_browser(path, *args, expected_errors: expected_errors)
   end
 
   # Firefox, driven by puppeteer-core over WebDriver BiDi.
@@ -140,7 +142,7 @@ class TestHtml < TracegraphTest
     check_in_browser(path, "--browser", "firefox", *args)
   end
 
-  def check_in_browser(path, *args)
+  def check_in_browser(path, *args, expected_errors: nil)
     skip "node is not installed (apt-get install nodejs npm)" unless system("command -v node > /dev/null 2>&1")
     unless File.directory?(File.join(CONSUMERS, "node_modules/puppeteer-core"))
       skip "puppeteer-core is not installed (bin/setup runs npm ci in test/consumers)"
@@ -151,7 +153,8 @@ class TestHtml < TracegraphTest
     out, err, status = Open3.capture3(browser_env, "node", CHECKER, path, *args)
     assert status.success?, "the report could not be checked in the browser: #{err}"
     result = JSON.parse(out)
-    assert_empty result["errors"], "no page errors, no policy violations"
+    errors = expected_errors ? result["errors"].grep_v(expected_errors) : result["errors"]
+    assert_empty errors, "no page errors, no policy violations"
     assert_empty result["requests"], "no request leaves the file"
     assert_empty result["dialogs"], "no script of the profile's ran"
     result
@@ -257,6 +260,9 @@ class TestHtml < TracegraphTest
   # A focus state's edges as {edge index => [caller index, callee index, label]}.
   def drawn_edges(state) = state["edges"].to_h { |i, from, to, label| [i, [from, to, label]] }
 
+  # A focus state without its timings: what the user sees.
+  def drawing(state) = state.except("drawnMs", "redrawMs")
+
   # What an edge's arrow says: calls, then time, then share of the whole.
   def assert_arrow(profile, edge, drawn, why)
     refute_nil drawn, "#{why}: #{edge.caller.name} → #{edge.callee.name} is drawn"
@@ -300,11 +306,11 @@ class TestHtml < TracegraphTest
     refute_includes after_ignore["boxes"].map(&:first), profile.index_of(ignored), "an ignored method is gone"
     assert_includes after_ignore["hash"], "ignore="
     assert_match(/ignored: [\d,]+ methods? matching/, after_ignore["legend"])
-    assert_equal first, result["focus"]["back"].merge("drawnMs" => first["drawnMs"]), "Back undoes the ignore"
+    assert_equal drawing(first), drawing(result["focus"]["back"]), "Back undoes the ignore"
 
     assert_equal hidden.name, result["focus"]["selected"], "a click selects the box"
     refute_includes result["focus"]["hidden"]["boxes"].map(&:first), profile.index_of(hidden), "a hidden box is gone"
-    assert_equal first, result["focus"]["undone"].merge("drawnMs" => first["drawnMs"]), "Undo brings it back"
+    assert_equal drawing(first), drawing(result["focus"]["undone"]), "Undo brings it back"
   end
 
   # Firefox (Debian's firefox-esr) opens the report from file:// and lays
@@ -325,6 +331,21 @@ class TestHtml < TracegraphTest
     assert(result["focus"]["ignored"]["boxes"].none? { |_, name| name.include?("square_roots") })
     assert_equal "graphviz", result["method"]["graphDrawn"]
     assert_equal edge_rows(profile, profile.edges.select { |e| e.callee.equal?(times) }, :caller), result["method"]["callers"]
+  end
+
+  # Where WebAssembly cannot run, the method page draws its graph itself
+  # and says why, and the focus view says so too.
+  def test_without_webassembly_the_method_page_falls_back_and_says_why
+    _, err, status = tracegraph("-o", "demo.html", File.expand_path("../../../examples/demo.rb", __dir__))
+    assert status.success?, err
+    result = check_in_chromium(File.join(@dir, "demo.html"), "--no-wasm", "--method", "Integer#times",
+                               "--focus", "Integer#times", expected_errors: /WebAssembly is not defined/)
+    assert_equal "fallback", result["method"]["graphDrawn"]
+    assert_match(/\AGraphviz \(WebAssembly\) did not start in this browser \(.+\), so this is the page's own/,
+                 result["method"]["fallback"])
+    assert_equal 7, result["method"]["egoBoxes"], "Integer#times, its 3 callers and 3 callees"
+    assert result["focus"]["first"]["fallback"]
+    assert_match(/did not start/, result["focus"]["first"]["legend"])
   end
 
   def test_hostile_names_show_as_text_in_chromium

@@ -17,7 +17,7 @@
   const R = window.tracegraphReport;
   if (!R) return;
   const { data, methods, byKey, el, group, time, percent, where, matcher, methodHash } = R;
-  const DEFAULT_BOXES = 40, BOX_CHOICES = [20, 40, 80, 150], METHOD_PAGE_SIDE = 12;
+  const LARGE = 40, DEFAULT_BOXES = 40, BOX_CHOICES = [20, 40, 80], METHOD_PAGE_SIDE = 12;
 
   // Graphviz, started once; a rejected promise says why it could not start.
   const graphviz = (typeof Viz !== "undefined" && Viz.instance)
@@ -32,13 +32,15 @@
   // its callers' callers upwards and its callees' callees downwards, each
   // level heaviest call first, until `boxes` are drawn. depth limits the
   // levels (the method page: 1); perSide limits each focus's callers and
-  // callees at the first level. Returns the boxes and what was left out.
+  // callees at the first level. When many methods are focused, the
+  // heaviest fill at most half the boxes, so what joins them is drawn too.
+  // Returns the boxes and what was left out.
   function select({ focus, excluded, boxes, depth = Infinity, perSide = Infinity }) {
     const kept = new Map(); // method index -> level
     const order = [];
     const add = (m, level) => { kept.set(m.index, level); order.push(m); };
     const roots = focus.filter((m) => !excluded(m)).sort((a, b) => b.total - a.total || a.index - b.index);
-    for (const m of roots.slice(0, boxes)) add(m, 0);
+    for (const m of roots.slice(0, roots.length > 1 ? Math.ceil(boxes / 2) : boxes)) add(m, 0);
     let up = order.slice(), down = order.slice();
     for (let level = 1; level <= depth && (up.length || down.length) && order.length < boxes; level++) {
       const found = new Map(); // index -> {m, weight, up, down}
@@ -115,8 +117,12 @@
   function dot(selection) {
     const whole = data.total_time;
     const maxSelf = Math.max(0, ...selection.boxes.map((m) => m.self));
+    // Past LARGE boxes, dot's network-simplex and crossing passes are
+    // capped, as the DOT writer caps them (tg_dot_style.c): a wide rank of
+    // a hundred callers takes seconds otherwise.
+    const large = selection.boxes.length > LARGE ? ", nslimit=2, nslimit1=2, mclimit=0.05, searchsize=20, remincross=false" : "";
     const out = ["digraph focus {",
-      "  graph [rankdir=TB, fontname=\"Helvetica\", bgcolor=\"white\", nodesep=0.3, ranksep=0.5, pad=0.3, outputorder=edgesfirst];",
+      `  graph [rankdir=TB, fontname="Helvetica", bgcolor="white", nodesep=0.3, ranksep=0.5, pad=0.3, outputorder=edgesfirst${large}];`,
       "  node [shape=box, style=\"filled,rounded\", fontname=\"Helvetica\", penwidth=1.2, margin=\"0.12,0.06\"];",
       "  edge [fontname=\"Helvetica\", fontsize=10, arrowsize=0.7];"];
     for (const m of selection.boxes) {
@@ -169,7 +175,9 @@
     });
   }
 
-  const graphvizNote = () => `Graphviz (WebAssembly) did not start in this browser (${graphvizError && graphvizError.message}), ` +
+  const graphvizNote = (error) => (error === graphvizError
+    ? `Graphviz (WebAssembly) did not start in this browser (${error.message}), `
+    : `Graphviz could not lay this graph out (${error.message}), `) +
     "so this is the page's own two-column drawing of the method, its callers and its callees.";
 
   // --- the method page's graph ---
@@ -193,8 +201,8 @@
         if (other && other !== m) location.hash = methodHash(other);
       });
       holder.dataset.drawn = "graphviz";
-    }, () => {
-      holder.replaceChildren(el("p", { class: "note", id: "graphviz-fallback", text: graphvizNote() }), R.egoGraph(m));
+    }).catch((error) => {
+      holder.replaceChildren(el("p", { class: "note", id: "graphviz-fallback", text: graphvizNote(error) }), R.egoGraph(m));
       holder.dataset.drawn = "fallback";
     });
     return el("div", {}, link, holder);
@@ -278,11 +286,19 @@
         legend.textContent = "Every focused method is ignored or hidden: nothing to draw.";
         return;
       }
-      const svg = draw(viz, selection);
+      let svg;
+      try {
+        svg = draw(viz, selection);
+      } catch (error) {
+        legend.textContent = `Graphviz could not lay this graph out: ${error.message}`;
+        return;
+      }
       view.append(svg);
       R.panZoom(view, svg, fit, (node) => { const m = methods[Number(node.dataset.method)]; if (m) selectBox(m); });
+      const focusedDrawn = selection.boxes.filter((m) => selection.level.get(m.index) === 0).length;
       const parts = [state.defaulted ? `Focused on the method with the most self time, ${selection.roots[0].name}` :
-        `Focused on ${group(selection.roots.length)} method${selection.roots.length === 1 ? "" : "s"}`,
+        `Focused on ${group(selection.roots.length)} method${selection.roots.length === 1 ? "" : "s"}` +
+        (focusedDrawn < selection.roots.length ? ` (the ${group(focusedDrawn)} heaviest drawn)` : ""),
       `${group(selection.boxes.length)} boxes drawn of the ${group(selection.related)} methods that lead to or from ${selection.roots.length === 1 ? "it" : "them"}` +
         (selection.boxes.length < selection.related ? ` (the ${state.n}-box budget keeps the nearest, heaviest calls first)` : "")];
       if (state.ignore) parts.push(`ignored: ${group(state.ignoredCount)} method${state.ignoredCount === 1 ? "" : "s"} matching /${state.ignore}/`);
@@ -291,9 +307,9 @@
       legend.textContent = parts.join(" · ") + ".";
       view.dataset.drawnMs = String(Math.round(performance.now() - started));
       view.dataset.drawn = hash;
-    }, () => {
+    }, (error) => {
       const m = state.methods[0];
-      legend.textContent = graphvizNote();
+      legend.textContent = graphvizNote(error);
       legend.id = "graphviz-fallback";
       if (m) view.replaceWith(R.egoGraph(m));
     });
