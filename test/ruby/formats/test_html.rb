@@ -132,8 +132,13 @@ class TestHtml < TracegraphTest
   # expected_errors: console errors the check means to cause (the
   # WebAssembly runtime's own, when it is taken away).
   def check_in_chromium(path, *args, expected_errors: nil)
-    skip "chromium is not installed (apt-get install chromium)" unless File.executable?("/usr/bin/chromium")
+    need_chromium
     check_in_browser(path, *args, expected_errors: expected_errors)
+  end
+
+  # Before a test's own slow work, where it is only for the browser.
+  def need_chromium
+    skip "chromium is not installed (apt-get install chromium)" unless File.executable?("/usr/bin/chromium")
   end
 
   # Firefox, driven by puppeteer-core over WebDriver BiDi.
@@ -276,6 +281,7 @@ class TestHtml < TracegraphTest
   # our exact calls; ignoring one takes it out, hiding one too, and Back
   # and Undo bring each back.
   def test_focus_ignore_and_hide_any_method_in_chromium
+    need_chromium
     profile = Tracegraph::Profile.load_json(REAL)
     path = File.join(@dir, "rubocop.html")
     profile.write_html(path)
