@@ -238,6 +238,8 @@ async function main() {
     if (option("--screenshot")) {
       await page.evaluate((h) => { document.querySelector("#search").value = ""; location.hash = h; }, option("--screenshot-view") || "#graph");
       await new Promise((r) => setTimeout(r, 300));
+      // A focused graph: once Graphviz has drawn it.
+      await page.waitForFunction(() => !location.hash.startsWith("#focus") || document.querySelector("#graph-view.focus-view[data-drawn]"), { timeout: 30000 });
       await page.screenshot({ path: option("--screenshot") });
     }
   } finally {
