@@ -319,23 +319,42 @@ class TestHtml < TracegraphTest
     assert_equal drawing(first), drawing(result["focus"]["undone"]), "Undo brings it back"
   end
 
+  # The methods --focus keeps for one method: it, what leads to it and
+  # what it leads to, along the profile's edges.
+  def related(profile, method)
+    walk = lambda do |from, to|
+      seen = {method => true}.compare_by_identity
+      queue = [method]
+      until queue.empty?
+        m = queue.shift
+        profile.edges.each { |e| (seen[e.public_send(to)] = true; queue << e.public_send(to)) if e.public_send(from).equal?(m) && !seen[e.public_send(to)] }
+      end
+      seen.keys
+    end
+    (walk.(:callee, :caller) + walk.(:caller, :callee)).uniq.map { |m| profile.index_of(m) }.sort
+  end
+
   # Firefox (Debian's firefox-esr) opens the report from file:// and lays
-  # a focused graph out with the same Graphviz.
+  # a focused graph out with the same Graphviz. The focus,
+  # find_many_squares, calls Integer#times, which leads back up to it
+  # through main's block: the whole demo but `ignore`'s is drawn.
   def test_a_focused_graph_in_firefox
     demo = File.expand_path("../../../examples/demo.rb", __dir__)
     _, err, status = tracegraph("-o", "demo.html", "-o", "demo.json", demo)
     assert status.success?, err
     profile = Tracegraph::Profile.load_json(File.join(@dir, "demo.json"))
-    times = method_named(profile, "Integer#times")
-    result = check_in_firefox(File.join(@dir, "demo.html"), "--focus", "Integer#times", "--ignore", "square_roots",
+    focus = method_named(profile, "Object#find_many_squares")
+    result = check_in_firefox(File.join(@dir, "demo.html"), "--focus", focus.name, "--ignore", "square_roots",
                               "--search", "Integer#times", "--method", "Integer#times")
     first = result["focus"]["first"]
     refute first["fallback"], first["legend"]
+    assert_equal related(profile, focus), first["boxes"].map(&:first).sort, "what leads to it and from it, as --focus keeps"
     edges = drawn_edges(first)
-    profile.edges.select { |e| e.callee.equal?(times) || e.caller.equal?(times) }
+    profile.edges.select { |e| e.callee.equal?(focus) || e.caller.equal?(focus) }
            .each { |e| assert_arrow(profile, e, edges[profile.edges.index(e)], "in Firefox") }
     assert(result["focus"]["ignored"]["boxes"].none? { |_, name| name.include?("square_roots") })
     assert_equal "graphviz", result["method"]["graphDrawn"]
+    times = method_named(profile, "Integer#times")
     assert_equal edge_rows(profile, profile.edges.select { |e| e.callee.equal?(times) }, :caller), result["method"]["callers"]
   end
 

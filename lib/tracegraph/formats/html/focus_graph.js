@@ -41,11 +41,19 @@
     const add = (m, level) => { kept.set(m.index, level); order.push(m); };
     const roots = focus.filter((m) => !excluded(m)).sort((a, b) => b.total - a.total || a.index - b.index);
     for (const m of roots.slice(0, roots.length > 1 ? Math.ceil(boxes / 2) : boxes)) add(m, 0);
+    // Each box is walked through upwards and downwards at most once: a
+    // box reached downwards may still lead further up (a cycle).
+    const went = { up: new Set(order.map((m) => m.index)), down: new Set(order.map((m) => m.index)) };
     let up = order.slice(), down = order.slice();
     for (let level = 1; level <= depth && (up.length || down.length) && order.length < boxes; level++) {
       const found = new Map(); // index -> {m, weight, up, down}
+      const next = { up: [], down: [] };
       const consider = (m, weight, dir) => {
-        if (kept.has(m.index) || excluded(m)) return;
+        if (excluded(m)) return;
+        if (kept.has(m.index)) {
+          if (!went[dir].has(m.index)) { went[dir].add(m.index); next[dir].push(m); }
+          return;
+        }
         const c = found.get(m.index) || { m, weight: 0, up: false, down: false };
         c.weight = Math.max(c.weight, weight);
         c[dir] = true;
@@ -55,29 +63,32 @@
         .forEach((e) => consider(pick(e), e.total, dir));
       for (const m of up) side(m.callers, (e) => e.caller, "up");
       for (const m of down) side(m.callees, (e) => e.callee, "down");
-      up = []; down = [];
       for (const c of [...found.values()].sort((a, b) => b.weight - a.weight || a.m.index - b.m.index)) {
         if (order.length >= boxes) break;
         add(c.m, level);
-        if (c.up) up.push(c.m);
-        if (c.down) down.push(c.m);
+        for (const dir of ["up", "down"]) if (c[dir]) { went[dir].add(c.m.index); next[dir].push(c.m); }
       }
+      up = next.up; down = next.down;
     }
-    // What else leads to or from the focus, past the budget or the depth.
-    const related = new Set(roots.map((m) => m.index));
-    const walk = (start, next) => {
-      const stack = start.slice();
+    // What else leads to or from the focus, past the budget or the depth:
+    // its ancestors and its descendants, each walked on its own (a method
+    // in a cycle is both, and what lies past it is reached either way).
+    const walk = (next) => {
+      const seen = new Set(roots.map((m) => m.index));
+      const stack = roots.slice();
       while (stack.length) {
         for (const other of next(stack.pop())) {
-          if (related.has(other.index) || excluded(other)) continue;
-          related.add(other.index);
+          if (seen.has(other.index) || excluded(other)) continue;
+          seen.add(other.index);
           stack.push(other);
         }
       }
+      return seen;
     };
+    const related = new Set(roots.map((m) => m.index));
     if (depth === Infinity) {
-      walk(roots, (m) => m.callers.map((e) => e.caller));
-      walk(roots, (m) => m.callees.map((e) => e.callee));
+      for (const i of walk((m) => m.callers.map((e) => e.caller))) related.add(i);
+      for (const i of walk((m) => m.callees.map((e) => e.callee))) related.add(i);
     }
     const edges = [];
     for (const m of order) for (const e of m.callees) if (kept.has(e.callee.index)) edges.push(e);
