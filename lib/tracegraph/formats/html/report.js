@@ -1,6 +1,7 @@
 // tracegraph's HTML report. Reads the profile from #profile-data (JSON)
 // and draws three views, chosen by the URL's fragment so a view can be
-// shared: #graph?q=REGEXP, #table?sort=self&q=TEXT, #method=NAME.
+// shared: #graph?q=REGEXP, #table?sort=self&q=TEXT, #method=NAME; the
+// scripts after it add their own (focus_graph.js: #focus?m=NAME...).
 // Every name and path reaches the page through textContent or an
 // attribute's value, never as markup.
 "use strict";
