@@ -16,7 +16,7 @@ Gem::Specification.new do |s|
     "rubygems_mfa_required" => "true"
   }
   s.required_ruby_version = ">= 3.1"
-  s.files = Dir["lib/**/*.{rb,js,css}", "ext/tracegraph/**/*.{c,h,rb}", "exe/*", "examples/**/*", "README.md", "LICENSE", "CHANGELOG.md",
+  s.files = Dir["lib/**/*.{rb,js,css}", "lib/tracegraph/formats/html/vendor/*", "ext/tracegraph/**/*.{c,h,rb}", "exe/*", "examples/**/*", "README.md", "LICENSE", "CHANGELOG.md",
                  "docs/**/*.md", "CMakeLists.txt"]
   s.bindir = "exe"
   s.executables = ["tracegraph"]

@@ -7,14 +7,22 @@
 //    "filter": {"query", "names"},
 //    "search": {"query", "matches", "opened", "method": {...}},
 //    "method": {"name", "calls", "callers": [[name, calls], ...], "callees": ...},
-//    "graphSearch": {"query", "hits", "hash"}}
+//    "graphSearch": {"query", "hits", "hash"},
+//    "focus": {"first", "ignored", "hidden", "undone", "back": state}}
+// where a focus state is {"hash", "legend", "boxes": [[method index, name]],
+// "edges": [[edge index, caller index, callee index, label]], "drawnMs"}:
+// the focus view (focus_graph.js) on --focus NAME, then with --ignore
+// REGEXP typed in, then Back; the box named --hide clicked and hidden, then
+// Undo. Indexes are the profile's (its methods and edges, in order).
 // errors holds page errors and console errors (a Content-Security-Policy
 // violation is one); requests every request for anything but the file
 // itself (each is refused); dialogs every alert() a name might have run.
 //    "flame": {"shown", "hover": {"name", "calls", "total", "self", "path"}, "zoomedIn", "zoomedOut", "search"}
-// Usage: node html_report_check.js FILE [--search TEXT] [--method NAME] [--graph-search TEXT]
+// Usage: node html_report_check.js FILE [--browser chromium|firefox] [--search TEXT] [--method NAME] [--graph-search TEXT]
 //        [--flame PARAMS|- [--flame-row N] [--flame-only]] (PARAMS as in #flame?PARAMS)
 //        [--open #FRAGMENT (the first view opened)]
+//        [--focus NAME [--ignore REGEXP] [--hide NAME] [--focus-boxes N]] [--focus-only (the focus steps alone)]
+//        [--no-wasm (the page runs without WebAssembly, as where it is disabled)]
 //        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
 "use strict";
 const fs = require("fs");
@@ -26,6 +34,68 @@ const args = process.argv.slice(2);
 const file = path.resolve(args[0]);
 const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : null; };
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+const FIREFOX = process.env.FIREFOX || "/usr/bin/firefox-esr";
+const firefox = option("--browser") === "firefox";
+
+// What the focus view shows once Graphviz has drawn the fragment's state.
+async function focusState(page) {
+  await page.waitForFunction(() => {
+    const v = document.querySelector("#graph-view.focus-view");
+    return (v && v.dataset.drawn === location.hash) || document.querySelector("#graphviz-fallback");
+  }, { timeout: 30000 });
+  return page.evaluate(() => {
+    const tip = (g) => { const a = g.querySelector("a"); return a ? (a.getAttribute("xlink:title") || a.getAttributeNS("http://www.w3.org/1999/xlink", "title") || "") : ""; };
+    const view = document.querySelector("#graph-view.focus-view");
+    return {
+      hash: location.hash,
+      legend: (document.querySelector("#focus-legend") || document.querySelector("#graphviz-fallback")).textContent,
+      fallback: Boolean(document.querySelector("#graphviz-fallback")),
+      drawnMs: view ? Number(view.dataset.drawnMs) : null,
+      boxes: [...document.querySelectorAll("#graph-view g.node")].map((g) => [Number(g.dataset.method), tip(g).split("\n")[0]]),
+      edges: [...document.querySelectorAll("#graph-view g.edge")].map((g) => {
+        const [from, to] = g.querySelector("title").textContent.split("->").map((id) => Number(id.replace(/^m/, "")));
+        return [Number(g.dataset.edge), from, to, [...g.querySelectorAll("text")].map((t) => t.textContent).join(" ").trim()];
+      })
+    };
+  });
+}
+
+async function focusSteps(page, out) {
+  const name = option("--focus");
+  const boxes = option("--focus-boxes");
+  const started = Date.now();
+  await page.evaluate((n, b) => { location.hash = "#focus?m=" + encodeURIComponent(n) + (b ? "&n=" + b : ""); }, name, boxes);
+  const first = await focusState(page);
+  // From the click (the fragment's change) to the drawing, seen from here.
+  first.redrawMs = Date.now() - started;
+  out.focus = { first };
+  const ignore = option("--ignore");
+  if (ignore && !first.fallback) {
+    await page.click("#ignore-regexp");
+    await page.type("#ignore-regexp", ignore);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((h) => location.hash !== h, { timeout: 5000 }, first.hash);
+    out.focus.ignored = await focusState(page);
+    await page.goBack();
+    await page.waitForFunction((h) => location.hash === h, { timeout: 5000 }, first.hash);
+    out.focus.back = await focusState(page);
+  }
+  const hide = option("--hide");
+  if (hide && !first.fallback) {
+    const index = first.boxes.find((b) => b[1] === hide);
+    if (index) {
+      await page.click(`#graph-view g.node[data-method="${index[0]}"]`);
+      await page.waitForSelector("#focus-hide", { timeout: 5000 });
+      out.focus.selected = await page.$eval("#focus-selected-name", (s) => s.textContent);
+      await page.click("#focus-hide");
+      await page.waitForFunction((h) => location.hash !== h, { timeout: 5000 }, first.hash);
+      out.focus.hidden = await focusState(page);
+      await page.click("#focus-undo");
+      await page.waitForFunction((h) => location.hash === h, { timeout: 5000 }, first.hash);
+      out.focus.undone = await focusState(page);
+    }
+  }
+}
 
 // The flame view at #flame?PARAMS: what it says and draws, the frame
 // under the point one third across its second row (or --flame-row N) (hover), that frame
@@ -104,7 +174,7 @@ async function checkFlame(page, params) {
 
 async function main() {
   const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "tracegraph-chromium-"));
-  const browser = await puppeteer.launch({
+  const browser = await puppeteer.launch(firefox ? { browser: "firefox", executablePath: FIREFOX, userDataDir: profileDir, headless: true } : {
     executablePath: CHROMIUM, userDataDir: profileDir, headless: true,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
            "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -125,6 +195,7 @@ async function main() {
     page.on("console", (message) => { if (message.type() === "error") out.errors.push(`console: ${message.text()}`); });
     page.on("dialog", async (dialog) => { out.dialogs.push(dialog.message()); await dialog.dismiss(); });
 
+    if (args.includes("--no-wasm")) await page.evaluateOnNewDocument(() => { delete window.WebAssembly; });
     const started = Date.now();
     await page.goto(url + (option("--open") || ""), { waitUntil: "load" });
     await page.waitForSelector("body[data-ready-ms]", { timeout: 30000 });
@@ -132,6 +203,10 @@ async function main() {
     out.pageReadyMs = Number(await page.$eval("body", (b) => b.dataset.readyMs));
 
     if (args.includes("--ready-only")) return out;
+    if (args.includes("--focus-only")) {
+      await focusSteps(page, out);
+      return out;
+    }
 
     if (args.includes("--flame")) {
       out.flame = await checkFlame(page, option("--flame"));
@@ -215,6 +290,7 @@ async function main() {
       await page.evaluate((n) => { location.hash = "#method=" + encodeURIComponent(n); }, name);
       // (A name two methods share takes " @ file:line" after it.)
       await page.waitForSelector("#method-name", { timeout: 5000 });
+      await page.waitForSelector("#method-graph[data-drawn]", { timeout: 30000 });
       out.method = await page.evaluate(() => {
         const rows = (id) => [...document.querySelectorAll(`#${id} tbody tr`)]
           .map((tr) => [tr.querySelector("td.name").textContent, tr.children[1].textContent]);
@@ -222,7 +298,10 @@ async function main() {
           name: document.querySelector("#method-name").textContent,
           calls: document.querySelector("#method-calls").textContent,
           callers: rows("callers"), callees: rows("callees"),
-          egoBoxes: document.querySelectorAll("svg.ego g.box").length
+          egoBoxes: document.querySelectorAll("svg.ego g.box").length,
+          fallback: (document.querySelector("#graphviz-fallback") || {}).textContent || null,
+          graphBoxes: [...document.querySelectorAll("#method-graph g.node")].map((g) => Number(g.dataset.method)),
+          graphDrawn: (document.querySelector("#method-graph") || { dataset: {} }).dataset.drawn || null
         };
       });
       // A caller's link opens the caller's page, one click away.
@@ -233,6 +312,7 @@ async function main() {
         out.method.callerOpened = await page.$eval("#method-name", (h) => h.textContent);
       }
     }
+    if (option("--focus")) await focusSteps(page, out);
     out.injected = await page.evaluate(() => ({
       pwned: Boolean(window.__pwned),
       images: document.querySelectorAll("img").length,
@@ -241,6 +321,8 @@ async function main() {
     if (option("--screenshot")) {
       await page.evaluate((h) => { document.querySelector("#search").value = ""; location.hash = h; }, option("--screenshot-view") || "#graph");
       await new Promise((r) => setTimeout(r, 300));
+      // A focused graph: once Graphviz has drawn it.
+      await page.waitForFunction(() => !location.hash.startsWith("#focus") || document.querySelector("#graph-view.focus-view[data-drawn]"), { timeout: 30000 });
       await page.screenshot({ path: option("--screenshot") });
     }
   } finally {

@@ -1,28 +1,47 @@
 require "json"
 require "open3"
+require_relative "consumers_helper"
 
-# Opens an HTML report in Debian's chromium through puppeteer-core
-# (test/consumers/html_report_check.js) and returns what a user sees, as
-# JSON, after checking that nothing went wrong: no page error, no
-# request, no dialog. Skips where chromium, node or the npm package is
-# absent. For test_html.rb and test_html_flame.rb.
+# Opens an HTML report from file:// in a real browser through
+# puppeteer-core (test/consumers/html_report_check.js): Debian's chromium,
+# or firefox-esr over WebDriver BiDi. Returns what a user sees, as JSON,
+# after checking that nothing went wrong: no page error, no request, no
+# dialog. Skips where the browser, node or the npm package is absent. For
+# test_html.rb, test_html_flame.rb and the diff report's tests.
 module BrowserHelper
-  CONSUMERS = File.expand_path("../consumers", __dir__)
-  CHECKER = File.join(CONSUMERS, "html_report_check.js")
+  include ConsumersHelper
 
-  def check_in_chromium(path, *args)
-    skip "chromium is not installed (apt-get install chromium)" unless File.executable?("/usr/bin/chromium")
-    skip "node is not installed (apt-get install nodejs npm)" unless system("command -v node > /dev/null 2>&1")
-    unless File.directory?(File.join(CONSUMERS, "node_modules/puppeteer-core"))
-      skip "puppeteer-core is not installed (bin/setup runs npm ci in test/consumers)"
-    end
+  CHECKER = File.join(ConsumersHelper::CONSUMERS, "html_report_check.js")
+  CHROMIUM = "/usr/bin/chromium"
+  FIREFOX = "/usr/bin/firefox-esr"
+
+  # expected_errors: console errors the check means to cause (the
+  # WebAssembly runtime's own, when it is taken away).
+  def check_in_chromium(path, *args, expected_errors: nil)
+    need_chromium
+    check_in_browser(path, *args, expected_errors: expected_errors)
+  end
+
+  # Before a test's own slow work, where it is only for the browser.
+  def need_chromium
+    skip "chromium is not installed (apt-get install chromium)" unless File.executable?(CHROMIUM)
+  end
+
+  def check_in_firefox(path, *args)
+    skip "firefox-esr is not installed (apt-get install firefox-esr)" unless File.executable?(FIREFOX)
+    check_in_browser(path, "--browser", "firefox", *args)
+  end
+
+  def check_in_browser(path, *args, expected_errors: nil, checker: CHECKER)
+    require_npm_package!("puppeteer-core", "puppeteer-core")
     # Under `rake test:asan` the ASan runtime is preloaded into this Ruby;
-    # Chromium, which node starts, must not inherit it (it never starts).
+    # the browser, which node starts, must not inherit it (it never starts).
     browser_env = {"LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil}
-    out, err, status = Open3.capture3(browser_env, "node", CHECKER, path, *args)
-    assert status.success?, "the report could not be checked in chromium: #{err}"
+    out, err, status = Open3.capture3(browser_env, "node", checker, path, *args)
+    assert status.success?, "the report could not be checked in the browser: #{err}"
     result = JSON.parse(out)
-    assert_empty result["errors"], "no page errors, no policy violations"
+    errors = expected_errors ? result["errors"].grep_v(expected_errors) : result["errors"]
+    assert_empty errors, "no page errors, no policy violations"
     assert_empty result["requests"], "no request leaves the file"
     assert_empty result["dialogs"], "no script of the profile's ran"
     result

@@ -26,9 +26,10 @@ class TestGemInstall < Minitest::Test
     work = File.join(@dir, "elsewhere")
     Dir.mkdir(work)
     demo = File.join(CliHelper::ROOT, "examples/demo.rb")
-    _, err, status = Open3.capture3(env, File.join(home, "bin/tracegraph"), "-o", "x.svg", demo, chdir: work)
+    _, err, status = Open3.capture3(env, File.join(home, "bin/tracegraph"), "-o", "x.svg", "-o", "x.html", demo, chdir: work)
     assert status.success?, err
     assert_includes File.read(File.join(work, "x.svg")), "find_many_squares"
+    assert_includes File.read(File.join(work, "x.html")), "Viz.js 3.31.0", "the gem ships the HTML report's vendored Graphviz"
     installed = Dir[File.join(home, "gems/tracegraph-*/lib/tracegraph.rb")]
     assert_equal 1, installed.size, "the executable ran from the installed gem"
   end

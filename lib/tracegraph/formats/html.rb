@@ -25,10 +25,13 @@ module Tracegraph
   module Formats
     module Html
       ASSETS = File.join(__dir__, "html")
-      # The page's scripts, in order: report.js draws the page and its
-      # views, and each file after it adds a view through the hooks it
-      # exposes (window.tracegraphReport).
-      SCRIPTS = %w[report.js flame.js].freeze
+      # The page's scripts, inlined in this order, each allowed by its own
+      # hash: report.js draws the page and its views and exposes hooks
+      # (window.tracegraphReport) through which the others add theirs: the
+      # flame graph (html/flame.js), Graphviz in WebAssembly
+      # (vendor/README.md), and the focused graph that lays out with it
+      # (html/focus_graph.js).
+      SCRIPTS = %w[report.js flame.js vendor/viz-global.js focus_graph.js].freeze
       SCRIPT_SAFE = {"<" => "\\u003c", ">" => "\\u003e", "&" => "\\u0026",
                      "\u2028" => "\\u2028", "\u2029" => "\\u2029"}.freeze
 
@@ -81,18 +84,34 @@ module Tracegraph
 
       def escape_text(text) = text.gsub(/[&<>"]/, "&" => "&amp;", "<" => "&lt;", ">" => "&gt;", '"' => "&quot;")
 
+      # The inline scripts, each as it is, refusing one that could end
+      # its <script> early.
+      def scripts
+        SCRIPTS.map do |name|
+          text = File.read(File.join(ASSETS, name), encoding: "UTF-8")
+          raise Error, "#{name} holds \"</script\" or \"<!--\": it cannot be inlined" if text.match?(%r{</script|<!--}i)
+
+          text
+        end
+      end
+
+      # Only the report's own scripts run, by their hashes; WebAssembly may
+      # compile (Graphviz), and nothing may be fetched or connected to.
+      def policy(scripts)
+        hashes = scripts.map { |s| "'sha256-#{Digest::SHA256.base64digest(s)}'" }.join(" ")
+        "default-src 'none'; script-src #{hashes} 'wasm-unsafe-eval'; " \
+          "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+      end
+
       def page(data, title)
-        scripts = SCRIPTS.map { |name| File.read(File.join(ASSETS, name), encoding: "UTF-8") }
-        hashes = scripts.map { |script| "'sha256-#{Digest::SHA256.base64digest(script)}'" }.join(" ")
         style = File.read(File.join(ASSETS, "report.css"), encoding: "UTF-8")
-        policy = "default-src 'none'; script-src #{hashes}; " \
-                 "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+        inline = scripts
         <<~HTML
           <!DOCTYPE html>
           <html lang="en">
           <head>
           <meta charset="utf-8">
-          <meta http-equiv="Content-Security-Policy" content="#{policy}">
+          <meta http-equiv="Content-Security-Policy" content="#{policy(inline)}">
           <meta name="viewport" content="width=device-width, initial-scale=1">
           <meta name="generator" content="tracegraph #{VERSION}">
           <title>#{escape_text(title)}</title>
@@ -101,7 +120,7 @@ module Tracegraph
           <body>
           <noscript>This report needs JavaScript (its own, inlined; it fetches nothing).</noscript>
           <script type="application/json" id="profile-data">#{script_safe_json(data)}</script>
-          #{scripts.map { |script| "<script>#{script}</script>" }.join("\n")}
+          #{inline.map { |s| "<script>#{s}</script>" }.join("\n")}
           </body>
           </html>
         HTML

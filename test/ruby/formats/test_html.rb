@@ -71,14 +71,18 @@ class TestHtml < TracegraphTest
     path = profile.write_html(File.join(@dir, "profile.html"))
     html = File.read(path)
     policy = html[/<meta http-equiv="Content-Security-Policy" content="([^"]+)">/, 1]
-    assert_match(/\Adefault-src 'none'; script-src ('sha256-[A-Za-z0-9+\/=]+' ?)+; style-src 'unsafe-inline'; img-src data:;/,
+    assert_match(/\Adefault-src 'none'; script-src ('sha256-[A-Za-z0-9+\/=]+' )+'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:;/,
                  policy)
     scripts = html.scan(%r{<script>(.*?)</script>}m).flatten
-    assert_equal Tracegraph::Formats::Html::SCRIPTS.size, scripts.size
-    assert_equal "script-src #{scripts.map { |s| "'sha256-#{Digest::SHA256.base64digest(s)}'" }.join(' ')}",
-                 policy.split("; ")[1], "the policy runs the report's own scripts, by their hashes, and nothing else"
+    assert_equal Tracegraph::Formats::Html::SCRIPTS.size, scripts.size, "the report's, the flame graph's, Graphviz's and the focused graph's"
+    hashes = scripts.map { |s| "'sha256-#{Digest::SHA256.base64digest(s)}'" }
+    assert_equal "script-src #{hashes.join(' ')} 'wasm-unsafe-eval'", policy.split("; ")[1],
+                 "the policy runs the report's own scripts, by their hashes, and nothing else; Graphviz's WebAssembly may compile"
     assert_equal 1 + scripts.size, html.scan("<script").size, "the data and the report's scripts"
-    refute_match(/<link|<img|<iframe|\bsrc=|@import|url\(/i, html.sub(/<script type="application\/json".*?<\/script>/m, ""))
+    assert_includes scripts[Tracegraph::Formats::Html::SCRIPTS.index("vendor/viz-global.js")], "Viz.js 3.31.0",
+                    "Graphviz in WebAssembly is inlined, not fetched"
+    markup = html.gsub(%r{<script[^>]*>.*?</script>}m, "")
+    assert_nil markup[/<link|<img|<iframe|\bsrc=|@import|url\(/i], "nothing outside the scripts loads anything"
     data = embedded(html)
     assert_equal(profile.methods.map(&:name), data["methods"].map(&:first))
     assert_equal(profile.methods.map(&:calls), data["methods"].map { |m| m[3] })
@@ -96,8 +100,7 @@ class TestHtml < TracegraphTest
     assert_includes names, "Evil#<script>alert(1)</script>"
     assert_includes names, "Evil#</script><script>window.__pwned=1;alert(3)</script>"
     assert_includes names, "Evil#line\u2028sep & <b>bold</b>"
-    assert_equal 1 + Tracegraph::Formats::Html::SCRIPTS.size, html.scan(%r{</script>}).size,
-                 "only the page's own scripts end"
+    assert_equal 1 + Tracegraph::Formats::Html::SCRIPTS.size, html.scan(%r{</script>}).size, "only the page's own scripts end"
   end
 
   def test_the_command_line_writes_it_by_name_by_format_and_from_a_saved_profile
@@ -178,7 +181,12 @@ class TestHtml < TracegraphTest
     assert_equal edge_rows(profile, callers, :caller), method["callers"]
     assert_equal edge_rows(profile, callees, :callee), method["callees"]
     assert_equal edge_rows(profile, callers, :caller).first[0], method["callerOpened"], "a caller is one click away"
-    assert_equal 1 + [callers.size, 12].min + [callees.size, 12].min, method["egoBoxes"]
+    assert_equal "graphviz", method["graphDrawn"], "Graphviz lays the method's graph out in the page"
+    near = [hidden] + [[callers, :caller], [callees, :callee]].flat_map do |edges, side|
+      edges.sort_by { |e| -e.total_time }.first(12).map(&side)
+    end
+    assert_equal near.map { |m| profile.index_of(m) }.uniq.sort, method["graphBoxes"].sort,
+                 "the method, its 12 biggest callers and its 12 biggest callees"
 
     search = result["graphSearch"]
     assert_operator search["hits"], :>=, 1
@@ -217,11 +225,122 @@ class TestHtml < TracegraphTest
     end
   end
 
+  # A focus state's edges as {edge index => [caller index, callee index, label]}.
+  def drawn_edges(state) = state["edges"].to_h { |i, from, to, label| [i, [from, to, label]] }
+
+  # A focus state without its timings: what the user sees.
+  def drawing(state) = state.except("drawnMs", "redrawMs")
+
+  # What an edge's arrow says: calls, then time, then share of the whole.
+  def assert_arrow(profile, edge, drawn, why)
+    refute_nil drawn, "#{why}: #{edge.caller.name} → #{edge.callee.name} is drawn"
+    assert_equal [profile.index_of(edge.caller), profile.index_of(edge.callee)], drawn[0, 2], why
+    assert_match(/\A×#{Regexp.escape(group(edge.calls))} · \S+ \S+ · #{format('%.2f', 100.0 * edge.total_time / profile.total_time)}%\z/,
+                 drawn[2], "#{why}: exact calls and the share on the arrow")
+  end
+
+  # Focus on a method the write-time graph left out: the page lays its
+  # graph out with Graphviz in WebAssembly, every caller and callee with
+  # our exact calls; ignoring one takes it out, hiding one too, and Back
+  # and Undo bring each back.
+  def test_focus_ignore_and_hide_any_method_in_chromium
+    need_chromium
+    profile = Tracegraph::Profile.load_json(REAL)
+    path = File.join(@dir, "rubocop.html")
+    profile.write_html(path)
+    boxes = profile.to_dot.scan(/tooltip="([^"\\]*)/).flatten.to_h { |t| [t, true] }
+    names = profile.methods.map(&:name).tally
+    focus = profile.methods.select { |m| names[m.name] == 1 && !boxes.key?(m.name) }
+                   .max_by { |m| [profile.edges.count { |e| e.callee.equal?(m) }.clamp(0, 8), m.total_time] }
+    callers = profile.edges.select { |e| e.callee.equal?(focus) }
+    callees = profile.edges.select { |e| e.caller.equal?(focus) }
+    assert callers.size > 3 && callees.size > 1 && callers.size + callees.size < 39, focus.name
+    ignored = callees.max_by(&:total_time).callee
+    hidden = callers.max_by(&:total_time).caller
+
+    result = check_in_chromium(path, "--focus", focus.name, "--ignore", Regexp.escape(ignored.name).gsub("\\ ", " "),
+                               "--hide", hidden.name, "--focus-only")
+    first = result["focus"]["first"]
+    refute first["fallback"], first["legend"]
+    assert_operator first["drawnMs"], :<, 1000, "focusing redraws in under 1 s"
+    drawn = first["boxes"].to_h
+    assert_equal focus.name, drawn[profile.index_of(focus)], "the focused method's box, named by its tooltip"
+    edges = drawn_edges(first)
+    (callers + callees).each { |e| assert_arrow(profile, e, edges[profile.edges.index(e)], "focused") }
+    assert_equal first["boxes"].size, first["boxes"].uniq.size
+    assert_operator first["boxes"].size, :<=, 40, "the default budget"
+    assert_match(/Focused on 1 method · \d+ boxes drawn of the [\d,]+ methods that lead to or from it/, first["legend"])
+
+    after_ignore = result["focus"]["ignored"]
+    refute_includes after_ignore["boxes"].map(&:first), profile.index_of(ignored), "an ignored method is gone"
+    assert_includes after_ignore["hash"], "ignore="
+    assert_match(/ignored: [\d,]+ methods? matching/, after_ignore["legend"])
+    assert_equal drawing(first), drawing(result["focus"]["back"]), "Back undoes the ignore"
+
+    assert_equal hidden.name, result["focus"]["selected"], "a click selects the box"
+    refute_includes result["focus"]["hidden"]["boxes"].map(&:first), profile.index_of(hidden), "a hidden box is gone"
+    assert_equal drawing(first), drawing(result["focus"]["undone"]), "Undo brings it back"
+  end
+
+  # The methods --focus keeps for one method: it, what leads to it and
+  # what it leads to, along the profile's edges.
+  def related(profile, method)
+    walk = lambda do |from, to|
+      seen = {method => true}.compare_by_identity
+      queue = [method]
+      until queue.empty?
+        m = queue.shift
+        profile.edges.each { |e| (seen[e.public_send(to)] = true; queue << e.public_send(to)) if e.public_send(from).equal?(m) && !seen[e.public_send(to)] }
+      end
+      seen.keys
+    end
+    (walk.(:callee, :caller) + walk.(:caller, :callee)).uniq.map { |m| profile.index_of(m) }.sort
+  end
+
+  # Firefox (Debian's firefox-esr) opens the report from file:// and lays
+  # a focused graph out with the same Graphviz. The focus,
+  # find_many_squares, calls Integer#times, which leads back up to it
+  # through main's block: the whole demo but `ignore`'s is drawn.
+  def test_a_focused_graph_in_firefox
+    demo = File.expand_path("../../../examples/demo.rb", __dir__)
+    _, err, status = tracegraph("-o", "demo.html", "-o", "demo.json", demo)
+    assert status.success?, err
+    profile = Tracegraph::Profile.load_json(File.join(@dir, "demo.json"))
+    focus = method_named(profile, "Object#find_many_squares")
+    result = check_in_firefox(File.join(@dir, "demo.html"), "--focus", focus.name, "--ignore", "square_roots",
+                              "--search", "Integer#times", "--method", "Integer#times")
+    first = result["focus"]["first"]
+    refute first["fallback"], first["legend"]
+    assert_equal related(profile, focus), first["boxes"].map(&:first).sort, "what leads to it and from it, as --focus keeps"
+    edges = drawn_edges(first)
+    profile.edges.select { |e| e.callee.equal?(focus) || e.caller.equal?(focus) }
+           .each { |e| assert_arrow(profile, e, edges[profile.edges.index(e)], "in Firefox") }
+    assert(result["focus"]["ignored"]["boxes"].none? { |_, name| name.include?("square_roots") })
+    assert_equal "graphviz", result["method"]["graphDrawn"]
+    times = method_named(profile, "Integer#times")
+    assert_equal edge_rows(profile, profile.edges.select { |e| e.callee.equal?(times) }, :caller), result["method"]["callers"]
+  end
+
+  # Where WebAssembly cannot run, the method page draws its graph itself
+  # and says why, and the focus view says so too.
+  def test_without_webassembly_the_method_page_falls_back_and_says_why
+    _, err, status = tracegraph("-o", "demo.html", File.expand_path("../../../examples/demo.rb", __dir__))
+    assert status.success?, err
+    result = check_in_chromium(File.join(@dir, "demo.html"), "--no-wasm", "--method", "Integer#times",
+                               "--focus", "Integer#times", expected_errors: /WebAssembly is not defined/)
+    assert_equal "fallback", result["method"]["graphDrawn"]
+    assert_match(/\AGraphviz \(WebAssembly\) did not start in this browser \(.+\), so this is the page's own/,
+                 result["method"]["fallback"])
+    assert_equal 7, result["method"]["egoBoxes"], "Integer#times, its 3 callers and 3 callees"
+    assert result["focus"]["first"]["fallback"]
+    assert_match(/did not start/, result["focus"]["first"]["legend"])
+  end
+
   def test_hostile_names_show_as_text_in_chromium
     profile = profile_of(HOSTILE, "evil")
     path = profile.write_html(File.join(@dir, "evil.html"))
     name = "Evil#</script><script>window.__pwned=1;alert(3)</script>"
-    result = check_in_chromium(path, "--search", "<b>bold", "--method", name, "--graph-search", "onerror")
+    result = check_in_chromium(path, "--search", "<b>bold", "--method", name, "--graph-search", "onerror", "--focus", name)
     refute result["injected"]["pwned"]
     assert_equal 0, result["injected"]["images"], "no <img> from a name"
     assert_equal 1 + Tracegraph::Formats::Html::SCRIPTS.size, result["injected"]["scripts"], "no <script> from a name"
@@ -232,5 +351,9 @@ class TestHtml < TracegraphTest
     assert_equal "Evil#line\u2028sep & <b>bold</b>", result["search"]["opened"]
     assert_equal ["Evil#line\u2028sep & <b>bold</b>"], result["filter"]["names"]
     assert_equal 1, result["graphSearch"]["hits"], "the box of the <img onerror> method, found by its name"
+    focused = result["focus"]["first"]["boxes"].map(&:last)
+    assert_includes focused, name, "Graphviz's drawing names it as text"
+    assert_includes focused, "Evil#<img src=x onerror=\"window.__pwned=1;alert(2)\">"
+    assert_includes focused, "Evil#line\u2028sep & <b>bold</b>"
   end
 end

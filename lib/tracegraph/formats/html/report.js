@@ -1,8 +1,9 @@
 // tracegraph's HTML report. Reads the profile from #profile-data (JSON)
 // and draws three views, chosen by the URL's fragment so a view can be
 // shared: #graph?q=REGEXP, #table?sort=self&q=TEXT, #method=NAME. The
-// scripts after this one add views (html/flame.js: #flame) through
-// window.tracegraphReport.addView.
+// scripts after this one add views (flame.js: #flame, focus_graph.js:
+// #focus?m=NAME...) through window.tracegraphReport.addView, and
+// focus_graph.js the method page's graph (methodGraph).
 // Every name and path reaches the page through textContent or an
 // attribute's value, never as markup.
 "use strict";
@@ -224,7 +225,7 @@
     }
     const section = el("section", { class: "method", id: "method", "data-method": String(m.index) },
       el("h2", { text: m.name, id: "method-name" }), el("div", { class: "where", text: where(m) }), facts,
-      egoGraph(m),
+      api.methodGraph ? api.methodGraph(m) : egoGraph(m),
       el("h3", { text: `Callers (${group(m.callers.length)})` }),
       edgeTable(m.callers, "caller", m, "callers",
         "Time: spent in this method when called from the caller · Share: of this method's total"),
@@ -254,7 +255,8 @@
 
   // The method, its biggest callers to the left and callees to the right,
   // drawn here (no layout engine needed for two columns); each box opens
-  // its method, each arrow says calls and time.
+  // its method, each arrow says calls and time. What the method page
+  // shows when Graphviz (focus_graph.js) could not start.
   function egoGraph(m) {
     const LIMIT = 12, boxW = 260, boxH = 34, gapY = 10, colGap = 130;
     const callers = m.callers.slice().sort((a, b) => b.total - a.total).slice(0, LIMIT);
@@ -335,23 +337,15 @@
     return named.find((m) => m.file && lines[1] && lines[1].endsWith(`${m.file}:${m.line}`)) || named[0];
   }
 
-  function showGraph(params) {
-    const svg = graphElement();
-    if (!svg) {
-      main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The table and every method's page work without it.` }));
-      currentView = { onSearch: null };
-      return;
-    }
-    const view = el("div", { id: "graph-view" });
-    const hits = el("span", { id: "graph-hits" });
-    const reset = el("button", { type: "button", text: "Fit" });
-    main.append(el("div", { class: "graph-tools" }, el("span", { text: "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes." }), reset, hits), view);
-    view.append(svg);
+  // Pan (drag) and zoom (wheel) of an SVG drawing in view, whose whole is
+  // svg.dataset.full ("x y w h"); reset (a button, or null) fits it again;
+  // a click that did not drag calls onNode(box, event) on the box under it.
+  function panZoom(view, svg, reset, onNode) {
     let [x, y, w, h] = svg.dataset.full.split(" ").map(Number);
     const apply = () => svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
     const fit = () => { [x, y, w, h] = svg.dataset.full.split(" ").map(Number); apply(); };
     fit();
-    reset.addEventListener("click", fit);
+    if (reset) reset.addEventListener("click", fit);
     view.addEventListener("wheel", (event) => {
       event.preventDefault();
       const rect = view.getBoundingClientRect();
@@ -384,8 +378,23 @@
       view.classList.remove("dragging");
       if (moved) return;
       const hit = document.elementsFromPoint(event.clientX, event.clientY).map((n) => n.closest && n.closest("g.node")).find((n) => n);
-      if (hit && hit.dataset.method) location.hash = methodHash(methods[Number(hit.dataset.method)]);
+      if (hit) onNode(hit, event);
     });
+  }
+
+  function showGraph(params) {
+    const svg = graphElement();
+    if (!svg) {
+      main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The table and every method's page work without it.` }));
+      currentView = { onSearch: null };
+      return;
+    }
+    const view = el("div", { id: "graph-view" });
+    const hits = el("span", { id: "graph-hits" });
+    const reset = el("button", { type: "button", text: "Fit" });
+    main.append(el("div", { class: "graph-tools" }, el("span", { text: "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes." }), reset, hits), view);
+    view.append(svg);
+    panZoom(view, svg, reset, (node) => { if (node.dataset.method) location.hash = methodHash(methods[Number(node.dataset.method)]); });
     function highlight(query) {
       const test = matcher(query);
       let count = 0;
@@ -406,10 +415,13 @@
     highlight(search.value);
   }
 
-  // What the later scripts use: the data, the helpers, and addView(name,
-  // label, show) for a view of their own at #name.
-  window.tracegraphReport = {
-    data, methods, el, svgEl, group, time, percent, where, matcher, methodHash, methodLink, search, main,
+  // What the later scripts build on: the data, the helpers, addView(name,
+  // label, show) for a view of their own at #name, and methodGraph(m),
+  // which focus_graph.js sets to draw the method page's graph with
+  // Graphviz (egoGraph, this file's own drawing, when it is not set).
+  const api = window.tracegraphReport = {
+    data, methods, byKey, nav, main, search, el, svgEl, group, time, percent, where, matcher, methodHash, methodLink,
+    egoGraph, panZoom, methodGraph: null,
     addView(name, label, show) {
       addedViews.set(name, show);
       nav.append(el("a", { href: `#${name}`, text: label, id: `nav-${name}` }));
