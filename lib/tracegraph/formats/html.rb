@@ -81,10 +81,14 @@ module Tracegraph
 
       def escape_text(text) = text.gsub(/[&<>"]/, "&" => "&amp;", "<" => "&lt;", ">" => "&gt;", '"' => "&quot;")
 
-      def page(data, title)
-        scripts = SCRIPTS.map { |name| File.read(File.join(ASSETS, name), encoding: "UTF-8") }
+      # The page around data: scripts (SCRIPTS by default) and styles are
+      # files of ASSETS, inlined in their order; the policy runs those
+      # scripts (by their hashes) and nothing else. The diff report
+      # (comparison/diff_html.rb) has a script and a style of its own.
+      def page(data, title, scripts: SCRIPTS, styles: %w[report.css])
+        scripts = scripts.map { |name| File.read(File.join(ASSETS, name), encoding: "UTF-8") }
         hashes = scripts.map { |script| "'sha256-#{Digest::SHA256.base64digest(script)}'" }.join(" ")
-        style = File.read(File.join(ASSETS, "report.css"), encoding: "UTF-8")
+        style = styles.map { |name| File.read(File.join(ASSETS, name), encoding: "UTF-8") }.join("\n")
         policy = "default-src 'none'; script-src #{hashes}; " \
                  "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
         <<~HTML
