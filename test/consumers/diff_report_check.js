@@ -5,7 +5,8 @@
 //    "gate": {"verdict", "lines"} or null,
 //    "graph": {"svg", "boxes", "boxesWithMethod", "note", "zoom": {...}},
 //    "graphSearch": {"query", "hits", "hash", "clicked"},
-//    "changes": {"<sort>": {"count", "hash", "rows": [[name, status, delta cell of the sort, its exact value, its %], ...]}},
+//    "changes": {"<sort>": {"count", "ms" (from asking to drawn), "rows": [[name, status, delta cell of the sort, its exact value, its %], ...]}},
+//    "showAll": {"before", "after", "count"} (when the table has more rows than it draws at first),
 //    "clickedHash", "filter": {"query", "names"},
 //    "search": {"query", "matches", "opened"},
 //    "method": {"name", "facts": {"<measure>": [base, head, change, %]},
@@ -103,8 +104,10 @@ async function main() {
     // the sorted measure's change (as shown, exact, and in percent).
     out.changes = {};
     for (const sort of (option("--sorts") || "self,total,calls").split(",")) {
+      const asked = Date.now();
       await page.evaluate((s) => { location.hash = "#changes?sort=" + s; }, sort);
       await page.waitForSelector(`#changes th.sorted[data-key="${sort}"]`, { timeout: 10000 });
+      const ms = Date.now() - asked;
       out.changes[sort] = await page.evaluate((s) => {
         const heads = [...document.querySelectorAll("#changes thead tr:first-child th.group")].map((th) => th.dataset.key);
         const at = 2 + 4 * heads.indexOf(s);
@@ -116,6 +119,14 @@ async function main() {
             Number(tr.children[at + 2].dataset.delta), tr.children[at + 3].textContent])
         };
       }, sort);
+      out.changes[sort].ms = ms;
+    }
+    // Past the first rows drawn, "Show all" draws the rest.
+    if (await page.$("#changes-all:not([hidden])")) {
+      const before = await page.$$eval("#changes tbody tr", (trs) => trs.length);
+      await page.click("#changes-all");
+      out.showAll = { before, after: await page.$$eval("#changes tbody tr", (trs) => trs.length),
+        count: await page.$eval("#changes-count", (c) => c.textContent) };
     }
     // Sorting by a click on a measure's head.
     await page.click('#changes th[data-key="total"]');
@@ -155,7 +166,9 @@ async function main() {
         return { name: document.querySelector("#method-name").textContent, hash: location.hash, facts,
           callers: rows("callers"), callees: rows("callees") };
       });
-      const link = await page.$("#callers td.name a");
+      // (Not the method itself, where it recurses.)
+      const link = await page.evaluateHandle((n) => [...document.querySelectorAll("#callers td.name a")]
+        .find((a) => a.textContent !== n) || null, name).then((h) => h.asElement());
       if (link) {
         await link.click();
         await page.waitForFunction((n) => document.querySelector("#method-name") && document.querySelector("#method-name").textContent !== n, { timeout: 5000 }, name);

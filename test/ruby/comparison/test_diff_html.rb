@@ -3,6 +3,7 @@ require_relative "../cli_helper"
 require "json"
 require "open3"
 require "tmpdir"
+require "zlib"
 
 # The HTML diff report (comparison/diff_html.rb, formats/html/diff_report.js):
 # one file, nothing fetched, names as data. The browser tests open it from
@@ -230,6 +231,26 @@ class TestDiffHtml < TracegraphTest
     assert_equal 1, result["graphSearch"]["hits"], "Object#heavy's box"
     assert_equal "#graph?q=heavy", result["graphSearch"]["hash"], "the search is kept in the fragment"
     assert_match(/heavy/, result["graphSearch"]["clicked"], "clicking a box opens its two sides")
+  end
+
+  # A real program's diff (rake's profile against a copy with every third
+  # method twice as slow): the first 500 changes are drawn, "Show all"
+  # draws the rest, in the same order.
+  def test_a_real_programs_diff_in_chromium
+    real = File.expand_path("../../fixtures/real/rake.json.gz", __dir__)
+    data = JSON.parse(Zlib::GzipReader.open(real, &:read))
+    data["methods"].each_with_index { |m, i| %w[self_time total_time].each { |k| m[k] *= 2 } if (i % 3).zero? }
+    File.write(File.join(@dir, "slower.json"), JSON.generate(data))
+    diff = load(real).diff(load(File.join(@dir, "slower.json")))
+    path = diff.write_html(File.join(@dir, "rake.html"), graph: false)
+    result = check_in_chromium(path, "--sorts", "self")
+    assert_equal 500, result["changes"]["self"]["count"]
+    assert_equal(by_change(diff.rows, "self").first(500).map { |r| [r.name, r.self_delta] },
+                 result["changes"]["self"]["rows"].map { |r| [r[0], r[5]] })
+    assert_equal [500, diff.rows.size], result["showAll"].values_at("before", "after")
+    assert_equal "#{group(diff.rows.size)} of #{group(diff.rows.size)} methods, by the size of the change in self",
+                 result["showAll"]["count"]
+    refute result["graph"]["svg"], "graph: false"
   end
 
   def test_hostile_names_show_as_text_in_chromium

@@ -172,7 +172,12 @@
     { key: "calls", label: "Calls", format: group }
   ].concat(allocations ? [{ key: "allocations", label: "Own allocations", format: group }] : []);
 
+  // Rows drawn at first: the biggest changes; "Show all" draws the rest
+  // (thousands of rows of 18 cells take seconds on a slow machine).
+  const FIRST_ROWS = 500;
+
   function showChanges(params) {
+    let limit = FIRST_ROWS;
     const measure = MEASURES.find((x) => x.key === params.get("sort")) || MEASURES[0];
     const filter = el("input", { type: "search", id: "changes-filter", placeholder: "Filter by name or file", value: params.get("q") || "" });
     const count = el("span", { class: "note", id: "changes-count" });
@@ -191,7 +196,7 @@
       const shown = rows.filter((m) => !test || matchesRow(test, m))
         .sort((a, b) => Math.abs(delta(b[measure.key])) - Math.abs(delta(a[measure.key])) || a.index - b.index);
       const fragment = document.createDocumentFragment();
-      for (const m of shown) {
+      for (const m of shown.slice(0, limit)) {
         const failed = failedNames.has(m.name);
         const cells = [el("td", { class: "name" }, methodLink(m)),
           el("td", { class: "status", text: STATUS[m.status] + (failed ? " · gate failed" : "") })];
@@ -206,8 +211,12 @@
         fragment.append(el("tr", { "data-method": String(m.index), class: failed ? "gate-failed" : "" }, ...cells));
       }
       body.replaceChildren(fragment);
-      count.textContent = `${group(shown.length)} of ${group(rows.length)} methods, by the size of the change in ${measure.label.toLowerCase()}`;
+      count.textContent = `${group(shown.length)} of ${group(rows.length)} methods, by the size of the change in ${measure.label.toLowerCase()}` +
+        (shown.length > limit ? `; the first ${group(limit)} shown` : "");
+      more.hidden = shown.length <= limit;
     }
+    const more = el("button", { type: "button", id: "changes-all", text: "Show all", hidden: "" });
+    more.addEventListener("click", () => { limit = Infinity; fill(); });
     // A click anywhere on a row opens its method.
     body.addEventListener("click", (event) => {
       const tr = event.target.closest("tr[data-method]");
@@ -218,7 +227,7 @@
       clearTimeout(pending);
       pending = setTimeout(() => { history.replaceState(null, "", changesHash(measure.key, filter.value)); fill(); }, 150);
     });
-    main.append(el("div", { class: "graph-tools" }, filter, count),
+    main.append(el("div", { class: "graph-tools" }, filter, count, more),
       el("table", { id: "changes" }, el("thead", {}, groups, head), body));
     fill();
     currentView = { onSearch: null };
