@@ -233,6 +233,30 @@ class TestDiffHtml < TracegraphTest
     assert_match(/heavy/, result["graphSearch"]["clicked"], "clicking a box opens its two sides")
   end
 
+  # With allocation counts on both sides, the table has them and sorts by
+  # their change; the graph can be drawn by them.
+  def test_allocations_when_both_runs_have_them
+    strings = "def strings(n) = (1..n).map { |i| i.to_s }\n"
+    base = File.join(@dir, "base.json")
+    head = File.join(@dir, "head.json")
+    [[base, 40], [head, 90]].each do |path, n|
+      script = write_script("a#{n}.rb", "#{BASE}#{strings}3.times { strings(#{n}) }\n")
+      _, err, status = tracegraph("--no-gc", "--allocations", "-o", path, script)
+      assert status.success?, err
+    end
+    _, err, status = tracegraph("diff", "--size-by", "allocations", "-o", "alloc.html", base, head)
+    assert status.success?, err
+    diff = load(base).diff(load(head))
+    html = File.read(File.join(@dir, "alloc.html"))
+    assert_equal "allocations", embedded(html)["size_by"]
+    assert_match(/Box size = head self allocations/, embedded(html)["svg"]) if dot?
+    result = check_in_chromium(File.join(@dir, "alloc.html"), "--sorts", "allocations,self")
+    assert_equal(by_change(diff.rows, "allocations").map { |r| [r.name, r.allocations_delta] },
+                 result["changes"]["allocations"]["rows"].map { |r| [r[0], r[5]] })
+    to_s = result["changes"]["allocations"]["rows"].find { |r| r[0] == "Integer#to_s" }
+    assert_equal %w[120 270 +150 +125.0%], to_s[2..4] + [to_s[6]], "Integer#to_s's own strings, 3 × 40 and 3 × 90"
+  end
+
   # A real program's diff (rake's profile against a copy with every third
   # method twice as slow): the first 500 changes are drawn, "Show all"
   # draws the rest, in the same order.
