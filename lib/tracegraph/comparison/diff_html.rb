@@ -39,13 +39,17 @@ module Tracegraph
     # and normalize: scales the table's base times as it does the graph's.
     def generate(diff, gate: nil, graph: true, group_by: :method, **dot_options)
       o = DiffDotOptions.parse(dot_options)
-      raise ArgumentError, "gate must be a Tracegraph::DiffGate or nil, not #{gate.class}" unless gate.nil? || gate.is_a?(DiffGate)
+      unless gate.nil? || gate.is_a?(DiffGate)
+        raise ArgumentError, "gate must be a Tracegraph::DiffGate or nil, not #{gate.class}"
+      end
       OptionChecks.boolean!(:graph, graph)
       unless Profile::GROUPINGS.include?(group_by)
         raise ArgumentError, "group_by must be one of #{Profile::GROUPINGS.join(', ')}, not #{group_by.inspect}"
       end
 
-      svg, note = graph ? Formats::HtmlGraph.layout(diff.to_dot(**dot_options)) : [nil, "the graph view was left out (graph: false)"]
+      svg, note = if graph then Formats::HtmlGraph.layout(diff.to_dot(**dot_options))
+                  else [nil, "the graph view was left out (graph: false)"]
+                  end
       Formats::Html.page(data(diff, o, gate, group_by, svg, note), title(diff),
                          scripts: %w[diff_report.js], styles: %w[report.css diff_report.css])
     end
