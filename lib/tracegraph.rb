@@ -27,6 +27,7 @@ require "tracegraph/model/option_checks"
 require "tracegraph/model/profile"
 require "tracegraph/formats/profile_methods"
 require "tracegraph/comparison/diff_gate"
+require "tracegraph/comparison/diff_html"
 
 module Tracegraph
   THREADS = %i[all current].freeze

@@ -9,7 +9,8 @@
 # the noise between the runs) with the $CLOCK clock, and writes
 # OUTPUT_DIR/call_graph.{json,dot,pdf,svg}. The JSON is what a later build
 # compares against: given BASE_PROFILE_JSON (the last good build's
-# call_graph.json), it also writes OUTPUT_DIR/diff.{dot,svg,txt} and fails
+# call_graph.json), it also writes OUTPUT_DIR/diff.{dot,svg,html,txt} (the
+# .html to explore in a browser, with the gate's verdict) and fails
 # (status 3) when the gate does:
 #   FAIL_ON_CALLS=PCT  a method's call count changed by more than PCT% (0: any change)
 #   FAIL_ON_TIME=PCT   a method's self time grew by more than PCT% and the noise
@@ -46,7 +47,7 @@ if [ -n "$base" ] && [ -f "$base" ]; then
   read -r -a extra <<< "${GATE_OPTIONS:-}"
   # The table and the gate's verdict go to the log and to diff.txt (with
   # pipefail, the status is tracegraph's: 3 when the gate fails).
-  tracegraph diff --text -o "$out/diff.svg" "${gate[@]}" "${extra[@]}" "$base" "$out/call_graph.json" 2>&1 |
+  tracegraph diff --text -o "$out/diff.svg" -o "$out/diff.html" "${gate[@]}" "${extra[@]}" "$base" "$out/call_graph.json" 2>&1 |
     tee "$out/diff.txt" || status=$?
 elif [ -n "$base" ]; then
   echo "profile.sh: no base profile at $base yet; skipping the diff"

@@ -123,7 +123,7 @@ class TestCiExample < Minitest::Test
     out, err, status = run_step(profile, github["env"], root, bin, gem_env.merge("FAIL_ON_TIME" => ""))
     assert status.success?, out + err
     assert_match(/method checks, 0 failed \(3 and 3 runs\)/, out)
-    assert_equal %w[call_graph.dot call_graph.json call_graph.pdf call_graph.svg diff.dot diff.svg diff.txt],
+    assert_equal %w[call_graph.dot call_graph.json call_graph.pdf call_graph.svg diff.dot diff.html diff.svg diff.txt],
                  artifacts(File.join(root, "graphs"))
     assert_match(/Regressions \(self time grew\)/, File.read(File.join(root, "graphs/diff.txt")))
 

@@ -1,5 +1,5 @@
 # `tracegraph diff base.json head.json`: what got slower from a base run
-# to a head run, as a graph and/or a table for CI logs, with an optional
+# to a head run, as a graph, an HTML report and/or a table for CI logs, with an optional
 # gate (tracegraph/comparison/diff_gate): on total time (--fail-above), on each
 # method's self time (--fail-on-time), on call counts (--fail-on-calls)
 # and on each method's own allocations (--fail-on-allocations).
@@ -24,7 +24,7 @@ module Tracegraph
       options = parse(argv.dup)
       return 0 if options == :done
 
-      options[:outputs] = options[:outputs].map { |path| Output.check_graph_path(path, format: options[:format]) }
+      options[:outputs] = options[:outputs].map { |path| Output.check_diff_path(path, format: options[:format]) }
       if options[:outputs].count(&:stdout?) > 1
         raise Error, "only one output can go to standard output (got #{options[:outputs].select(&:stdout?).join(', ')})"
       end
@@ -40,7 +40,7 @@ module Tracegraph
           diff.print_text(text, limit: options[:limit], normalize: options[:dot].fetch(:normalize, false))
         end
       end
-      written = write_outputs(diff, options)
+      written = write_outputs(diff, options, gate)
       return (written ? 0 : 1) unless gate
 
       BrokenPipe.print_quietly(@err) { gate.report(@err) }
@@ -67,12 +67,12 @@ module Tracegraph
           red where self time grew, blue where it shrank, dashed for what vanished.
 
         TEXT
-        o.on("-o", "--output PATH", "Write the diff graph (.dot .pdf .svg .png; default diff.dot unless --text);",
-             "- is standard output") do |v|
+        o.on("-o", "--output PATH", "Write the diff graph (.dot .pdf .svg .png; default diff.dot unless --text)",
+             "or the HTML diff report (.html: graph, table of changes, gate); - is standard output") do |v|
           options[:outputs] << v
         end
-        o.on("--format FORMAT", %w[dot svg png pdf], "The format of -o - and of outputs whose name has none:",
-             "dot, svg, png, pdf") { |v| options[:format] = v }
+        o.on("--format FORMAT", %w[dot svg png pdf html], "The format of -o - and of outputs whose name has none:",
+             "dot, svg, png, pdf, html") { |v| options[:format] = v }
         o.on("--text", "Print the top regressions and improvements") { options[:text] = true }
         o.on("--limit N", Integer, "Rows of each in --text (default 10)") { |v| options[:limit] = v }
         o.on("--normalize", "Scale base to head's total time first") { options[:dot][:normalize] = true }
@@ -123,9 +123,9 @@ module Tracegraph
       options
     end
 
-    def write_outputs(diff, options)
+    def write_outputs(diff, options, gate)
       ok, messages = Output.write_each(options[:outputs], "tracegraph diff") do |path|
-        Output.write_graph(diff, path, options[:dot])
+        Output.write_diff(diff, path, options[:dot], gate: gate, group_by: options[:group_by])
       end
       BrokenPipe.print_quietly(@err) { messages.each { |message| @err.puts message } }
       ok

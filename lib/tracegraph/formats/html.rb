@@ -31,7 +31,8 @@ module Tracegraph
       # flame graph (html/flame.js), Graphviz in WebAssembly
       # (vendor/README.md), and the focused graph that lays out with it
       # (html/focus_graph.js).
-      SCRIPTS = %w[report.js flame.js vendor/viz-global.js focus_graph.js].freeze
+      GRAPHVIZ = "vendor/viz-global.js"
+      SCRIPTS = ["report.js", "flame.js", GRAPHVIZ, "focus_graph.js"].freeze
       SCRIPT_SAFE = {"<" => "\\u003c", ">" => "\\u003e", "&" => "\\u0026",
                      "\u2028" => "\\u2028", "\u2029" => "\\u2029"}.freeze
 
@@ -84,10 +85,10 @@ module Tracegraph
 
       def escape_text(text) = text.gsub(/[&<>"]/, "&" => "&amp;", "<" => "&lt;", ">" => "&gt;", '"' => "&quot;")
 
-      # The inline scripts, each as it is, refusing one that could end
-      # its <script> early.
-      def scripts
-        SCRIPTS.map do |name|
+      # The inline scripts (files of ASSETS), each as it is, refusing one
+      # that could end its <script> early.
+      def inline_scripts(names = SCRIPTS)
+        names.map do |name|
           text = File.read(File.join(ASSETS, name), encoding: "UTF-8")
           raise Error, "#{name} holds \"</script\" or \"<!--\": it cannot be inlined" if text.match?(%r{</script|<!--}i)
 
@@ -95,23 +96,28 @@ module Tracegraph
         end
       end
 
-      # Only the report's own scripts run, by their hashes; WebAssembly may
-      # compile (Graphviz), and nothing may be fetched or connected to.
-      def policy(scripts)
+      # Only the page's own scripts run, by their hashes; WebAssembly may
+      # compile where a page has Graphviz (wasm), and nothing may be
+      # fetched or connected to.
+      def policy(scripts, wasm:)
         hashes = scripts.map { |s| "'sha256-#{Digest::SHA256.base64digest(s)}'" }.join(" ")
-        "default-src 'none'; script-src #{hashes} 'wasm-unsafe-eval'; " \
+        "default-src 'none'; script-src #{hashes}#{" 'wasm-unsafe-eval'" if wasm}; " \
           "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
       end
 
-      def page(data, title)
-        style = File.read(File.join(ASSETS, "report.css"), encoding: "UTF-8")
-        inline = scripts
+      # The page around data: scripts (SCRIPTS by default) and styles are
+      # files of ASSETS, inlined in their order; the policy runs those
+      # scripts (by their hashes) and nothing else. The diff report
+      # (comparison/diff_html.rb) has a script and a style of its own.
+      def page(data, title, scripts: SCRIPTS, styles: %w[report.css])
+        style = styles.map { |name| File.read(File.join(ASSETS, name), encoding: "UTF-8") }.join("\n")
+        inline = inline_scripts(scripts)
         <<~HTML
           <!DOCTYPE html>
           <html lang="en">
           <head>
           <meta charset="utf-8">
-          <meta http-equiv="Content-Security-Policy" content="#{policy(inline)}">
+          <meta http-equiv="Content-Security-Policy" content="#{policy(inline, wasm: scripts.include?(GRAPHVIZ))}">
           <meta name="viewport" content="width=device-width, initial-scale=1">
           <meta name="generator" content="tracegraph #{VERSION}">
           <title>#{escape_text(title)}</title>

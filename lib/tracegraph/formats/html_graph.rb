@@ -15,9 +15,11 @@ module Tracegraph
       module_function
 
       # [the SVG as a String, nil] or [nil, why there is no graph].
-      def svg(profile, **dot_options)
+      def svg(profile, **dot_options) = layout(Dot.generate(profile, **dot_options))
+
+      # The same for any DOT text (a diff's graph too).
+      def layout(dot)
         require "tempfile" # on first use: it costs every `require "tracegraph"` 8 ms
-        dot = Dot.generate(profile, **dot_options)
         Tempfile.create(["tracegraph-report", ".dot"]) do |file|
           file.write(dot)
           file.close

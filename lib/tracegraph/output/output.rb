@@ -234,6 +234,27 @@ module Tracegraph
       raise Error, "cannot write #{target.name}: a graph is #{suffixes.join(' ')} (or --format dot, svg, png, pdf)"
     end
 
+    # check_path for a diff's outputs: a graph, or the HTML diff report
+    # (ProfileDiff#write_html); returns the Target.
+    def check_diff_path(path, format: nil)
+      target = check_path(path, format: format)
+      return target if target.format == :html || GRAPH_FORMATS.include?(target.format)
+
+      suffixes = FORMATS.select { |_, f| GRAPH_FORMATS.include?(f) || f == :html }.keys
+      raise Error, "cannot write #{target.name}: a diff is a graph or an HTML report: #{suffixes.join(' ')} " \
+                   "(or --format dot, svg, png, pdf, html)"
+    end
+
+    # Writes a ProfileDiff as a graph (write_graph), or as the HTML diff
+    # report, showing gate's verdict (a DiffGate or nil); dot_options are
+    # to_dot's, group_by: how both profiles were grouped.
+    def write_diff(diff, path, dot_options = {}, gate: nil, group_by: :method)
+      target = check_diff_path(path)
+      return write_graph(diff, target, dot_options) unless target.format == :html
+
+      deliver(target) { |file| [diff.write_html(file, gate: gate, group_by: group_by, **dot_options)] }
+    end
+
     # Writes anything with a write_dot (a Profile, a ProfileDiff) as
     # .dot, .pdf, .svg or .png, to a name or a Target.
     def write_graph(graph, path, dot_options = {})

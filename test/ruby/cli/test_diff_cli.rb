@@ -102,12 +102,54 @@ class TestDiffCli < Minitest::Test
     assert_match(/normaliz/i, File.read(File.join(@dir, "n.dot")))
   end
 
+  # The HTML diff report (comparison/diff_html.rb; its page is tested in
+  # Chromium by test/ruby/comparison/test_diff_html.rb): one file by name
+  # or --format, with the gate's verdict, the grouping and the graph's
+  # thresholds the command was given.
+  def test_the_html_report
+    embedded = ->(html) { JSON.parse(html[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1]) }
+    _, err, status = tracegraph("diff", "--fail-on-calls", "0", "-o", "d.html", "-o", "d.dot", @base, @head)
+    assert_equal 3, status.exitstatus, "the gate still decides the status: #{err}"
+    assert_match(/tracegraph diff: wrote d\.html\n/, err)
+    data = embedded.(File.read(File.join(@dir, "d.html")))
+    diff = Tracegraph::Profile.load_json(@base).diff(Tracegraph::Profile.load_json(@head))
+    assert_equal diff.rows.map { |r| [r.name, r.status.to_s, r.base_calls, r.head_calls, r.base_self, r.head_self] },
+                 data["rows"].map { |r| r.values_at(0, 4, 5, 6, 7, 8) }
+    assert_equal true, data["gate"]["failed"]
+    assert_equal ["Integer#+", "Object#fresh", "Object#gone", "block in Object#hot"], data["gate"]["failed_names"].sort
+    assert_equal "calls of Integer#+ 100 -> 3,000, +2900.0%: more than the allowed ±0%: FAILED",
+                 data["gate"]["lines"].find { |line| line.start_with?("calls of Integer#+") }
+    if system("command -v dot > /dev/null 2>&1")
+      assert_equal File.read(File.join(@dir, "d.dot")).scan(/^  N\d+ \[/).size + 2, # and the legend's two
+                   data["svg"].scan('class="node"').size, "the graph -o d.dot draws, laid out"
+    end
+
+    out, err, status = tracegraph("diff", "--group-by", "class", "--max-nodes", "2", "--format", "html", "-o", "-",
+                                  @base, @head)
+    assert status.success?, err
+    data = embedded.(out)
+    assert_nil data["gate"], "no gate ran"
+    assert_equal "class", data["group_by"]
+    assert_includes data["rows"].map(&:first), "Object"
+    refute_includes data["rows"].map(&:first), "Object#hot"
+    if data["svg"]
+      assert_match(/Showing 2 of 4 methods/, data["svg"], "--max-nodes 2 (of the four classes)")
+      assert_equal 4, data["svg"].scan('class="node"').size, "two boxes and the legend's two"
+    end
+
+    _, err, status = tracegraph("diff", "-o", "plain.html", @base, @head, env: {"PATH" => path_without_dot})
+    assert status.success?, err
+    data = embedded.(File.read(File.join(@dir, "plain.html")))
+    assert_nil data["svg"]
+    assert_match(/Graphviz's `dot` was not installed/, data["graph_note"])
+  end
+
   def test_errors
     {
       [@base] => /needs two profiles/,
       [@base, "missing.json"] => /cannot read profile missing.json: No such file or directory/,
       ["--bogus", @base, @head] => /invalid option: --bogus/,
-      ["-o", "d.txt", @base, @head] => /a graph is .dot .pdf .svg .png/,
+      ["-o", "d.txt", @base, @head] => /cannot write d.txt: a diff is a graph or an HTML report: .dot .html .pdf .svg .png/,
       [@base, File.join(CliHelper::ROOT, "README.md")] => /not valid JSON/,
       ["--fail-on-calls", "x", @base, @head] => /--fail-on-calls needs PCT or NAME=PCT, not x/,
       ["--fail-on-time", "Foo#bar=-1", @base, @head] => /--fail-on-time needs a percentage of 0 or more, not -1.0/,

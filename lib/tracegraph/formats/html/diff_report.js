@@ -1,0 +1,388 @@
+// tracegraph's HTML diff report. Reads the diff from #profile-data (JSON,
+// written by comparison/diff_html.rb) and draws three views, chosen by
+// the URL's fragment so a view can be shared: #graph?q=REGEXP,
+// #changes?sort=self&q=TEXT, #method=NAME. Every name reaches the page
+// through textContent or an attribute's value, never as markup.
+"use strict";
+(function () {
+  const data = JSON.parse(document.getElementById("profile-data").textContent);
+  const allocations = data.allocations;
+
+  // One row per name in either run, in the order of ProfileDiff#rows.
+  const rows = data.rows.map((r, index) => ({
+    index, name: r[0], file: r[1], line: r[2], c: r[3], status: r[4],
+    calls: [r[5], r[6]], self: [r[7], r[8]], total: [r[9], r[10]], allocations: [r[11], r[12]],
+    callers: new Map(), callees: new Map()
+  }));
+  const byName = new Map(rows.map((m) => [m.name, m]));
+  // Each call between two names, on both sides: {calls: [base, head], total: [base, head]}.
+  [data.base_edges, data.head_edges].forEach((edges, side) => {
+    for (const [caller, callee, calls, total] of edges) {
+      const from = rows[caller], to = rows[callee];
+      let link = from.callees.get(to);
+      if (!link) {
+        link = { caller: from, callee: to, calls: [0, 0], total: [0, 0] };
+        from.callees.set(to, link);
+        to.callers.set(from, link);
+      }
+      link.calls[side] = calls;
+      link.total[side] = total;
+    }
+  });
+  const failedNames = new Set(data.gate ? data.gate.failed_names : []);
+
+  // --- formatting ---
+  const group = (n) => (n === null || n === undefined) ? "" : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  function time(ns) {
+    const units = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"]];
+    for (const [size, unit] of units) if (Math.abs(ns) >= size) return `${(ns / size).toPrecision(3)} ${unit}`;
+    return `${ns} ns`;
+  }
+  const signed = (text, n) => (n > 0 ? "+" : "") + text;
+  // The change from base to head as a percentage of base: "+49.0%",
+  // "new" from nothing, "" when both are nothing.
+  function change(pair) {
+    const [base, head] = pair;
+    if (base === 0) return head === 0 ? "" : "new";
+    const pct = 100 * (head - base) / base;
+    return `${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%`;
+  }
+  const delta = (pair) => pair[1] - pair[0];
+  const where = (m) => m.file ? `${m.file}:${m.line}` : (m.c ? "(C method)" : "");
+  const STATUS = { changed: "in both", new: "new in head", gone: "gone from base" };
+
+  // --- DOM helpers: text only ---
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (key === "text") node.textContent = value;
+      else if (key === "class") node.className = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) if (child !== null && child !== undefined) node.append(child);
+    return node;
+  }
+  const methodHash = (m) => "#method=" + encodeURIComponent(m.name);
+  const methodLink = (m) => el("a", { href: methodHash(m), text: m.name, title: where(m) });
+
+  // --- the page's frame ---
+  const title = document.title;
+  const side = (s) => `${time(s.total_time)}, ${group(s.total_calls)} calls` +
+    (allocations ? `, ${group(s.total_allocations)} allocations` : "") + (s.runs > 1 ? ` (median of ${s.runs} runs)` : "");
+  const clocks = data.base.clock === data.head.clock ? `${data.head.clock} clock` : `${data.base.clock} → ${data.head.clock} clock (different clocks!)`;
+  const totalChange = data.total_change_percent === null ? "" : ` (${data.total_change_percent >= 0 ? "+" : ""}${data.total_change_percent.toFixed(1)}%)`;
+  const summary = `${clocks} · base ${side(data.base)} → head ${side(data.head)}${totalChange}` +
+    (data.normalized ? ` · base times normalized to head's total (×${data.normalize_factor.toFixed(3)})` : "") +
+    (data.group_by !== "method" ? ` · grouped by ${data.group_by}` : "") +
+    (data.size_by === "allocations" ? " · graph by allocations" : "");
+  const nav = el("nav", {},
+    el("a", { href: "#graph", text: "Graph", id: "nav-graph" }),
+    el("a", { href: "#changes", text: "Changes", id: "nav-changes" }));
+  const search = el("input", { type: "search", id: "search", placeholder: "Search methods (name, file or /regexp/)",
+    autocomplete: "off", "aria-label": "Search methods" });
+  const matches = el("ul", { class: "matches", id: "matches", hidden: "" });
+  const main = el("main", { id: "view" });
+  document.body.append(el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), nav,
+    el("div", { class: "search" }, search, matches)));
+  if (data.gate) {
+    const g = data.gate;
+    const verdict = g.failed ? `Gate FAILED: ${g.failures} of ${g.checks} check${g.checks === 1 ? "" : "s"} failed`
+      : `Gate passed: ${g.checks} check${g.checks === 1 ? "" : "s"}, none failed`;
+    document.body.append(el("section", { id: "gate", class: g.failed ? "failed" : "passed" },
+      el("strong", { id: "gate-verdict", text: verdict }),
+      el("ul", {}, ...g.lines.map((line) => el("li", { text: line })))));
+  }
+  document.body.append(main);
+
+  // A search: /re/ or text with regexp characters is a regexp if it
+  // compiles, else a substring; case-insensitive.
+  function matcher(query) {
+    const q = (query || "").trim();
+    if (!q) return null;
+    const slashed = /^\/(.*)\/$/.exec(q);
+    try {
+      const re = new RegExp(slashed ? slashed[1] : q, "i");
+      return (s) => s !== null && re.test(s);
+    } catch (_) {
+      const lower = q.toLowerCase();
+      return (s) => s !== null && s.toLowerCase().includes(lower);
+    }
+  }
+  const matchesRow = (test, m) => test(m.name) || test(m.file);
+
+  // --- routing ---
+  function decode(s) {
+    try { return decodeURIComponent(s); } catch (_) { return s; }
+  }
+  function route() {
+    let view;
+    main.replaceChildren();
+    document.title = title;
+    if (location.hash.startsWith("#method=")) {
+      view = "method";
+      showMethod(decode(location.hash.slice(8)));
+    } else {
+      const [name, query] = location.hash.slice(1).split("?");
+      view = ["graph", "changes"].includes(name) ? name : (data.svg ? "graph" : "changes");
+      const params = new URLSearchParams(query || "");
+      if (view === "changes") showChanges(params); else showGraph(params);
+    }
+    for (const a of nav.querySelectorAll("a")) a.classList.toggle("current", a.id === `nav-${view}`);
+    window.scrollTo(0, 0);
+  }
+  window.addEventListener("hashchange", route);
+
+  // --- search box: matching methods, biggest change in self time first ---
+  let currentView = null;
+  function updateMatches() {
+    const test = matcher(search.value);
+    matches.replaceChildren();
+    if (!test) { matches.hidden = true; return; }
+    const found = rows.filter((m) => matchesRow(test, m))
+      .sort((a, b) => Math.abs(delta(b.self)) - Math.abs(delta(a.self)) || a.index - b.index);
+    for (const m of found.slice(0, 30)) {
+      const a = el("a", { href: methodHash(m) },
+        el("span", { class: "num", text: `self ${signed(time(delta(m.self)), delta(m.self))} · calls ${group(m.calls[0])} → ${group(m.calls[1])}` }),
+        el("span", { class: "mname", text: m.name }), el("span", { class: "mfile", text: where(m) }));
+      matches.append(el("li", {}, a));
+    }
+    if (found.length > 30) matches.append(el("li", { class: "note", text: `… ${group(found.length - 30)} more: see the changes` }));
+    if (!found.length) matches.append(el("li", { class: "note", text: "no method matches" }));
+    matches.hidden = false;
+    if (currentView && currentView.onSearch) currentView.onSearch(search.value);
+  }
+  search.addEventListener("input", updateMatches);
+  search.addEventListener("focus", updateMatches);
+  search.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      const first = matches.querySelector("a");
+      if (first) location.hash = first.getAttribute("href");
+    } else if (event.key === "Escape") {
+      matches.hidden = true;
+    }
+  });
+  document.addEventListener("click", (event) => { if (!event.target.closest(".search")) matches.hidden = true; });
+  matches.addEventListener("click", (event) => { if (event.target.closest("a")) matches.hidden = true; });
+
+  // --- the table of changes: both sides, the change and its percent, for
+  // each measure; sorted by the size of the change in one of them ---
+  const MEASURES = [
+    { key: "self", label: "Self", format: time },
+    { key: "total", label: "Total", format: time },
+    { key: "calls", label: "Calls", format: group }
+  ].concat(allocations ? [{ key: "allocations", label: "Own allocations", format: group }] : []);
+
+  // Rows drawn at first: the biggest changes; "Show all" draws the rest
+  // (thousands of rows of 18 cells take seconds on a slow machine).
+  const FIRST_ROWS = 500;
+
+  function showChanges(params) {
+    let limit = FIRST_ROWS;
+    const measure = MEASURES.find((x) => x.key === params.get("sort")) || MEASURES[0];
+    const filter = el("input", { type: "search", id: "changes-filter", placeholder: "Filter by name or file", value: params.get("q") || "" });
+    const count = el("span", { class: "note", id: "changes-count" });
+    const groups = el("tr", {}, el("th", { class: "name", rowspan: "2", text: "Method" }), el("th", { rowspan: "2", class: "status", text: "Status" }));
+    const head = el("tr");
+    for (const x of MEASURES) {
+      const th = el("th", { class: `group sortable${x === measure ? " sorted" : ""}`, colspan: "4", text: x.label, "data-key": x.key,
+        title: `Sort by the size of the change in ${x.label.toLowerCase()}` });
+      th.addEventListener("click", () => { location.hash = changesHash(x.key, filter.value); });
+      groups.append(th);
+      head.append(el("th", { class: "first", text: "base" }), el("th", { text: "head" }), el("th", { text: "change" }), el("th", { text: "%" }));
+    }
+    const body = el("tbody");
+    function fill() {
+      const test = matcher(filter.value);
+      const shown = rows.filter((m) => !test || matchesRow(test, m))
+        .sort((a, b) => Math.abs(delta(b[measure.key])) - Math.abs(delta(a[measure.key])) || a.index - b.index);
+      const fragment = document.createDocumentFragment();
+      for (const m of shown.slice(0, limit)) {
+        const failed = failedNames.has(m.name);
+        const cells = [el("td", { class: "name" }, methodLink(m)),
+          el("td", { class: "status", text: STATUS[m.status] + (failed ? " · gate failed" : "") })];
+        for (const x of MEASURES) {
+          const pair = m[x.key], d = delta(pair);
+          const exact = x.format === time ? (n) => ({ title: `${group(n)} ns` }) : () => ({});
+          cells.push(el("td", { class: "first", text: x.format(pair[0]), ...exact(pair[0]) }),
+            el("td", { text: x.format(pair[1]), ...exact(pair[1]) }),
+            el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: signed(x.format(d), d), "data-delta": String(d), ...exact(d) }),
+            el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: change(pair) }));
+        }
+        fragment.append(el("tr", { "data-method": String(m.index), class: failed ? "gate-failed" : "" }, ...cells));
+      }
+      body.replaceChildren(fragment);
+      count.textContent = `${group(shown.length)} of ${group(rows.length)} methods, by the size of the change in ${measure.label.toLowerCase()}` +
+        (shown.length > limit ? `; the first ${group(limit)} shown` : "");
+      more.hidden = shown.length <= limit;
+    }
+    const more = el("button", { type: "button", id: "changes-all", text: "Show all", hidden: "" });
+    more.addEventListener("click", () => { limit = Infinity; fill(); });
+    // A click anywhere on a row opens its method.
+    body.addEventListener("click", (event) => {
+      const tr = event.target.closest("tr[data-method]");
+      if (tr && !event.target.closest("a")) location.hash = methodHash(rows[Number(tr.dataset.method)]);
+    });
+    let pending = null;
+    filter.addEventListener("input", () => {
+      clearTimeout(pending);
+      pending = setTimeout(() => { history.replaceState(null, "", changesHash(measure.key, filter.value)); fill(); }, 150);
+    });
+    main.append(el("div", { class: "graph-tools" }, filter, count, more),
+      el("table", { id: "changes" }, el("thead", {}, groups, head), body));
+    fill();
+    currentView = { onSearch: null };
+  }
+  function changesHash(sort, q) {
+    const params = new URLSearchParams({ sort });
+    if (q) params.set("q", q);
+    return "#changes?" + params.toString();
+  }
+
+  // --- a method's two sides: its numbers, callers and callees in base
+  // and in head ---
+  function showMethod(name) {
+    const m = byName.get(name);
+    currentView = { onSearch: null };
+    if (!m) {
+      main.append(el("p", { class: "note", text: "No method of this name in either profile: " }, el("code", { text: name })));
+      return;
+    }
+    document.title = `${m.name} · ${title}`;
+    const facts = el("table", { class: "two-sided", id: "method-facts" },
+      el("tr", {}, ...["", "base", "head", "change", "%"].map((t) => el("th", { text: t }))));
+    for (const x of MEASURES) {
+      const pair = m[x.key], d = delta(pair);
+      facts.append(el("tr", { "data-key": x.key }, el("td", { text: x.key === "allocations" ? "own allocations" : x.key }),
+        el("td", { text: x.format(pair[0]) }), el("td", { text: x.format(pair[1]) }),
+        el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: signed(x.format(d), d) }),
+        el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: change(pair) })));
+    }
+    main.append(el("section", { class: "method", id: "method", "data-method": String(m.index) },
+      el("h2", { text: m.name, id: "method-name" }),
+      el("div", { class: "where", text: `${where(m)}${where(m) ? " · " : ""}${STATUS[m.status]}${failedNames.has(m.name) ? " · the gate failed it" : ""}` }),
+      facts,
+      el("h3", { text: `Callers (${group(m.callers.size)})` }),
+      linkTable([...m.callers.values()], "caller", "callers",
+        "Calls from each caller, and the time spent in this method when it called, in each run"),
+      el("h3", { text: `Callees (${group(m.callees.size)})` }),
+      linkTable([...m.callees.values()], "callee", "callees",
+        "Calls to each callee, and the time spent in it when this method called, in each run")));
+  }
+
+  function linkTable(links, side, id, legend) {
+    if (!links.length) return el("p", { class: "note", text: side === "caller" ? "No callers in either run: a root." : "No callees in either run." });
+    const head = el("tr", {}, el("th", { class: "name", text: "Method" }),
+      ...["calls base", "calls head", "change", "time base", "time head", "change", "%"].map((t) => el("th", { text: t })));
+    const body = el("tbody");
+    // Biggest change in time first, then the most calls in head.
+    const sorted = links.slice().sort((a, b) => Math.abs(delta(b.total)) - Math.abs(delta(a.total)) ||
+      b.calls[1] - a.calls[1] || a[side].index - b[side].index);
+    for (const link of sorted) {
+      const dc = delta(link.calls), dt = delta(link.total);
+      body.append(el("tr", { "data-method": String(link[side].index) }, el("td", { class: "name" }, methodLink(link[side])),
+        el("td", { text: group(link.calls[0]) }), el("td", { text: group(link.calls[1]) }),
+        el("td", { class: dc > 0 ? "up" : (dc < 0 ? "down" : ""), text: signed(group(dc), dc) }),
+        el("td", { text: time(link.total[0]), title: `${group(link.total[0])} ns` }),
+        el("td", { text: time(link.total[1]), title: `${group(link.total[1])} ns` }),
+        el("td", { class: dt > 0 ? "up" : (dt < 0 ? "down" : ""), text: signed(time(dt), dt), title: `${group(dt)} ns` }),
+        el("td", { text: change(link.total) })));
+    }
+    return el("div", {}, el("p", { class: "note", text: legend }), el("table", { id }, el("thead", {}, head), body));
+  }
+
+  // --- the diff graph, as ProfileDiff#to_dot draws it, laid out by
+  // Graphviz when the report was written ---
+  let graphSvg = null;
+  function graphElement() {
+    if (graphSvg || !data.svg) return graphSvg;
+    const doc = new DOMParser().parseFromString(data.svg, "image/svg+xml");
+    if (doc.querySelector("parsererror")) return null;
+    graphSvg = document.importNode(doc.documentElement, true);
+    // Each box's method: the first line of its tooltip is its name.
+    for (const node of graphSvg.querySelectorAll("g.node")) {
+      const a = node.querySelector("a");
+      const tip = a && (a.getAttributeNS("http://www.w3.org/1999/xlink", "title") || a.getAttribute("xlink:title"));
+      const m = tip && byName.get(tip.split("\n")[0]);
+      if (m) node.dataset.method = String(m.index);
+    }
+    const box = graphSvg.viewBox.baseVal;
+    graphSvg.dataset.full = `${box.x} ${box.y} ${box.width} ${box.height}`;
+    graphSvg.removeAttribute("width");
+    graphSvg.removeAttribute("height");
+    return graphSvg;
+  }
+
+  function showGraph(params) {
+    const svg = graphElement();
+    if (!svg) {
+      main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The changes and every method's two sides work without it.` }));
+      currentView = { onSearch: null };
+      return;
+    }
+    const view = el("div", { id: "graph-view" });
+    const hits = el("span", { id: "graph-hits" });
+    const reset = el("button", { type: "button", text: "Fit" });
+    main.append(el("div", { class: "graph-tools" }, el("span", { text: "Red: grew, blue: shrank, dashed: gone. Drag to pan, wheel to zoom, click a box for its two sides; the search box highlights boxes." }), reset, hits), view);
+    view.append(svg);
+    let [x, y, w, h] = svg.dataset.full.split(" ").map(Number);
+    const apply = () => svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
+    const fit = () => { [x, y, w, h] = svg.dataset.full.split(" ").map(Number); apply(); };
+    fit();
+    reset.addEventListener("click", fit);
+    view.addEventListener("wheel", (event) => {
+      event.preventDefault();
+      const rect = view.getBoundingClientRect();
+      const scale = Math.max(w / rect.width, h / rect.height);
+      // The point under the pointer stays put (xMidYMid meet centres the SVG).
+      const px = x + (event.clientX - rect.left - (rect.width - w / scale) / 2) * scale;
+      const py = y + (event.clientY - rect.top - (rect.height - h / scale) / 2) * scale;
+      const factor = Math.exp(event.deltaY * 0.0015);
+      x = px - (px - x) * factor; y = py - (py - y) * factor; w *= factor; h *= factor;
+      apply();
+    }, { passive: false });
+    let drag = null;
+    view.addEventListener("pointerdown", (event) => {
+      drag = { sx: event.clientX, sy: event.clientY, x, y, moved: false };
+      view.setPointerCapture(event.pointerId);
+    });
+    view.addEventListener("pointermove", (event) => {
+      if (!drag) return;
+      const rect = view.getBoundingClientRect();
+      const scale = Math.max(w / rect.width, h / rect.height);
+      const dx = event.clientX - drag.sx, dy = event.clientY - drag.sy;
+      if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; view.classList.add("dragging"); }
+      x = drag.x - dx * scale; y = drag.y - dy * scale;
+      apply();
+    });
+    view.addEventListener("pointerup", (event) => {
+      const moved = drag && drag.moved;
+      drag = null;
+      view.classList.remove("dragging");
+      if (moved) return;
+      const hit = document.elementsFromPoint(event.clientX, event.clientY).map((n) => n.closest && n.closest("g.node")).find((n) => n);
+      if (hit && hit.dataset.method) location.hash = methodHash(rows[Number(hit.dataset.method)]);
+    });
+    function highlight(query) {
+      const test = matcher(query);
+      let count = 0;
+      for (const node of svg.querySelectorAll("g.node")) {
+        const m = node.dataset.method ? rows[Number(node.dataset.method)] : null;
+        const hit = Boolean(test && m && matchesRow(test, m));
+        node.classList.toggle("hit", hit);
+        if (hit) count++;
+      }
+      view.classList.toggle("searching", Boolean(test));
+      const all = test ? rows.filter((m) => matchesRow(test, m)).length : 0;
+      hits.textContent = test ? `${count} box${count === 1 ? "" : "es"} match; ${all} method${all === 1 ? "" : "s"} in the diff (the list under the search box opens any of them)` : "";
+      history.replaceState(null, "", test ? "#graph?" + new URLSearchParams({ q: query }).toString() : "#graph");
+    }
+    currentView = { onSearch: highlight };
+    const q = params.get("q");
+    if (q) search.value = q;
+    highlight(search.value);
+  }
+
+  route();
+  // When the first view is drawn, in ms since the page began to load.
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
+})();
