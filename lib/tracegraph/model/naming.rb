@@ -1,3 +1,5 @@
+# frozen_string_literal: true
+
 module Tracegraph
   # Names for the owners Ruby itself would name by memory address:
   # anonymous classes and modules, and singleton classes of plain objects.

@@ -173,11 +173,13 @@ module Tracegraph
       thread.name ? clean_name(thread.name.dup) : "thread #{id}"
     end
 
+    NUL = "\0" # a constant: stop checks every name and path with it
+
     # Names and paths are for people and for files: valid UTF-8, no NULs.
     # Those the extension builds are labelled UTF-8 already, and nearly
     # always clean, so they are checked without a copy.
     def self.clean_name(name)
-      return name if name.encoding == Encoding::UTF_8 && name.valid_encoding? && !name.include?("\0")
+      return name if name.encoding == Encoding::UTF_8 && name.valid_encoding? && !name.include?(NUL)
 
       name = name.dup.force_encoding(Encoding::UTF_8)
       name = name.scrub("\uFFFD") unless name.valid_encoding?
