@@ -1,18 +1,69 @@
 # What stopping and drawing cost where a program has many methods: a
 # profile of 10,000 named methods (one class each), and one of 10,000
 # methods of anonymous classes, which are named at stop by where they were
-# defined (Tracegraph::Naming). Each is recorded ROUNDS times; the fastest
-# round is kept, as the one a busy machine disturbed least.
+# defined (naming.c, Tracegraph::Naming). Each is recorded ROUNDS times; the
+# fastest round is kept, as the one a busy machine disturbed least.
+#
+# Then a program that makes COMPACT_CLASSES anonymous classes (two methods
+# each, half of them dropped as it goes) while another thread runs
+# GC.compact in a loop, through the stop, in a process of its own: its stop
+# against the run's own length. (Issue 30 saw 207,000 classes take 67 s to
+# stop after an 18.8 s run: BENCH_COMPACT_CLASSES=207000.)
 #
 #   ruby -Ilib bench/stop_and_draw.rb     (rake bench:stop; part of rake bench)
 #
-# Prints a Markdown table and writes bench/STOP.md.
+# Prints Markdown tables and writes bench/STOP.md.
 require "tracegraph"
+require "rbconfig"
 
+LOAD = File.exist?("/proc/loadavg") ? File.read("/proc/loadavg").split.first(3).join(", ") : "unknown"
 ROUNDS = Integer(ENV.fetch("BENCH_ROUNDS", "7"))
 METHODS = Integer(ENV.fetch("BENCH_METHODS", "10000"))
+COMPACT_CLASSES = Integer(ENV.fetch("BENCH_COMPACT_CLASSES", "20000"))
+COMPACT_ROUNDS = Integer(ENV.fetch("BENCH_COMPACT_ROUNDS", "3"))
 
 def clock = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+
+# One round of the GC.compact program, in this process (the child):
+# prints "methods run_seconds compactions_in_run stop_seconds
+# compactions_in_stop to_dot_seconds".
+def compact_round(classes)
+  kept = []
+  compactions = 0
+  done = false
+  t0 = clock
+  Tracegraph.start
+  compactor = Thread.new do
+    until done
+      GC.compact
+      compactions += 1
+      sleep 0.001
+    end
+  end
+  classes.times do |i|
+    klass = Class.new do
+      def run = helper
+      def helper = 1
+    end
+    klass.new.run
+    kept << klass if i.even?
+  end
+  t1 = clock
+  in_run = compactions
+  profile = Tracegraph.stop
+  t2 = clock
+  in_stop = compactions - in_run
+  done = true
+  compactor.join
+  t3 = clock
+  profile.to_dot
+  puts [profile.methods.size, t1 - t0, in_run, t2 - t1, in_stop, clock - t3].join(" ")
+end
+
+if ARGV[0] == "compact"
+  compact_round(Integer(ARGV[1]))
+  exit
+end
 
 # [stop seconds, to_dot seconds, methods in the profile], fastest round.
 def measure(objects)
@@ -42,14 +93,40 @@ rows.each do |what, (stop, dot, n)|
 end
 puts table
 
+compact_rounds = COMPACT_ROUNDS.times.map do
+  out = IO.popen([RbConfig.ruby, "-I#{File.expand_path('../lib', __dir__)}", __FILE__, "compact", COMPACT_CLASSES.to_s],
+                 &:read)
+  methods, run, in_run, stop, in_stop, dot = out.split
+  [Integer(methods), Float(run), Integer(in_run), Float(stop), Integer(in_stop), Float(dot)]
+end
+sec = ->(x) { format("%.2f s", x) }
+compact_table = +"| round | methods | run | compactions in it | stop | compactions in it | stop / run | to_dot |\n" \
+                 "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+compact_rounds.each.with_index(1) do |(methods, run, in_run, stop, in_stop, dot), i|
+  compact_table << "| #{i} | #{methods} | #{sec[run]} | #{in_run} | #{sec[stop]} | #{in_stop} | " \
+                   "#{format('%.2f', stop / run)} | #{sec[dot]} |\n"
+end
+puts compact_table
+
 File.write(File.join(__dir__, "STOP.md"), <<~MD)
   # Stopping and drawing many methods
 
   `ruby -Ilib bench/stop_and_draw.rb` (`rake bench:stop`, part of `rake bench`),
   #{Time.now.utc.strftime('%Y-%m-%d')}, Ruby #{RUBY_VERSION}, the fastest of #{ROUNDS} rounds each:
   #{METHODS} methods, each the one method of its class, called once. Named
-  classes are named by the extension; anonymous ones by where they were
-  defined (`Tracegraph::Naming`), which calls Ruby for each.
+  classes are named by the extension, and anonymous ones too, by where
+  they were defined (`naming.c`'s `defined_module_name`, with the rule of
+  `Tracegraph::Naming`). Load average when it began: #{LOAD}
+  (2 cores, shared with other work: read the ratios, and compare
+  instruction counts, not milliseconds, between versions).
 
   #{table}
+  ## Anonymous classes made while GC.compact runs
+
+  #{COMPACT_CLASSES} anonymous classes, two methods each, half of them
+  dropped as they are made, while another thread runs `GC.compact` in a
+  loop (through the stop), each round in a process of its own
+  (`BENCH_COMPACT_CLASSES`, `BENCH_COMPACT_ROUNDS`):
+
+  #{compact_table}
 MD
