@@ -50,7 +50,9 @@ module Tracegraph
 
     # A module's name, or for an anonymous one where it was defined: the
     # first of its own methods written in Ruby (by file and line), else its
-    # superclass.
+    # superclass. At stop the extension names the anonymous modules that
+    # have such a method itself, by this same rule (naming.c,
+    # defined_module_name): a change here is a change there.
     def self.module_name(mod)
       name = MODULE_NAME.bind_call(mod)
       return name if name && !name.include?("#<")
