@@ -292,7 +292,9 @@ static VALUE block_name(const method_key *k)
 static VALUE source_location(VALUE key)
 {
     const method_key *k = (const method_key *)key;
-    VALUE um = rb_funcall(k->klass, id_instance_method, 1, ID2SYM(k->mid));
+    /* Module#instance_method itself: not looked up in each class, nor
+     * a class's own instance_method. */
+    VALUE um = rb_funcall(um_instance_method, id_bind_call, 2, k->klass, ID2SYM(k->mid));
     return rb_funcall(um, id_source_location, 0);
 }
 
