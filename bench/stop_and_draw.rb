@@ -24,13 +24,18 @@ COMPACT_ROUNDS = Integer(ENV.fetch("BENCH_COMPACT_ROUNDS", "3"))
 
 def clock = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
+def thread_cpu = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID)
+
 # One round of the GC.compact program, in this process (the child):
 # prints "methods run_seconds compactions_in_run stop_seconds
-# compactions_in_stop to_dot_seconds".
+# compactions_in_stop to_dot_seconds run_cpu stop_cpu", the last two the
+# CPU time of the thread that runs and stops (the compactions the other
+# thread makes are not in it).
 def compact_round(classes)
   kept = []
   compactions = 0
   done = false
+  c0 = thread_cpu
   t0 = clock
   Tracegraph.start
   compactor = Thread.new do
@@ -49,15 +54,17 @@ def compact_round(classes)
     kept << klass if i.even?
   end
   t1 = clock
+  c1 = thread_cpu
   in_run = compactions
   profile = Tracegraph.stop
   t2 = clock
+  c2 = thread_cpu
   in_stop = compactions - in_run
   done = true
   compactor.join
   t3 = clock
   profile.to_dot
-  puts [profile.methods.size, t1 - t0, in_run, t2 - t1, in_stop, clock - t3].join(" ")
+  puts [profile.methods.size, t1 - t0, in_run, t2 - t1, in_stop, clock - t3, c1 - c0, c2 - c1].join(" ")
 end
 
 if ARGV[0] == "compact"
@@ -67,10 +74,11 @@ end
 
 def cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
 
-# [stop seconds, to_dot seconds, methods in the profile, stop + to_dot in
-# CPU seconds], each the fastest round. The process's CPU time counts
-# only this process's work, so a loaded machine disturbs it less than the
-# wall clock (only its caches and shared cores).
+# [stop seconds, to_dot seconds, methods in the profile, stop in CPU
+# seconds, stop + to_dot in CPU seconds], each the fastest round. The
+# process's CPU time counts only this process's work, so a loaded machine
+# disturbs it less than the wall clock (only through caches and shared
+# cores).
 def measure(objects)
   rounds = ROUNDS.times.map do
     Tracegraph.start
@@ -79,10 +87,11 @@ def measure(objects)
     t0 = clock
     profile = Tracegraph.stop
     t1 = clock
+    c1 = cpu
     profile.to_dot
-    [t1 - t0, clock - t1, profile.methods.size, cpu - c0]
+    [t1 - t0, clock - t1, profile.methods.size, c1 - c0, cpu - c0]
   end
-  [rounds.map(&:first).min, rounds.map { |r| r[1] }.min, rounds.first[2], rounds.map(&:last).min]
+  [0, 1, 2, 3, 4].map { |i| rounds.map { |r| r[i] }.min }
 end
 
 named = METHODS.times.map do |i|
@@ -93,25 +102,30 @@ anonymous = METHODS.times.map { |i| Class.new { define_method(:run) { i } }.new 
 rows = {"named classes" => measure(named), "anonymous classes" => measure(anonymous)}
 ms = ->(s) { format("%.1f ms", s * 1000) }
 us = ->(s, n) { format("%.1f µs", s * 1e6 / n) }
-table = +"| #{METHODS} methods of | stop | per method | to_dot | stop + to_dot | stop + to_dot, CPU time |\n" \
-         "| --- | --- | --- | --- | --- | --- |\n"
-rows.each do |what, (stop, dot, n, cpu)|
-  table << "| #{what} | #{ms[stop]} | #{us[stop, n]} | #{ms[dot]} | #{ms[stop + dot]} | #{ms[cpu]} |\n"
+table = +"| #{METHODS} methods of | stop | per method | to_dot | stop + to_dot | " \
+         "stop, CPU time | per method | stop + to_dot, CPU time |\n" \
+         "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+rows.each do |what, (stop, dot, n, stop_cpu, cpu)|
+  table << "| #{what} | #{ms[stop]} | #{us[stop, n]} | #{ms[dot]} | #{ms[stop + dot]} | " \
+           "#{ms[stop_cpu]} | #{us[stop_cpu, n]} | #{ms[cpu]} |\n"
 end
 puts table
 
 compact_rounds = COMPACT_ROUNDS.times.map do
   out = IO.popen([RbConfig.ruby, "-I#{File.expand_path('../lib', __dir__)}", __FILE__, "compact", COMPACT_CLASSES.to_s],
                  &:read)
-  methods, run, in_run, stop, in_stop, dot = out.split
-  [Integer(methods), Float(run), Integer(in_run), Float(stop), Integer(in_stop), Float(dot)]
+  methods, run, in_run, stop, in_stop, dot, run_cpu, stop_cpu = out.split
+  [Integer(methods), Float(run), Integer(in_run), Float(stop), Integer(in_stop), Float(dot), Float(run_cpu),
+   Float(stop_cpu)]
 end
 sec = ->(x) { format("%.2f s", x) }
-compact_table = +"| round | methods | run | compactions in it | stop | compactions in it | stop / run | to_dot |\n" \
-                 "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
-compact_rounds.each.with_index(1) do |(methods, run, in_run, stop, in_stop, dot), i|
+compact_table = +"| round | methods | run | compactions in it | stop | compactions in it | stop / run | to_dot | " \
+                 "run, its thread's CPU time | stop, the same | stop / run, CPU |\n" \
+                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+compact_rounds.each.with_index(1) do |(methods, run, in_run, stop, in_stop, dot, run_cpu, stop_cpu), i|
   compact_table << "| #{i} | #{methods} | #{sec[run]} | #{in_run} | #{sec[stop]} | #{in_stop} | " \
-                   "#{format('%.2f', stop / run)} | #{sec[dot]} |\n"
+                   "#{format('%.2f', stop / run)} | #{sec[dot]} | #{sec[run_cpu]} | #{sec[stop_cpu]} | " \
+                   "#{format('%.2f', stop_cpu / run_cpu)} |\n"
 end
 puts compact_table
 
