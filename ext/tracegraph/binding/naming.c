@@ -118,8 +118,11 @@ static bool has_pair(VALUE str, char a, char b)
  * memoized for the pass; Qnil to ask Naming. Under rb_protect. */
 static VALUE defined_module_name(VALUE mod)
 {
-    if (NIL_P(pass_memo) || !(RB_TYPE_P(mod, T_CLASS) || RB_TYPE_P(mod, T_MODULE))) return Qnil;
-    VALUE names = RARRAY_AREF(pass_memo, MEMO_NAMES);
+    /* This pass's memo, held here: the Ruby called below may let another
+     * thread run, whose own stop would replace the global. */
+    VALUE memo = pass_memo;
+    if (NIL_P(memo) || !(RB_TYPE_P(mod, T_CLASS) || RB_TYPE_P(mod, T_MODULE))) return Qnil;
+    VALUE names = RARRAY_AREF(memo, MEMO_NAMES);
     VALUE name = rb_hash_lookup2(names, mod, Qundef);
     if (name != Qundef) return name;
     VALUE own = rb_mod_name(mod);   /* a temporary name, say: Naming keeps it */
@@ -144,12 +147,12 @@ static VALUE defined_module_name(VALUE mod)
     RB_GC_GUARD(singletons);
     if (e.other || NIL_P(e.file)) return Qnil;
 
-    if (RARRAY_AREF(pass_memo, MEMO_FILE) != e.file) {
+    if (RARRAY_AREF(memo, MEMO_FILE) != e.file) {
         VALUE naming = rb_const_get_at(mTracegraph, id_naming);
-        rb_ary_store(pass_memo, MEMO_SHORT, rb_funcall(naming, id_short_path, 1, e.file));
-        rb_ary_store(pass_memo, MEMO_FILE, e.file);
+        rb_ary_store(memo, MEMO_SHORT, rb_funcall(naming, id_short_path, 1, e.file));
+        rb_ary_store(memo, MEMO_FILE, e.file);
     }
-    VALUE short_path = RARRAY_AREF(pass_memo, MEMO_SHORT);
+    VALUE short_path = RARRAY_AREF(memo, MEMO_SHORT);
     if (!RB_TYPE_P(short_path, T_STRING)) return Qnil;
     name = rb_str_new_cstr(RB_TYPE_P(mod, T_CLASS) ? "#<Class:" : "#<Module:");
     rb_str_cat(name, RSTRING_PTR(short_path), RSTRING_LEN(short_path));
@@ -157,6 +160,7 @@ static VALUE defined_module_name(VALUE mod)
     int n = snprintf(line, sizeof line, ":%ld>", e.line);
     rb_str_cat(name, line, n);
     rb_hash_aset(names, mod, name);
+    RB_GC_GUARD(memo);
     return name;
 }
 
