@@ -22,8 +22,8 @@ namespace :bench do
     ruby "-Ilib", "bench/speedscope_size.rb"
   end
 
-  desc "Stopping and drawing 10,000 methods, of named and of anonymous classes (bench/stop_and_draw.rb; " \
-       "part of rake bench); writes bench/STOP.md"
+  desc "Stopping and drawing 10,000 methods, of named and of anonymous classes, and stopping after 20,000 " \
+       "anonymous classes made under GC.compact (bench/stop_and_draw.rb; part of rake bench); writes bench/STOP.md"
   task stop: :compile do
     ruby "-Ilib", "bench/stop_and_draw.rb"
   end

@@ -40,6 +40,29 @@ class TestGCTorture < TortureTest
     assert_equal "#{Torture.scaled(8)},#{Torture.scaled(8)},1,true", out.strip
   end
 
+  # The stop names anonymous owners (naming.c keeps a memo of them and
+  # their files while it does) with the collector compacting the heap at
+  # every allocation: no name may point at a moved or freed object.
+  def test_naming_under_gc_stress_and_compaction
+    out, err, status = run_ruby(<<~RUBY)
+      def make(n) = Array.new(n) { |i| [Class.new { define_method(:work) { i } }, Struct.new(:a) { def sum = 2 }] } # (3.4 records the accessor a, 3.1 does not)
+      made = make(#{Torture.scaled(3)})
+      Tracegraph.start
+      made.each { |klass, struct| klass.new.work; struct.new(1).sum }
+      made = nil
+      GC.auto_compact = true
+      GC.stress = true
+      profile = Tracegraph.stop
+      GC.stress = false
+      names = profile.methods.map(&:name).grep(/#<Class/).tally.sort.map { |name, n| "\#{name} \#{n}" }
+      puts names
+    RUBY
+    assert_no_crash status, err
+    assert status.success?, err
+    n = Torture.scaled(3)
+    assert_equal ["#<Class:-e:1>#sum #{n}", "#<Class:-e:1>#work #{n}", "#<Class:-e:1>.new #{n}"], out.lines.map(&:strip)
+  end
+
   # Threads first seen while GC.stress is on: registering a thread inside
   # the hook must not allocate (asking Ruby for a thread's root Fiber can,
   # and a GC inside the hook crashed the VM about one run in four).

@@ -1,3 +1,5 @@
+# frozen_string_literal: true
+
 module Tracegraph
   # Names for the owners Ruby itself would name by memory address:
   # anonymous classes and modules, and singleton classes of plain objects.
@@ -22,45 +24,81 @@ module Tracegraph
     end
 
     def self.owner_name(klass, attached)
-      return [module_name(klass), "#"] unless klass.singleton_class?
+      return [module_name(klass), INSTANCE_METHOD] unless SINGLETON_CLASS_P.bind_call(klass)
 
-      [attached.is_a?(Module) ? module_name(attached) : object_name(attached), "."]
+      [Module === attached ? module_name(attached) : object_name(attached), SINGLETON_METHOD]
     end
+
+    INSTANCE_METHOD = "#"
+    SINGLETON_METHOD = "."
 
     # Module#name itself, as the extension reads it: a class may define its
     # own `name`, and no user code runs while naming.
     MODULE_NAME = Module.instance_method(:name)
 
+    # The other methods naming asks of a module, called the same way: no
+    # user code runs, and the call is not looked up again in each
+    # anonymous class's own empty method cache, which cost more than the
+    # call itself where a program made thousands of them.
+    SINGLETON_CLASS_P = Module.instance_method(:singleton_class?)
+    INSTANCE_METHODS = Module.instance_method(:instance_methods)
+    PRIVATE_INSTANCE_METHODS = Module.instance_method(:private_instance_methods)
+    INSTANCE_METHOD_OF = Module.instance_method(:instance_method)
+    SINGLETON_METHODS = Kernel.instance_method(:singleton_methods)
+    METHOD_OF = Kernel.instance_method(:method)
+    SUPERCLASS = Class.instance_method(:superclass)
+
     # A module's name, or for an anonymous one where it was defined: the
     # first of its own methods written in Ruby (by file and line), else its
-    # superclass.
+    # superclass. At stop the extension names the anonymous modules that
+    # have such a method itself, by this same rule (naming.c,
+    # defined_module_name): a change here is a change there.
     def self.module_name(mod)
       name = MODULE_NAME.bind_call(mod)
       return name if name && !name.include?("#<")
 
-      kind = mod.is_a?(Class) ? "Class" : "Module"
+      kind = Class === mod ? "Class" : "Module"
       if (location = definition_location(mod))
         "#<#{kind}:#{location}>"
-      elsif mod.is_a?(Class) && mod.superclass
-        "#<Class < #{module_name(mod.superclass)}>"
+      elsif Class === mod && (superclass = SUPERCLASS.bind_call(mod))
+        "#<Class < #{module_name(superclass)}>"
       else
         "#<#{kind}>"
       end
     end
 
+    # "file:line" of the first of a module's own methods written in Ruby,
+    # or nil. Every profile with anonymous owners asks this once for each
+    # (Struct.new or Class.new in a loop: thousands at one stop), so it
+    # keeps the earliest [file, line] as it goes, without an array of
+    # all of them.
     def self.definition_location(mod)
-      methods = mod.instance_methods(false) + mod.private_instance_methods(false)
-      # Not the templates ActionView compiles into its anonymous view
-      # class: which of them exist depends on what has been rendered.
-      locations = methods.filter_map do |m|
-        location = mod.instance_method(m).source_location
-        location unless location && template_name("##{m}", location[0])
+      file = line = nil
+      each_own_method(mod) do |location|
+        next unless location
+        next if file && ((order = location[0] <=> file) > 0 || (order.zero? && location[1] >= line))
+
+        file, line = location
       end
-      locations += mod.singleton_methods(false).filter_map { |m| mod.method(m).source_location }
-      file, line = locations.min
       # Relative to the working directory, so that names do not depend on
       # where the project is checked out.
       file && "#{short_path(file)}:#{line}"
+    end
+
+    # Yields the source location (or nil) of each method a module defines
+    # itself, instance methods of every visibility then singleton methods,
+    # but not the templates ActionView compiles into its anonymous view
+    # class: which of them exist depends on what has been rendered.
+    def self.each_own_method(mod)
+      INSTANCE_METHODS.bind_call(mod, false).each { |m| yield own_method_location(mod, m) }
+      PRIVATE_INSTANCE_METHODS.bind_call(mod, false).each { |m| yield own_method_location(mod, m) }
+      SINGLETON_METHODS.bind_call(mod, false).each { |m| yield METHOD_OF.bind_call(mod, m).source_location }
+    end
+
+    def self.own_method_location(mod, m)
+      location = INSTANCE_METHOD_OF.bind_call(mod, m).source_location
+      # Symbol#name is the symbol's own frozen string: no copy to ask.
+      location unless location && m.name.include?("__") && template_name("##{m}", location[0])
     end
 
     # The extension names a profile's methods between begin_pass and

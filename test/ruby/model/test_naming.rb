@@ -125,4 +125,38 @@ class TestNaming < TracegraphTest
     $tracegraph_anonymous = nil
     FileUtils.rm_rf(dir)
   end
+
+  # Anonymous owners made in a loop, by Class.new, Struct.new and
+  # Module.new, keep the names Naming gives them (the extension names
+  # those with a method of their own itself: naming.c's
+  # defined_module_name). The classes one line makes share that line's
+  # name, however many there are; their singleton methods are "."; classes
+  # the program no longer holds are named too; and the heap has moved under
+  # them (test/torture/test_gc_torture.rb names them with the collector
+  # compacting at every allocation of the stop).
+  def test_anonymous_owners_made_in_a_loop_under_compaction
+    file = Tracegraph.short_path(__FILE__)
+    line = __LINE__ + 1
+    classes = 3.times.map { |i| Class.new { define_method(:run) { i }; def self.make = new } }
+    structs = 2.times.map { Struct.new(:a) { def total = a + 1 } }
+    host = Object.new.extend(Module.new { def mixed = 3 })
+    profile = Tracegraph.profile(blocks: false) do
+      classes.each { |c| c.make.run }
+      structs.each { |s| s.new(1).total }
+      host.mixed
+      2.times { Class.new { def gone = 4 }.new.gone } # held by nothing after this line
+      GC.start
+      GC.compact
+      GC.verify_compaction_references(double_heap: true, toward: :empty)
+    end
+
+    calls = ->(name) { profile.methods.select { |m| m.name == name }.map(&:calls) }
+    assert_equal [1, 1, 1], calls["#<Class:#{file}:#{line}>#run"]
+    assert_equal [1, 1, 1], calls["#<Class:#{file}:#{line}>.make"]
+    assert_equal [1, 1], calls["#<Class:#{file}:#{line + 1}>#total"]
+    assert_equal [1], calls["#<Module:#{file}:#{line + 2}>#mixed"]
+    assert_equal [1, 1], calls["#<Class:#{file}:#{line + 7}>#gone"]
+    assert_equal "#<Class:#{file}:#{line}>", Tracegraph::Naming.module_name(classes[0])
+    refute profile.methods.any? { |m| m.name.include?("0x") }, profile.methods.map(&:name).inspect
+  end
 end
