@@ -36,8 +36,11 @@ class TestRails < Minitest::Test
 
   # Boots the app in RAILS_ENV rails_env, runs code (with `app`, a
   # Rack::MockRequest on it, and `out`, a Hash printed as JSON at the
-  # end), and returns `out`.
-  def boot(code, rails_env: "development", env: {})
+  # end), and returns `out`. formats: config.tracegraph.formats, by
+  # default none but the JSON (the HTML report lays out its graph with
+  # Graphviz, half a second a request); nil for the Railtie's default.
+  def boot(code, rails_env: "development", env: {}, formats: [])
+    env = env.merge("TRACEGRAPH_RAILS_FORMATS" => formats.join(",")) if formats
     script = <<~RUBY
       require "json"
       require #{File.join(APP_DIR, 'app').dump}
@@ -63,8 +66,9 @@ class TestRails < Minitest::Test
 
   def names(path) = Tracegraph::Profile.load_json(path).methods.map(&:name)
 
-  def test_an_opted_in_request_writes_one_file_with_the_controller_the_templates_and_the_queries
-    out = boot(<<~RUBY)
+  # By default, the HTML report, named in the header, and its JSON beside it.
+  def test_an_opted_in_request_writes_its_report_with_the_controller_the_templates_and_the_queries
+    out = boot(<<~RUBY, formats: nil)
       response = app.get("/posts?tracegraph=1")
       out["status"] = response.status
       out["report"] = response.headers["x-tracegraph-report"]
@@ -72,13 +76,20 @@ class TestRails < Minitest::Test
     RUBY
     assert_equal 200, out["status"]
     assert_includes out["body"], %(<li id="post-3">Post 3</li>)
-    assert_equal [File.join(@dir, "posts-index-")], files.map { |f| f.sub(/\d{8}-\d{6}\.json\z/, "") }
-    assert_equal "#{files[0]}", out["report"]
-    found = names(files[0])
+    assert_match %r{\A#{Regexp.escape(@dir)}/posts-index-\d{8}-\d{6}\.html\z}, out["report"]
+    json = out["report"].sub(/html\z/, "json")
+    assert_equal [out["report"], json], files
+    # The report's data, as its script reads it: the partial by its path,
+    # called once per post, and the graph laid out where Graphviz is.
+    data = JSON.parse(File.read(out["report"])[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1])
+    calls = data["methods"].to_h { |m| [m[0], m[3]] }
+    assert_equal [1, 5], calls.values_at("PostsController#index", "app/views/posts/_post.html.erb")
+    assert_match(/\A<\?xml.*<svg/m, data["svg"]) if ENV["PATH"].split(":").any? { |d| File.executable?("#{d}/dot") }
+    found = names(json)
     %w[PostsController#index SQLite3::Statement#step app/views/posts/index.html.erb app/views/posts/_post.html.erb
        app/views/layouts/application.html.erb].each { |name| assert_includes found, name }
     assert_empty found.grep(/_html_erb_/), "no template keeps Rails' method name"
-    profile = Tracegraph::Profile.load_json(files[0])
+    profile = Tracegraph::Profile.load_json(json)
     # Five posts, one partial render each (render @posts renders a
     # collection: one call per post).
     assert_equal 5, profile.methods.find { |m| m.name == "app/views/posts/_post.html.erb" }.calls
@@ -107,19 +118,24 @@ class TestRails < Minitest::Test
     assert Tracegraph::Profile.load_json(out["allocations"]).allocations?
   end
 
-  # The file is written after the response: under a server with
-  # rack.after_reply (puma), when the server runs those hooks.
-  def test_the_file_is_written_after_the_reply
-    out = boot(<<~RUBY)
+  # The files are written after the response: under a server with
+  # rack.after_reply (puma), when the server runs those hooks. Until
+  # then the JSON's name is claimed (an empty file) and the report is not
+  # there.
+  def test_the_files_are_written_after_the_reply
+    out = boot(<<~RUBY, formats: nil)
       after_reply = []
       response = app.get("/posts?tracegraph=1", "rack.after_reply" => after_reply)
-      out["size_before"] = File.size(response.headers["x-tracegraph-report"])
+      report = response.headers["x-tracegraph-report"]
+      json = report.delete_suffix("html") + "json"
+      out["before"] = [File.exist?(report), File.size(json)]
       out["hooks"] = after_reply.size
       after_reply.each(&:call)
-      out["size_after"] = File.size(response.headers["x-tracegraph-report"])
+      out["after"] = [File.size(report), File.size(json)]
     RUBY
-    assert_equal [0, 1], [out["size_before"], out["hooks"]]
-    assert_operator out["size_after"], :>, 1000
+    assert_equal [[false, 0], 1], [out["before"], out["hooks"]]
+    assert_operator out["after"][0], :>, 10_000
+    assert_operator out["after"][1], :>, 10_000
   end
 
   # Two boots compile the templates into methods with other numbers; the
