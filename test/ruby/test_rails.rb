@@ -230,9 +230,13 @@ class TestRails < Minitest::Test
   def test_two_profiled_boots_give_the_same_names
     paths = %w[boot1 boot2].map do |name|
       path = File.join(Dir.tmpdir, "#{name}-#{Process.pid}-#{object_id}.json")
-      out = boot(%(out["status"] = app.get("/posts").status),
+      out = boot(%(out["status"] = app.get("/posts").status
+                   out["watching"] = [Tracegraph.running?, Tracegraph.watching_for_rails_app?]),
                  env: {"RUBYOPT" => "-I#{LIB} -rtracegraph/autorun", "TRACEGRAPH_OUTPUT" => path})
       assert_equal 200, out["status"]
+      # The watch that installed the Railtie ended when the app's class
+      # opened, while the profile goes on.
+      assert_equal [true, false], out["watching"]
       path
     end
     a, b = paths.map { |path| names(path).grep_v(PROCESS_NOISE) }
