@@ -224,6 +224,27 @@ class TestRails < Minitest::Test
     assert_empty profile.methods.map(&:name).grep(/\APuma|Net::HTTP|TCPServer/)
   end
 
+  # `tracegraph bin/rails runner 'nil'`, with the app's file for bin/rails:
+  # the command loads tracegraph before Rails too, and the Railtie is
+  # installed all the same, its watch over once the app's class opened.
+  def test_the_command_profiles_the_boot_with_the_railtie
+    Dir.mktmpdir("tracegraph-rails-command") do |dir|
+      runner = File.join(dir, "runner.rb")
+      File.write(runner, <<~RUBY)
+        require #{File.join(APP_DIR, 'app').dump}
+        p [Rails.application.config.tracegraph.directory, Tracegraph.watching_for_rails_app?]
+      RUBY
+      out, err, status = Open3.capture3({"TRACEGRAPH_RAILS_DIR" => @dir}, RbConfig.ruby, "-I", LIB, EXE,
+                                        "-o", File.join(dir, "boot.json"), runner, chdir: APP_DIR)
+      assert status.success?, err
+      assert_equal [@dir, false].inspect, out.lines.last.chomp
+      found = names(File.join(dir, "boot.json"))
+      %w[Rails::Application#initialize! Tracegraph::Railtie.enabled?].each do |name|
+        assert found.include?(name), "#{name} is in the boot's profile"
+      end
+    end
+  end
+
   # The boot profiled as the guide says (RUBYOPT=-rtracegraph/autorun):
   # tracegraph is loaded before Rails, yet config.tracegraph works (the
   # app sets it), and two boots give the same names, every one of them.
