@@ -102,7 +102,11 @@ module Tracegraph
 
     # Stops profiling and returns the Tracegraph::Profile.
     def stop
-      raw = _stop
+      raw = begin
+        _stop
+      ensure
+        @rails_watch&.disable # after the stop: not a call in the profile
+      end
       # The hook is off: none of this is recorded. At the highest priority
       # the thread hands Ruby's lock to others 8 times less often while it
       # builds the profile, as _stop does (start_stop.c, set_priority).
@@ -113,6 +117,35 @@ module Tracegraph
     ensure
       thread.priority = priority if thread
     end
+
+    # For the entry points that load tracegraph before the program and
+    # profile it whole (tracegraph/autorun, the tracegraph command):
+    # installs Tracegraph::Railtie if the program turns out to be a Rails
+    # app, so that `config.tracegraph` works in its config. Bundler's
+    # `require "tracegraph"` comes too late there (the file is loaded
+    # already), so a TracePoint(:class) loads the Railtie when the app's
+    # Application class opens, before its body runs, and disables itself;
+    # in any other program it is disabled when the profile stops, so it is
+    # on only while the profiler's own, far busier hook is. (Ruby runs no
+    # event hook inside a TracePoint's block, so none of it is in a
+    # profile.) A plain `require "tracegraph"` never watches: in a Rails
+    # app Bundler requires it after Rails (config/application.rb requires
+    # rails before Bundler.require), and the Railtie loads at once.
+    def watch_for_rails_app
+      return require("tracegraph/rails") if defined?(::Rails::Railtie)
+
+      @rails_watch ||= TracePoint.new(:class) do |tp|
+        next unless defined?(::Rails::Application) && tp.self.is_a?(Class) && tp.self < ::Rails::Application
+
+        tp.disable
+        require "tracegraph/rails"
+      end
+      @rails_watch.enable unless @rails_watch.enabled?
+      nil
+    end
+
+    # Whether watch_for_rails_app is watching.
+    def watching_for_rails_app? = @rails_watch&.enabled? || false
 
     # For tracegraph's own hooks at the end of a process
     # (tracegraph/cli/process_end), which stop profiling before they do
@@ -199,21 +232,6 @@ end
 
 # In a Rails app (Bundler requires "tracegraph" after Rails), the Railtie:
 # `gem "tracegraph"` in the Gemfile is the whole setup. The one place a
-# layer loads one above it, and only when Rails is there to use it.
-if defined?(Rails::Railtie)
-  require "tracegraph/rails"
-else
-  # Loaded before Rails (RUBYOPT=-rtracegraph/autorun, or the tracegraph
-  # command running bin/rails), Bundler's require "tracegraph" comes too
-  # late to do anything, and `config.tracegraph` in the app's config would
-  # be unknown. So the Railtie is loaded when the app's Application class
-  # opens, before its body runs. (Ruby runs no event hook inside a
-  # TracePoint's block, so none of this is in a profile.)
-  Tracegraph::RAILS_APPLICATION_WATCH = TracePoint.new(:class) do |tp|
-    next unless defined?(::Rails::Application) && tp.self.is_a?(Class) && tp.self < ::Rails::Application
-
-    tp.disable
-    require "tracegraph/rails"
-  end
-  Tracegraph::RAILS_APPLICATION_WATCH.enable
-end
+# layer loads one above it, and only when Rails is there to use it. (When
+# tracegraph comes first, see Tracegraph.watch_for_rails_app.)
+require "tracegraph/rails" if defined?(Rails::Railtie)

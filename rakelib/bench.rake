@@ -33,6 +33,12 @@ namespace :bench do
     ruby "-Ilib", "bench/gate.rb"
   end
 
+  desc "What profiling one Rails request costs, the response and the writing after it (bench/rails_request.rb; " \
+       "BENCH_RAILS_ROUNDS, 30); writes bench/RAILS.md"
+  task rails: :compile do
+    ruby "-Ilib", "bench/rails_request.rb"
+  end
+
   desc "The overhead ratios on the host Ruby and every chroot Ruby (RUBIES, as test:rubies; root); writes bench/RUBIES.md"
   task rubies: :compile do
     ruby "bench/rubies.rb"

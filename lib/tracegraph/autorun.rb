@@ -33,8 +33,11 @@ module Tracegraph
   module Autorun
     module_function
 
-    # Starts profiling the process, or says why not and lets it run.
+    # Starts profiling the process, or says why not and lets it run. In
+    # either case, a Rails app gets the Railtie (a bad setting must not
+    # leave `config.tracegraph` unknown to the app's config).
     def start
+      Tracegraph.watch_for_rails_app
       command = command_line
       config = EnvConfig.new
       # Messages name it relative to where the program started, as typed.

@@ -4,9 +4,10 @@
 #   GET /posts?tracegraph=1      (or the header X-Tracegraph: 1)
 #
 # profiles that request alone and answers it as usual, with the header
-# X-Tracegraph-Report: tmp/tracegraph/posts-index-20261126-142233.json.
-# The files are written after the response has gone out. Other requests
-# run unprofiled.
+# X-Tracegraph-Report: tmp/tracegraph/posts-index-20261126-142233.html,
+# the HTML report (its JSON beside it, for diff, merge and the gate). The
+# files are written after the response has gone out. Other requests run
+# unprofiled.
 #
 # Where: in development, a middleware first in the stack; in production
 # (and any other environment but test) only if config.tracegraph.permit
@@ -17,7 +18,7 @@
 #   config.tracegraph.enabled     true/false: on or off in any environment (default: as above)
 #   config.tracegraph.permit      ->(env) { ... }: which opted-in requests may be profiled
 #   config.tracegraph.directory   where files go, from Rails.root (default "tmp/tracegraph")
-#   config.tracegraph.formats     besides the JSON (default %w[dot]; as Tracegraph::Rack's formats:)
+#   config.tracegraph.formats     besides the JSON (default %w[html]; as Tracegraph::Rack's formats:)
 #   config.tracegraph.clock       :wall (default), :cpu or :thread_cpu
 #   config.tracegraph.c_calls     trace methods written in C (default true)
 #   config.tracegraph.allocations count allocations (default false)
@@ -30,8 +31,9 @@ require "tracegraph/rack"
 
 module Tracegraph
   # Tracegraph::Rack for opted-in requests only, with Rails' names and
-  # timing: files named by controller and action, the JSON's path in the
-  # response's X-Tracegraph-Report header, and the writing deferred to
+  # timing: files named by controller and action, the report's path (the
+  # HTML's, or the JSON's when formats: has no html) in the response's
+  # X-Tracegraph-Report header, and the writing deferred to
   # after the response (rack.after_reply where the server has it, as
   # puma does, else the body's close).
   class RailsMiddleware < Rack
@@ -101,7 +103,7 @@ module Tracegraph
       status, headers, body = response
       return [status, with_header(headers, "profiled, but its files could not be written"), body] unless pending
 
-      headers = with_header(headers, "#{Tracegraph.short_path(pending[0])}.json", REPORT_HEADER)
+      headers = with_header(headers, "#{Tracegraph.short_path(pending[0])}.#{report_extension}", REPORT_HEADER)
       headers = with_header(headers, "profiled")
       write = -> { write_pending(env, pending) }
       if env["rack.after_reply"].is_a?(Array)
@@ -111,6 +113,9 @@ module Tracegraph
         [status, headers, ::Rack::BodyProxy.new(body, &write)]
       end
     end
+
+    # The file the header names: what a developer opens.
+    def report_extension = @files.formats.include?("html") ? "html" : "json"
 
     def write_pending(env, (base, profile))
       written = @files.write_reserved(profile, base)
@@ -134,7 +139,7 @@ module Tracegraph
     config.tracegraph.enabled = nil
     config.tracegraph.permit = nil
     config.tracegraph.directory = "tmp/tracegraph"
-    config.tracegraph.formats = %w[dot]
+    config.tracegraph.formats = %w[html]
     config.tracegraph.clock = :wall
     config.tracegraph.c_calls = true
     config.tracegraph.allocations = false

@@ -4,8 +4,9 @@ require "open3"
 require "rbconfig"
 require "tmpdir"
 
-# Tracegraph::Railtie with real Rails (Debian's ruby-rails, 6.1, and
-# ruby-sqlite3): test/fixtures/rails_app/app.rb, one model, one controller,
+# Tracegraph::Railtie with real Rails (Debian's ruby-rails and
+# ruby-sqlite3: Rails 6.1 on the host's Ruby 3.1, 7.2 in the chroots of
+# rake test:rubies): test/fixtures/rails_app/app.rb, one model, one controller,
 # an ERB view with a partial and a layout. Each test boots the app in a
 # process of its own, in the app's directory, as `rails server` would,
 # and calls it through Rack::MockRequest.
@@ -14,11 +15,14 @@ class TestRails < Minitest::Test
   APP_DIR = File.expand_path("../fixtures/rails_app", __dir__)
   EXE = File.expand_path("../../exe/tracegraph", __dir__)
 
-  def self.missing
-    return @missing if defined?(@missing)
+  # Why `require "rails"; require "sqlite3"` (or another feature) fails
+  # in a Ruby of its own, or nil if it loads.
+  def self.missing(features = %w[rails sqlite3])
+    @missing ||= {}
+    return @missing[features] if @missing.key?(features)
 
-    _, err, status = Open3.capture3(RbConfig.ruby, "-e", 'require "rails"; require "sqlite3"')
-    @missing = status.success? ? nil : err[/cannot load such file -- \S+/] || err.lines.first.to_s.strip
+    _, err, status = Open3.capture3(RbConfig.ruby, "-e", features.map { |f| "require #{f.dump}" }.join("; "))
+    @missing[features] = status.success? ? nil : err[/cannot load such file -- \S+/] || err.lines.first.to_s.strip
   end
 
   def setup
@@ -32,8 +36,11 @@ class TestRails < Minitest::Test
 
   # Boots the app in RAILS_ENV rails_env, runs code (with `app`, a
   # Rack::MockRequest on it, and `out`, a Hash printed as JSON at the
-  # end), and returns `out`.
-  def boot(code, rails_env: "development", env: {})
+  # end), and returns `out`. formats: config.tracegraph.formats, by
+  # default none but the JSON (the HTML report lays out its graph with
+  # Graphviz, half a second a request); nil for the Railtie's default.
+  def boot(code, rails_env: "development", env: {}, formats: [])
+    env = env.merge("TRACEGRAPH_RAILS_FORMATS" => formats.join(",")) if formats
     script = <<~RUBY
       require "json"
       require #{File.join(APP_DIR, 'app').dump}
@@ -59,8 +66,9 @@ class TestRails < Minitest::Test
 
   def names(path) = Tracegraph::Profile.load_json(path).methods.map(&:name)
 
-  def test_an_opted_in_request_writes_one_file_with_the_controller_the_templates_and_the_queries
-    out = boot(<<~RUBY)
+  # By default, the HTML report, named in the header, and its JSON beside it.
+  def test_an_opted_in_request_writes_its_report_with_the_controller_the_templates_and_the_queries
+    out = boot(<<~RUBY, formats: nil)
       response = app.get("/posts?tracegraph=1")
       out["status"] = response.status
       out["report"] = response.headers["x-tracegraph-report"]
@@ -68,13 +76,20 @@ class TestRails < Minitest::Test
     RUBY
     assert_equal 200, out["status"]
     assert_includes out["body"], %(<li id="post-3">Post 3</li>)
-    assert_equal [File.join(@dir, "posts-index-")], files.map { |f| f.sub(/\d{8}-\d{6}\.json\z/, "") }
-    assert_equal "#{files[0]}", out["report"]
-    found = names(files[0])
+    assert_match %r{\A#{Regexp.escape(@dir)}/posts-index-\d{8}-\d{6}\.html\z}, out["report"]
+    json = out["report"].sub(/html\z/, "json")
+    assert_equal [out["report"], json], files
+    # The report's data, as its script reads it: the partial by its path,
+    # called once per post, and the graph laid out where Graphviz is.
+    data = JSON.parse(File.read(out["report"])[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1])
+    calls = data["methods"].to_h { |m| [m[0], m[3]] }
+    assert_equal [1, 5], calls.values_at("PostsController#index", "app/views/posts/_post.html.erb")
+    assert_match(/\A<\?xml.*<svg/m, data["svg"]) if ENV["PATH"].split(":").any? { |d| File.executable?("#{d}/dot") }
+    found = names(json)
     %w[PostsController#index SQLite3::Statement#step app/views/posts/index.html.erb app/views/posts/_post.html.erb
        app/views/layouts/application.html.erb].each { |name| assert_includes found, name }
     assert_empty found.grep(/_html_erb_/), "no template keeps Rails' method name"
-    profile = Tracegraph::Profile.load_json(files[0])
+    profile = Tracegraph::Profile.load_json(json)
     # Five posts, one partial render each (render @posts renders a
     # collection: one call per post).
     assert_equal 5, profile.methods.find { |m| m.name == "app/views/posts/_post.html.erb" }.calls
@@ -103,19 +118,24 @@ class TestRails < Minitest::Test
     assert Tracegraph::Profile.load_json(out["allocations"]).allocations?
   end
 
-  # The file is written after the response: under a server with
-  # rack.after_reply (puma), when the server runs those hooks.
-  def test_the_file_is_written_after_the_reply
-    out = boot(<<~RUBY)
+  # The files are written after the response: under a server with
+  # rack.after_reply (puma), when the server runs those hooks. Until
+  # then the JSON's name is claimed (an empty file) and the report is not
+  # there.
+  def test_the_files_are_written_after_the_reply
+    out = boot(<<~RUBY, formats: nil)
       after_reply = []
       response = app.get("/posts?tracegraph=1", "rack.after_reply" => after_reply)
-      out["size_before"] = File.size(response.headers["x-tracegraph-report"])
+      report = response.headers["x-tracegraph-report"]
+      json = report.delete_suffix("html") + "json"
+      out["before"] = [File.exist?(report), File.size(json)]
       out["hooks"] = after_reply.size
       after_reply.each(&:call)
-      out["size_after"] = File.size(response.headers["x-tracegraph-report"])
+      out["after"] = [File.size(report), File.size(json)]
     RUBY
-    assert_equal [0, 1], [out["size_before"], out["hooks"]]
-    assert_operator out["size_after"], :>, 1000
+    assert_equal [[false, 0], 1], [out["before"], out["hooks"]]
+    assert_operator out["after"][0], :>, 10_000
+    assert_operator out["after"][1], :>, 10_000
   end
 
   # Two boots compile the templates into methods with other numbers; the
@@ -167,6 +187,8 @@ class TestRails < Minitest::Test
   # thread only; the file is written after puma has answered
   # (rack.after_reply).
   def test_under_puma_the_profile_holds_its_own_request_only
+    # (Debian builds puma's extension for the suite's default Ruby only.)
+    skip "puma does not load here (apt-get install puma): #{self.class.missing(%w[puma])}" if self.class.missing(%w[puma])
     out = boot(<<~RUBY)
       require "puma"
       require "puma/server"
@@ -202,15 +224,40 @@ class TestRails < Minitest::Test
     assert_empty profile.methods.map(&:name).grep(/\APuma|Net::HTTP|TCPServer/)
   end
 
+  # `tracegraph bin/rails runner 'nil'`, with the app's file for bin/rails:
+  # the command loads tracegraph before Rails too, and the Railtie is
+  # installed all the same, its watch over once the app's class opened.
+  def test_the_command_profiles_the_boot_with_the_railtie
+    Dir.mktmpdir("tracegraph-rails-command") do |dir|
+      runner = File.join(dir, "runner.rb")
+      File.write(runner, <<~RUBY)
+        require #{File.join(APP_DIR, 'app').dump}
+        p [Rails.application.config.tracegraph.directory, Tracegraph.watching_for_rails_app?]
+      RUBY
+      out, err, status = Open3.capture3({"TRACEGRAPH_RAILS_DIR" => @dir}, RbConfig.ruby, "-I", LIB, EXE,
+                                        "-o", File.join(dir, "boot.json"), runner, chdir: APP_DIR)
+      assert status.success?, err
+      assert_equal [@dir, false].inspect, out.lines.last.chomp
+      found = names(File.join(dir, "boot.json"))
+      %w[Rails::Application#initialize! Tracegraph::Railtie.enabled?].each do |name|
+        assert found.include?(name), "#{name} is in the boot's profile"
+      end
+    end
+  end
+
   # The boot profiled as the guide says (RUBYOPT=-rtracegraph/autorun):
   # tracegraph is loaded before Rails, yet config.tracegraph works (the
   # app sets it), and two boots give the same names, every one of them.
   def test_two_profiled_boots_give_the_same_names
     paths = %w[boot1 boot2].map do |name|
       path = File.join(Dir.tmpdir, "#{name}-#{Process.pid}-#{object_id}.json")
-      out = boot(%(out["status"] = app.get("/posts").status),
+      out = boot(%(out["status"] = app.get("/posts").status
+                   out["watching"] = [Tracegraph.running?, Tracegraph.watching_for_rails_app?]),
                  env: {"RUBYOPT" => "-I#{LIB} -rtracegraph/autorun", "TRACEGRAPH_OUTPUT" => path})
       assert_equal 200, out["status"]
+      # The watch that installed the Railtie ended when the app's class
+      # opened, while the profile goes on.
+      assert_equal [true, false], out["watching"]
       path
     end
     a, b = paths.map { |path| names(path).grep_v(PROCESS_NOISE) }

@@ -39,6 +39,7 @@ module Tracegraph
       @frames_below = caller_locations(0).size + 2
       define_data unless @name == "-e"
       ProcessEnd.call_at_end { |profile, how| finish(profile, how) }
+      Tracegraph.watch_for_rails_app # `tracegraph bin/rails runner ...`
       Tracegraph.profile_main(@iseq, **@start_options)
     end
 
