@@ -268,7 +268,7 @@ START_TEST(size_by_allocations_keeps_and_sizes_the_allocating_methods)
     ck_assert_has(e, "label=\" " TIMES "1 " DOT_ " 2.00 ms " DOT_ " 690 objects \"");
     ck_assert_has(e, "\\nallocations: 690 (69.0%)\"");
     free(e);
-    ck_assert_has(s, "\\lShowing 4 of 7 methods (boxes hold 100.0% of allocations)\\l");
+    ck_assert_has(s, "\\lShowing 4 of 7 methods\\lThe boxes hold 100.0% of allocations\\l");
     ck_assert_has(s, "\\lDropped 3 nodes (total < 5 objects)\\l");
     ck_assert_has(s, "\\lBox size = self allocations " DOT_ " colour = total allocations\\l"
                      "Edge width and colour = allocations through the call\\l");
@@ -279,7 +279,7 @@ START_TEST(size_by_allocations_keeps_and_sizes_the_allocating_methods)
     /* By time, the same options keep the time's methods and drop tiny. */
     o.metric = TG_DOT_BY_TIME;
     s = render(&r, &o);
-    ck_assert_has(s, "\\lShowing 6 of 7 methods (boxes hold 76.1% of self time)\\l");
+    ck_assert_has(s, "\\lShowing 6 of 7 methods\\lThe boxes hold 76.1% of self time\\l");
     ck_assert_has(s, "\\lDropped 1 node (total < 5.00 ms)\\l");
     ck_assert_lacks(s, "Tiny#t");
     char *n4t = line_of(s, "  N4 [");
@@ -301,7 +301,7 @@ START_TEST(size_by_allocations_caps_by_allocations_hot_spots_first)
     ck_assert_has(s, "  N1 [label=\"<main>\\n");
     ck_assert_has(s, "  N2 [label=\"Tiny#t\\n");
     ck_assert_lacks(s, "  N3 [");
-    ck_assert_has(s, "\\lDropped 2 more nodes beyond the 2-node limit (total \xE2\x89\xA4 310 objects)\\l");
+    ck_assert_has(s, "\\lCapped at 2 boxes: 2 more dropped (total \xE2\x89\xA4 310 objects)\\l");
     /* work -> fib reaches nothing kept: no dotted edge; main -> tiny stays. */
     ck_assert_uint_eq(count_of(s, " -> "), 1);
     free(s);
@@ -380,6 +380,35 @@ START_TEST(singular_call)
     ck_assert_has(n1, "\\n1 call\"");
     ck_assert_has(n1, "\\ncalls: 1\"");
     free(n1);
+    free(s);
+}
+END_TEST
+
+/* No line of a box or of the legend is over 60 characters: names and
+ * paths wrap at about 40 where they may (after "::", "#", "." and "/"),
+ * legend lines at 60 at spaces, going on indented. */
+START_TEST(long_names_paths_and_legend_lines_wrap)
+{
+    static const char *const split = "Split per caller: Thread::Mutex#synchronize (4), Rake::Application#"
+                                     "standard_exception_handling (3) and 5 more";
+    tg_report_method m[] = {
+        { "Gem::Resolver::Molinillo::Delegates::SpecificationProvider#with_no_such_dependency_error_handling",
+          "/rg/molinillo/lib/molinillo/delegates/specification_provider.rb", 76, false, 5, 3 * MS, 1 * MS },
+        { "RuboCop::Cop::Style::StringLiterals.support_autocorrect?", NULL, 0, false, 1, 2 * MS, 2 * MS },
+    };
+    tg_report_edge e[] = { { 0, 1, 1, 2 * MS, 2 * MS } };
+    tg_report r = { "rake -T", "wall", 3 * MS, m, 2, e, 1, NULL };
+    tg_dot_options o = keep_all();
+    o.notes = (const char *const *)&split;
+    o.note_count = 1;
+    char *s = render(&r, &o);
+    ck_assert_has(s, "label=\"Gem::Resolver::Molinillo::Delegates::\\nSpecificationProvider#\\n"
+                     "with_no_such_dependency_error_handling\\n/rg/molinillo/lib/molinillo/delegates/\\n"
+                     "specification_provider.rb:76\\nself ");
+    ck_assert_has(s, "label=\"RuboCop::Cop::Style::\\nStringLiterals.support_autocorrect?\\nself ");
+    ck_assert_has(s, "\\lSplit per caller: Thread::Mutex#synchronize (4), Rake::\\l"
+                     "    Application#standard_exception_handling (3) and 5 more\\l");
+    assert_dot_accepts(s);
     free(s);
 }
 END_TEST
@@ -524,7 +553,7 @@ START_TEST(node_fraction_drops_and_says_so)
     o.node_fraction = 0.005;                     /* cut 5 ms: Tiny#t (2 ms) goes */
     char *s = render(&r, &o);
     ck_assert_lacks(s, "Tiny#t");
-    ck_assert_has(s, "Showing 6 of 7 methods (boxes hold 76.1% of self time)\\l");
+    ck_assert_has(s, "Showing 6 of 7 methods\\lThe boxes hold 76.1% of self time\\l");
     ck_assert_has(s, "Dropped 1 node (total < 5.00 ms)\\l");
     free(s);
 }
@@ -536,7 +565,7 @@ START_TEST(zero_thresholds_keep_everything)
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_has(s, "Tiny#t");
-    ck_assert_has(s, "Showing 7 of 7 methods (boxes hold 76.3% of self time)\\l");
+    ck_assert_has(s, "Showing 7 of 7 methods\\lThe boxes hold 76.3% of self time\\l");
     ck_assert_has(s, "Nothing dropped\\l");
     ck_assert_uint_eq(count_of(s, " -> "), 7);
     free(s);
@@ -568,7 +597,7 @@ START_TEST(max_nodes_keeps_heaviest)
     ck_assert_has(s, "Object#work");
     ck_assert_has(s, "Array#each");
     ck_assert_lacks(s, "N4 [");
-    ck_assert_has(s, "Dropped 4 more nodes beyond the 3-node limit (total \xE2\x89\xA4 300 ms)\\l");
+    ck_assert_has(s, "Capped at 3 boxes: 4 more dropped (total \xE2\x89\xA4 300 ms)\\l");
     free(s);
 }
 END_TEST
@@ -595,13 +624,13 @@ START_TEST(the_cap_keeps_hot_spots_with_their_paths)
     ck_assert_has(s, "label=\"warm\\n");
     ck_assert_has(s, "label=\"root\\n");
     ck_assert_lacks(s, "label=\"hot\\n");
-    ck_assert_has(s, "Showing 3 of 5 methods (boxes hold 50.0% of self time)\\l");
+    ck_assert_has(s, "Showing 3 of 5 methods\\lThe boxes hold 50.0% of self time\\l");
     free(s);
     o.max_nodes = 4;   /* hot with its whole path (by total time alone: root, s1, s2, hot too) */
     s = render(&r, &o);
     ck_assert_has(s, "label=\"hot\\n");
     ck_assert_lacks(s, "label=\"warm\\n");
-    ck_assert_has(s, "Showing 4 of 5 methods (boxes hold 60.0% of self time)\\l");
+    ck_assert_has(s, "Showing 4 of 5 methods\\lThe boxes hold 60.0% of self time\\l");
     free(s);
 }
 END_TEST
@@ -709,7 +738,7 @@ START_TEST(focus_keeps_ancestors_and_descendants)
     uint8_t none[NREF] = { 0 };
     o.focus = none;
     s = render(&r, &o);
-    ck_assert_has(s, "Showing 0 of 7 methods (boxes hold 0.00% of self time)\\l");
+    ck_assert_has(s, "Showing 0 of 7 methods\\lThe boxes hold 0.00% of self time\\l");
     ck_assert_lacks(s, "N1");
     assert_dot_accepts(s);
     free(s);
@@ -736,7 +765,7 @@ START_TEST(legend_contents)
     char *legend = line_of(s, "  { rank=source; legend [");
     ck_assert_has(legend, "label=\"tracegraph: examples/demo.rb\\l");
     ck_assert_has(legend, "Clock: wall " DOT_ " total 1.00 s " DOT_ " 115,186 calls\\l");
-    ck_assert_has(legend, "Showing 6 of 7 methods (boxes hold 76.1% of self time)\\l");
+    ck_assert_has(legend, "Showing 6 of 7 methods\\lThe boxes hold 76.1% of self time\\l");
     ck_assert_has(legend, "Dropped 1 node (total < 5.00 ms)\\l");
     ck_assert_has(legend, "Box size = self time");
     ck_assert_has(legend, "colour = total time");
@@ -763,7 +792,7 @@ START_TEST(legend_reports_garbage_collection)
     s = render(&r, NULL);
     char *legend = line_of(s, "  { rank=source; legend [");
     ck_assert_has(legend, "Clock: wall " DOT_ " total 1.00 s " DOT_ " 115,186 calls\\lGC: 12 runs, 40 steps, 80.0 ms (8.00%) "
-                          DOT_ " marking 50.0 ms " DOT_ " sweeping 29.0 ms\\l");
+                          DOT_ " marking 50.0 ms\\l    " DOT_ " sweeping 29.0 ms\\l");
     free(legend);
     free(s);
     gc.runs = gc.entries = 1;
@@ -835,12 +864,19 @@ START_TEST(tricky_names_are_escaped_and_dot_is_silent)
     ck_assert_has(s, "label=\"\\\\N \\\\G \\\\l \\\\\\n");
     ck_assert_has(s, "tracegraph: prog \\\"x\\\"\\\\n.rb\\l");
     ck_assert_has(s, "Clock: wall\\\\ ");
-    /* The 5 KB name: 157 bytes + "…" in the box, 4093 + "…" in the tooltip. */
+    /* The 5 KB name: 157 bytes + "…" in the box, in lines of 40 characters
+     * (it has nowhere to break), 4093 + "…" in the tooltip. */
     char want[4200];
     memset(want, 'x', 4093);
     strcpy(want + 4093, "\xE2\x80\xA6\\n/app/huge.rb:6");
     ck_assert_has(s, want);
-    strcpy(want + 157, "\xE2\x80\xA6\\nhuge.rb:6\\n");
+    strcpy(want, "label=\"");
+    for (int i = 0; i < 4; i++) {
+        size_t at = strlen(want);
+        memset(want + at, 'x', i < 3 ? 40 : 37);
+        strcpy(want + at + (i < 3 ? 40 : 37), i < 3 ? "\\n" : "");
+    }
+    strcat(want, "\xE2\x80\xA6\\nhuge.rb:6\\n");
     ck_assert_has(s, want);
     ck_assert_lacks(s, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\xE2\x80\xA6\\nhuge");
@@ -909,6 +945,7 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, c_method_is_dashed_without_location);
     tcase_add_test(tc, singular_call);
     tcase_add_test(tc, paths_relative_to_cwd_only_when_under_it);
+    tcase_add_test(tc, long_names_paths_and_legend_lines_wrap);
     tcase_add_test(tc, long_paths_keep_their_tail);
     tcase_add_test(tc, size_grows_with_self_time);
     tcase_add_test(tc, colour_follows_total_time);

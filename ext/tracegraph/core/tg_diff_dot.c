@@ -275,7 +275,9 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     if (strcmp(bc, hc) == 0) {
         tg_buf_printf(&line, "Clock: %s", hc);
     } else {
-        tg_buf_printf(&line, "Clock: %s" ARROW "%s (different clocks: changes mix what they measure)", bc, hc);
+        tg_buf_printf(&line, "Clock: %s" ARROW "%s", bc, hc);
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "(different clocks: changes mix what they measure)");
     }
     tg_style_put_legend_line(b, &line);
     /* "total 120 ms → 150 ms (+25.0%)"; the change in time when there is no base to compare with. */
@@ -293,12 +295,14 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
                   tg_format_count(c2, sizeof c2, tg_report_total_calls(head)));
     tg_style_put_legend_line(b, &line);
     if (d->alloc[0]) {
-        /* "Allocations: 155 → 182 objects (+17.4%) · allocs = a box's own" */
+        /* "Allocations: 155 → 182 objects (+17.4%)", then "allocs = a box's own" */
         uint64_t bw = d->alloc[1]->whole, hw = d->alloc[0]->whole;
         tg_buf_printf(&line, "Allocations: %s" ARROW "%s object%s (", tg_format_count(c1, sizeof c1, bw),
                       tg_format_count(c2, sizeof c2, hw), plural(hw));
         put_count_change(&line, bw, hw, false, true);
-        tg_buf_puts(&line, ")" MIDDOT "allocs = a box's own");
+        tg_buf_puts(&line, ")");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "allocs = a box's own");
         tg_style_put_legend_line(b, &line);
     }
     if (o->normalize && base->total_time) {
@@ -327,20 +331,28 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
     tg_buf_puts(b, "\\l");
     if (d->by_allocations) {
-        tg_buf_puts(&line, "Box size = head self allocations" MIDDOT "colour = change in self allocations");
+        tg_buf_puts(&line, "Box size = head self allocations");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "Colour = change in self allocations");
         tg_style_put_legend_line(b, &line);
         tg_buf_puts(&line, "Edge width = allocations in the call" MIDDOT "colour = their change");
         tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest from a change of 25% of the run's objects)");
+        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "(deepest from a change of 25% of the run's objects)");
     } else {
         tg_buf_puts(&line, "Box size = head self time" MIDDOT "colour = change in self time");
         tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest from a change of 25% of the run)");
+        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "(deepest from a change of 25% of the run)");
     }
     tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Dashed blue box or edge = only in base (gone)" MIDDOT "\"new\" = only in head");
+    tg_buf_puts(&line, "Dashed blue = only in base (gone)" MIDDOT "\"new\" = only in head");
     tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Dotted edge = calls via hidden methods" MIDDOT "dashed grey border = C method");
+    tg_buf_puts(&line, "Dotted edge = calls via hidden methods");
+    tg_style_put_legend_line(b, &line);
+    tg_buf_puts(&line, "Dashed grey border = C method");
     tg_style_put_legend_line(b, &line);
     tg_style_put_legend_close(b);
     emit_swatch(b, d);

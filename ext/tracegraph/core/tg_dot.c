@@ -190,12 +190,12 @@ static void emit_waiting_line(tg_buf *b, const tg_report *r, const tg_dot_option
     tg_buf line = TG_BUF_INIT;
     uint64_t waiting = waiting_time(r, o);
     if (o->hidden_waiting) {
-        tg_buf_printf(&line, "Waiting hidden: %s blocked in sleep, join, locks and I/O waits is left out",
+        tg_buf_printf(&line, "Waiting hidden: %s in sleep, join, locks, I/O left out",
                       tg_format_ns(t1, sizeof t1, o->hidden_waiting));
         tg_style_put_legend_line(b, &line);
     } else if (waiting) {
         uint64_t working = r->total_time > waiting ? r->total_time - waiting : 0;
-        tg_buf_printf(&line, "Waiting %s (%s, grey boxes: sleep, join, locks, I/O waits) \xC2\xB7 working %s",
+        tg_buf_printf(&line, "Waiting %s (%s, grey boxes) \xC2\xB7 working %s",
                       tg_format_ns(t1, sizeof t1, waiting), tg_format_percent(pct, sizeof pct, waiting, r->total_time),
                       tg_format_ns(t2, sizeof t2, working));
         tg_style_put_legend_line(b, &line);
@@ -242,13 +242,13 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     }
     const char *held = p->by_allocations ? "allocations" : "self time";
     if (o->method_total && o->method_total != r->method_count)
-        tg_buf_printf(&line, "Showing %s box%s for %s methods (boxes hold %s of %s)", tg_format_count(c1, sizeof c1, p->g.kept),
-                      p->g.kept == 1 ? "" : "es", tg_format_count(c2, sizeof c2, o->method_total),
-                      tg_format_percent(t1, sizeof t1, p->shown_self, p->whole), held);
+        tg_buf_printf(&line, "Showing %s box%s for %s methods", tg_format_count(c1, sizeof c1, p->g.kept),
+                      p->g.kept == 1 ? "" : "es", tg_format_count(c2, sizeof c2, o->method_total));
     else
-        tg_buf_printf(&line, "Showing %s of %s methods (boxes hold %s of %s)",
-                      tg_format_count(c1, sizeof c1, p->g.kept), tg_format_count(c2, sizeof c2, r->method_count),
-                      tg_format_percent(t1, sizeof t1, p->shown_self, p->whole), held);
+        tg_buf_printf(&line, "Showing %s of %s methods", tg_format_count(c1, sizeof c1, p->g.kept),
+                      tg_format_count(c2, sizeof c2, r->method_count));
+    tg_style_put_legend_line(b, &line);
+    tg_buf_printf(&line, "The boxes hold %s of %s", tg_format_percent(t1, sizeof t1, p->shown_self, p->whole), held);
     tg_style_put_legend_line(b, &line);
     if (p->g.focus) {
         tg_buf_printf(&line, "Focus: %s matching method%s; %s unrelated method%s hidden",
@@ -278,11 +278,14 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
         tg_buf_puts(&line, "Edge width and colour = time through the call");
     }
     tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Dotted edge = calls via hidden methods (~ = widest-path estimate)");
+    tg_buf_puts(&line, "Dotted edge = calls via hidden methods (~ = an estimate)");
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed border = C method");
-    if (waiting_time(r, o)) tg_buf_puts(&line, " \xC2\xB7 grey = waiting");
     tg_style_put_legend_line(b, &line);
+    if (waiting_time(r, o)) {
+        tg_buf_puts(&line, "Grey = waiting (sleep, join, locks, I/O waits)");
+        tg_style_put_legend_line(b, &line);
+    }
     tg_style_put_legend_close(b);
     tg_buf_free(&line);
 }

@@ -16,8 +16,10 @@
 #define LABEL_NAME_BYTES 160
 /* Longest file path drawn in a box; longer ones keep their tail. */
 #define LABEL_PATH_BYTES 100
-/* Long names wrap after "::" at about this width. */
-#define LABEL_LINE_BYTES 40
+/* Names and paths in a box wrap at about this many characters. */
+#define LABEL_LINE_CHARS 40
+/* Legend lines longer than TG_STYLE_LINE_CHARS go on indented by this. */
+#define LEGEND_INDENT "    "
 /* Longest method name in an edge tooltip. */
 #define EDGE_TIP_NAME_BYTES 512
 
@@ -32,6 +34,95 @@ static void put_tenths(tg_buf *b, double v)
 {
     uint64_t t = v > 0 ? (uint64_t)floor(v * 10.0 + 0.5) : 0;
     tg_buf_printf(b, "%u.%u", (unsigned)(t / 10), (unsigned)(t % 10));
+}
+
+/* Where a line may end in wrapped text. */
+typedef enum wrap_kind {
+    WRAP_TEXT,   /* legend text: at spaces, after "::" and "#" */
+    WRAP_NAME,   /* a method or group name: those, and after "/" and the "." of "Foo.bar" */
+    WRAP_PATH,   /* a file path: at spaces and after "/" */
+} wrap_kind;
+
+/* How well a line may end right after s[i]: 0 not at all, 1 as a last
+ * resort (after the "#" or "." before a method's name), 2 well (at a
+ * space, after "::" or "/"). */
+static int break_after(const char *s, size_t len, size_t i, wrap_kind kind)
+{
+    char c = s[i];
+    /* At " · " the line ends before the dot: the next line starts "· sweeping ..." */
+    if (c == ' ') return i >= 2 && (unsigned char)s[i - 2] == 0xC2 && (unsigned char)s[i - 1] == 0xB7 ? 0 : 2;
+    if (c == '/') return kind != WRAP_TEXT ? 2 : 0;   /* not the "/" of "I/O" */
+    if (kind == WRAP_PATH) return 0;
+    if (c == ':') return i > 0 && s[i - 1] == ':' && (i + 1 == len || s[i + 1] != ':') ? 2 : 0;
+    if (c == '#') return i > 0 ? 1 : 0;   /* not the "#" of "#<Class:...>" that starts a name */
+    /* "Foo.bar", but not the "." of a file name ("resolution.rb") */
+    if (c == '.' && kind == WRAP_NAME) return i > 0 && i + 2 < len && !(s[i + 1] == 'r' && s[i + 2] == 'b') ? 1 : 0;
+    return 0;
+}
+
+static bool utf8_continuation(char c)
+{
+    return ((unsigned char)c & 0xC0) == 0x80;
+}
+
+/* Appends s[from..to) escaped, without the spaces it ends with. */
+static void put_line_part(tg_buf *b, const char *s, size_t from, size_t to)
+{
+    while (to > from && s[to - 1] == ' ') to--;
+    tg_escape_dot(b, s + from, to - from, 0);
+}
+
+/*
+ * s[0..len), escaped, in lines of at most `width` characters (UTF-8 code
+ * points; an escape such as \" counts as the one character it shows),
+ * joined by `newline` ("\n" in a box, "\l" in the legend), each line
+ * after the first starting with `indent`. A line ends at the last good
+ * place `kind` allows before it grows past the width (a space, "::",
+ * "/"), else at the last "#" or "." of a name, else, in a word longer
+ * than a line, at the width itself. The last line has no newline.
+ */
+static void put_wrapped(tg_buf *b, const char *s, size_t len, size_t width, const char *newline, const char *indent,
+                        wrap_kind kind)
+{
+    size_t indent_chars = strlen(indent);
+    size_t start = 0, good_break = 0, weak_break = 0, col = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (utf8_continuation(s[i])) continue;
+        if (col >= width && i > start) {   /* s[i] would not fit: end the line */
+            size_t end = good_break > start ? good_break : weak_break > start ? weak_break : i;
+            put_line_part(b, s, start, end);
+            tg_buf_puts(b, newline);
+            tg_buf_puts(b, indent);
+            start = end;
+            while (start < len && s[start] == ' ') start++;
+            col = indent_chars;
+            for (size_t k = start; k < i; k++) col += !utf8_continuation(s[k]);
+            if (start > i) {   /* the spaces skipped ran past s[i]: go on from start */
+                i = start - 1;
+                continue;
+            }
+        }
+        col++;
+        int quality = break_after(s, len, i, kind);
+        if (quality == 2) good_break = i + 1;
+        if (quality == 1) weak_break = i + 1;
+    }
+    if (start < len) put_line_part(b, s, start, len);
+}
+
+/* s wrapped in a box's lines (LABEL_LINE_CHARS), as `kind` allows: the
+ * name "Gem::Resolver::Molinillo::\\nDelegates::SpecificationProvider#x"
+ * keeps a box narrow. Text past `limit` bytes is cut with "…" first. */
+static void put_box_text(tg_buf *b, const char *s, size_t limit, wrap_kind kind)
+{
+    size_t len = strlen(s);
+    bool cut = len > limit;
+    if (cut) {
+        len = limit - 3;   /* room for the 3 bytes of "…" */
+        while (len > 0 && utf8_continuation(s[len])) len--;
+    }
+    put_wrapped(b, s, len, LABEL_LINE_CHARS, "\\n", "", kind);
+    if (cut) tg_buf_puts(b, "\xE2\x80\xA6");
 }
 
 /* "lib/foo.rb" for cwd "/app" and "/app/lib/foo.rb"; the input otherwise. */
@@ -56,7 +147,7 @@ static void put_location(tg_buf *b, const tg_report_method *m, const char *cwd)
         put_text(b, "\xE2\x80\xA6", 0);
         path = tail;
     }
-    put_text(b, path, 0);
+    put_wrapped(b, path, strlen(path), LABEL_LINE_CHARS, "\\n", "", WRAP_PATH);
     if (m->line > 0) tg_buf_printf(b, ":%d", m->line);
 }
 
@@ -120,7 +211,7 @@ void tg_style_put_legend_open(tg_buf *b)
 void tg_style_put_legend_line(tg_buf *b, tg_buf *line)
 {
     if (line->failed) b->failed = true;
-    if (line->len) tg_escape_dot(b, line->data, line->len, 0);
+    if (line->len) put_wrapped(b, line->data, line->len, TG_STYLE_LINE_CHARS, "\\l", LEGEND_INDENT, WRAP_TEXT);
     tg_buf_puts(b, "\\l");
     line->len = 0;
     if (line->data) line->data[0] = '\0';
@@ -157,9 +248,9 @@ void tg_style_put_dropped_lines(tg_buf *b, const tg_graph *g, size_t max_nodes, 
         tg_style_put_legend_line(b, &line);
     }
     if (g->capped) {
-        tg_buf_printf(&line, "Dropped %s more node%s beyond the %s-node limit (total \xE2\x89\xA4 %s)",
-                      tg_format_count(c1, sizeof c1, g->capped), g->capped == 1 ? "" : "s",
-                      tg_format_count(c2, sizeof c2, max_nodes),
+        tg_buf_printf(&line, "Capped at %s box%s: %s more dropped (total \xE2\x89\xA4 %s)",
+                      tg_format_count(c2, sizeof c2, max_nodes), max_nodes == 1 ? "" : "es",
+                      tg_format_count(c1, sizeof c1, g->capped),
                       tg_style_format_amount(t1, sizeof t1, objects, g->cap_cut));
         tg_style_put_legend_line(b, &line);
     }
@@ -170,43 +261,13 @@ void tg_style_put_dropped_lines(tg_buf *b, const tg_graph *g, size_t max_nodes, 
     tg_buf_free(&line);
 }
 
-/* The name, wrapped after "::" so that no line is much wider than
- * LABEL_LINE_BYTES: "Gem::Resolver::Molinillo::\nDelegates::SpecificationProvider#x"
- * keeps a box narrow. Breaks only where a line would grow past the width,
- * never inside a segment, and never after the "#" or "." of the method. */
-static void put_wrapped_name(tg_buf *b, const char *name)
-{
-    size_t len = strlen(name);
-    if (len > LABEL_NAME_BYTES) {
-        put_text(b, name, LABEL_NAME_BYTES);   /* cut with "…" as before */
-        return;
-    }
-    size_t line_start = 0, last_break = 0;
-    for (size_t i = 0; i + 1 < len; i++) {
-        if (name[i] != ':' || name[i + 1] != ':') continue;
-        size_t after = i + 2;   /* a line may end after this "::" */
-        if (after - line_start > LABEL_LINE_BYTES && last_break > line_start) {
-            tg_escape_dot(b, name + line_start, last_break - line_start, 0);
-            tg_buf_puts(b, "\\n");
-            line_start = last_break;
-        }
-        last_break = after;
-    }
-    if (len - line_start > LABEL_LINE_BYTES && last_break > line_start) {
-        tg_escape_dot(b, name + line_start, last_break - line_start, 0);
-        tg_buf_puts(b, "\\n");
-        line_start = last_break;
-    }
-    tg_escape_dot(b, name + line_start, len - line_start, 0);
-}
-
 void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
                               const char *short_file)
 {
-    put_wrapped_name(b, name);
+    put_box_text(b, name, LABEL_NAME_BYTES, WRAP_NAME);
     if (short_file) {
         tg_buf_puts(b, "\\n");
-        put_text(b, short_file, LABEL_PATH_BYTES);
+        put_box_text(b, short_file, LABEL_PATH_BYTES, WRAP_PATH);
         if (m->line > 0) tg_buf_printf(b, ":%d", m->line);
     } else if (m->file) {
         tg_buf_puts(b, "\\n");
@@ -217,7 +278,7 @@ void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_metho
 void tg_style_put_label_context(tg_buf *b, const char *context)
 {
     tg_buf_puts(b, "\\n");
-    put_text(b, context, LABEL_NAME_BYTES);
+    put_box_text(b, context, LABEL_NAME_BYTES, WRAP_NAME);
 }
 
 void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_report_method *m)

@@ -86,8 +86,8 @@ class TestDiffByAllocations < TracegraphTest
     # The labels keep the times.
     assert_match(/\\nself [\d.]+ [nµm]?s \(/, grown)
 
-    assert_includes dot, "\\lAllocations: 1,701 #{ARROW} 1,751 objects (+2.94%) \u00b7 allocs = a box's own\\l"
-    assert_includes dot, "\\lBox size = head self allocations \u00b7 colour = change in self allocations\\l"
+    assert_includes dot, "\\lAllocations: 1,701 #{ARROW} 1,751 objects (+2.94%)\\lallocs = a box's own\\l"
+    assert_includes dot, "\\lBox size = head self allocations\\lColour = change in self allocations\\l"
     assert_includes dot, "change in self allocations, as a share of all the run's objects"
     assert_includes dot, " \u00d71,300 \u00b7 ", "the block's calls"
     assert_match(/ \u00b7 1,300 objects \(\+300\) "/, dot)

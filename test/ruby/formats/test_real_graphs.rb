@@ -13,6 +13,13 @@ class TestRealGraphs < Minitest::Test
   MIN_COVERAGE = {"rubocop" => 42, "rdoc" => 80, "kramdown" => 85, "rake" => 82, "sinatra" => 74}.freeze
   MAX_POINTS = 7000       # the widest or tallest drawing, in points (1/72 in); Graphviz versions differ by 10%
   MAX_LAYOUT_SECONDS = 30
+  MAX_LINE_CHARS = 60     # no line of a box, an arrow or the legend is longer
+
+  # Every line of every label in a DOT text, as it is drawn.
+  def self.label_lines(dot)
+    dot.scan(/label="((?:[^"\\]|\\.)*)"/).flatten.flat_map { |label| label.split(/\\[nlr]/) }
+       .map { |line| line.gsub(/\\(.)/, '\\1').strip }
+  end
 
   MIN_COVERAGE.each_key do |name|
     define_method(:"test_#{name}") { check(name) }
@@ -24,6 +31,8 @@ class TestRealGraphs < Minitest::Test
     coverage = dot[/boxes hold ([\d.]+)% of self time/, 1] or flunk("no coverage in the legend of #{name}")
     assert_operator coverage.to_f, :>=, MIN_COVERAGE.fetch(name), name
     assert_equal 80, dot.scan(/^  N\d+ \[label=/).size, "#{name}: the default 80 boxes"
+    long = self.class.label_lines(dot).select { |line| line.length > MAX_LINE_CHARS }
+    assert_empty long, "#{name}: label lines over #{MAX_LINE_CHARS} characters"
 
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     # (Without rake test:asan's preloaded libasan, which hangs some tools.)
