@@ -731,9 +731,21 @@ START_TEST(focus_keeps_ancestors_and_descendants)
     ck_assert_has(s, "Comparable#<=>");
     ck_assert_lacks(s, "Kernel#fib");            /* sibling branch: unrelated */
     ck_assert_lacks(s, "Tiny#t");
-    ck_assert_has(s, "Focus: 1 matching method; 2 unrelated methods hidden\\l");
+    ck_assert_has(s, "Focus: 1 match, shown; 2 unrelated methods hidden\\l");
     ck_assert_lacks(s, "dotted");                /* unrelated methods never bridge */
     free(s);
+
+    /* Three matches, two boxes: the heavier two are drawn, the legend names the third. */
+    uint8_t three[NREF] = { [ASET] = 1, [CMP] = 1, [TINY] = 1 };
+    o.focus = three;
+    o.max_nodes = 2;
+    s = render(&r, &o);
+    ck_assert_has(s, "label=\"Hash#[]=\\n");
+    ck_assert_has(s, "label=\"Comparable#<=>\\n");
+    ck_assert_has(s, "\\lFocus: 3 matches, 2 shown; 1 unrelated method hidden\\lNot shown: Tiny#t\\l");
+    assert_dot_accepts(s);
+    free(s);
+    o.max_nodes = 0;
 
     uint8_t none[NREF] = { 0 };
     o.focus = none;

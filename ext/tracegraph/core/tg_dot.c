@@ -203,6 +203,11 @@ static void emit_waiting_line(tg_buf *b, const tg_report *r, const tg_dot_option
     tg_buf_free(&line);
 }
 
+static const char *report_name(const void *report, uint32_t m)
+{
+    return tg_report_method_name(&((const tg_report *)report)->methods[m]);
+}
+
 static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
 {
     const tg_report *r = p->r;
@@ -250,12 +255,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     tg_style_put_legend_line(b, &line);
     tg_buf_printf(&line, "The boxes hold %s of %s", tg_format_percent(t1, sizeof t1, p->shown_self, p->whole), held);
     tg_style_put_legend_line(b, &line);
-    if (p->g.focus) {
-        tg_buf_printf(&line, "Focus: %s matching method%s; %s unrelated method%s hidden",
-                      tg_format_count(c1, sizeof c1, p->g.focus_matches), p->g.focus_matches == 1 ? "" : "s",
-                      tg_format_count(c2, sizeof c2, p->g.unrelated), p->g.unrelated == 1 ? "" : "s");
-        tg_style_put_legend_line(b, &line);
-    }
+    tg_style_put_focus_lines(b, &p->g, report_name, r);
     if (p->g.ignored) {
         tg_buf_printf(&line, "Ignored %s method%s", tg_format_count(c1, sizeof c1, p->g.ignored),
                       p->g.ignored == 1 ? "" : "s");

@@ -261,6 +261,42 @@ void tg_style_put_dropped_lines(tg_buf *b, const tg_graph *g, size_t max_nodes, 
     tg_buf_free(&line);
 }
 
+/* How many unshown matches the legend names. */
+#define FOCUS_NAMED 3
+
+void tg_style_put_focus_lines(tg_buf *b, const tg_graph *g, const char *(*name_of)(const void *ctx, uint32_t node),
+                              const void *ctx)
+{
+    if (!g->focus) return;
+    char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
+    tg_buf line = TG_BUF_INIT;
+    size_t matches = g->focus_matches;
+    if (matches == 0)
+        tg_buf_puts(&line, "Focus: no method matches");
+    else if (g->focus_shown == matches)
+        tg_buf_printf(&line, "Focus: %s match%s, %sshown", tg_format_count(c1, sizeof c1, matches),
+                      matches == 1 ? "" : "es", matches == 1 ? "" : "all ");
+    else
+        tg_buf_printf(&line, "Focus: %s match%s, %s shown", tg_format_count(c1, sizeof c1, matches),
+                      matches == 1 ? "" : "es", tg_format_count(c2, sizeof c2, g->focus_shown));
+    if (g->unrelated)
+        tg_buf_printf(&line, "; %s unrelated method%s hidden", tg_format_count(c1, sizeof c1, g->unrelated),
+                      g->unrelated == 1 ? "" : "s");
+    tg_style_put_legend_line(b, &line);
+    if (g->focus_unshown_count) {
+        tg_buf_puts(&line, "Not shown: ");
+        size_t named = g->focus_unshown_count < FOCUS_NAMED ? g->focus_unshown_count : FOCUS_NAMED;
+        for (size_t i = 0; i < named; i++) {
+            if (i) tg_buf_puts(&line, i + 1 == named && named == g->focus_unshown_count ? " and " : ", ");
+            tg_buf_puts(&line, name_of(ctx, g->focus_unshown[i]));
+        }
+        if (g->focus_unshown_count > named)
+            tg_buf_printf(&line, " and %s more", tg_format_count(c1, sizeof c1, g->focus_unshown_count - named));
+        tg_style_put_legend_line(b, &line);
+    }
+    tg_buf_free(&line);
+}
+
 void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
                               const char *short_file)
 {

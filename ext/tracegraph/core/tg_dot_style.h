@@ -64,6 +64,13 @@ const char *tg_style_format_amount(char *out, size_t size, bool objects, uint64_
  * dropped". Amounts are objects when `objects`, else times. */
 void tg_style_put_dropped_lines(tg_buf *b, const tg_graph *g, size_t max_nodes, bool objects, const char *qualifier);
 
+/* The legend's lines on a focus: how many methods match and how many of
+ * them are shown, how many unrelated ones are hidden, and the heaviest of
+ * the matches the cap left out, named by name_of(ctx, node). Nothing
+ * without a focus. */
+void tg_style_put_focus_lines(tg_buf *b, const tg_graph *g, const char *(*name_of)(const void *ctx, uint32_t node),
+                              const void *ctx);
+
 /* A box label's first lines: the name, wrapped after "::", "#", "." or a
  * space when long, then
  * short_file:line if given (a path for people: "rubocop/cli.rb"), else

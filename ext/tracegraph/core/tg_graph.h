@@ -14,14 +14,18 @@
  *   1. ignore flags hide nodes; paths through them become dotted edges;
  *   2. focus flags hide every node that is neither an ancestor nor a
  *      descendant of a match (no dotted edges through those);
- *   3. nodes whose total is under node_fraction of the whole are cut;
- *   4. of the rest, max_nodes are kept (0: all): the heaviest totals, or
- *      with TG_GRAPH_CAP_COVERAGE the hot spots by self first, each with
- *      the heaviest-caller path that joins it to the kept ones.
+ *   3. nodes whose total is under node_fraction of the whole are cut,
+ *      except a focus's matches and their callers and callees;
+ *   4. of the rest, max_nodes are kept (0: all). With a focus: the
+ *      matches first, then their callers and callees, then the paths
+ *      from the matches to the roots, then as without one. Without: the
+ *      heaviest totals, or with TG_GRAPH_CAP_COVERAGE the hot spots by
+ *      self first, each with the heaviest-caller path that joins it to
+ *      the kept ones.
  * Kept nodes are ranked by total desc, self desc, tie desc, name, index.
  *
  * Edges: every link between two kept nodes whose amount reaches the
- * edge cut, then dotted edges from each kept node to the kept nodes it
+ * edge cut (or that joins a focus match, however small), then dotted edges from each kept node to the kept nodes it
  * reaches only through ignored, cut or capped ones (along links that are
  * not ghosts), then all in drawing order. Memory grows with nodes and
  * links, never with calls.
@@ -110,6 +114,9 @@ typedef struct tg_graph {
     uint64_t cap_cut;              /* the heaviest total the cap dropped */
     bool focus;                    /* focus flags were given */
     size_t focus_matches;          /* nodes matching them */
+    size_t focus_shown;            /* of those, kept */
+    uint32_t *focus_unshown;       /* the matches the cap left out, heaviest total first */
+    size_t focus_unshown_count;
     size_t ignored, unrelated, cut, capped;   /* nodes hidden, by reason */
     size_t dropped_edges;          /* links and dotted edges under the edge cut */
 } tg_graph;

@@ -25,8 +25,37 @@ class TestRealGraphs < Minitest::Test
     define_method(:"test_#{name}") { check(name) }
   end
 
+  def load(name)
+    Tracegraph::Profile.parse_json(Zlib::GzipReader.open(File.join(FIXTURES, "#{name}.json.gz"), &:read))
+  end
+
+  def box_names(dot) = dot.scan(/^  N\d+ \[label=".*?", tooltip="((?:[^"\\]|\\.)*)"/).flatten.map { |t| t.split("\\n").first }
+
+  # A focus draws its matches first, then their callers and callees, then
+  # the paths to the roots: on rubocop, the default graph shows none of
+  # the 8 StringLiterals methods, and a focus on them shows all 8.
+  def test_focus_on_rubocop_draws_the_matches
+    profile = load("rubocop")
+    focus = /Style::StringLiterals/
+    assert_empty box_names(profile.to_dot).grep(focus)
+    dot = profile.to_dot(focus: focus)
+    assert_equal ["RuboCop::Cop::Style::StringLiterals#autocorrect", "RuboCop::Cop::Style::StringLiterals#consistent_multiline?",
+                  "RuboCop::Cop::Style::StringLiterals#message", "RuboCop::Cop::Style::StringLiterals#offense?",
+                  "RuboCop::Cop::Style::StringLiterals#on_dstr",
+                  "RuboCop::Cop::Style::StringLiteralsInInterpolation#autocorrect",
+                  "RuboCop::Cop::Style::StringLiteralsInInterpolation#message",
+                  "RuboCop::Cop::Style::StringLiteralsInInterpolation#offense?"],
+                 box_names(dot).grep(focus).sort
+    assert_includes dot, "\\lFocus: 8 matches, all shown; 70 unrelated methods hidden\\l"
+    assert_equal 80, box_names(dot).size
+
+    wide = profile.to_dot(focus: /RuboCop::Cop::Style/)
+    assert_includes wide, "\\lFocus: 724 matches, 80 shown; 70 unrelated methods hidden\\lNot shown: "
+    assert_equal 80, box_names(wide).grep(/RuboCop::Cop::Style/).size, "every box a match"
+  end
+
   def check(name)
-    profile = Tracegraph::Profile.parse_json(Zlib::GzipReader.open(File.join(FIXTURES, "#{name}.json.gz"), &:read))
+    profile = load(name)
     dot = profile.to_dot
     coverage = dot[/boxes hold ([\d.]+)% of self time/, 1] or flunk("no coverage in the legend of #{name}")
     assert_operator coverage.to_f, :>=, MIN_COVERAGE.fetch(name), name
