@@ -110,6 +110,8 @@ static char *render_one(uint64_t base_self, uint64_t head_self, uint64_t total, 
 
 /* ---- options and shell ---- */
 
+#define ARROW_TIP "\xE2\x86\x92"
+
 START_TEST(defaults_match_tg_dot)
 {
     tg_diff_dot_options o;
@@ -369,7 +371,7 @@ START_TEST(paths_through_hidden_methods_are_dotted)
     o.max_nodes = 2;
     char *s = render(&b, &h, &o);
     ck_assert_lacks(s, "label=\"Mid#m");
-    ck_assert_has(s, "label=\" via hidden \"");
+    ck_assert_has(s, "label=\" via 1 frame \", tooltip=\"A#a " ARROW_TIP " Z#z\\nhead calls via 1 hidden frame\\n  Mid#m\"");
     ck_assert_has(s, "style=dotted");
     ck_assert_has(s, "Capped at 2 boxes: 1 more dropped");
     assert_dot_accepts(s);

@@ -619,18 +619,24 @@ START_TEST(the_cap_keeps_hot_spots_with_their_paths)
 {
     tg_report r = { NULL, "wall", 100 * MS, spine_methods, 5, spine_edges, 4, NULL };
     tg_dot_options o = keep_all();
-    o.max_nodes = 3;   /* hot's path (root, s1, s2, hot) does not fit; warm's does, then s2 by total */
+    o.max_nodes = 2;   /* hot's path costs 3 boxes (hot, s2, root: s1 passes the call on); warm's fits */
     char *s = render(&r, &o);
     ck_assert_has(s, "label=\"warm\\n");
     ck_assert_has(s, "label=\"root\\n");
     ck_assert_lacks(s, "label=\"hot\\n");
-    ck_assert_has(s, "Showing 3 of 5 methods\\lThe boxes hold 50.0% of self time\\l");
+    ck_assert_has(s, "Showing 2 of 5 methods\\lThe boxes hold 40.0% of self time\\l");
     free(s);
-    o.max_nodes = 4;   /* hot with its whole path (by total time alone: root, s1, s2, hot too) */
+    o.max_nodes = 3;   /* hot with its path, s1 (no self time) a dotted edge that names it */
     s = render(&r, &o);
     ck_assert_has(s, "label=\"hot\\n");
+    ck_assert_has(s, "label=\"s2\\n");
+    ck_assert_lacks(s, "label=\"s1\\n");
     ck_assert_lacks(s, "label=\"warm\\n");
-    ck_assert_has(s, "Showing 4 of 5 methods\\lThe boxes hold 60.0% of self time\\l");
+    ck_assert_has(s, "Showing 3 of 5 methods\\lThe boxes hold 60.0% of self time\\l");
+    ck_assert_has(s, "\\lNot drawn: 1 frame of \xE2\x89\xA4 0.1% self (dotted edges name them)\\l");
+    ck_assert_has(s, "N1 -> N2 [label=\" via 1 frame " DOT_ " ~60.0 ms \", tooltip=\"root \xE2\x86\x92 s2\\n"
+                     "via 1 hidden frame, ~60.0 ms (60.0%): the busiest path's narrowest call\\n  s1\"");
+    assert_dot_accepts(s);
     free(s);
 }
 END_TEST
@@ -658,8 +664,8 @@ START_TEST(paths_through_hidden_nodes_are_dotted)
     /* widest path: min(4, 4, 3) = 3 ms beats min(3, 2) = 2 ms */
     char *e12 = line_of(s, "  N1 -> N2 [");
     ck_assert_str_eq(e12,
-        "  N1 -> N2 [label=\" via hidden " DOT_ " ~3.00 ms \", tooltip=\"a \xE2\x86\x92 b\\n"
-        "via hidden methods, ~3.00 ms (3.00%): the busiest path's narrowest call\", "
+        "  N1 -> N2 [label=\" via 2 frames " DOT_ " ~3.00 ms \", tooltip=\"a \xE2\x86\x92 b\\n"
+        "via 2 hidden frames, ~3.00 ms (3.00%): the busiest path's narrowest call\\n  h2\\n  h3\", "
         "penwidth=1.7, color=\"#968d7f\", weight=1, style=dotted];");
     free(e12);
     ck_assert_uint_eq(count_of(s, " -> "), 1);
@@ -694,7 +700,7 @@ START_TEST(redundant_dotted_edges_are_removed)
     char *s = render(&r, &o);
     /* N1 a (100), N2 b (60), N3 c (50) */
     ck_assert_has(s, "N1 -> N3 [");
-    ck_assert_has(s, "N3 -> N2 [label=\" via hidden " DOT_ " ~3.00 ms \"");
+    ck_assert_has(s, "N3 -> N2 [label=\" via 1 frame " DOT_ " ~3.00 ms \"");
     ck_assert_lacks(s, "N1 -> N2 [");
     free(s);
 }
@@ -707,11 +713,12 @@ START_TEST(ignored_nodes_become_dotted_paths)
     uint8_t ignore[NREF] = { [EACH] = 1 };
     o.ignore = ignore;
     char *s = render(&r, &o);
-    ck_assert_lacks(s, "Array#each");
+    ck_assert_lacks(s, "label=\"Array#each");
     ck_assert_has(s, "Ignored 1 method\\l");
-    /* work -> Hash#[]= and work -> <=> through the hidden each */
-    ck_assert_has(s, "N2 -> N3 [label=\" via hidden " DOT_ " ~300 ms \"");
-    ck_assert_has(s, "N2 -> N4 [label=\" via hidden " DOT_ " ~120 ms \"");
+    /* work -> Hash#[]= and work -> <=> through the hidden each, which their tooltips name */
+    ck_assert_has(s, "N2 -> N3 [label=\" via 1 frame " DOT_ " ~300 ms \"");
+    ck_assert_has(s, "N2 -> N4 [label=\" via 1 frame " DOT_ " ~120 ms \"");
+    ck_assert_uint_eq(count_of(s, "narrowest call\\n  Array#each\""), 2);
     assert_dot_accepts(s);
     free(s);
 }

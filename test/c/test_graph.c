@@ -108,18 +108,39 @@ END_TEST
 START_TEST(the_coverage_cap_keeps_the_hot_spot_whose_path_fits)
 {
     tg_graph_input in = pipeline();
+    in.max_nodes = 2;
+    in.cap = TG_GRAPH_CAP_COVERAGE;
+    tg_graph g;
+    ck_assert(tg_graph_build(&g, &in));
+    /* scan's path to a root costs 3 boxes (scan, run, main), emit's 3 too: over the budget; run's fits. */
+    static const uint32_t want[] = { RUN, MAIN };
+    check_order(&g, want, LEN(want));
+    ck_assert_uint_eq(g.capped, 4);
+    ck_assert_uint_eq(g.passed, 0);
+    tg_graph_free(&g);
+}
+END_TEST
+
+/* On a hot spot's path to the root, parse and lex (no self time) cost no
+ * box: they are one dotted edge, which names them, caller side first. */
+START_TEST(the_coverage_cap_passes_over_frames_of_negligible_self)
+{
+    tg_graph_input in = pipeline();
     in.max_nodes = 3;
     in.cap = TG_GRAPH_CAP_COVERAGE;
     tg_graph g;
     ck_assert(tg_graph_build(&g, &in));
-    /* scan's path to a root is 5 nodes, over the budget; emit's (emit, run, main) fits. */
-    static const uint32_t want[] = { RUN, MAIN, EMIT };
+    static const uint32_t want[] = { RUN, MAIN, SCAN };
     check_order(&g, want, LEN(want));
-    ck_assert_uint_eq(g.capped, 3);
+    ck_assert_uint_eq(g.capped, 3);   /* parse, lex and emit */
+    ck_assert_uint_eq(g.passed, 2);   /* parse and lex */
     ck_assert_uint_eq(g.cap_cut, 50);
     ck_assert_uint_eq(g.edge_count, 2);
     check_edge(&g, 0, MAIN, RUN, 100, 0);
-    check_edge(&g, 1, RUN, EMIT, 45, 4);
+    check_edge(&g, 1, RUN, SCAN, 50, SIZE_MAX);
+    ck_assert_uint_eq(g.edges[1].via_len, 2);
+    ck_assert_uint_eq(g.via[g.edges[1].via_start], PARSE);
+    ck_assert_uint_eq(g.via[g.edges[1].via_start + 1], LEX);
     tg_graph_free(&g);
 }
 END_TEST
@@ -386,6 +407,7 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, nothing_hidden_keeps_every_node_and_link_heaviest_first);
     tcase_add_test(tc, the_heaviest_cap_keeps_the_spine_and_bridges_to_the_hot_spot);
     tcase_add_test(tc, the_coverage_cap_keeps_the_hot_spot_whose_path_fits);
+    tcase_add_test(tc, the_coverage_cap_passes_over_frames_of_negligible_self);
     tcase_add_test(tc, cuts_count_what_they_drop);
     tcase_add_test(tc, a_dotted_edge_carries_the_widest_paths_narrowest_call);
     tcase_add_test(tc, a_dotted_edge_beside_another_path_is_redundant);

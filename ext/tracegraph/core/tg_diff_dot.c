@@ -329,6 +329,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
                   tg_format_count(t1, sizeof t1, d->m.only_head), tg_format_count(t2, sizeof t2, d->m.only_base));
     tg_style_put_legend_line(b, &line);
     tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
+    tg_style_put_passed_line(b, &d->g);
     tg_buf_puts(b, "\\l");
     if (d->by_allocations) {
         tg_buf_puts(&line, "Box size = head self allocations");
@@ -350,7 +351,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed blue = only in base (gone)" MIDDOT "\"new\" = only in head");
     tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Dotted edge = calls via hidden methods");
+    tg_buf_puts(&line, "Dotted edge = calls via frames not drawn");
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed grey border = C method");
     tg_style_put_legend_line(b, &line);
@@ -429,6 +430,11 @@ static void emit_node(tg_buf *b, const diff *d, uint32_t index, const tg_diff_do
     tg_buf_puts(b, "];\n");
 }
 
+static const char *node_name(const void *merged, uint32_t i)
+{
+    return ((const tg_diff_merge *)merged)->nodes[i].name;
+}
+
 static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool large)
 {
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
@@ -441,7 +447,7 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
     if (!large) {
         tg_buf_puts(b, "label=\" ");
         if (dotted) {
-            tg_buf_puts(b, "via hidden");
+            tg_buf_printf(b, "via %u frame%s", (unsigned)ge->via_len, ge->via_len == 1 ? "" : "s");
         } else if (ghost) {
             tg_buf_printf(b, "gone" MIDDOT "was " TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->base.calls),
                           tg_format_ns(t1, sizeof t1, e->base.total));
@@ -473,7 +479,8 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
     tg_buf_puts(b, "tooltip=\"");
     tg_style_put_call_names(b, from->name, to->name);
     if (dotted) {
-        tg_buf_puts(b, "\\nhead calls via hidden methods");
+        tg_buf_printf(b, "\\nhead calls via %u hidden frame%s", (unsigned)ge->via_len, ge->via_len == 1 ? "" : "s");
+        tg_style_put_via_names(b, &d->g, ge, node_name, &d->m);
     } else {
         tg_buf_printf(b, "\\ncalls: %s" ARROW "%s", tg_format_count(c1, sizeof c1, e->base.calls),
                       tg_format_count(c2, sizeof c2, e->head.calls));

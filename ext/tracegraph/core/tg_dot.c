@@ -262,6 +262,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
         tg_style_put_legend_line(b, &line);
     }
     tg_style_put_dropped_lines(b, &p->g, o->max_nodes, p->by_allocations, "");
+    tg_style_put_passed_line(b, &p->g);
     for (size_t i = 0; i < o->note_count; i++) {
         if (!o->notes[i]) continue;
         tg_buf_puts(&line, o->notes[i]);
@@ -278,7 +279,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
         tg_buf_puts(&line, "Edge width and colour = time through the call");
     }
     tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Dotted edge = calls via hidden methods (~ = an estimate)");
+    tg_buf_puts(&line, "Dotted edge = calls via frames not drawn (~ = an estimate)");
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed border = C method");
     tg_style_put_legend_line(b, &line);
@@ -372,7 +373,7 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     tg_buf_printf(b, "  N%u -> N%u [", (unsigned)e->from_rank + 1, (unsigned)e->to_rank + 1);
     tg_buf t_label = TG_BUF_INIT;
     if (e->dotted) {
-        tg_buf_printf(&t_label, "via hidden \xC2\xB7 ~%s",
+        tg_buf_printf(&t_label, "via %u frame%s \xC2\xB7 ~%s", (unsigned)e->via_len, e->via_len == 1 ? "" : "s",
                       tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount));
     } else {
         if (via) {
@@ -396,9 +397,10 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     tg_buf_puts(b, "tooltip=\"");
     tg_style_put_call_names(b, tg_report_method_name(&r->methods[e->from]), tg_report_method_name(&r->methods[e->to]));
     if (e->dotted) {
-        tg_buf_printf(b, "\\nvia hidden methods, ~%s (%s): the busiest path's narrowest call",
-                      tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount),
+        tg_buf_printf(b, "\\nvia %u hidden frame%s, ~%s (%s): the busiest path's narrowest call", (unsigned)e->via_len,
+                      e->via_len == 1 ? "" : "s", tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount),
                       tg_format_percent(pct, sizeof pct, e->amount, p->whole));
+        tg_style_put_via_names(b, &p->g, e, report_name, r);
     } else {
         tg_buf_printf(b, "\\n%s call%s", tg_format_count(c, sizeof c, calls), calls == 1 ? "" : "s");
         tg_buf_printf(b, "\\ntotal: %s (%s)", tg_format_ns(t, sizeof t, time),

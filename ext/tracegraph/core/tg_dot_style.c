@@ -297,6 +297,31 @@ void tg_style_put_focus_lines(tg_buf *b, const tg_graph *g, const char *(*name_o
     tg_buf_free(&line);
 }
 
+/* How many frames a dotted edge's tooltip names. */
+#define VIA_NAMED 40
+
+void tg_style_put_via_names(tg_buf *b, const tg_graph *g, const tg_graph_edge *e,
+                            const char *(*name_of)(const void *ctx, uint32_t node), const void *ctx)
+{
+    uint32_t named = e->via_len < VIA_NAMED ? e->via_len : VIA_NAMED;
+    for (uint32_t i = 0; i < named; i++) {
+        tg_buf_puts(b, "\\n  ");
+        put_text(b, name_of(ctx, g->via[e->via_start + i]), EDGE_TIP_NAME_BYTES);
+    }
+    if (e->via_len > named) tg_buf_printf(b, "\\n  and %u more", (unsigned)(e->via_len - named));
+}
+
+void tg_style_put_passed_line(tg_buf *b, const tg_graph *g)
+{
+    if (!g->passed) return;
+    char c[TG_FORMAT_SIZE];
+    tg_buf line = TG_BUF_INIT;
+    tg_buf_printf(&line, "Not drawn: %s frame%s of \xE2\x89\xA4 0.1%% self (dotted edges name them)",
+                  tg_format_count(c, sizeof c, g->passed), g->passed == 1 ? "" : "s");
+    tg_style_put_legend_line(b, &line);
+    tg_buf_free(&line);
+}
+
 void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
                               const char *short_file)
 {

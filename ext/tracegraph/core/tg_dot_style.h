@@ -71,6 +71,15 @@ void tg_style_put_dropped_lines(tg_buf *b, const tg_graph *g, size_t max_nodes, 
 void tg_style_put_focus_lines(tg_buf *b, const tg_graph *g, const char *(*name_of)(const void *ctx, uint32_t node),
                               const void *ctx);
 
+/* A dotted edge's tooltip lines naming the hidden frames its path goes
+ * through, caller side first ("\n  name"; at most 40, then how many more). */
+void tg_style_put_via_names(tg_buf *b, const tg_graph *g, const tg_graph_edge *e,
+                            const char *(*name_of)(const void *ctx, uint32_t node), const void *ctx);
+
+/* The legend's line on the frames of negligible self time that the paths
+ * to the roots left to dotted edges (tg_graph's `passed`), if any. */
+void tg_style_put_passed_line(tg_buf *b, const tg_graph *g);
+
 /* A box label's first lines: the name, wrapped after "::", "#", "." or a
  * space when long, then
  * short_file:line if given (a path for people: "rubocop/cli.rb"), else

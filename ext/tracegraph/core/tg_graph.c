@@ -178,11 +178,20 @@ static uint32_t heaviest_caller(const tg_graph *g, const tg_graph_input *in, con
     return caller;
 }
 
+/* Does node m, on a path to the roots, only pass calls on: negligible self,
+ * not a focus match, and not the path's end (`end`)? Then it costs no box. */
+static bool passes_through(const tg_graph_input *in, uint32_t m, bool end)
+{
+    if (end || (in->focus && in->focus[m])) return false;
+    return in->self[m] <= in->whole / TG_GRAPH_NEGLIGIBLE_SELF;
+}
+
 /* Scratch for choosing paths: the path being walked, and a stamp per node against cycles. */
 typedef struct walk {
     uint32_t *path;
     uint32_t *stamp;
     uint32_t mark;
+    uint8_t *passed;   /* per node: left out of a chosen path as only passing calls on */
 } walk;
 
 /*
@@ -193,16 +202,25 @@ typedef struct walk {
 static void choose_path(const tg_graph *g, const tg_graph_input *in, const adjacency *a, uint32_t x, walk *w,
                         uint8_t *chosen, size_t *budget)
 {
-    size_t len = 0;
+    size_t len = 0, boxes = 0;
+    uint32_t top = UINT32_MAX;   /* a root the path ends at: drawn, so the path has a start */
     w->mark++;
     while (x != UINT32_MAX && !chosen[x] && w->stamp[x] != w->mark) {
         w->stamp[x] = w->mark;
         w->path[len++] = x;
-        x = heaviest_caller(g, in, a, x);
+        uint32_t caller = heaviest_caller(g, in, a, x);
+        if (caller == UINT32_MAX) top = x;
+        x = caller;
     }
-    if (len > *budget) return;
-    for (size_t k = 0; k < len; k++) chosen[w->path[k]] = 1;
-    *budget -= len;
+    for (size_t k = 0; k < len; k++) boxes += !passes_through(in, w->path[k], k == 0 || w->path[k] == top);
+    if (boxes > *budget) return;
+    for (size_t k = 0; k < len; k++) {
+        if (passes_through(in, w->path[k], k == 0 || w->path[k] == top))
+            w->passed[w->path[k]] = 1;
+        else
+            chosen[w->path[k]] = 1;
+    }
+    *budget -= boxes;
 }
 
 /*
@@ -356,8 +374,8 @@ static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency 
     node_key *keys = malloc((n + 1) * sizeof *keys);
     uint8_t *near = in->focus ? calloc(n + 1, 1) : NULL;
     uint8_t *chosen = calloc(n + 1, 1);
-    walk w = { malloc((n + 1) * sizeof *w.path), calloc(n + 1, sizeof *w.stamp), 0 };
-    bool ok = keys && chosen && w.path && w.stamp && (!in->focus || near);
+    walk w = { malloc((n + 1) * sizeof *w.path), calloc(n + 1, sizeof *w.stamp), 0, calloc(n + 1, 1) };
+    bool ok = keys && chosen && w.path && w.stamp && w.passed && (!in->focus || near);
     size_t count = 0;
     if (ok && near) mark_near_focus(g, in, a, near);
     for (size_t m = 0; ok && m < n; m++) {
@@ -387,6 +405,7 @@ static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency 
         if (capping && !chosen[m]) {
             if (g->capped++ == 0 || keys[i].total > g->cap_cut) g->cap_cut = keys[i].total;
             g->state[m] = TG_GRAPH_CAPPED;
+            g->passed += w.passed[m];
             continue;
         }
         g->rank[m] = (uint32_t)g->kept;
@@ -397,6 +416,7 @@ static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency 
     free(chosen);
     free(w.path);
     free(w.stamp);
+    free(w.passed);
     free(keys);
     return ok;
 }
@@ -414,7 +434,7 @@ static bool edge_push(tg_graph *g, uint32_t from, uint32_t to, uint64_t amount, 
         g->edge_cap = cap;
     }
     g->edges[g->edge_count++] = (tg_graph_edge){ from, to, g->rank[from], g->rank[to], amount, link,
-                                                 link == SIZE_MAX, ghost, true };
+                                                 link == SIZE_MAX, ghost, true, 0, 0 };
     return true;
 }
 
@@ -488,6 +508,7 @@ typedef struct search {
     uint64_t *width;           /* best bottleneck found to each node */
     uint8_t *seen;             /* 1 = width is set; 2 = finished (hidden nodes only) */
     uint8_t *direct;           /* kept callee already joined by a call */
+    uint32_t *pred;            /* the node the best bottleneck to each node came from */
     uint32_t *touched;
     size_t touched_count;
     heap heap;
@@ -504,14 +525,40 @@ static bool traversable(const tg_graph *g, uint32_t m)
     return st == TG_GRAPH_IGNORED || st == TG_GRAPH_CUT || st == TG_GRAPH_CAPPED;
 }
 
-/* Records that kept node `to` is reachable from the search's source with bottleneck w. */
-static void reach(search *s, uint32_t to, uint64_t w)
+/* Records that node `to` is reachable from the search's source with bottleneck w, through `from`. */
+static void reach(search *s, uint32_t to, uint64_t w, uint32_t from)
 {
     touch(s, to);
     if (!s->seen[to] || w > s->width[to]) {
         s->width[to] = w;
         s->seen[to] = 1;
+        s->pred[to] = from;
     }
+}
+
+/* The hidden nodes on the widest path from `from` to `to`, caller side
+ * first, appended to g->via; sets the edge's via_start and via_len. */
+static bool note_via(tg_graph *g, const search *s, size_t n, uint32_t from, uint32_t to, tg_graph_edge *e)
+{
+    size_t start = g->via_count;
+    for (uint32_t x = s->pred[to]; x != from && g->via_count - start < n; x = s->pred[x]) {
+        if (g->via_count == g->via_cap) {
+            size_t cap = g->via_cap ? g->via_cap * 2 : 64;
+            uint32_t *items = realloc(g->via, cap * sizeof *items);
+            if (!items) return false;
+            g->via = items;
+            g->via_cap = cap;
+        }
+        g->via[g->via_count++] = x;
+    }
+    for (size_t i = start, j = g->via_count; i + 1 < j; i++, j--) {   /* caller side first */
+        uint32_t t = g->via[i];
+        g->via[i] = g->via[j - 1];
+        g->via[j - 1] = t;
+    }
+    e->via_start = start;
+    e->via_len = (uint32_t)(g->via_count - start);
+    return true;
 }
 
 /*
@@ -540,7 +587,7 @@ static bool find_hidden_paths_from(tg_graph *g, const tg_graph_input *in, const 
     for (size_t k = a->out_start[from]; k < a->out_start[from + 1] && ok; k++) {
         const tg_graph_link *l = &in->links[a->out[k]];
         if (!traversable(g, l->to)) continue;
-        reach(s, l->to, l->amount);
+        reach(s, l->to, l->amount, from);
         ok = heap_push(&s->heap, (heap_item){ l->amount, l->to });
     }
     while (ok && s->heap.count) {
@@ -551,9 +598,9 @@ static bool find_hidden_paths_from(tg_graph *g, const tg_graph_input *in, const 
             const tg_graph_link *l = &in->links[a->out[k]];
             uint64_t w = l->amount < it.width ? l->amount : it.width;
             if (g->state[l->to] == TG_GRAPH_KEPT) {
-                reach(s, l->to, w);
+                reach(s, l->to, w, it.node);
             } else if (traversable(g, l->to) && s->seen[l->to] != 2 && (!s->seen[l->to] || w > s->width[l->to])) {
-                reach(s, l->to, w);
+                reach(s, l->to, w, it.node);
                 ok = heap_push(&s->heap, (heap_item){ w, l->to });
             }
         }
@@ -561,12 +608,11 @@ static bool find_hidden_paths_from(tg_graph *g, const tg_graph_input *in, const 
     for (size_t t = 0; t < s->touched_count; t++) {
         uint32_t to = s->touched[t];
         if (ok && g->state[to] == TG_GRAPH_KEPT && s->seen[to] && !s->direct[to] && to != from) {
-            if (!widest) {
-                ok = edge_push(g, from, to, 0, SIZE_MAX, false);
-            } else if (s->width[to] < g->edge_cut && !touches_focus(in, from, to)) {
+            if (widest && s->width[to] < g->edge_cut && !touches_focus(in, from, to)) {
                 g->dropped_edges++;
             } else {
-                ok = edge_push(g, from, to, s->width[to], SIZE_MAX, false);
+                ok = edge_push(g, from, to, widest ? s->width[to] : 0, SIZE_MAX, false) &&
+                     note_via(g, s, in->node_count, from, to, &g->edges[g->edge_count - 1]);
             }
         }
         s->seen[to] = 0;
@@ -580,13 +626,14 @@ static bool find_hidden_paths(tg_graph *g, const tg_graph_input *in, const adjac
 {
     size_t n = in->node_count;
     if (g->kept == n) return true;     /* nothing hidden, nothing to bridge */
-    search s = { calloc(n + 1, sizeof *s.width), calloc(n + 1, 1), calloc(n + 1, 1),
+    search s = { calloc(n + 1, sizeof *s.width), calloc(n + 1, 1), calloc(n + 1, 1), calloc(n + 1, sizeof *s.pred),
                  malloc((n + 1) * sizeof *s.touched), 0, { NULL, 0, 0 } };
-    bool ok = s.width && s.seen && s.direct && s.touched;
+    bool ok = s.width && s.seen && s.direct && s.pred && s.touched;
     for (size_t i = 0; ok && i < g->kept; i++) ok = find_hidden_paths_from(g, in, a, g->order[i], &s);
     free(s.width);
     free(s.seen);
     free(s.direct);
+    free(s.pred);
     free(s.touched);
     free(s.heap.items);
     return ok;
@@ -707,6 +754,7 @@ void tg_graph_free(tg_graph *g)
     free(g->order);
     free(g->edges);
     free(g->focus_unshown);
+    free(g->via);
     memset(g, 0, sizeof *g);
 }
 
