@@ -550,10 +550,10 @@ START_TEST(tricky_names_are_escaped_and_dot_is_silent)
     ck_assert_has(s, "Clock: wall\\\\\\l");
     char want[200];
     want[0] = '\0';
-    for (int i = 0; i < 4; i++) {   /* in lines of 40 characters: it has nowhere to break */
+    for (int i = 0; i < 6; i++) {   /* in lines of 28 characters: it has nowhere to break */
         size_t at = strlen(want);
-        memset(want + at, 'x', i < 3 ? 40 : 37);
-        strcpy(want + at + (i < 3 ? 40 : 37), i < 3 ? "\\n" : "");
+        memset(want + at, 'x', i < 5 ? 28 : 17);
+        strcpy(want + at + (i < 5 ? 28 : 17), i < 5 ? "\\n" : "");
     }
     strcat(want, "\xE2\x80\xA6\\nhuge.rb:6\\nnew");
     ck_assert_has(s, want);

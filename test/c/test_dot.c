@@ -385,7 +385,8 @@ START_TEST(singular_call)
 END_TEST
 
 /* No line of a box or of the legend is over 60 characters: names and
- * paths wrap at about 40 where they may (after "::", "#", "." and "/"),
+ * paths wrap at about 28 where they may (after "::", "/" or a space, else
+ * "#" or ".", else "_"),
  * legend lines at 60 at spaces, going on indented. */
 START_TEST(long_names_paths_and_legend_lines_wrap)
 {
@@ -402,10 +403,10 @@ START_TEST(long_names_paths_and_legend_lines_wrap)
     o.notes = (const char *const *)&split;
     o.note_count = 1;
     char *s = render(&r, &o);
-    ck_assert_has(s, "label=\"Gem::Resolver::Molinillo::Delegates::\\nSpecificationProvider#\\n"
-                     "with_no_such_dependency_error_handling\\n/rg/molinillo/lib/molinillo/delegates/\\n"
+    ck_assert_has(s, "label=\"Gem::Resolver::Molinillo::\\nDelegates::\\nSpecificationProvider#\\n"
+                     "with_no_such_dependency_\\nerror_handling\\n/rg/molinillo/lib/molinillo/\\ndelegates/\\n"
                      "specification_provider.rb:76\\nself ");
-    ck_assert_has(s, "label=\"RuboCop::Cop::Style::\\nStringLiterals.support_autocorrect?\\nself ");
+    ck_assert_has(s, "label=\"RuboCop::Cop::Style::\\nStringLiterals.\\nsupport_autocorrect?\\nself ");
     ck_assert_has(s, "\\lSplit per caller: Thread::Mutex#synchronize (4), Rake::\\l"
                      "    Application#standard_exception_handling (3) and 5 more\\l");
     assert_dot_accepts(s);
@@ -883,17 +884,17 @@ START_TEST(tricky_names_are_escaped_and_dot_is_silent)
     ck_assert_has(s, "label=\"\\\\N \\\\G \\\\l \\\\\\n");
     ck_assert_has(s, "tracegraph: prog \\\"x\\\"\\\\n.rb\\l");
     ck_assert_has(s, "Clock: wall\\\\ ");
-    /* The 5 KB name: 157 bytes + "…" in the box, in lines of 40 characters
+    /* The 5 KB name: 157 bytes + "…" in the box, in lines of 28 characters
      * (it has nowhere to break), 4093 + "…" in the tooltip. */
     char want[4200];
     memset(want, 'x', 4093);
     strcpy(want + 4093, "\xE2\x80\xA6\\n/app/huge.rb:6");
     ck_assert_has(s, want);
     strcpy(want, "label=\"");
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 6; i++) {
         size_t at = strlen(want);
-        memset(want + at, 'x', i < 3 ? 40 : 37);
-        strcpy(want + at + (i < 3 ? 40 : 37), i < 3 ? "\\n" : "");
+        memset(want + at, 'x', i < 5 ? 28 : 17);
+        strcpy(want + at + (i < 5 ? 28 : 17), i < 5 ? "\\n" : "");
     }
     strcat(want, "\xE2\x80\xA6\\nhuge.rb:6\\n");
     ck_assert_has(s, want);

@@ -324,7 +324,7 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
                   meth->calls == 1 ? "" : "s");
 
     tg_style_put_tooltip_title(b, name, meth);
-    if (o->context && o->context[m]) tg_style_put_label_context(b, o->context[m]);
+    if (o->context && o->context[m]) tg_style_put_tooltip_context(b, o->context[m]);
     tg_buf_printf(b, "\\nself: %s (%s), %s ns", tg_format_ns(t, sizeof t, meth->self_time),
                   tg_format_percent(pct, sizeof pct, meth->self_time, r->total_time),
                   tg_format_count(c, sizeof c, meth->self_time));

@@ -16,8 +16,8 @@
 #define LABEL_NAME_BYTES 160
 /* Longest file path drawn in a box; longer ones keep their tail. */
 #define LABEL_PATH_BYTES 100
-/* Names and paths in a box wrap at about this many characters. */
-#define LABEL_LINE_CHARS 40
+/* Names and paths in a box wrap at about this many characters: boxes are what makes a drawing wide. */
+#define LABEL_LINE_CHARS 28
 /* Legend lines longer than TG_STYLE_LINE_CHARS go on indented by this. */
 #define LEGEND_INDENT "    "
 /* Longest method name in an edge tooltip. */
@@ -43,20 +43,22 @@ typedef enum wrap_kind {
     WRAP_PATH,   /* a file path: at spaces and after "/" */
 } wrap_kind;
 
-/* How well a line may end right after s[i]: 0 not at all, 1 as a last
- * resort (after the "#" or "." before a method's name), 2 well (at a
- * space, after "::" or "/"). */
+/* How well a line may end right after s[i]: 0 not at all, 1 inside a
+ * snake_case word (after "_"), 2 after the "#" or "." before a method's
+ * name, 3 well (at a space, after "::" or "/"). */
 static int break_after(const char *s, size_t len, size_t i, wrap_kind kind)
 {
     char c = s[i];
     /* At " · " the line ends before the dot: the next line starts "· sweeping ..." */
-    if (c == ' ') return i >= 2 && (unsigned char)s[i - 2] == 0xC2 && (unsigned char)s[i - 1] == 0xB7 ? 0 : 2;
-    if (c == '/') return kind != WRAP_TEXT ? 2 : 0;   /* not the "/" of "I/O" */
+    if (c == ' ') return i >= 2 && (unsigned char)s[i - 2] == 0xC2 && (unsigned char)s[i - 1] == 0xB7 ? 0 : 3;
+    if (c == '/') return kind != WRAP_TEXT ? 3 : 0;   /* not the "/" of "I/O" */
     if (kind == WRAP_PATH) return 0;
-    if (c == ':') return i > 0 && s[i - 1] == ':' && (i + 1 == len || s[i + 1] != ':') ? 2 : 0;
-    if (c == '#') return i > 0 ? 1 : 0;   /* not the "#" of "#<Class:...>" that starts a name */
+    if (c == ':') return i > 0 && s[i - 1] == ':' && (i + 1 == len || s[i + 1] != ':') ? 3 : 0;
+    if (c == '#') return i > 0 ? 2 : 0;   /* not the "#" of "#<Class:...>" that starts a name */
+    if (kind != WRAP_NAME) return 0;
     /* "Foo.bar", but not the "." of a file name ("resolution.rb") */
-    if (c == '.' && kind == WRAP_NAME) return i > 0 && i + 2 < len && !(s[i + 1] == 'r' && s[i + 2] == 'b') ? 1 : 0;
+    if (c == '.') return i > 0 && i + 2 < len && !(s[i + 1] == 'r' && s[i + 2] == 'b') ? 2 : 0;
+    if (c == '_') return i > 0 && i + 1 < len && s[i + 1] != '_' ? 1 : 0;
     return 0;
 }
 
@@ -78,18 +80,22 @@ static void put_line_part(tg_buf *b, const char *s, size_t from, size_t to)
  * joined by `newline` ("\n" in a box, "\l" in the legend), each line
  * after the first starting with `indent`. A line ends at the last good
  * place `kind` allows before it grows past the width (a space, "::",
- * "/"), else at the last "#" or "." of a name, else, in a word longer
- * than a line, at the width itself. The last line has no newline.
+ * "/"), else at the last "#" or "." of a name, else after its last "_",
+ * else, in a word longer than a line, at the width itself. The last line has no newline.
  */
 static void put_wrapped(tg_buf *b, const char *s, size_t len, size_t width, const char *newline, const char *indent,
                         wrap_kind kind)
 {
     size_t indent_chars = strlen(indent);
-    size_t start = 0, good_break = 0, weak_break = 0, col = 0;
+    size_t start = 0, col = 0;
+    size_t last_break[4] = { 0, 0, 0, 0 };   /* by quality (break_after): the last place a line may end */
     for (size_t i = 0; i < len; i++) {
         if (utf8_continuation(s[i])) continue;
         if (col >= width && i > start) {   /* s[i] would not fit: end the line */
-            size_t end = good_break > start ? good_break : weak_break > start ? weak_break : i;
+            size_t end = i;
+            for (int q = 3; q >= 1 && end == i; q--) {
+                if (last_break[q] > start) end = last_break[q];
+            }
             put_line_part(b, s, start, end);
             tg_buf_puts(b, newline);
             tg_buf_puts(b, indent);
@@ -104,8 +110,7 @@ static void put_wrapped(tg_buf *b, const char *s, size_t len, size_t width, cons
         }
         col++;
         int quality = break_after(s, len, i, kind);
-        if (quality == 2) good_break = i + 1;
-        if (quality == 1) weak_break = i + 1;
+        if (quality) last_break[quality] = i + 1;
     }
     if (start < len) put_line_part(b, s, start, len);
 }
@@ -188,8 +193,14 @@ tg_style_rgb tg_style_scale_color(const tg_style_rgb stops[TG_STYLE_SCALE_STOPS]
 void tg_style_put_graph_open(tg_buf *b, const char *name, bool large)
 {
     tg_buf_printf(b, "digraph %s {\n", name);
-    tg_buf_puts(b, "  graph [rankdir=TB, fontname=\"Helvetica\", bgcolor=\"white\", nodesep=0.3, "
-                   "ranksep=0.5, pad=0.3, outputorder=edgesfirst");
+    /*
+     * Narrow: boxes closer side by side (nodesep 0.15 inch), and parallel
+     * arrows merged where they run together (concentrate), which on the
+     * five real programs of docs/real-programs.md takes a fifth off the
+     * width; tall is fine, a reader scrolls down a call graph.
+     */
+    tg_buf_puts(b, "  graph [rankdir=TB, fontname=\"Helvetica\", bgcolor=\"white\", nodesep=0.15, "
+                   "ranksep=0.5, pad=0.3, concentrate=true, outputorder=edgesfirst");
     /*
      * Large graphs: cap the network-simplex and crossing-minimisation
      * passes, which dominate dot's run time; a slightly less tidy layout
@@ -340,6 +351,12 @@ void tg_style_put_label_context(tg_buf *b, const char *context)
 {
     tg_buf_puts(b, "\\n");
     put_box_text(b, context, LABEL_NAME_BYTES, WRAP_NAME);
+}
+
+void tg_style_put_tooltip_context(tg_buf *b, const char *context)
+{
+    tg_buf_puts(b, "\\n");
+    put_text(b, context, 0);
 }
 
 void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_report_method *m)

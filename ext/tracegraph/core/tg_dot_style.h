@@ -25,7 +25,7 @@
 
 /* No line of a legend or a box is longer than this many characters: a
  * longer one wraps (legend lines go on indented; names and paths in a box
- * wrap at about 40). */
+ * wrap at about 28). */
 #define TG_STYLE_LINE_CHARS 60
 
 /* Colour stops of a scale, from 0 to 1 at even steps of sqrt(fraction). */
@@ -90,6 +90,9 @@ void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_metho
 /* A line under a box's name saying which part of a method it is ("from
  * Foo#bar"), shortened as names are. */
 void tg_style_put_label_context(tg_buf *b, const char *context);
+
+/* The same line in a box's tooltip, whole. */
+void tg_style_put_tooltip_context(tg_buf *b, const char *context);
 
 /* A box tooltip's first lines: the full name, then the full file:line. */
 void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_report_method *m);

@@ -56,7 +56,8 @@ class TestDiffByAllocations < TracegraphTest
 
   # The whole line of the box whose label starts with name.
   def box(dot, name)
-    dot.lines.find { |l| l.match?(/^  N\d+ \[label="#{Regexp.escape(name)}\\n/) } || flunk("no box for #{name}")
+    # (by its tooltip, which has the full name: a label wraps a long one)
+    dot.lines.find { |l| l.match?(/^  N\d+ \[label=.*, tooltip="#{Regexp.escape(name)}\\n/) } || flunk("no box for #{name}")
   end
 
   def fill(line) = line[/fillcolor="(#\h{6})"/, 1]
