@@ -102,11 +102,13 @@ static uint64_t edge_shown(const diff *d, const tg_diff_edge *e)
 
 /*
  * The graph of merged nodes and edges (tg_graph.h), each weighed by its
- * heavier side in the metric: the heaviest kept under the cap (ties:
- * head's self, then base's), calls only base made drawn as ghosts, and
- * dotted edges along head's calls through hidden nodes. Unlike tg_dot's,
- * those carry no estimate: they only keep the graph connected. Then the
- * largest self amount a kept box is sized by.
+ * heavier side in the metric, chosen as the call graph's are: head's hot
+ * spots first under the cap, each with its path to the roots, frames of
+ * negligible self left to dotted edges (self: the heavier side's; ties: head's),
+ * calls only base made drawn as ghosts, and dotted edges along head's
+ * calls through hidden nodes, cut and pruned as the call graph's are
+ * (their widest path's estimate is not drawn: they keep the graph
+ * connected). Then the largest self amount a kept box is sized by.
  */
 static bool plan_graph(diff *d, const tg_diff_dot_options *o)
 {
@@ -120,8 +122,10 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
         for (size_t i = 0; i < n; i++) {
             const tg_diff_node *node = &d->m.nodes[i];
             total[i] = node->weight;
-            self[i] = metric_self(d, &node->head);
-            tie[i] = metric_self(d, &node->base);
+            /* The heavier side's self, as weights are: a method gone from base is a hot spot too. */
+            uint64_t hs = metric_self(d, &node->head), bs = metric_self(d, &node->base);
+            self[i] = hs > bs ? hs : bs;
+            tie[i] = hs;
             names[i] = node->name;
         }
         for (size_t i = 0; i < d->m.edge_count; i++) {
@@ -131,8 +135,8 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
         tg_graph_input in = { .node_count = n, .total = total, .self = self, .self_tie = tie, .names = names,
                               .links = links, .link_count = d->m.edge_count, .whole = d->grand,
                               .node_fraction = o->node_fraction, .edge_fraction = o->edge_fraction,
-                              .max_nodes = o->max_nodes, .cap = TG_GRAPH_CAP_HEAVIEST,
-                              .hidden = TG_GRAPH_HIDDEN_LINKS };
+                              .max_nodes = o->max_nodes, .cap = TG_GRAPH_CAP_COVERAGE,
+                              .hidden = TG_GRAPH_HIDDEN_WIDEST };
         ok = tg_graph_build(&d->g, &in);
     }
     free(total);
