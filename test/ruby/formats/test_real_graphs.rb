@@ -34,6 +34,23 @@ class TestRealGraphs < Minitest::Test
     define_method(:"test_#{name}_by_gem") { check_by_gem(name) }
   end
 
+  # The diff graph picks and prunes as the call graph does: rubocop against
+  # itself drew 596 arrows, 477 dotted, that dot took minutes over.
+  def test_diff_of_rubocop_is_pruned_like_the_call_graph
+    profile = load("rubocop")
+    dot = profile.diff(profile).to_dot
+    assert_equal 80, dot.scan(/^  N\d+ \[label=/).size
+    assert_equal 112, dot.scan(/^  N\d+ -> N\d+ \[/).size
+    assert_equal 40, dot.scan(/style=dotted/).size
+    assert_empty self.class.label_lines(dot).select { |line| line.length > MAX_LINE_CHARS }
+    skip "Graphviz's dot is not installed" unless DOT
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    _, err, status = Open3.capture3({"LD_PRELOAD" => nil}, "timeout", MAX_LAYOUT_SECONDS.to_s, "dot", "-Tsvg",
+                                    stdin_data: dot)
+    assert status.success?, err
+    assert_operator Process.clock_gettime(Process::CLOCK_MONOTONIC) - started, :<, GEM_MAX_SECONDS
+  end
+
   def check_by_gem(name)
     dot = load(name).to_dot(group_by: :gem)
     assert_operator dot[/boxes hold ([\d.]+)% of self time/, 1].to_f, :>=, GEM_MIN_HELD, name
