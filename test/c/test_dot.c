@@ -384,36 +384,6 @@ START_TEST(singular_call)
 }
 END_TEST
 
-/* No line of a box or of the legend is over 60 characters: names and
- * paths wrap at about 28 where they may (after "::", "/" or a space, else
- * "#" or ".", else "_"),
- * legend lines at 60 at spaces, going on indented. */
-START_TEST(long_names_paths_and_legend_lines_wrap)
-{
-    static const char *const split = "Split per caller: Thread::Mutex#synchronize (4), Rake::Application#"
-                                     "standard_exception_handling (3) and 5 more";
-    tg_report_method m[] = {
-        { "Gem::Resolver::Molinillo::Delegates::SpecificationProvider#with_no_such_dependency_error_handling",
-          "/rg/molinillo/lib/molinillo/delegates/specification_provider.rb", 76, false, 5, 3 * MS, 1 * MS },
-        { "RuboCop::Cop::Style::StringLiterals.support_autocorrect?", NULL, 0, false, 1, 2 * MS, 2 * MS },
-    };
-    tg_report_edge e[] = { { 0, 1, 1, 2 * MS, 2 * MS } };
-    tg_report r = { "rake -T", "wall", 3 * MS, m, 2, e, 1, NULL };
-    tg_dot_options o = keep_all();
-    o.notes = (const char *const *)&split;
-    o.note_count = 1;
-    char *s = render(&r, &o);
-    ck_assert_has(s, "label=\"Gem::Resolver::Molinillo::\\nDelegates::\\nSpecificationProvider#\\n"
-                     "with_no_such_dependency_\\nerror_handling\\n/rg/molinillo/lib/molinillo/\\ndelegates/\\n"
-                     "specification_provider.rb:76\\nself ");
-    ck_assert_has(s, "label=\"RuboCop::Cop::Style::\\nStringLiterals.\\nsupport_autocorrect?\\nself ");
-    ck_assert_has(s, "\\lSplit per caller: Thread::Mutex#synchronize (4), Rake::\\l"
-                     "    Application#standard_exception_handling (3) and 5 more\\l");
-    assert_dot_accepts(s);
-    free(s);
-}
-END_TEST
-
 START_TEST(paths_relative_to_cwd_only_when_under_it)
 {
     tg_report_method m[] = {
@@ -965,7 +935,6 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, c_method_is_dashed_without_location);
     tcase_add_test(tc, singular_call);
     tcase_add_test(tc, paths_relative_to_cwd_only_when_under_it);
-    tcase_add_test(tc, long_names_paths_and_legend_lines_wrap);
     tcase_add_test(tc, long_paths_keep_their_tail);
     tcase_add_test(tc, size_grows_with_self_time);
     tcase_add_test(tc, colour_follows_total_time);
