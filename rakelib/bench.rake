@@ -28,6 +28,12 @@ namespace :bench do
     ruby "-Ilib", "bench/stop_and_draw.rb"
   end
 
+  desc "The real programs' call graphs at method level and by gem: boxes hold, drawing size, dot's time, " \
+       "longest label line (bench/real_graphs.rb); prints the table of docs/real-programs.md"
+  task graphs: :compile do
+    ruby "-Ilib", "bench/real_graphs.rb"
+  end
+
   desc "The CI gate's false alarms and detection: 31 unchanged and 30 slowed measurements (bench/gate.rb); writes bench/GATE.md"
   task gate: :compile do
     ruby "-Ilib", "bench/gate.rb"

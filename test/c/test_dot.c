@@ -268,7 +268,7 @@ START_TEST(size_by_allocations_keeps_and_sizes_the_allocating_methods)
     ck_assert_has(e, "label=\" " TIMES "1 " DOT_ " 2.00 ms " DOT_ " 690 objects \"");
     ck_assert_has(e, "\\nallocations: 690 (69.0%)\"");
     free(e);
-    ck_assert_has(s, "\\lShowing 4 of 7 methods (boxes hold 100.0% of allocations)\\l");
+    ck_assert_has(s, "\\lShowing 4 of 7 methods\\lThe boxes hold 100.0% of allocations\\l");
     ck_assert_has(s, "\\lDropped 3 nodes (total < 5 objects)\\l");
     ck_assert_has(s, "\\lBox size = self allocations " DOT_ " colour = total allocations\\l"
                      "Edge width and colour = allocations through the call\\l");
@@ -279,7 +279,7 @@ START_TEST(size_by_allocations_keeps_and_sizes_the_allocating_methods)
     /* By time, the same options keep the time's methods and drop tiny. */
     o.metric = TG_DOT_BY_TIME;
     s = render(&r, &o);
-    ck_assert_has(s, "\\lShowing 6 of 7 methods (boxes hold 76.1% of self time)\\l");
+    ck_assert_has(s, "\\lShowing 6 of 7 methods\\lThe boxes hold 76.1% of self time\\l");
     ck_assert_has(s, "\\lDropped 1 node (total < 5.00 ms)\\l");
     ck_assert_lacks(s, "Tiny#t");
     char *n4t = line_of(s, "  N4 [");
@@ -301,7 +301,7 @@ START_TEST(size_by_allocations_caps_by_allocations_hot_spots_first)
     ck_assert_has(s, "  N1 [label=\"<main>\\n");
     ck_assert_has(s, "  N2 [label=\"Tiny#t\\n");
     ck_assert_lacks(s, "  N3 [");
-    ck_assert_has(s, "\\lDropped 2 more nodes beyond the 2-node limit (total \xE2\x89\xA4 310 objects)\\l");
+    ck_assert_has(s, "\\lCapped at 2 boxes: 2 more dropped (total \xE2\x89\xA4 310 objects)\\l");
     /* work -> fib reaches nothing kept: no dotted edge; main -> tiny stays. */
     ck_assert_uint_eq(count_of(s, " -> "), 1);
     free(s);
@@ -524,7 +524,7 @@ START_TEST(node_fraction_drops_and_says_so)
     o.node_fraction = 0.005;                     /* cut 5 ms: Tiny#t (2 ms) goes */
     char *s = render(&r, &o);
     ck_assert_lacks(s, "Tiny#t");
-    ck_assert_has(s, "Showing 6 of 7 methods (boxes hold 76.1% of self time)\\l");
+    ck_assert_has(s, "Showing 6 of 7 methods\\lThe boxes hold 76.1% of self time\\l");
     ck_assert_has(s, "Dropped 1 node (total < 5.00 ms)\\l");
     free(s);
 }
@@ -536,7 +536,7 @@ START_TEST(zero_thresholds_keep_everything)
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_has(s, "Tiny#t");
-    ck_assert_has(s, "Showing 7 of 7 methods (boxes hold 76.3% of self time)\\l");
+    ck_assert_has(s, "Showing 7 of 7 methods\\lThe boxes hold 76.3% of self time\\l");
     ck_assert_has(s, "Nothing dropped\\l");
     ck_assert_uint_eq(count_of(s, " -> "), 7);
     free(s);
@@ -568,7 +568,7 @@ START_TEST(max_nodes_keeps_heaviest)
     ck_assert_has(s, "Object#work");
     ck_assert_has(s, "Array#each");
     ck_assert_lacks(s, "N4 [");
-    ck_assert_has(s, "Dropped 4 more nodes beyond the 3-node limit (total \xE2\x89\xA4 300 ms)\\l");
+    ck_assert_has(s, "Capped at 3 boxes: 4 more dropped (total \xE2\x89\xA4 300 ms)\\l");
     free(s);
 }
 END_TEST
@@ -590,18 +590,24 @@ START_TEST(the_cap_keeps_hot_spots_with_their_paths)
 {
     tg_report r = { NULL, "wall", 100 * MS, spine_methods, 5, spine_edges, 4, NULL };
     tg_dot_options o = keep_all();
-    o.max_nodes = 3;   /* hot's path (root, s1, s2, hot) does not fit; warm's does, then s2 by total */
+    o.max_nodes = 2;   /* hot's path costs 3 boxes (hot, s2, root: s1 passes the call on); warm's fits */
     char *s = render(&r, &o);
     ck_assert_has(s, "label=\"warm\\n");
     ck_assert_has(s, "label=\"root\\n");
     ck_assert_lacks(s, "label=\"hot\\n");
-    ck_assert_has(s, "Showing 3 of 5 methods (boxes hold 50.0% of self time)\\l");
+    ck_assert_has(s, "Showing 2 of 5 methods\\lThe boxes hold 40.0% of self time\\l");
     free(s);
-    o.max_nodes = 4;   /* hot with its whole path (by total time alone: root, s1, s2, hot too) */
+    o.max_nodes = 3;   /* hot with its path, s1 (no self time) a dotted edge that names it */
     s = render(&r, &o);
     ck_assert_has(s, "label=\"hot\\n");
+    ck_assert_has(s, "label=\"s2\\n");
+    ck_assert_lacks(s, "label=\"s1\\n");
     ck_assert_lacks(s, "label=\"warm\\n");
-    ck_assert_has(s, "Showing 4 of 5 methods (boxes hold 60.0% of self time)\\l");
+    ck_assert_has(s, "Showing 3 of 5 methods\\lThe boxes hold 60.0% of self time\\l");
+    ck_assert_has(s, "\\lNot drawn: 1 frame of \xE2\x89\xA4 0.1% self (dotted edges name them)\\l");
+    ck_assert_has(s, "N1 -> N2 [label=\" via 1 frame " DOT_ " ~60.0 ms \", tooltip=\"root \xE2\x86\x92 s2\\n"
+                     "via 1 hidden frame, ~60.0 ms (60.0%): the busiest path's narrowest call\\n  s1\"");
+    assert_dot_accepts(s);
     free(s);
 }
 END_TEST
@@ -629,8 +635,8 @@ START_TEST(paths_through_hidden_nodes_are_dotted)
     /* widest path: min(4, 4, 3) = 3 ms beats min(3, 2) = 2 ms */
     char *e12 = line_of(s, "  N1 -> N2 [");
     ck_assert_str_eq(e12,
-        "  N1 -> N2 [label=\" via hidden " DOT_ " ~3.00 ms \", tooltip=\"a \xE2\x86\x92 b\\n"
-        "via hidden methods, ~3.00 ms (3.00%): the busiest path's narrowest call\", "
+        "  N1 -> N2 [label=\" via 2 frames " DOT_ " ~3.00 ms \", tooltip=\"a \xE2\x86\x92 b\\n"
+        "via 2 hidden frames, ~3.00 ms (3.00%): the busiest path's narrowest call\\n  h2\\n  h3\", "
         "penwidth=1.7, color=\"#968d7f\", weight=1, style=dotted];");
     free(e12);
     ck_assert_uint_eq(count_of(s, " -> "), 1);
@@ -665,7 +671,7 @@ START_TEST(redundant_dotted_edges_are_removed)
     char *s = render(&r, &o);
     /* N1 a (100), N2 b (60), N3 c (50) */
     ck_assert_has(s, "N1 -> N3 [");
-    ck_assert_has(s, "N3 -> N2 [label=\" via hidden " DOT_ " ~3.00 ms \"");
+    ck_assert_has(s, "N3 -> N2 [label=\" via 1 frame " DOT_ " ~3.00 ms \"");
     ck_assert_lacks(s, "N1 -> N2 [");
     free(s);
 }
@@ -678,11 +684,12 @@ START_TEST(ignored_nodes_become_dotted_paths)
     uint8_t ignore[NREF] = { [EACH] = 1 };
     o.ignore = ignore;
     char *s = render(&r, &o);
-    ck_assert_lacks(s, "Array#each");
+    ck_assert_lacks(s, "label=\"Array#each");
     ck_assert_has(s, "Ignored 1 method\\l");
-    /* work -> Hash#[]= and work -> <=> through the hidden each */
-    ck_assert_has(s, "N2 -> N3 [label=\" via hidden " DOT_ " ~300 ms \"");
-    ck_assert_has(s, "N2 -> N4 [label=\" via hidden " DOT_ " ~120 ms \"");
+    /* work -> Hash#[]= and work -> <=> through the hidden each, which their tooltips name */
+    ck_assert_has(s, "N2 -> N3 [label=\" via 1 frame " DOT_ " ~300 ms \"");
+    ck_assert_has(s, "N2 -> N4 [label=\" via 1 frame " DOT_ " ~120 ms \"");
+    ck_assert_uint_eq(count_of(s, "narrowest call\\n  Array#each\""), 2);
     assert_dot_accepts(s);
     free(s);
 }
@@ -702,14 +709,26 @@ START_TEST(focus_keeps_ancestors_and_descendants)
     ck_assert_has(s, "Comparable#<=>");
     ck_assert_lacks(s, "Kernel#fib");            /* sibling branch: unrelated */
     ck_assert_lacks(s, "Tiny#t");
-    ck_assert_has(s, "Focus: 1 matching method; 2 unrelated methods hidden\\l");
+    ck_assert_has(s, "Focus: 1 match, shown; 2 unrelated methods hidden\\l");
     ck_assert_lacks(s, "dotted");                /* unrelated methods never bridge */
     free(s);
+
+    /* Three matches, two boxes: the heavier two are drawn, the legend names the third. */
+    uint8_t three[NREF] = { [ASET] = 1, [CMP] = 1, [TINY] = 1 };
+    o.focus = three;
+    o.max_nodes = 2;
+    s = render(&r, &o);
+    ck_assert_has(s, "label=\"Hash#[]=\\n");
+    ck_assert_has(s, "label=\"Comparable#<=>\\n");
+    ck_assert_has(s, "\\lFocus: 3 matches, 2 shown; 1 unrelated method hidden\\lNot shown: Tiny#t\\l");
+    assert_dot_accepts(s);
+    free(s);
+    o.max_nodes = 0;
 
     uint8_t none[NREF] = { 0 };
     o.focus = none;
     s = render(&r, &o);
-    ck_assert_has(s, "Showing 0 of 7 methods (boxes hold 0.00% of self time)\\l");
+    ck_assert_has(s, "Showing 0 of 7 methods\\lThe boxes hold 0.00% of self time\\l");
     ck_assert_lacks(s, "N1");
     assert_dot_accepts(s);
     free(s);
@@ -736,7 +755,7 @@ START_TEST(legend_contents)
     char *legend = line_of(s, "  { rank=source; legend [");
     ck_assert_has(legend, "label=\"tracegraph: examples/demo.rb\\l");
     ck_assert_has(legend, "Clock: wall " DOT_ " total 1.00 s " DOT_ " 115,186 calls\\l");
-    ck_assert_has(legend, "Showing 6 of 7 methods (boxes hold 76.1% of self time)\\l");
+    ck_assert_has(legend, "Showing 6 of 7 methods\\lThe boxes hold 76.1% of self time\\l");
     ck_assert_has(legend, "Dropped 1 node (total < 5.00 ms)\\l");
     ck_assert_has(legend, "Box size = self time");
     ck_assert_has(legend, "colour = total time");
@@ -763,7 +782,7 @@ START_TEST(legend_reports_garbage_collection)
     s = render(&r, NULL);
     char *legend = line_of(s, "  { rank=source; legend [");
     ck_assert_has(legend, "Clock: wall " DOT_ " total 1.00 s " DOT_ " 115,186 calls\\lGC: 12 runs, 40 steps, 80.0 ms (8.00%) "
-                          DOT_ " marking 50.0 ms " DOT_ " sweeping 29.0 ms\\l");
+                          DOT_ " marking 50.0 ms\\l    " DOT_ " sweeping 29.0 ms\\l");
     free(legend);
     free(s);
     gc.runs = gc.entries = 1;
@@ -835,12 +854,19 @@ START_TEST(tricky_names_are_escaped_and_dot_is_silent)
     ck_assert_has(s, "label=\"\\\\N \\\\G \\\\l \\\\\\n");
     ck_assert_has(s, "tracegraph: prog \\\"x\\\"\\\\n.rb\\l");
     ck_assert_has(s, "Clock: wall\\\\ ");
-    /* The 5 KB name: 157 bytes + "…" in the box, 4093 + "…" in the tooltip. */
+    /* The 5 KB name: 157 bytes + "…" in the box, in lines of 28 characters
+     * (it has nowhere to break), 4093 + "…" in the tooltip. */
     char want[4200];
     memset(want, 'x', 4093);
     strcpy(want + 4093, "\xE2\x80\xA6\\n/app/huge.rb:6");
     ck_assert_has(s, want);
-    strcpy(want + 157, "\xE2\x80\xA6\\nhuge.rb:6\\n");
+    strcpy(want, "label=\"");
+    for (int i = 0; i < 6; i++) {
+        size_t at = strlen(want);
+        memset(want + at, 'x', i < 5 ? 28 : 17);
+        strcpy(want + at + (i < 5 ? 28 : 17), i < 5 ? "\\n" : "");
+    }
+    strcat(want, "\xE2\x80\xA6\\nhuge.rb:6\\n");
     ck_assert_has(s, want);
     ck_assert_lacks(s, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\xE2\x80\xA6\\nhuge");

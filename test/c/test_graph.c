@@ -108,18 +108,39 @@ END_TEST
 START_TEST(the_coverage_cap_keeps_the_hot_spot_whose_path_fits)
 {
     tg_graph_input in = pipeline();
+    in.max_nodes = 2;
+    in.cap = TG_GRAPH_CAP_COVERAGE;
+    tg_graph g;
+    ck_assert(tg_graph_build(&g, &in));
+    /* scan's path to a root costs 3 boxes (scan, run, main), emit's 3 too: over the budget; run's fits. */
+    static const uint32_t want[] = { RUN, MAIN };
+    check_order(&g, want, LEN(want));
+    ck_assert_uint_eq(g.capped, 4);
+    ck_assert_uint_eq(g.passed, 0);
+    tg_graph_free(&g);
+}
+END_TEST
+
+/* On a hot spot's path to the root, parse and lex (no self time) cost no
+ * box: they are one dotted edge, which names them, caller side first. */
+START_TEST(the_coverage_cap_passes_over_frames_of_negligible_self)
+{
+    tg_graph_input in = pipeline();
     in.max_nodes = 3;
     in.cap = TG_GRAPH_CAP_COVERAGE;
     tg_graph g;
     ck_assert(tg_graph_build(&g, &in));
-    /* scan's path to a root is 5 nodes, over the budget; emit's (emit, run, main) fits. */
-    static const uint32_t want[] = { RUN, MAIN, EMIT };
+    static const uint32_t want[] = { RUN, MAIN, SCAN };
     check_order(&g, want, LEN(want));
-    ck_assert_uint_eq(g.capped, 3);
+    ck_assert_uint_eq(g.capped, 3);   /* parse, lex and emit */
+    ck_assert_uint_eq(g.passed, 2);   /* parse and lex */
     ck_assert_uint_eq(g.cap_cut, 50);
     ck_assert_uint_eq(g.edge_count, 2);
     check_edge(&g, 0, MAIN, RUN, 100, 0);
-    check_edge(&g, 1, RUN, EMIT, 45, 4);
+    check_edge(&g, 1, RUN, SCAN, 50, SIZE_MAX);
+    ck_assert_uint_eq(g.edges[1].via_len, 2);
+    ck_assert_uint_eq(g.via[g.edges[1].via_start], PARSE);
+    ck_assert_uint_eq(g.via[g.edges[1].via_start + 1], LEX);
     tg_graph_free(&g);
 }
 END_TEST
@@ -260,6 +281,82 @@ START_TEST(focus_hides_unrelated_nodes_and_they_never_bridge)
 }
 END_TEST
 
+/*
+ * main -> run -> a -> a1, and run -> b -> b1 (tiny), b -> b2, run -> c.
+ * Focus on a1 and b1: b2 and c are unrelated; b1 is under the node cut
+ * and b -> b1 under the edge cut, but matches and their calls are drawn.
+ */
+enum { F_MAIN, F_RUN, F_A, F_A1, F_B, F_B1, F_B2, F_C };
+static const uint64_t focus_total[] = { 100, 100, 40, 30, 47, 2, 43, 5 };
+static const uint64_t focus_self[] = { 0, 10, 10, 30, 2, 2, 43, 5 };
+static const char *const focus_names[] = { "main", "run", "a", "a1", "b", "b1", "b2", "c" };
+static const tg_graph_link focus_links[] = {
+    CALL(F_MAIN, F_RUN, 100), CALL(F_RUN, F_A, 40), CALL(F_A, F_A1, 30), CALL(F_RUN, F_B, 47),
+    CALL(F_B, F_B1, 2),       CALL(F_B, F_B2, 43),  CALL(F_RUN, F_C, 5),
+};
+static const uint8_t focus_flags[] = { 0, 0, 0, 1, 0, 1, 0, 0 };
+
+static tg_graph_input focus_input(size_t max_nodes)
+{
+    tg_graph_input in = input(LEN(focus_total), focus_total, focus_self, focus_names, focus_links, LEN(focus_links));
+    in.node_fraction = in.edge_fraction = 0.05;   /* cuts 5 */
+    in.max_nodes = max_nodes;
+    in.cap = TG_GRAPH_CAP_COVERAGE;
+    in.focus = focus_flags;
+    return in;
+}
+
+START_TEST(focus_draws_the_matches_first_then_their_callers_and_callees_then_the_roots)
+{
+    tg_graph_input in = focus_input(1);
+    tg_graph g;
+    ck_assert(tg_graph_build(&g, &in));
+    static const uint32_t one[] = { F_A1 };   /* the heavier match */
+    check_order(&g, one, LEN(one));
+    ck_assert_uint_eq(g.focus_matches, 2);
+    ck_assert_uint_eq(g.focus_shown, 1);
+    ck_assert_uint_eq(g.focus_unshown_count, 1);
+    ck_assert_uint_eq(g.focus_unshown[0], F_B1);
+    ck_assert_uint_eq(g.unrelated, 2);
+    ck_assert_uint_eq(g.cut, 0);   /* b1 (2) is under the cut, but a match */
+    ck_assert_uint_eq(g.capped, 5);
+    tg_graph_free(&g);
+
+    in = focus_input(4);   /* both matches, then their callers */
+    ck_assert(tg_graph_build(&g, &in));
+    static const uint32_t four[] = { F_B, F_A, F_A1, F_B1 };
+    check_order(&g, four, LEN(four));
+    ck_assert_uint_eq(g.focus_shown, 2);
+    ck_assert_uint_eq(g.focus_unshown_count, 0);
+    ck_assert_uint_eq(g.edge_count, 2);
+    check_edge(&g, 0, F_A, F_A1, 30, 2);
+    check_edge(&g, 1, F_B, F_B1, 2, 4);   /* under the edge cut, but a match's call */
+    ck_assert_uint_eq(g.dropped_edges, 0);
+    tg_graph_free(&g);
+
+    in = focus_input(5);   /* the path up to the root does not fit: the rest goes as without a focus */
+    ck_assert(tg_graph_build(&g, &in));
+    static const uint32_t five[] = { F_RUN, F_B, F_A, F_A1, F_B1 };
+    check_order(&g, five, LEN(five));
+    tg_graph_free(&g);
+
+    in = focus_input(6);   /* it fits: run and main */
+    ck_assert(tg_graph_build(&g, &in));
+    static const uint32_t six[] = { F_RUN, F_MAIN, F_B, F_A, F_A1, F_B1 };
+    check_order(&g, six, LEN(six));
+    ck_assert_uint_eq(g.capped, 0);
+    tg_graph_free(&g);
+
+    in = focus_input(1);   /* without a focus, b1 is cut, and no hot spot's path fits one box */
+    in.focus = NULL;
+    ck_assert(tg_graph_build(&g, &in));
+    static const uint32_t plain[] = { F_RUN };
+    check_order(&g, plain, LEN(plain));
+    ck_assert_uint_eq(g.cut, 1);
+    tg_graph_free(&g);
+}
+END_TEST
+
 START_TEST(ties_go_to_the_tie_break_then_the_name)
 {
     static const uint64_t total[] = { 10, 10, 10 };
@@ -310,11 +407,13 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, nothing_hidden_keeps_every_node_and_link_heaviest_first);
     tcase_add_test(tc, the_heaviest_cap_keeps_the_spine_and_bridges_to_the_hot_spot);
     tcase_add_test(tc, the_coverage_cap_keeps_the_hot_spot_whose_path_fits);
+    tcase_add_test(tc, the_coverage_cap_passes_over_frames_of_negligible_self);
     tcase_add_test(tc, cuts_count_what_they_drop);
     tcase_add_test(tc, a_dotted_edge_carries_the_widest_paths_narrowest_call);
     tcase_add_test(tc, a_dotted_edge_beside_another_path_is_redundant);
     tcase_add_test(tc, ghost_links_are_drawn_after_calls_and_never_bridged_through);
     tcase_add_test(tc, focus_hides_unrelated_nodes_and_they_never_bridge);
+    tcase_add_test(tc, focus_draws_the_matches_first_then_their_callers_and_callees_then_the_roots);
     tcase_add_test(tc, ties_go_to_the_tie_break_then_the_name);
     tcase_add_test(tc, broken_links_and_empty_inputs_are_harmless);
     suite_add_tcase(s, tc);

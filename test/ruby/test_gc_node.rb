@@ -260,7 +260,7 @@ class TestGCNode < TracegraphTest
     assert_match(/^GC: 3 runs, 3 steps, \S+ \S+ \(#{Regexp.escape(pct)}\); marking \S+ \S+, sweeping \S+ \S+$/,
                  flat.string)
     assert_match(/\(garbage collection: marking\)$/, flat.string)
-    assert_match(/\\lGC: 3 runs, 3 steps, [^\\]+ · marking [^\\]+ · sweeping [^\\]+\\l/, profile.to_dot)
+    assert_match(/\\lGC: 3 runs, 3 steps, [^\\]+ · marking [^\\]+(?: |\\l    )· sweeping [^\\]+\\l/, profile.to_dot)
 
     quiet = without_automatic_gc { Tracegraph.profile { allocate(10) } }
     flat = StringIO.new

@@ -102,11 +102,13 @@ static uint64_t edge_shown(const diff *d, const tg_diff_edge *e)
 
 /*
  * The graph of merged nodes and edges (tg_graph.h), each weighed by its
- * heavier side in the metric: the heaviest kept under the cap (ties:
- * head's self, then base's), calls only base made drawn as ghosts, and
- * dotted edges along head's calls through hidden nodes. Unlike tg_dot's,
- * those carry no estimate: they only keep the graph connected. Then the
- * largest self amount a kept box is sized by.
+ * heavier side in the metric, chosen as the call graph's are: head's hot
+ * spots first under the cap, each with its path to the roots, frames of
+ * negligible self left to dotted edges (self: the heavier side's; ties: head's),
+ * calls only base made drawn as ghosts, and dotted edges along head's
+ * calls through hidden nodes, cut and pruned as the call graph's are
+ * (their widest path's estimate is not drawn: they keep the graph
+ * connected). Then the largest self amount a kept box is sized by.
  */
 static bool plan_graph(diff *d, const tg_diff_dot_options *o)
 {
@@ -120,8 +122,10 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
         for (size_t i = 0; i < n; i++) {
             const tg_diff_node *node = &d->m.nodes[i];
             total[i] = node->weight;
-            self[i] = metric_self(d, &node->head);
-            tie[i] = metric_self(d, &node->base);
+            /* The heavier side's self, as weights are: a method gone from base is a hot spot too. */
+            uint64_t hs = metric_self(d, &node->head), bs = metric_self(d, &node->base);
+            self[i] = hs > bs ? hs : bs;
+            tie[i] = hs;
             names[i] = node->name;
         }
         for (size_t i = 0; i < d->m.edge_count; i++) {
@@ -131,8 +135,8 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
         tg_graph_input in = { .node_count = n, .total = total, .self = self, .self_tie = tie, .names = names,
                               .links = links, .link_count = d->m.edge_count, .whole = d->grand,
                               .node_fraction = o->node_fraction, .edge_fraction = o->edge_fraction,
-                              .max_nodes = o->max_nodes, .cap = TG_GRAPH_CAP_HEAVIEST,
-                              .hidden = TG_GRAPH_HIDDEN_LINKS };
+                              .max_nodes = o->max_nodes, .cap = TG_GRAPH_CAP_COVERAGE,
+                              .hidden = TG_GRAPH_HIDDEN_WIDEST };
         ok = tg_graph_build(&d->g, &in);
     }
     free(total);
@@ -275,7 +279,9 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     if (strcmp(bc, hc) == 0) {
         tg_buf_printf(&line, "Clock: %s", hc);
     } else {
-        tg_buf_printf(&line, "Clock: %s" ARROW "%s (different clocks: changes mix what they measure)", bc, hc);
+        tg_buf_printf(&line, "Clock: %s" ARROW "%s", bc, hc);
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "(different clocks: changes mix what they measure)");
     }
     tg_style_put_legend_line(b, &line);
     /* "total 120 ms → 150 ms (+25.0%)"; the change in time when there is no base to compare with. */
@@ -293,12 +299,14 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
                   tg_format_count(c2, sizeof c2, tg_report_total_calls(head)));
     tg_style_put_legend_line(b, &line);
     if (d->alloc[0]) {
-        /* "Allocations: 155 → 182 objects (+17.4%) · allocs = a box's own" */
+        /* "Allocations: 155 → 182 objects (+17.4%)", then "allocs = a box's own" */
         uint64_t bw = d->alloc[1]->whole, hw = d->alloc[0]->whole;
         tg_buf_printf(&line, "Allocations: %s" ARROW "%s object%s (", tg_format_count(c1, sizeof c1, bw),
                       tg_format_count(c2, sizeof c2, hw), plural(hw));
         put_count_change(&line, bw, hw, false, true);
-        tg_buf_puts(&line, ")" MIDDOT "allocs = a box's own");
+        tg_buf_puts(&line, ")");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "allocs = a box's own");
         tg_style_put_legend_line(b, &line);
     }
     if (o->normalize && base->total_time) {
@@ -325,22 +333,31 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
                   tg_format_count(t1, sizeof t1, d->m.only_head), tg_format_count(t2, sizeof t2, d->m.only_base));
     tg_style_put_legend_line(b, &line);
     tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
+    tg_style_put_passed_line(b, &d->g);
     tg_buf_puts(b, "\\l");
     if (d->by_allocations) {
-        tg_buf_puts(&line, "Box size = head self allocations" MIDDOT "colour = change in self allocations");
+        tg_buf_puts(&line, "Box size = head self allocations");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "Colour = change in self allocations");
         tg_style_put_legend_line(b, &line);
         tg_buf_puts(&line, "Edge width = allocations in the call" MIDDOT "colour = their change");
         tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest from a change of 25% of the run's objects)");
+        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "(deepest from a change of 25% of the run's objects)");
     } else {
         tg_buf_puts(&line, "Box size = head self time" MIDDOT "colour = change in self time");
         tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held (deepest from a change of 25% of the run)");
+        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held");
+        tg_style_put_legend_line(b, &line);
+        tg_buf_puts(&line, "(deepest from a change of 25% of the run)");
     }
     tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Dashed blue box or edge = only in base (gone)" MIDDOT "\"new\" = only in head");
+    tg_buf_puts(&line, "Dashed blue = only in base (gone)" MIDDOT "\"new\" = only in head");
     tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Dotted edge = calls via hidden methods" MIDDOT "dashed grey border = C method");
+    tg_buf_puts(&line, "Dotted edge = calls via frames not drawn");
+    tg_style_put_legend_line(b, &line);
+    tg_buf_puts(&line, "Dashed grey border = C method");
     tg_style_put_legend_line(b, &line);
     tg_style_put_legend_close(b);
     emit_swatch(b, d);
@@ -417,6 +434,11 @@ static void emit_node(tg_buf *b, const diff *d, uint32_t index, const tg_diff_do
     tg_buf_puts(b, "];\n");
 }
 
+static const char *node_name(const void *merged, uint32_t i)
+{
+    return ((const tg_diff_merge *)merged)->nodes[i].name;
+}
+
 static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool large)
 {
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
@@ -429,7 +451,7 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
     if (!large) {
         tg_buf_puts(b, "label=\" ");
         if (dotted) {
-            tg_buf_puts(b, "via hidden");
+            tg_buf_printf(b, "via %u frame%s", (unsigned)ge->via_len, ge->via_len == 1 ? "" : "s");
         } else if (ghost) {
             tg_buf_printf(b, "gone" MIDDOT "was " TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->base.calls),
                           tg_format_ns(t1, sizeof t1, e->base.total));
@@ -461,7 +483,8 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
     tg_buf_puts(b, "tooltip=\"");
     tg_style_put_call_names(b, from->name, to->name);
     if (dotted) {
-        tg_buf_puts(b, "\\nhead calls via hidden methods");
+        tg_buf_printf(b, "\\nhead calls via %u hidden frame%s", (unsigned)ge->via_len, ge->via_len == 1 ? "" : "s");
+        tg_style_put_via_names(b, &d->g, ge, node_name, &d->m);
     } else {
         tg_buf_printf(b, "\\ncalls: %s" ARROW "%s", tg_format_count(c1, sizeof c1, e->base.calls),
                       tg_format_count(c2, sizeof c2, e->head.calls));

@@ -190,17 +190,22 @@ static void emit_waiting_line(tg_buf *b, const tg_report *r, const tg_dot_option
     tg_buf line = TG_BUF_INIT;
     uint64_t waiting = waiting_time(r, o);
     if (o->hidden_waiting) {
-        tg_buf_printf(&line, "Waiting hidden: %s blocked in sleep, join, locks and I/O waits is left out",
+        tg_buf_printf(&line, "Waiting hidden: %s in sleep, join, locks, I/O left out",
                       tg_format_ns(t1, sizeof t1, o->hidden_waiting));
         tg_style_put_legend_line(b, &line);
     } else if (waiting) {
         uint64_t working = r->total_time > waiting ? r->total_time - waiting : 0;
-        tg_buf_printf(&line, "Waiting %s (%s, grey boxes: sleep, join, locks, I/O waits) \xC2\xB7 working %s",
+        tg_buf_printf(&line, "Waiting %s (%s, grey boxes) \xC2\xB7 working %s",
                       tg_format_ns(t1, sizeof t1, waiting), tg_format_percent(pct, sizeof pct, waiting, r->total_time),
                       tg_format_ns(t2, sizeof t2, working));
         tg_style_put_legend_line(b, &line);
     }
     tg_buf_free(&line);
+}
+
+static const char *report_name(const void *report, uint32_t m)
+{
+    return tg_report_method_name(&((const tg_report *)report)->methods[m]);
 }
 
 static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
@@ -242,26 +247,22 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     }
     const char *held = p->by_allocations ? "allocations" : "self time";
     if (o->method_total && o->method_total != r->method_count)
-        tg_buf_printf(&line, "Showing %s box%s for %s methods (boxes hold %s of %s)", tg_format_count(c1, sizeof c1, p->g.kept),
-                      p->g.kept == 1 ? "" : "es", tg_format_count(c2, sizeof c2, o->method_total),
-                      tg_format_percent(t1, sizeof t1, p->shown_self, p->whole), held);
+        tg_buf_printf(&line, "Showing %s box%s for %s methods", tg_format_count(c1, sizeof c1, p->g.kept),
+                      p->g.kept == 1 ? "" : "es", tg_format_count(c2, sizeof c2, o->method_total));
     else
-        tg_buf_printf(&line, "Showing %s of %s methods (boxes hold %s of %s)",
-                      tg_format_count(c1, sizeof c1, p->g.kept), tg_format_count(c2, sizeof c2, r->method_count),
-                      tg_format_percent(t1, sizeof t1, p->shown_self, p->whole), held);
+        tg_buf_printf(&line, "Showing %s of %s methods", tg_format_count(c1, sizeof c1, p->g.kept),
+                      tg_format_count(c2, sizeof c2, r->method_count));
     tg_style_put_legend_line(b, &line);
-    if (p->g.focus) {
-        tg_buf_printf(&line, "Focus: %s matching method%s; %s unrelated method%s hidden",
-                      tg_format_count(c1, sizeof c1, p->g.focus_matches), p->g.focus_matches == 1 ? "" : "s",
-                      tg_format_count(c2, sizeof c2, p->g.unrelated), p->g.unrelated == 1 ? "" : "s");
-        tg_style_put_legend_line(b, &line);
-    }
+    tg_buf_printf(&line, "The boxes hold %s of %s", tg_format_percent(t1, sizeof t1, p->shown_self, p->whole), held);
+    tg_style_put_legend_line(b, &line);
+    tg_style_put_focus_lines(b, &p->g, report_name, r);
     if (p->g.ignored) {
         tg_buf_printf(&line, "Ignored %s method%s", tg_format_count(c1, sizeof c1, p->g.ignored),
                       p->g.ignored == 1 ? "" : "s");
         tg_style_put_legend_line(b, &line);
     }
     tg_style_put_dropped_lines(b, &p->g, o->max_nodes, p->by_allocations, "");
+    tg_style_put_passed_line(b, &p->g);
     for (size_t i = 0; i < o->note_count; i++) {
         if (!o->notes[i]) continue;
         tg_buf_puts(&line, o->notes[i]);
@@ -278,11 +279,14 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
         tg_buf_puts(&line, "Edge width and colour = time through the call");
     }
     tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Dotted edge = calls via hidden methods (~ = widest-path estimate)");
+    tg_buf_puts(&line, "Dotted edge = calls via frames not drawn (~ = an estimate)");
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed border = C method");
-    if (waiting_time(r, o)) tg_buf_puts(&line, " \xC2\xB7 grey = waiting");
     tg_style_put_legend_line(b, &line);
+    if (waiting_time(r, o)) {
+        tg_buf_puts(&line, "Grey = waiting (sleep, join, locks, I/O waits)");
+        tg_style_put_legend_line(b, &line);
+    }
     tg_style_put_legend_close(b);
     tg_buf_free(&line);
 }
@@ -320,7 +324,7 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
                   meth->calls == 1 ? "" : "s");
 
     tg_style_put_tooltip_title(b, name, meth);
-    if (o->context && o->context[m]) tg_style_put_label_context(b, o->context[m]);
+    if (o->context && o->context[m]) tg_style_put_tooltip_context(b, o->context[m]);
     tg_buf_printf(b, "\\nself: %s (%s), %s ns", tg_format_ns(t, sizeof t, meth->self_time),
                   tg_format_percent(pct, sizeof pct, meth->self_time, r->total_time),
                   tg_format_count(c, sizeof c, meth->self_time));
@@ -369,7 +373,7 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     tg_buf_printf(b, "  N%u -> N%u [", (unsigned)e->from_rank + 1, (unsigned)e->to_rank + 1);
     tg_buf t_label = TG_BUF_INIT;
     if (e->dotted) {
-        tg_buf_printf(&t_label, "via hidden \xC2\xB7 ~%s",
+        tg_buf_printf(&t_label, "via %u frame%s \xC2\xB7 ~%s", (unsigned)e->via_len, e->via_len == 1 ? "" : "s",
                       tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount));
     } else {
         if (via) {
@@ -393,9 +397,10 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     tg_buf_puts(b, "tooltip=\"");
     tg_style_put_call_names(b, tg_report_method_name(&r->methods[e->from]), tg_report_method_name(&r->methods[e->to]));
     if (e->dotted) {
-        tg_buf_printf(b, "\\nvia hidden methods, ~%s (%s): the busiest path's narrowest call",
-                      tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount),
+        tg_buf_printf(b, "\\nvia %u hidden frame%s, ~%s (%s): the busiest path's narrowest call", (unsigned)e->via_len,
+                      e->via_len == 1 ? "" : "s", tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount),
                       tg_format_percent(pct, sizeof pct, e->amount, p->whole));
+        tg_style_put_via_names(b, &p->g, e, report_name, r);
     } else {
         tg_buf_printf(b, "\\n%s call%s", tg_format_count(c, sizeof c, calls), calls == 1 ? "" : "s");
         tg_buf_printf(b, "\\ntotal: %s (%s)", tg_format_ns(t, sizeof t, time),

@@ -23,6 +23,11 @@
 /* Above this many boxes, edge labels move into tooltips so `dot` stays fast. */
 #define TG_STYLE_LARGE_GRAPH_NODES 150
 
+/* No line of a legend or a box is longer than this many characters: a
+ * longer one wraps (legend lines go on indented; names and paths in a box
+ * wrap at about 28). */
+#define TG_STYLE_LINE_CHARS 60
+
 /* Colour stops of a scale, from 0 to 1 at even steps of sqrt(fraction). */
 #define TG_STYLE_SCALE_STOPS 5
 
@@ -43,7 +48,8 @@ tg_style_rgb tg_style_scale_color(const tg_style_rgb stops[TG_STYLE_SCALE_STOPS]
 /* "digraph <name> {" and the graph, node and edge defaults. */
 void tg_style_put_graph_open(tg_buf *b, const char *name, bool large);
 
-/* The legend box: open, one escaped left-justified line per call (line is emptied), close. */
+/* The legend box: open, one escaped left-justified line per call (line is
+ * emptied; wrapped at TG_STYLE_LINE_CHARS, at spaces first), close. */
 void tg_style_put_legend_open(tg_buf *b);
 void tg_style_put_legend_line(tg_buf *b, tg_buf *line);
 void tg_style_put_legend_close(tg_buf *b);
@@ -58,7 +64,24 @@ const char *tg_style_format_amount(char *out, size_t size, bool objects, uint64_
  * dropped". Amounts are objects when `objects`, else times. */
 void tg_style_put_dropped_lines(tg_buf *b, const tg_graph *g, size_t max_nodes, bool objects, const char *qualifier);
 
-/* A box label's first lines: the name, wrapped after "::" when long, then
+/* The legend's lines on a focus: how many methods match and how many of
+ * them are shown, how many unrelated ones are hidden, and the heaviest of
+ * the matches the cap left out, named by name_of(ctx, node). Nothing
+ * without a focus. */
+void tg_style_put_focus_lines(tg_buf *b, const tg_graph *g, const char *(*name_of)(const void *ctx, uint32_t node),
+                              const void *ctx);
+
+/* A dotted edge's tooltip lines naming the hidden frames its path goes
+ * through, caller side first ("\n  name"; at most 40, then how many more). */
+void tg_style_put_via_names(tg_buf *b, const tg_graph *g, const tg_graph_edge *e,
+                            const char *(*name_of)(const void *ctx, uint32_t node), const void *ctx);
+
+/* The legend's line on the frames of negligible self time that the paths
+ * to the roots left to dotted edges (tg_graph's `passed`), if any. */
+void tg_style_put_passed_line(tg_buf *b, const tg_graph *g);
+
+/* A box label's first lines: the name, wrapped after "::", "#", "." or a
+ * space when long, then
  * short_file:line if given (a path for people: "rubocop/cli.rb"), else
  * the file:line relative to cwd (may be NULL). */
 void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
@@ -67,6 +90,9 @@ void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_metho
 /* A line under a box's name saying which part of a method it is ("from
  * Foo#bar"), shortened as names are. */
 void tg_style_put_label_context(tg_buf *b, const char *context);
+
+/* The same line in a box's tooltip, whole. */
+void tg_style_put_tooltip_context(tg_buf *b, const char *context);
 
 /* A box tooltip's first lines: the full name, then the full file:line. */
 void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_report_method *m);

@@ -162,63 +162,197 @@ static bool apply_focus(tg_graph *g, const tg_graph_input *in, const adjacency *
     return ok;
 }
 
+/* x's caller by the heaviest call among the candidates, other than x itself; UINT32_MAX for none. */
+static uint32_t heaviest_caller(const tg_graph *g, const tg_graph_input *in, const adjacency *a, uint32_t x)
+{
+    uint32_t caller = UINT32_MAX;
+    uint64_t heaviest = 0;
+    for (size_t k = a->in_start[x]; k < a->in_start[x + 1]; k++) {
+        const tg_graph_link *l = &in->links[a->in[k]];
+        if (g->state[l->from] != TG_GRAPH_KEPT || l->from == x) continue;
+        if (caller == UINT32_MAX || l->amount > heaviest) {
+            caller = l->from;
+            heaviest = l->amount;
+        }
+    }
+    return caller;
+}
+
+/* Does node m, on a path to the roots, only pass calls on: negligible self,
+ * not a focus match, and not the path's end (`end`)? Then it costs no box. */
+static bool passes_through(const tg_graph_input *in, uint32_t m, bool end)
+{
+    if (end || (in->focus && in->focus[m])) return false;
+    return in->self[m] <= in->whole / TG_GRAPH_NEGLIGIBLE_SELF;
+}
+
+/* Scratch for choosing paths: the path being walked, and a stamp per node against cycles. */
+typedef struct walk {
+    uint32_t *path;
+    uint32_t *stamp;
+    uint32_t mark;
+    uint8_t *passed;   /* per node: left out of a chosen path as only passing calls on */
+} walk;
+
+/*
+ * Walks from x up its heaviest callers until a chosen node or a root, into
+ * w->path, and chooses the whole path if it fits the budget (taking it
+ * from *budget); else nothing. x may be UINT32_MAX: nothing to walk.
+ */
+static void choose_path(const tg_graph *g, const tg_graph_input *in, const adjacency *a, uint32_t x, walk *w,
+                        uint8_t *chosen, size_t *budget)
+{
+    size_t len = 0, boxes = 0;
+    uint32_t top = UINT32_MAX;   /* a root the path ends at: drawn, so the path has a start */
+    w->mark++;
+    while (x != UINT32_MAX && !chosen[x] && w->stamp[x] != w->mark) {
+        w->stamp[x] = w->mark;
+        w->path[len++] = x;
+        uint32_t caller = heaviest_caller(g, in, a, x);
+        if (caller == UINT32_MAX) top = x;
+        x = caller;
+    }
+    for (size_t k = 0; k < len; k++) boxes += !passes_through(in, w->path[k], k == 0 || w->path[k] == top);
+    if (boxes > *budget) return;
+    for (size_t k = 0; k < len; k++) {
+        if (passes_through(in, w->path[k], k == 0 || w->path[k] == top))
+            w->passed[w->path[k]] = 1;
+        else
+            chosen[w->path[k]] = 1;
+    }
+    *budget -= boxes;
+}
+
 /*
  * Which `budget` of the candidates (keys, in total order) to keep, into
- * chosen[]. Choosing the biggest totals shows the spine every call
- * passes through, frames of ~0% self time, and leaves out where the time
- * is: on rubocop, 80 boxes held a third of the self time. So the hot
- * spots come first: by self, each with the path that connects it to a
- * node already chosen or to a root (its heaviest caller, and that
- * caller's, ...), if the whole path fits the budget. What budget is left
- * goes by total, as before.
+ * chosen[] (which may hold some already). Choosing the biggest totals
+ * shows the spine every call passes through, frames of ~0% self time,
+ * and leaves out where the time is: on rubocop, 80 boxes held a third of
+ * the self time. So the hot spots come first: by self, each with the
+ * path that connects it to a node already chosen or to a root (its
+ * heaviest caller, and that caller's, ...), if the whole path fits the
+ * budget. What budget is left goes by total, as before.
  */
 static bool choose_by_coverage(const tg_graph *g, const tg_graph_input *in, const adjacency *a,
-                               const node_key *keys, size_t count, size_t budget, uint8_t *chosen)
+                               const node_key *keys, size_t count, size_t budget, uint8_t *chosen, walk *w)
 {
-    size_t n = in->node_count;
     node_key *by_self = malloc((count + 1) * sizeof *by_self);
-    uint32_t *path = malloc((n + 1) * sizeof *path);
-    uint32_t *stamp = calloc(n + 1, sizeof *stamp);
-    if (!by_self || !path || !stamp) {
-        free(by_self);
-        free(path);
-        free(stamp);
-        return false;
-    }
+    if (!by_self) return false;
     memcpy(by_self, keys, count * sizeof *keys);
     qsort(by_self, count, sizeof *by_self, compare_by_self);
-    for (size_t i = 0; i < count && budget > 0 && by_self[i].self > 0; i++) {
-        size_t len = 0;
-        uint32_t x = by_self[i].index;
-        uint32_t mark = (uint32_t)i + 1;
-        while (!chosen[x] && stamp[x] != mark) {
-            stamp[x] = mark;
-            path[len++] = x;
-            uint32_t caller = UINT32_MAX;
-            uint64_t heaviest = 0;
-            for (size_t k = a->in_start[x]; k < a->in_start[x + 1]; k++) {
-                const tg_graph_link *l = &in->links[a->in[k]];
-                if (g->state[l->from] != TG_GRAPH_KEPT || l->from == x) continue;
-                if (caller == UINT32_MAX || l->amount > heaviest) {
-                    caller = l->from;
-                    heaviest = l->amount;
-                }
-            }
-            if (caller == UINT32_MAX) break;   /* a root among the candidates */
-            x = caller;
-        }
-        if (len > budget) continue;
-        for (size_t k = 0; k < len; k++) chosen[path[k]] = 1;
-        budget -= len;
-    }
+    for (size_t i = 0; i < count && budget > 0 && by_self[i].self > 0; i++)
+        choose_path(g, in, a, by_self[i].index, w, chosen, &budget);
     for (size_t i = 0; i < count && budget > 0; i++) {
         if (chosen[keys[i].index]) continue;
         chosen[keys[i].index] = 1;
         budget--;
     }
     free(by_self);
-    free(path);
-    free(stamp);
+    return true;
+}
+
+/* A neighbour of a focus match, by the heaviest call that joins them. */
+typedef struct neighbour {
+    uint64_t amount;
+    uint32_t node;
+} neighbour;
+
+static int compare_neighbours(const void *pa, const void *pb)
+{
+    const neighbour *a = pa, *b = pb;
+    if (a->amount != b->amount) return a->amount > b->amount ? -1 : 1;
+    return a->node < b->node ? -1 : a->node > b->node;
+}
+
+/*
+ * With a focus, the budget goes first to the matches (heaviest totals
+ * first), then to their callers and callees (by the heaviest call that
+ * joins them to a chosen match), then to the paths from the matches up
+ * to the roots, and only then as without a focus. near[m] is 1 for a
+ * match, 2 for a caller or callee of one.
+ */
+static bool choose_by_focus(const tg_graph *g, const tg_graph_input *in, const adjacency *a, const node_key *keys,
+                            size_t count, size_t budget, uint8_t *chosen, const uint8_t *near, walk *w)
+{
+    for (size_t i = 0; i < count && budget > 0; i++) {
+        if (near[keys[i].index] != 1) continue;
+        chosen[keys[i].index] = 1;
+        budget--;
+    }
+    size_t n = in->node_count, found = 0;
+    neighbour *next = malloc((n + 1) * sizeof *next);
+    uint64_t *best = calloc(n + 1, sizeof *best);
+    uint8_t *seen = calloc(n + 1, 1);
+    bool ok = next && best && seen;
+    for (size_t i = 0; ok && i < count; i++) {
+        uint32_t m = keys[i].index;
+        if (near[m] != 1 || !chosen[m]) continue;
+        for (int dir = 0; dir < 2; dir++) {
+            const size_t *start = dir ? a->out_start : a->in_start, *list = dir ? a->out : a->in;
+            for (size_t k = start[m]; k < start[m + 1]; k++) {
+                const tg_graph_link *l = &in->links[list[k]];
+                uint32_t other = dir ? l->to : l->from;
+                if (chosen[other] || g->state[other] != TG_GRAPH_KEPT) continue;
+                if (!seen[other]) {
+                    seen[other] = 1;
+                    next[found++].node = other;
+                }
+                if (l->amount > best[other]) best[other] = l->amount;
+            }
+        }
+    }
+    if (ok) {
+        for (size_t i = 0; i < found; i++) next[i].amount = best[next[i].node];
+        if (found > 1) qsort(next, found, sizeof *next, compare_neighbours);
+        for (size_t i = 0; i < found && budget > 0; i++) {
+            chosen[next[i].node] = 1;
+            budget--;
+        }
+        for (size_t i = 0; i < count && budget > 0; i++) {
+            uint32_t x = keys[i].index;
+            if (near[x] != 1 || !chosen[x]) continue;
+            /* Up past what is chosen already (its caller, chosen as a neighbour), then on to a root. */
+            for (size_t up = 0; x != UINT32_MAX && chosen[x] && up < n; up++) x = heaviest_caller(g, in, a, x);
+            choose_path(g, in, a, x, w, chosen, &budget);
+        }
+        ok = choose_by_coverage(g, in, a, keys, count, budget, chosen, w);
+    }
+    free(next);
+    free(best);
+    free(seen);
+    return ok;
+}
+
+/* near[m]: 1 for a focus match still a candidate, 2 for its callers and callees. */
+static void mark_near_focus(const tg_graph *g, const tg_graph_input *in, const adjacency *a, uint8_t *near)
+{
+    for (size_t m = 0; m < in->node_count; m++) {
+        if (!in->focus[m] || g->state[m] != TG_GRAPH_KEPT) continue;
+        near[m] = 1;
+        for (size_t k = a->out_start[m]; k < a->out_start[m + 1]; k++) {
+            uint32_t to = in->links[a->out[k]].to;
+            if (!near[to]) near[to] = 2;
+        }
+        for (size_t k = a->in_start[m]; k < a->in_start[m + 1]; k++) {
+            uint32_t from = in->links[a->in[k]].from;
+            if (!near[from]) near[from] = 2;
+        }
+    }
+    for (size_t m = 0; m < in->node_count; m++) {
+        if (near[m] == 2 && in->focus[m]) near[m] = 1;   /* (a match found as a neighbour first) */
+    }
+}
+
+/* The matches the cap left out, heaviest first (keys is in total order). */
+static bool note_unshown_matches(tg_graph *g, const tg_graph_input *in, const node_key *keys, size_t count)
+{
+    for (size_t m = 0; m < in->node_count; m++) g->focus_shown += in->focus[m] && g->state[m] == TG_GRAPH_KEPT;
+    g->focus_unshown = malloc((count + 1) * sizeof *g->focus_unshown);
+    if (!g->focus_unshown) return false;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t m = keys[i].index;
+        if (in->focus[m] && g->state[m] == TG_GRAPH_CAPPED) g->focus_unshown[g->focus_unshown_count++] = m;
+    }
     return true;
 }
 
@@ -238,11 +372,16 @@ static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency 
     g->edge_cut = tg_report_cut_off(in->edge_fraction, in->whole);
 
     node_key *keys = malloc((n + 1) * sizeof *keys);
-    if (!keys) return false;
+    uint8_t *near = in->focus ? calloc(n + 1, 1) : NULL;
+    uint8_t *chosen = calloc(n + 1, 1);
+    walk w = { malloc((n + 1) * sizeof *w.path), calloc(n + 1, sizeof *w.stamp), 0, calloc(n + 1, 1) };
+    bool ok = keys && chosen && w.path && w.stamp && w.passed && (!in->focus || near);
     size_t count = 0;
-    for (size_t m = 0; m < n; m++) {
+    if (ok && near) mark_near_focus(g, in, a, near);
+    for (size_t m = 0; ok && m < n; m++) {
         if (g->state[m] != TG_GRAPH_KEPT) continue;
-        if (in->total[m] < g->node_cut) {
+        /* The focus's matches and their callers and callees are never cut for their size. */
+        if (in->total[m] < g->node_cut && !(near && near[m])) {
             g->state[m] = TG_GRAPH_CUT;
             g->cut++;
             continue;
@@ -250,37 +389,36 @@ static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency 
         keys[count++] = (node_key){ in->total[m], in->self[m], in->self_tie ? in->self_tie[m] : 0, in->names[m],
                                     (uint32_t)m };
     }
-    if (count > 1) qsort(keys, count, sizeof *keys, compare_nodes);
-    uint8_t *chosen = NULL;
-    if (in->max_nodes && count > in->max_nodes) {
-        chosen = calloc(n + 1, 1);
-        if (!chosen) {
-            free(keys);
-            return false;
-        }
-        if (in->cap == TG_GRAPH_CAP_COVERAGE) {
-            if (!choose_by_coverage(g, in, a, keys, count, in->max_nodes, chosen)) {
-                free(chosen);
-                free(keys);
-                return false;
-            }
+    if (ok && count > 1) qsort(keys, count, sizeof *keys, compare_nodes);
+    bool capping = ok && in->max_nodes && count > in->max_nodes;
+    if (capping) {
+        if (near) {
+            ok = choose_by_focus(g, in, a, keys, count, in->max_nodes, chosen, near, &w);
+        } else if (in->cap == TG_GRAPH_CAP_COVERAGE) {
+            ok = choose_by_coverage(g, in, a, keys, count, in->max_nodes, chosen, &w);
         } else {
             for (size_t i = 0; i < in->max_nodes; i++) chosen[keys[i].index] = 1;
         }
     }
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; ok && i < count; i++) {
         uint32_t m = keys[i].index;
-        if (chosen && !chosen[m]) {
+        if (capping && !chosen[m]) {
             if (g->capped++ == 0 || keys[i].total > g->cap_cut) g->cap_cut = keys[i].total;
             g->state[m] = TG_GRAPH_CAPPED;
+            g->passed += w.passed[m];
             continue;
         }
         g->rank[m] = (uint32_t)g->kept;
         g->order[g->kept++] = m;
     }
+    if (ok && in->focus) ok = note_unshown_matches(g, in, keys, count);
+    free(near);
     free(chosen);
+    free(w.path);
+    free(w.stamp);
+    free(w.passed);
     free(keys);
-    return true;
+    return ok;
 }
 
 /* ------------------------------------------------------------------ */
@@ -296,8 +434,14 @@ static bool edge_push(tg_graph *g, uint32_t from, uint32_t to, uint64_t amount, 
         g->edge_cap = cap;
     }
     g->edges[g->edge_count++] = (tg_graph_edge){ from, to, g->rank[from], g->rank[to], amount, link,
-                                                 link == SIZE_MAX, ghost, true };
+                                                 link == SIZE_MAX, ghost, true, 0, 0 };
     return true;
+}
+
+/* A call to or from a focus match is drawn however small. */
+static bool touches_focus(const tg_graph_input *in, uint32_t from, uint32_t to)
+{
+    return in->focus && (in->focus[from] || in->focus[to]);
 }
 
 static bool collect_links(tg_graph *g, const tg_graph_input *in)
@@ -305,7 +449,7 @@ static bool collect_links(tg_graph *g, const tg_graph_input *in)
     for (size_t i = 0; i < in->link_count; i++) {
         const tg_graph_link *l = &in->links[i];
         if (!link_valid(in, l) || g->state[l->from] != TG_GRAPH_KEPT || g->state[l->to] != TG_GRAPH_KEPT) continue;
-        if (l->amount < g->edge_cut) {
+        if (l->amount < g->edge_cut && !touches_focus(in, l->from, l->to)) {
             g->dropped_edges++;
             continue;
         }
@@ -364,6 +508,7 @@ typedef struct search {
     uint64_t *width;           /* best bottleneck found to each node */
     uint8_t *seen;             /* 1 = width is set; 2 = finished (hidden nodes only) */
     uint8_t *direct;           /* kept callee already joined by a call */
+    uint32_t *pred;            /* the node the best bottleneck to each node came from */
     uint32_t *touched;
     size_t touched_count;
     heap heap;
@@ -380,14 +525,40 @@ static bool traversable(const tg_graph *g, uint32_t m)
     return st == TG_GRAPH_IGNORED || st == TG_GRAPH_CUT || st == TG_GRAPH_CAPPED;
 }
 
-/* Records that kept node `to` is reachable from the search's source with bottleneck w. */
-static void reach(search *s, uint32_t to, uint64_t w)
+/* Records that node `to` is reachable from the search's source with bottleneck w, through `from`. */
+static void reach(search *s, uint32_t to, uint64_t w, uint32_t from)
 {
     touch(s, to);
     if (!s->seen[to] || w > s->width[to]) {
         s->width[to] = w;
         s->seen[to] = 1;
+        s->pred[to] = from;
     }
+}
+
+/* The hidden nodes on the widest path from `from` to `to`, caller side
+ * first, appended to g->via; sets the edge's via_start and via_len. */
+static bool note_via(tg_graph *g, const search *s, size_t n, uint32_t from, uint32_t to, tg_graph_edge *e)
+{
+    size_t start = g->via_count;
+    for (uint32_t x = s->pred[to]; x != from && g->via_count - start < n; x = s->pred[x]) {
+        if (g->via_count == g->via_cap) {
+            size_t cap = g->via_cap ? g->via_cap * 2 : 64;
+            uint32_t *items = realloc(g->via, cap * sizeof *items);
+            if (!items) return false;
+            g->via = items;
+            g->via_cap = cap;
+        }
+        g->via[g->via_count++] = x;
+    }
+    for (size_t i = start, j = g->via_count; i + 1 < j; i++, j--) {   /* caller side first */
+        uint32_t t = g->via[i];
+        g->via[i] = g->via[j - 1];
+        g->via[j - 1] = t;
+    }
+    e->via_start = start;
+    e->via_len = (uint32_t)(g->via_count - start);
+    return true;
 }
 
 /*
@@ -416,7 +587,7 @@ static bool find_hidden_paths_from(tg_graph *g, const tg_graph_input *in, const 
     for (size_t k = a->out_start[from]; k < a->out_start[from + 1] && ok; k++) {
         const tg_graph_link *l = &in->links[a->out[k]];
         if (!traversable(g, l->to)) continue;
-        reach(s, l->to, l->amount);
+        reach(s, l->to, l->amount, from);
         ok = heap_push(&s->heap, (heap_item){ l->amount, l->to });
     }
     while (ok && s->heap.count) {
@@ -427,9 +598,9 @@ static bool find_hidden_paths_from(tg_graph *g, const tg_graph_input *in, const 
             const tg_graph_link *l = &in->links[a->out[k]];
             uint64_t w = l->amount < it.width ? l->amount : it.width;
             if (g->state[l->to] == TG_GRAPH_KEPT) {
-                reach(s, l->to, w);
+                reach(s, l->to, w, it.node);
             } else if (traversable(g, l->to) && s->seen[l->to] != 2 && (!s->seen[l->to] || w > s->width[l->to])) {
-                reach(s, l->to, w);
+                reach(s, l->to, w, it.node);
                 ok = heap_push(&s->heap, (heap_item){ w, l->to });
             }
         }
@@ -437,12 +608,11 @@ static bool find_hidden_paths_from(tg_graph *g, const tg_graph_input *in, const 
     for (size_t t = 0; t < s->touched_count; t++) {
         uint32_t to = s->touched[t];
         if (ok && g->state[to] == TG_GRAPH_KEPT && s->seen[to] && !s->direct[to] && to != from) {
-            if (!widest) {
-                ok = edge_push(g, from, to, 0, SIZE_MAX, false);
-            } else if (s->width[to] < g->edge_cut) {
+            if (widest && s->width[to] < g->edge_cut && !touches_focus(in, from, to)) {
                 g->dropped_edges++;
             } else {
-                ok = edge_push(g, from, to, s->width[to], SIZE_MAX, false);
+                ok = edge_push(g, from, to, widest ? s->width[to] : 0, SIZE_MAX, false) &&
+                     note_via(g, s, in->node_count, from, to, &g->edges[g->edge_count - 1]);
             }
         }
         s->seen[to] = 0;
@@ -456,13 +626,14 @@ static bool find_hidden_paths(tg_graph *g, const tg_graph_input *in, const adjac
 {
     size_t n = in->node_count;
     if (g->kept == n) return true;     /* nothing hidden, nothing to bridge */
-    search s = { calloc(n + 1, sizeof *s.width), calloc(n + 1, 1), calloc(n + 1, 1),
+    search s = { calloc(n + 1, sizeof *s.width), calloc(n + 1, 1), calloc(n + 1, 1), calloc(n + 1, sizeof *s.pred),
                  malloc((n + 1) * sizeof *s.touched), 0, { NULL, 0, 0 } };
-    bool ok = s.width && s.seen && s.direct && s.touched;
+    bool ok = s.width && s.seen && s.direct && s.pred && s.touched;
     for (size_t i = 0; ok && i < g->kept; i++) ok = find_hidden_paths_from(g, in, a, g->order[i], &s);
     free(s.width);
     free(s.seen);
     free(s.direct);
+    free(s.pred);
     free(s.touched);
     free(s.heap.items);
     return ok;
@@ -582,6 +753,8 @@ void tg_graph_free(tg_graph *g)
     free(g->rank);
     free(g->order);
     free(g->edges);
+    free(g->focus_unshown);
+    free(g->via);
     memset(g, 0, sizeof *g);
 }
 

@@ -14,16 +14,24 @@
  *   1. ignore flags hide nodes; paths through them become dotted edges;
  *   2. focus flags hide every node that is neither an ancestor nor a
  *      descendant of a match (no dotted edges through those);
- *   3. nodes whose total is under node_fraction of the whole are cut;
- *   4. of the rest, max_nodes are kept (0: all): the heaviest totals, or
- *      with TG_GRAPH_CAP_COVERAGE the hot spots by self first, each with
- *      the heaviest-caller path that joins it to the kept ones.
+ *   3. nodes whose total is under node_fraction of the whole are cut,
+ *      except a focus's matches and their callers and callees;
+ *   4. of the rest, max_nodes are kept (0: all). With a focus: the
+ *      matches first, then their callers and callees, then the paths
+ *      from the matches to the roots, then as without one. Without: the
+ *      heaviest totals, or with TG_GRAPH_CAP_COVERAGE the hot spots by
+ *      self first, each with the heaviest-caller path that joins it to
+ *      the kept ones. On such a path (and the focus's), the nodes of
+ *      negligible self (TG_GRAPH_NEGLIGIBLE_SELF of the whole, at most)
+ *      cost no box: they are left hidden, and the dotted edge that
+ *      bridges them names them, so the boxes go where the time is.
  * Kept nodes are ranked by total desc, self desc, tie desc, name, index.
  *
  * Edges: every link between two kept nodes whose amount reaches the
- * edge cut, then dotted edges from each kept node to the kept nodes it
+ * edge cut (or that joins a focus match, however small), then dotted edges from each kept node to the kept nodes it
  * reaches only through ignored, cut or capped ones (along links that are
- * not ghosts), then all in drawing order. Memory grows with nodes and
+ * not ghosts), each with the hidden nodes along its widest path, then
+ * all in drawing order. Memory grows with nodes and
  * links, never with calls.
  */
 #ifndef TG_GRAPH_H
@@ -37,6 +45,9 @@
 #define TG_GRAPH_DEFAULT_NODE_FRACTION 0.005
 #define TG_GRAPH_DEFAULT_EDGE_FRACTION 0.001
 #define TG_GRAPH_DEFAULT_MAX_NODES 80
+/* A node whose self is at most whole / TG_GRAPH_NEGLIGIBLE_SELF (0.1%)
+ * only passes calls on: on a path to the roots it costs no box. */
+#define TG_GRAPH_NEGLIGIBLE_SELF 1000
 
 /* Why a node is or is not drawn. */
 typedef enum tg_graph_state {
@@ -97,6 +108,8 @@ typedef struct tg_graph_edge {
     bool dotted;                   /* stands for calls through hidden nodes */
     bool ghost;                    /* the link is a ghost */
     bool alive;                    /* (while building: false once found redundant) */
+    size_t via_start;              /* a dotted edge: its path's hidden nodes, caller side first, are */
+    uint32_t via_len;              /*   via[via_start .. via_start + via_len) of the graph */
 } tg_graph_edge;
 
 typedef struct tg_graph {
@@ -106,10 +119,16 @@ typedef struct tg_graph {
     size_t kept;
     tg_graph_edge *edges;          /* what to draw, in drawing order */
     size_t edge_count, edge_cap;
+    uint32_t *via;                 /* the hidden nodes the dotted edges pass through (see tg_graph_edge) */
+    size_t via_count, via_cap;
+    size_t passed;                 /* nodes of negligible self left out of the hot spots' paths to the roots */
     uint64_t node_cut, edge_cut;   /* the smallest total a node, and an edge, needs to be drawn */
     uint64_t cap_cut;              /* the heaviest total the cap dropped */
     bool focus;                    /* focus flags were given */
     size_t focus_matches;          /* nodes matching them */
+    size_t focus_shown;            /* of those, kept */
+    uint32_t *focus_unshown;       /* the matches the cap left out, heaviest total first */
+    size_t focus_unshown_count;
     size_t ignored, unrelated, cut, capped;   /* nodes hidden, by reason */
     size_t dropped_edges;          /* links and dotted edges under the edge cut */
 } tg_graph;

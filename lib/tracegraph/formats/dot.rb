@@ -17,7 +17,9 @@ module Tracegraph
       #   node_fraction: drop methods under this share of total time (0.005; 0 keeps all)
       #   edge_fraction: drop calls under this share of total time (0.001; 0 keeps all)
       #   max_nodes:     keep at most this many methods, by total time (80; 0 = no cap)
-      #   focus:         Regexp/String: keep only methods matching it and their callers and callees
+      #   focus:         Regexp/String: draw the methods matching it first (never cut for their size),
+      #                  then their callers and callees, then the paths to the roots; hide what
+      #                  neither leads to nor from a match
       #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
       #   split_hubs:    draw an iterator many methods call with their own blocks as one box
       #                  per caller, where the profile says exactly what is whose (true; see model/hub_split.rb)

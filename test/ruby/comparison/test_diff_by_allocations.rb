@@ -56,7 +56,8 @@ class TestDiffByAllocations < TracegraphTest
 
   # The whole line of the box whose label starts with name.
   def box(dot, name)
-    dot.lines.find { |l| l.match?(/^  N\d+ \[label="#{Regexp.escape(name)}\\n/) } || flunk("no box for #{name}")
+    # (by its tooltip, which has the full name: a label wraps a long one)
+    dot.lines.find { |l| l.match?(/^  N\d+ \[label=.*, tooltip="#{Regexp.escape(name)}\\n/) } || flunk("no box for #{name}")
   end
 
   def fill(line) = line[/fillcolor="(#\h{6})"/, 1]
@@ -86,8 +87,8 @@ class TestDiffByAllocations < TracegraphTest
     # The labels keep the times.
     assert_match(/\\nself [\d.]+ [nµm]?s \(/, grown)
 
-    assert_includes dot, "\\lAllocations: 1,701 #{ARROW} 1,751 objects (+2.94%) \u00b7 allocs = a box's own\\l"
-    assert_includes dot, "\\lBox size = head self allocations \u00b7 colour = change in self allocations\\l"
+    assert_includes dot, "\\lAllocations: 1,701 #{ARROW} 1,751 objects (+2.94%)\\lallocs = a box's own\\l"
+    assert_includes dot, "\\lBox size = head self allocations\\lColour = change in self allocations\\l"
     assert_includes dot, "change in self allocations, as a share of all the run's objects"
     assert_includes dot, " \u00d71,300 \u00b7 ", "the block's calls"
     assert_match(/ \u00b7 1,300 objects \(\+300\) "/, dot)

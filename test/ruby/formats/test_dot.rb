@@ -33,7 +33,9 @@ class TestDot < TracegraphTest
   end
 
   def node_labels(dot) = dot.scan(/^\s*N\d+ \[label="([^"\\]*(?:\\.[^"\\]*)*)"/).flatten
-  def node_names(dot) = node_labels(dot).map { |l| l.split('\n').first }
+  # Each box's full name: the first line of its tooltip (a label wraps a long one).
+  def node_names(dot) = dot.scan(/^\s*N\d+ \[label=".*?", tooltip="([^"\\]*(?:\\.[^"\\]*)*)"/).flatten
+                           .map { |t| t.split('\n').first }
 
   def test_demo_graph_renders_and_shows_every_method_with_its_numbers
     dot = demo_profile.to_dot

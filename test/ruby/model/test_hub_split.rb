@@ -44,7 +44,8 @@ class TestHubSplit < TracegraphTest
     assert_consistent(graph)
 
     dot = profile.to_dot(node_fraction: 0, edge_fraction: 0)
-    assert_includes dot, "Range#each\\nfrom TestHubSplit::Shop#stock\\n"
+    assert_includes dot, "label=\"Range#each\\nfrom TestHubSplit::\\nShop#stock\\n" # wrapped at 28 characters
+    assert_includes dot, "tooltip=\"Range#each\\nfrom TestHubSplit::Shop#stock\\n"
     assert_includes dot, "Split per caller: Range#each (2)"
     _, err, status = Open3.capture3("dot", "-Tsvg", stdin_data: dot)
     assert status.success?, err

@@ -1,0 +1,41 @@
+# The default call graph of the five real programs (test/fixtures/real,
+# docs/real-programs.md) at method level and by gem: how much of the self
+# time the boxes hold, how big `dot -Tsvg` draws it (points, which are
+# pixels at 72 dpi), how long dot takes, and the longest label line.
+# Prints the Markdown table the doc page shows.
+#   ruby -Ilib bench/real_graphs.rb            (or: rake bench:graphs)
+#   GROUPINGS=method,class,file,gem ruby -Ilib bench/real_graphs.rb
+require "open3"
+require "tracegraph"
+
+FIXTURES = File.expand_path("../test/fixtures/real", __dir__)
+PROGRAMS = %w[rubocop rdoc kramdown rake sinatra].freeze
+GROUPINGS = (ENV["GROUPINGS"] || "method,gem").split(",").map(&:to_sym)
+
+# Every line of every label, as drawn.
+def label_lines(dot)
+  dot.scan(/label="((?:[^"\\]|\\.)*)"/).flatten.flat_map { |label| label.split(/\\[nlr]/) }
+     .map { |line| line.gsub(/\\(.)/, '\1').strip }
+end
+
+def measure(profile, grouping)
+  dot = profile.to_dot(group_by: grouping)
+  started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  svg, err, status = Open3.capture3("dot", "-Tsvg", stdin_data: dot)
+  seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+  abort "dot failed: #{err}" unless status.success?
+  width, height = svg.match(/<svg width="(\d+)pt" height="(\d+)pt"/).captures.map(&:to_i)
+  {boxes: dot.scan(/^  N\d+ \[label=/).size, held: dot[/boxes hold ([\d.]+)%/, 1], width: width, height: height,
+   seconds: seconds, longest: label_lines(dot).map(&:length).max}
+end
+
+puts "| program | grouping | boxes | boxes hold | drawing (pt) | dot | longest label line |"
+puts "| --- | --- | --- | --- | --- | --- | --- |"
+PROGRAMS.each do |name|
+  profile = Tracegraph::Profile.load_json(File.join(FIXTURES, "#{name}.json.gz"))
+  GROUPINGS.each_with_index do |grouping, i|
+    m = measure(profile, grouping)
+    puts "| #{i.zero? ? name : ''} | #{grouping} | #{m[:boxes]} | #{m[:held]}% | #{m[:width]} × #{m[:height]} | " \
+         "#{format('%.2f', m[:seconds])} s | #{m[:longest]} |"
+  end
+end
