@@ -7,7 +7,8 @@
 #
 # Runs PROGRAM $RUNS times (tracegraph --runs, each method's median and
 # the noise between the runs) with the $CLOCK clock, and writes
-# OUTPUT_DIR/call_graph.{json,dot,pdf,svg}. The JSON is what a later build
+# OUTPUT_DIR/call_graph.{json,dot,pdf,svg,html} (the .html is the report to
+# explore in a browser, offline). The JSON is what a later build
 # compares against: given BASE_PROFILE_JSON (the last good build's
 # call_graph.json), it also writes OUTPUT_DIR/diff.{dot,svg,html,txt} (the
 # .html to explore in a browser, with the gate's verdict) and fails
@@ -32,7 +33,8 @@ mkdir -p "$out"
 ok_status=${OK_STATUS:-0}
 run_status=0
 tracegraph --runs "${RUNS:-10}" --ok-status "$ok_status" --clock "${CLOCK:-cpu}" --flat \
-  -o "$out/call_graph.json" -o "$out/call_graph.pdf" -o "$out/call_graph.svg" "$program" || run_status=$?
+  -o "$out/call_graph.json" -o "$out/call_graph.pdf" -o "$out/call_graph.svg" -o "$out/call_graph.html" \
+  "$program" || run_status=$?
 # tracegraph ends as the last run did: go on only after a status of OK_STATUS.
 if [ "$run_status" -ne 0 ] && [[ ",$ok_status," != *",$run_status,"* ]]; then
   exit "$run_status"

@@ -111,7 +111,7 @@ class TestCiExample < Minitest::Test
     out, err, status = run_step(profile, github["env"], root, bin, gem_env)
     assert status.success?, "no base yet: #{err}"
     assert_match(/no base profile at previous\/call_graph.json yet/, out)
-    assert_equal %w[call_graph.dot call_graph.json call_graph.pdf call_graph.svg], artifacts(File.join(root, "graphs"))
+    assert_equal %w[call_graph.dot call_graph.html call_graph.json call_graph.pdf call_graph.svg], artifacts(File.join(root, "graphs"))
     recorded = Tracegraph::Profile.load_json(File.join(root, "graphs/call_graph.json"))
     assert_equal [3, 15_000], [recorded.runs.count, recorded["Math.sqrt"].calls]
     assert_equal :cpu, recorded.clock
@@ -123,7 +123,8 @@ class TestCiExample < Minitest::Test
     out, err, status = run_step(profile, github["env"], root, bin, gem_env.merge("FAIL_ON_TIME" => ""))
     assert status.success?, out + err
     assert_match(/method checks, 0 failed \(3 and 3 runs\)/, out)
-    assert_equal %w[call_graph.dot call_graph.json call_graph.pdf call_graph.svg diff.dot diff.html diff.svg diff.txt],
+    assert_equal %w[call_graph.dot call_graph.html call_graph.json call_graph.pdf call_graph.svg diff.dot diff.html diff.svg
+                    diff.txt],
                  artifacts(File.join(root, "graphs"))
     assert_match(/Regressions \(self time grew\)/, File.read(File.join(root, "graphs/diff.txt")))
 
