@@ -1,10 +1,11 @@
 # The call graph for the HTML report's graph view: the DOT writer's graph
 # (Formats::Dot, its defaults) laid out by Graphviz's `dot -Tsvg`. Unlike
 # `-o x.svg` (output/dot_render.rb, a layer above this one), a missing,
-# failing or slow `dot` does not fail the report: it is written without
-# the graph view and says why, since its table and method pages need no
-# layout.
+# failing or slow `dot`, or a TRACEGRAPH_DOT_TIMEOUT that is no number,
+# does not fail the report: it is written without the graph view and says
+# why, since its table and method pages need no layout.
 require "tracegraph/formats/dot"
+require "tracegraph/model/option_checks"
 
 module Tracegraph
   module Formats
@@ -27,20 +28,17 @@ module Tracegraph
         end
       end
 
-      def timeout
-        seconds = Float(ENV.fetch("TRACEGRAPH_DOT_TIMEOUT", DEFAULT_TIMEOUT.to_s), exception: false)
-        seconds&.>=(0) ? seconds : DEFAULT_TIMEOUT
-      end
+      def timeout = OptionChecks.seconds_from_env!("TRACEGRAPH_DOT_TIMEOUT", DEFAULT_TIMEOUT)
 
       # dot's SVG of dot_path, in a process group of its own, stopped
       # after the timeout (0: none).
       def run_dot(dot_path)
         require "tempfile" # on first use: it costs every `require "tracegraph"` 8 ms
+        limit = timeout
         Tempfile.create(["tracegraph-report", ".svg"]) do |out|
           Tempfile.create("tracegraph-report-err") do |err|
             pid = Process.spawn("dot", "-Tsvg", dot_path, in: File::NULL, out: out.path, err: err, pgroup: true)
             waiter = Process.detach(pid)
-            limit = timeout
             unless waiter.join(limit.zero? ? nil : limit)
               stop(pid)
               waiter.join
@@ -56,6 +54,8 @@ module Tracegraph
         end
       rescue Errno::ENOENT
         [nil, "Graphviz's `dot` was not installed when this report was written (apt-get install graphviz)"]
+      rescue Error => e # a timeout setting that is not a number of seconds
+        [nil, "Graphviz was not run: #{e.message}"]
       end
 
       def stop(pid)

@@ -13,6 +13,18 @@ module Tracegraph
                            "(allowed: #{allowed.map(&:inspect).join(', ')})"
     end
 
+    # A limit in seconds from the environment variable, or default; raises
+    # Tracegraph::Error naming the variable for anything but a number >= 0.
+    # (TRACEGRAPH_DOT_TIMEOUT for Graphviz, in the HTML report's graph and
+    # the rendered outputs; TRACEGRAPH_PIPE_TIMEOUT for a FIFO's reader.)
+    def seconds_from_env!(variable, default)
+      value = ENV.fetch(variable, default.to_s)
+      seconds = Float(value, exception: false)
+      raise Error, "#{variable} must be a number of seconds, not #{value.inspect}" unless seconds&.>=(0)
+
+      seconds
+    end
+
     # Returns value if it is true or false; raises ArgumentError otherwise.
     def boolean!(key, value)
       raise ArgumentError, "#{key} must be true or false, not #{value.inspect}" unless [true, false].include?(value)

@@ -7,6 +7,7 @@ require "fcntl"
 require "fileutils"
 require "tmpdir"
 require "zlib"
+require "tracegraph/model/option_checks"
 
 module Tracegraph
   module Output
@@ -141,7 +142,7 @@ module Tracegraph
       end
     end
 
-    def pipe_timeout = Output.seconds_setting(PIPE_TIMEOUT_VARIABLE, DEFAULT_PIPE_TIMEOUT)
+    def pipe_timeout = OptionChecks.seconds_from_env!(PIPE_TIMEOUT_VARIABLE, DEFAULT_PIPE_TIMEOUT)
 
     def clock = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 

@@ -4,6 +4,7 @@
 # the .dot kept. (rubocop with --max-nodes 0 is 6,847 boxes and 21,118
 # arrows: dot had not finished after 120 s.)
 require "tempfile"
+require "tracegraph/model/option_checks"
 
 module Tracegraph
   # A signal (SIGINT from Ctrl-C, SIGTERM) stopped Graphviz while it drew
@@ -33,18 +34,6 @@ module Tracegraph
     # re-raises with the default handler after its at_exit handlers.
     def end_process
       raise SignalException, signo
-    end
-  end
-
-  module Output
-    # A limit in seconds from the environment variable, or default; raises
-    # Tracegraph::Error naming the variable for anything but a number >= 0.
-    def self.seconds_setting(variable, default)
-      value = ENV.fetch(variable, default.to_s)
-      seconds = Float(value, exception: false)
-      raise Error, "#{variable} must be a number of seconds, not #{value.inspect}" unless seconds&.>=(0)
-
-      seconds
     end
   end
 
@@ -78,7 +67,7 @@ module Tracegraph
         "--max-nodes 80 (the default), --node-fraction 0.01, or --focus REGEX"
     end
 
-    def timeout = Output.seconds_setting("TRACEGRAPH_DOT_TIMEOUT", DEFAULT_TIMEOUT)
+    def timeout = OptionChecks.seconds_from_env!("TRACEGRAPH_DOT_TIMEOUT", DEFAULT_TIMEOUT)
 
     # Runs dot; raises Tracegraph::Error if it fails, is missing or takes
     # longer than the timeout (then it is killed). dot runs in a process

@@ -126,6 +126,19 @@ class TestHtml < TracegraphTest
     assert_match(/Graphviz's `dot` was not installed/, data["graph_note"])
   end
 
+  # The same setting as for -o x.svg, read the same way: a value that is
+  # no number of seconds costs the graph view, not the report.
+  def test_a_timeout_that_is_no_number_leaves_the_graph_out_and_says_why
+    profile = Tracegraph.profile { 3.times { Integer.sqrt(49) } }
+    saved = ENV.fetch("TRACEGRAPH_DOT_TIMEOUT", nil)
+    ENV["TRACEGRAPH_DOT_TIMEOUT"] = "soon"
+    data = embedded(profile.to_html)
+    assert_nil data["svg"]
+    assert_equal 'Graphviz was not run: TRACEGRAPH_DOT_TIMEOUT must be a number of seconds, not "soon"', data["graph_note"]
+  ensure
+    ENV["TRACEGRAPH_DOT_TIMEOUT"] = saved
+  end
+
   # --- in a real browser ---
 
   def group(n) = n.to_s.reverse.scan(/\d{1,3}/).join(",").reverse
