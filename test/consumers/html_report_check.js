@@ -25,16 +25,9 @@
 //        [--no-wasm (the page runs without WebAssembly, as where it is disabled)]
 //        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
 "use strict";
-const fs = require("fs");
-const os = require("os");
-const path = require("path");
-const puppeteer = require("puppeteer-core");
+const { withPage, graphState, zoomAndPan, graphSearch, headerSearch, injected, commandLine, run } = require("./browser_page");
 
-const args = process.argv.slice(2);
-const file = path.resolve(args[0]);
-const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : null; };
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const FIREFOX = process.env.FIREFOX || "/usr/bin/firefox-esr";
+const { args, file, option } = commandLine();
 const firefox = option("--browser") === "firefox";
 
 // What the focus view shows once Graphviz has drawn the fragment's state.
@@ -173,28 +166,7 @@ async function checkFlame(page, params) {
 }
 
 async function main() {
-  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "tracegraph-chromium-"));
-  const browser = await puppeteer.launch(firefox ? { browser: "firefox", executablePath: FIREFOX, userDataDir: profileDir, headless: true } : {
-    executablePath: CHROMIUM, userDataDir: profileDir, headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run"]
-  });
-  const out = { errors: [], requests: [], dialogs: [] };
-  try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1400, height: 900 });
-    const url = "file://" + file;
-    await page.setRequestInterception(true);
-    page.on("request", (request) => {
-      const u = request.url();
-      if (u === url || u.startsWith(url + "#")) return request.continue();
-      out.requests.push(u);
-      request.abort();
-    });
-    page.on("pageerror", (error) => out.errors.push(`page error: ${error.message}`));
-    page.on("console", (message) => { if (message.type() === "error") out.errors.push(`console: ${message.text()}`); });
-    page.on("dialog", async (dialog) => { out.dialogs.push(dialog.message()); await dialog.dismiss(); });
-
+  return withPage(file, async (page, url, out) => {
     if (args.includes("--no-wasm")) await page.evaluateOnNewDocument(() => { delete window.WebAssembly; });
     const started = Date.now();
     await page.goto(url + (option("--open") || ""), { waitUntil: "load" });
@@ -213,47 +185,14 @@ async function main() {
       if (args.includes("--flame-only")) return out;
     }
 
-    out.graph = await page.evaluate(() => ({
-      svg: Boolean(document.querySelector("#graph-view svg")),
-      boxes: document.querySelectorAll("#graph-view g.node").length,
-      boxesWithMethod: document.querySelectorAll("#graph-view g.node[data-method]").length,
-      note: (document.querySelector("#no-graph") || {}).textContent || null
-    }));
+    out.graph = await graphState(page);
 
     // Zoom in by the wheel over the graph's middle, then pan by a drag:
     // the viewBox narrows, then moves.
-    if (out.graph.svg) {
-      const viewBox = () => page.$eval("#graph-view svg", (svg) => svg.getAttribute("viewBox").split(" ").map(Number));
-      const rect = await page.$eval("#graph-view", (v) => { const r = v.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
-      const before = await viewBox();
-      await page.mouse.move(rect.x, rect.y);
-      await page.mouse.wheel({ deltaY: -400 });
-      await new Promise((r) => setTimeout(r, 100));
-      const zoomed = await viewBox();
-      await page.mouse.down();
-      await page.mouse.move(rect.x + 100, rect.y + 50, { steps: 5 });
-      await page.mouse.up();
-      const panned = await viewBox();
-      out.graph.zoom = { before, zoomed, panned };
-      await page.click(".graph-tools button");
-    }
+    if (out.graph.svg) out.graph.zoom = await zoomAndPan(page);
 
     const graphQuery = option("--graph-search");
-    if (graphQuery && out.graph.svg) {
-      await page.type("#search", graphQuery);
-      out.graphSearch = await page.evaluate((q) => ({
-        query: q, hits: [...document.querySelectorAll("#graph-view g.node.hit")].length, hash: location.hash
-      }), graphQuery);
-      // Clicking a highlighted box opens its method.
-      const box = await page.$("#graph-view g.node.hit");
-      if (box) {
-        await page.keyboard.press("Escape");
-        await box.click();
-        await page.waitForSelector("#method-name", { timeout: 5000 });
-        out.graphSearch.clicked = await page.$eval("#method-name", (h) => h.textContent);
-      }
-      await page.$eval("#search", (s) => { s.value = ""; });
-    }
+    if (graphQuery && out.graph.svg) out.graphSearch = await graphSearch(page, graphQuery);
 
     out.table = {};
     for (const sort of (option("--sorts") || "self,total,calls").split(",")) {
@@ -272,13 +211,7 @@ async function main() {
 
     const query = option("--search");
     if (query) {
-      await page.click("#search", { clickCount: 3 });
-      await page.type("#search", query);
-      await page.waitForSelector("#matches li a", { timeout: 5000 });
-      const matches = await page.$$eval("#matches li a", (as) => as.map((a) => a.querySelector(".mname").textContent));
-      await page.keyboard.press("Enter");
-      await page.waitForSelector("#method-name", { timeout: 5000 });
-      out.search = { query, matches, opened: await page.$eval("#method-name", (h) => h.textContent) };
+      out.search = await headerSearch(page, query);
       // The table's filter, by the same text.
       await page.evaluate((q) => { location.hash = "#table?sort=self&q=" + encodeURIComponent(q); }, query);
       await page.waitForSelector("#methods", { timeout: 5000 });
@@ -313,11 +246,7 @@ async function main() {
       }
     }
     if (option("--focus")) await focusSteps(page, out);
-    out.injected = await page.evaluate(() => ({
-      pwned: Boolean(window.__pwned),
-      images: document.querySelectorAll("img").length,
-      scripts: document.querySelectorAll("script").length
-    }));
+    out.injected = await injected(page);
     if (option("--screenshot")) {
       await page.evaluate((h) => { document.querySelector("#search").value = ""; location.hash = h; }, option("--screenshot-view") || "#graph");
       await new Promise((r) => setTimeout(r, 300));
@@ -325,11 +254,7 @@ async function main() {
       await page.waitForFunction(() => !location.hash.startsWith("#focus") || document.querySelector("#graph-view.focus-view[data-drawn]"), { timeout: 30000 });
       await page.screenshot({ path: option("--screenshot") });
     }
-  } finally {
-    await browser.close();
-    fs.rmSync(profileDir, { recursive: true, force: true });
-  }
-  return out;
+  }, { firefox });
 }
 
-main().then((out) => process.stdout.write(JSON.stringify(out) + "\n")).catch((error) => { console.error(error.stack || String(error)); process.exit(1); });
+run(main());

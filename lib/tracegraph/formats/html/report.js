@@ -8,8 +8,9 @@
 // attribute's value, never as markup.
 "use strict";
 (function () {
+  const { group, time, percent, where, el, svgEl, matcher, decode, listHash, searchBox, readGraphSvg, panZoom, graphView } =
+    window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
-  const SVG_NS = "http://www.w3.org/2000/svg";
   const allocations = data.total_allocations !== null;
 
   const methods = data.methods.map((r, index) => ({
@@ -33,32 +34,6 @@
     e.callee.callers.push(e);
   }
 
-  // --- formatting ---
-  const group = (n) => (n === null || n === undefined) ? "" : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  function time(ns) {
-    const units = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"]];
-    for (const [size, unit] of units) if (ns >= size) return `${(ns / size).toPrecision(3)} ${unit}`;
-    return `${ns} ns`;
-  }
-  const percent = (part, whole) => whole > 0 ? `${(100 * part / whole).toFixed(2)}%` : "";
-  const where = (m) => m.file ? `${m.file}:${m.line}` : (m.c ? "(C method)" : "");
-
-  // --- DOM helpers: text only ---
-  function el(tag, props, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(props || {})) {
-      if (key === "text") node.textContent = value;
-      else if (key === "class") node.className = value;
-      else node.setAttribute(key, value);
-    }
-    for (const child of children) if (child !== null && child !== undefined) node.append(child);
-    return node;
-  }
-  function svgEl(tag, attrs) {
-    const node = document.createElementNS(SVG_NS, tag);
-    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
-    return node;
-  }
   const methodHash = (m) => "#method=" + encodeURIComponent(m.key);
   const methodLink = (m) => el("a", { href: methodHash(m), text: m.name, title: where(m) });
 
@@ -70,41 +45,25 @@
   const nav = el("nav", {},
     el("a", { href: "#graph", text: "Graph", id: "nav-graph" }),
     el("a", { href: "#table", text: "Table", id: "nav-table" }));
-  const search = el("input", { type: "search", id: "search", placeholder: "Search methods (name, file or /regexp/)",
-    autocomplete: "off", "aria-label": "Search methods" });
-  const matches = el("ul", { class: "matches", id: "matches", hidden: "" });
+  let currentView = null;
+  const { search, box: searchDiv } = searchBox(
+    (test) => methods.filter((m) => test(m.name) || test(m.file)).sort((a, b) => b.total - a.total),
+    (m) => ({ href: methodHash(m), num: `${time(m.total)} · ${group(m.calls)} calls`, name: m.name, file: where(m) }),
+    "see the table", () => currentView && currentView.onSearch);
   const main = el("main", { id: "view" });
   document.body.append(el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), nav,
-    el("div", { class: "search" }, search, matches)), main);
+    searchDiv), main);
   document.title = title;
-
-  // A search: /re/ or text with regexp characters is a regexp if it
-  // compiles, else a substring; case-insensitive.
-  function matcher(query) {
-    const q = (query || "").trim();
-    if (!q) return null;
-    const slashed = /^\/(.*)\/$/.exec(q);
-    try {
-      const re = new RegExp(slashed ? slashed[1] : q, "i");
-      return (s) => s !== null && re.test(s);
-    } catch (_) {
-      const lower = q.toLowerCase();
-      return (s) => s !== null && s.toLowerCase().includes(lower);
-    }
-  }
 
   // --- routing ---
   // Views the later scripts add: name -> show(params), which draws into
   // main and returns { onSearch } (or null).
   const addedViews = new Map();
   function parseHash() {
-    if (location.hash.startsWith("#method=")) return { view: "method", name: decodeURIComponentSafe(location.hash.slice(8)) };
+    if (location.hash.startsWith("#method=")) return { view: "method", name: decode(location.hash.slice(8)) };
     const [view, query] = location.hash.slice(1).split("?");
     const known = ["graph", "table"].includes(view) || addedViews.has(view) ? view : null;
     return { view: known || (data.svg ? "graph" : "table"), params: new URLSearchParams(query || "") };
-  }
-  function decodeURIComponentSafe(s) {
-    try { return decodeURIComponent(s); } catch (_) { return s; }
   }
   function route() {
     const state = parseHash();
@@ -117,37 +76,6 @@
     window.scrollTo(0, 0);
   }
   window.addEventListener("hashchange", route);
-
-  // --- search box: matching methods, biggest total first; the graph
-  // highlights them and the table filters by them as one types ---
-  let currentView = null;
-  function updateMatches() {
-    const test = matcher(search.value);
-    matches.replaceChildren();
-    if (!test) { matches.hidden = true; return; }
-    const found = methods.filter((m) => test(m.name) || test(m.file)).sort((a, b) => b.total - a.total);
-    for (const m of found.slice(0, 30)) {
-      const a = el("a", { href: methodHash(m) }, el("span", { class: "num", text: `${time(m.total)} · ${group(m.calls)} calls` }),
-        el("span", { class: "mname", text: m.name }), el("span", { class: "mfile", text: where(m) }));
-      matches.append(el("li", {}, a));
-    }
-    if (found.length > 30) matches.append(el("li", { class: "note", text: `… ${group(found.length - 30)} more: see the table` }));
-    if (!found.length) matches.append(el("li", { class: "note", text: "no method matches" }));
-    matches.hidden = false;
-    if (currentView && currentView.onSearch) currentView.onSearch(search.value);
-  }
-  search.addEventListener("input", updateMatches);
-  search.addEventListener("focus", updateMatches);
-  search.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") {
-      const first = matches.querySelector("a");
-      if (first) location.hash = first.getAttribute("href");
-    } else if (event.key === "Escape") {
-      matches.hidden = true;
-    }
-  });
-  document.addEventListener("click", (event) => { if (!event.target.closest(".search")) matches.hidden = true; });
-  matches.addEventListener("click", (event) => { if (event.target.closest("a")) matches.hidden = true; });
 
   // --- the table ---
   const COLUMNS = [
@@ -200,11 +128,7 @@
     fill();
     currentView = { onSearch: null };
   }
-  function tableHash(sort, q) {
-    const params = new URLSearchParams({ sort });
-    if (q) params.set("q", q);
-    return "#table?" + params.toString();
-  }
+  const tableHash = (sort, q) => listHash("table", sort, q);
   function setTableHash(sort, q) { location.hash = tableHash(sort, q); }
 
   // --- a method's page: its numbers, its callers and callees ---
@@ -312,20 +236,7 @@
   let graphSvg = null;
   function graphElement() {
     if (graphSvg || !data.svg) return graphSvg;
-    const doc = new DOMParser().parseFromString(data.svg, "image/svg+xml");
-    if (doc.querySelector("parsererror")) return null;
-    graphSvg = document.importNode(doc.documentElement, true);
-    // Each box's method: the first line of its tooltip is its name.
-    for (const node of graphSvg.querySelectorAll("g.node")) {
-      const a = node.querySelector("a");
-      const tip = a && (a.getAttributeNS("http://www.w3.org/1999/xlink", "title") || a.getAttribute("xlink:title"));
-      const m = tip && boxMethod(tip.split("\n"));
-      if (m) node.dataset.method = String(m.index);
-    }
-    const box = graphSvg.viewBox.baseVal;
-    graphSvg.dataset.full = `${box.x} ${box.y} ${box.width} ${box.height}`;
-    graphSvg.removeAttribute("width");
-    graphSvg.removeAttribute("height");
+    graphSvg = readGraphSvg(data.svg, (lines) => { const m = boxMethod(lines); return m && m.index; });
     return graphSvg;
   }
 
@@ -337,51 +248,6 @@
     return named.find((m) => m.file && lines[1] && lines[1].endsWith(`${m.file}:${m.line}`)) || named[0];
   }
 
-  // Pan (drag) and zoom (wheel) of an SVG drawing in view, whose whole is
-  // svg.dataset.full ("x y w h"); reset (a button, or null) fits it again;
-  // a click that did not drag calls onNode(box, event) on the box under it.
-  function panZoom(view, svg, reset, onNode) {
-    let [x, y, w, h] = svg.dataset.full.split(" ").map(Number);
-    const apply = () => svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
-    const fit = () => { [x, y, w, h] = svg.dataset.full.split(" ").map(Number); apply(); };
-    fit();
-    if (reset) reset.addEventListener("click", fit);
-    view.addEventListener("wheel", (event) => {
-      event.preventDefault();
-      const rect = view.getBoundingClientRect();
-      const scale = Math.max(w / rect.width, h / rect.height);
-      // The point under the pointer stays put (the SVG is centred, as
-      // preserveAspectRatio's default xMidYMid meet places it).
-      const px = x + (event.clientX - rect.left - (rect.width - w / scale) / 2) * scale;
-      const py = y + (event.clientY - rect.top - (rect.height - h / scale) / 2) * scale;
-      const factor = Math.exp(event.deltaY * 0.0015);
-      x = px - (px - x) * factor; y = py - (py - y) * factor; w *= factor; h *= factor;
-      apply();
-    }, { passive: false });
-    let drag = null;
-    view.addEventListener("pointerdown", (event) => {
-      drag = { sx: event.clientX, sy: event.clientY, x, y, moved: false };
-      view.setPointerCapture(event.pointerId);
-    });
-    view.addEventListener("pointermove", (event) => {
-      if (!drag) return;
-      const rect = view.getBoundingClientRect();
-      const scale = Math.max(w / rect.width, h / rect.height);
-      const dx = event.clientX - drag.sx, dy = event.clientY - drag.sy;
-      if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; view.classList.add("dragging"); }
-      x = drag.x - dx * scale; y = drag.y - dy * scale;
-      apply();
-    });
-    view.addEventListener("pointerup", (event) => {
-      const moved = drag && drag.moved;
-      drag = null;
-      view.classList.remove("dragging");
-      if (moved) return;
-      const hit = document.elementsFromPoint(event.clientX, event.clientY).map((n) => n.closest && n.closest("g.node")).find((n) => n);
-      if (hit) onNode(hit, event);
-    });
-  }
-
   function showGraph(params) {
     const svg = graphElement();
     if (!svg) {
@@ -389,26 +255,10 @@
       currentView = { onSearch: null };
       return;
     }
-    const view = el("div", { id: "graph-view" });
-    const hits = el("span", { id: "graph-hits" });
-    const reset = el("button", { type: "button", text: "Fit" });
-    main.append(el("div", { class: "graph-tools" }, el("span", { text: "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes." }), reset, hits), view);
-    view.append(svg);
-    panZoom(view, svg, reset, (node) => { if (node.dataset.method) location.hash = methodHash(methods[Number(node.dataset.method)]); });
-    function highlight(query) {
-      const test = matcher(query);
-      let count = 0;
-      for (const node of svg.querySelectorAll("g.node")) {
-        const m = node.dataset.method ? methods[Number(node.dataset.method)] : null;
-        const hit = Boolean(test && m && (test(m.name) || test(m.file)));
-        node.classList.toggle("hit", hit);
-        if (hit) count++;
-      }
-      view.classList.toggle("searching", Boolean(test));
-      const all = test ? methods.filter((m) => test(m.name) || test(m.file)).length : 0;
-      hits.textContent = test ? `${count} box${count === 1 ? "" : "es"} match; ${all} method${all === 1 ? "" : "s"} in the profile (the list under the search box opens any of them)` : "";
-      history.replaceState(null, "", test ? "#graph?" + new URLSearchParams({ q: query }).toString() : "#graph");
-    }
+    const mark = graphView(main, svg, "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes.",
+      (index) => { location.hash = methodHash(methods[index]); });
+    const isHit = (test, index) => test(methods[index].name) || test(methods[index].file);
+    const highlight = (query) => mark(query, isHit, (test) => methods.filter((m) => test(m.name) || test(m.file)).length, "the profile");
     currentView = { onSearch: highlight };
     const q = params.get("q");
     if (q) { search.value = q; }
