@@ -18,6 +18,11 @@
 // violation is one); requests every request for anything but the file
 // itself (each is refused); dialogs every alert() a name might have run.
 //    "flame": {"shown", "hover": {"name", "calls", "total", "self", "path"}, "zoomedIn", "zoomedOut", "search"}
+//    "choice": {"table": {"count", "note", "rows": [[name, calls, self ns, total ns], ...]},
+//               "method": {"name", "note", "callers": [[name, calls, time ns, self ns], ...], "callees", "link"},
+//               "graphNote", "selects": [thread, idle], "changed": hash after the header's waiting is set to "show"}
+//              or, without a call tree, {"why"}
+//    (--choice PARAMS --choice-method NAME: the table and NAME's page with #...&PARAMS, e.g. thread=ID&idle=hide)
 // Usage: node html_report_check.js FILE [--browser chromium|firefox] [--search TEXT] [--method NAME] [--graph-search TEXT]
 //        [--flame PARAMS|- [--flame-row N] [--flame-only]] (PARAMS as in #flame?PARAMS)
 //        [--open #FRAGMENT (the first view opened)]
@@ -165,6 +170,39 @@ async function checkFlame(page, params) {
   return result;
 }
 
+// The table, a method's page and the graph under a thread and waiting
+// chosen in the fragment (params), then the header's choice changed.
+async function choiceSteps(page, params, name) {
+  // Without a call tree: why there is no choice.
+  const why = await page.evaluate(() => (document.querySelector("#view-choice-note") || {}).textContent || null);
+  if (why) return { why };
+  const result = {};
+  await page.evaluate((p) => { location.hash = "#table?sort=self&" + p; }, params);
+  await page.waitForSelector("#methods tbody", { timeout: 10000 });
+  result.table = await page.evaluate(() => ({
+    count: document.querySelector("#table-count").textContent,
+    note: (document.querySelector("#view-note") || {}).textContent || null,
+    rows: [...document.querySelectorAll("#methods tbody tr")].map((tr) => [tr.querySelector("td.name").textContent,
+      tr.children[2].textContent, tr.children[3].title, tr.children[5].title])
+  }));
+  result.selects = await page.evaluate(() => [document.querySelector("#view-thread").value, document.querySelector("#view-idle").value]);
+  await page.evaluate((n, p) => { location.hash = "#method=" + encodeURIComponent(n) + "&" + p; }, name, params);
+  await page.waitForSelector("#method-name", { timeout: 5000 });
+  result.method = await page.evaluate(() => {
+    const rows = (id) => [...document.querySelectorAll(`#${id} tbody tr`)].map((tr) => [tr.querySelector("td.name").textContent,
+      tr.children[1].textContent, tr.children[2].title, tr.children[4].title]);
+    return { name: document.querySelector("#method-name").textContent, calls: document.querySelector("#method-calls").textContent,
+      note: (document.querySelector("#view-note") || {}).textContent || null, callers: rows("callers"), callees: rows("callees"),
+      link: (document.querySelector("#callers td.name a") || { getAttribute: () => null }).getAttribute("href") };
+  });
+  await page.evaluate((p) => { location.hash = "#graph?" + p; }, params);
+  await page.waitForSelector("#nav-graph.current", { timeout: 5000 });
+  result.graphNote = await page.evaluate(() => (document.querySelector("#view-note") || {}).textContent || null);
+  await page.select("#view-idle", "show");
+  result.changed = await page.evaluate(() => location.hash);
+  return result;
+}
+
 async function main() {
   return withPage(file, async (page, url, out) => {
     if (args.includes("--no-wasm")) await page.evaluateOnNewDocument(() => { delete window.WebAssembly; });
@@ -175,6 +213,10 @@ async function main() {
     out.pageReadyMs = Number(await page.$eval("body", (b) => b.dataset.readyMs));
 
     if (args.includes("--ready-only")) return out;
+    if (option("--choice")) {
+      out.choice = await choiceSteps(page, option("--choice"), option("--choice-method"));
+      return out;
+    }
     if (args.includes("--focus-only")) {
       await focusSteps(page, out);
       return out;

@@ -172,9 +172,11 @@
   // The graph view drawn into main: its tools (legend, a Fit button, the
   // count of hits) and svg, with pan and zoom; a click on a box that
   // names an item opens it (open(index)). Returns highlight(query, isHit,
-  // allCount, what), which marks the boxes whose item isHit(test, index)
-  // and says how many match here and among allCount(test) of what.
-  function graphView(main, svg, legend, open) {
+  // allCount, what), which marks the boxes whose item isHit(test, index),
+  // says how many match here and among allCount(test) of what, and puts
+  // the query in the fragment (graphHash(query), by default #graph?q=).
+  const searchHash = (q) => (q ? "#graph?" + new URLSearchParams({ q }).toString() : "#graph");
+  function graphView(main, svg, legend, open, graphHash = searchHash) {
     const view = el("div", { id: "graph-view" });
     const hits = el("span", { id: "graph-hits" });
     const reset = el("button", { type: "button", text: "Fit" });
@@ -192,7 +194,7 @@
       view.classList.toggle("searching", Boolean(test));
       const all = test ? allCount(test) : 0;
       hits.textContent = test ? `${count} box${count === 1 ? "" : "es"} match; ${all} method${all === 1 ? "" : "s"} in ${what} (the list under the search box opens any of them)` : "";
-      history.replaceState(null, "", test ? "#graph?" + new URLSearchParams({ q: query }).toString() : "#graph");
+      history.replaceState(null, "", graphHash(test ? query : ""));
     };
   }
 
