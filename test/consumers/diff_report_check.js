@@ -18,39 +18,12 @@
 // Usage: node diff_report_check.js FILE [--search TEXT] [--method NAME] [--graph-search TEXT]
 //        [--sorts self,total,calls,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]]
 "use strict";
-const fs = require("fs");
-const os = require("os");
-const path = require("path");
-const puppeteer = require("puppeteer-core");
+const { withPage, graphState, zoomAndPan, graphSearch, headerSearch, injected, commandLine, run } = require("./browser_page");
 
-const args = process.argv.slice(2);
-const file = path.resolve(args[0]);
-const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : null; };
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+const { args, file, option } = commandLine();
 
 async function main() {
-  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "tracegraph-chromium-"));
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM, userDataDir: profileDir, headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run"]
-  });
-  const out = { errors: [], requests: [], dialogs: [] };
-  try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1400, height: 900 });
-    const url = "file://" + file;
-    await page.setRequestInterception(true);
-    page.on("request", (request) => {
-      const u = request.url();
-      if (u === url || u.startsWith(url + "#")) return request.continue();
-      out.requests.push(u);
-      request.abort();
-    });
-    page.on("pageerror", (error) => out.errors.push(`page error: ${error.message}`));
-    page.on("console", (message) => { if (message.type() === "error") out.errors.push(`console: ${message.text()}`); });
-    page.on("dialog", async (dialog) => { out.dialogs.push(dialog.message()); await dialog.dismiss(); });
-
+  return withPage(file, async (page, url, out) => {
     await page.goto(url, { waitUntil: "load" });
     await page.waitForSelector("body[data-ready-ms]", { timeout: 30000 });
     out.pageReadyMs = Number(await page.$eval("body", (b) => b.dataset.readyMs));
@@ -60,45 +33,13 @@ async function main() {
       return gate && { verdict: gate.querySelector("#gate-verdict").textContent, failed: gate.classList.contains("failed"),
         lines: [...gate.querySelectorAll("li")].map((li) => li.textContent) };
     });
-    out.graph = await page.evaluate(() => ({
-      svg: Boolean(document.querySelector("#graph-view svg")),
-      boxes: document.querySelectorAll("#graph-view g.node").length,
-      boxesWithMethod: document.querySelectorAll("#graph-view g.node[data-method]").length,
-      note: (document.querySelector("#no-graph") || {}).textContent || null
-    }));
+    out.graph = await graphState(page);
 
     // Zoom in by the wheel over the graph's middle, then pan by a drag.
-    if (out.graph.svg) {
-      const viewBox = () => page.$eval("#graph-view svg", (svg) => svg.getAttribute("viewBox").split(" ").map(Number));
-      const rect = await page.$eval("#graph-view", (v) => { const r = v.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
-      const before = await viewBox();
-      await page.mouse.move(rect.x, rect.y);
-      await page.mouse.wheel({ deltaY: -400 });
-      await new Promise((r) => setTimeout(r, 100));
-      const zoomed = await viewBox();
-      await page.mouse.down();
-      await page.mouse.move(rect.x + 100, rect.y + 50, { steps: 5 });
-      await page.mouse.up();
-      const panned = await viewBox();
-      out.graph.zoom = { before, zoomed, panned };
-      await page.click(".graph-tools button");
-    }
+    if (out.graph.svg) out.graph.zoom = await zoomAndPan(page);
 
     const graphQuery = option("--graph-search");
-    if (graphQuery && out.graph.svg) {
-      await page.type("#search", graphQuery);
-      out.graphSearch = await page.evaluate((q) => ({
-        query: q, hits: document.querySelectorAll("#graph-view g.node.hit").length, hash: location.hash
-      }), graphQuery);
-      const box = await page.$("#graph-view g.node.hit");
-      if (box) {
-        await page.keyboard.press("Escape");
-        await box.click();
-        await page.waitForSelector("#method-name", { timeout: 5000 });
-        out.graphSearch.clicked = await page.$eval("#method-name", (h) => h.textContent);
-      }
-      await page.$eval("#search", (s) => { s.value = ""; });
-    }
+    if (graphQuery && out.graph.svg) out.graphSearch = await graphSearch(page, graphQuery);
 
     // The table of changes by each measure: each row's name, status, and
     // the sorted measure's change (as shown, exact, and in percent).
@@ -135,13 +76,7 @@ async function main() {
 
     const query = option("--search");
     if (query) {
-      await page.click("#search", { clickCount: 3 });
-      await page.type("#search", query);
-      await page.waitForSelector("#matches li a", { timeout: 5000 });
-      const matches = await page.$$eval("#matches li a", (as) => as.map((a) => a.querySelector(".mname").textContent));
-      await page.keyboard.press("Enter");
-      await page.waitForSelector("#method-name", { timeout: 5000 });
-      out.search = { query, matches, opened: await page.$eval("#method-name", (h) => h.textContent) };
+      out.search = await headerSearch(page, query);
       await page.evaluate((q) => { location.hash = "#changes?sort=self&q=" + encodeURIComponent(q); }, query);
       await page.waitForSelector("#changes", { timeout: 5000 });
       out.filter = { query, names: await page.$$eval("#changes tbody td.name", (tds) => tds.map((td) => td.textContent)) };
@@ -175,21 +110,13 @@ async function main() {
         out.method.callerOpened = await page.$eval("#method-name", (h) => h.textContent);
       }
     }
-    out.injected = await page.evaluate(() => ({
-      pwned: Boolean(window.__pwned),
-      images: document.querySelectorAll("img").length,
-      scripts: document.querySelectorAll("script").length
-    }));
+    out.injected = await injected(page);
     if (option("--screenshot")) {
       await page.evaluate((h) => { document.querySelector("#search").value = ""; location.hash = h; }, option("--screenshot-view") || "#graph");
       await new Promise((r) => setTimeout(r, 300));
       await page.screenshot({ path: option("--screenshot") });
     }
-  } finally {
-    await browser.close();
-    fs.rmSync(profileDir, { recursive: true, force: true });
-  }
-  return out;
+  });
 }
 
-main().then((out) => process.stdout.write(JSON.stringify(out) + "\n")).catch((error) => { console.error(error.stack || String(error)); process.exit(1); });
+run(main());

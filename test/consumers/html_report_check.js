@@ -18,6 +18,11 @@
 // violation is one); requests every request for anything but the file
 // itself (each is refused); dialogs every alert() a name might have run.
 //    "flame": {"shown", "hover": {"name", "calls", "total", "self", "path"}, "zoomedIn", "zoomedOut", "search"}
+//    "choice": {"table": {"count", "note", "rows": [[name, calls, self ns, total ns], ...]},
+//               "method": {"name", "note", "callers": [[name, calls, time ns, self ns], ...], "callees", "link"},
+//               "graphNote", "selects": [thread, idle], "changed": hash after the header's waiting is set to "show"}
+//              or, without a call tree, {"why"}
+//    (--choice PARAMS --choice-method NAME: the table and NAME's page with #...&PARAMS, e.g. thread=ID&idle=hide)
 // Usage: node html_report_check.js FILE [--browser chromium|firefox] [--search TEXT] [--method NAME] [--graph-search TEXT]
 //        [--flame PARAMS|- [--flame-row N] [--flame-only]] (PARAMS as in #flame?PARAMS)
 //        [--open #FRAGMENT (the first view opened)]
@@ -25,16 +30,9 @@
 //        [--no-wasm (the page runs without WebAssembly, as where it is disabled)]
 //        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
 "use strict";
-const fs = require("fs");
-const os = require("os");
-const path = require("path");
-const puppeteer = require("puppeteer-core");
+const { withPage, graphState, zoomAndPan, graphSearch, headerSearch, injected, commandLine, run } = require("./browser_page");
 
-const args = process.argv.slice(2);
-const file = path.resolve(args[0]);
-const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : null; };
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const FIREFOX = process.env.FIREFOX || "/usr/bin/firefox-esr";
+const { args, file, option } = commandLine();
 const firefox = option("--browser") === "firefox";
 
 // What the focus view shows once Graphviz has drawn the fragment's state.
@@ -172,29 +170,41 @@ async function checkFlame(page, params) {
   return result;
 }
 
-async function main() {
-  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "tracegraph-chromium-"));
-  const browser = await puppeteer.launch(firefox ? { browser: "firefox", executablePath: FIREFOX, userDataDir: profileDir, headless: true } : {
-    executablePath: CHROMIUM, userDataDir: profileDir, headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run"]
+// The table, a method's page and the graph under a thread and waiting
+// chosen in the fragment (params), then the header's choice changed.
+async function choiceSteps(page, params, name) {
+  // Without a call tree: why there is no choice.
+  const why = await page.evaluate(() => (document.querySelector("#view-choice-note") || {}).textContent || null);
+  if (why) return { why };
+  const result = {};
+  await page.evaluate((p) => { location.hash = "#table?sort=self&" + p; }, params);
+  await page.waitForSelector("#methods tbody", { timeout: 10000 });
+  result.table = await page.evaluate(() => ({
+    count: document.querySelector("#table-count").textContent,
+    note: (document.querySelector("#view-note") || {}).textContent || null,
+    rows: [...document.querySelectorAll("#methods tbody tr")].map((tr) => [tr.querySelector("td.name").textContent,
+      tr.children[2].textContent, tr.children[3].title, tr.children[5].title])
+  }));
+  result.selects = await page.evaluate(() => [document.querySelector("#view-thread").value, document.querySelector("#view-idle").value]);
+  await page.evaluate((n, p) => { location.hash = "#method=" + encodeURIComponent(n) + "&" + p; }, name, params);
+  await page.waitForSelector("#method-name", { timeout: 5000 });
+  result.method = await page.evaluate(() => {
+    const rows = (id) => [...document.querySelectorAll(`#${id} tbody tr`)].map((tr) => [tr.querySelector("td.name").textContent,
+      tr.children[1].textContent, tr.children[2].title, tr.children[4].title]);
+    return { name: document.querySelector("#method-name").textContent, calls: document.querySelector("#method-calls").textContent,
+      note: (document.querySelector("#view-note") || {}).textContent || null, callers: rows("callers"), callees: rows("callees"),
+      link: (document.querySelector("#callers td.name a") || { getAttribute: () => null }).getAttribute("href") };
   });
-  const out = { errors: [], requests: [], dialogs: [] };
-  try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1400, height: 900 });
-    const url = "file://" + file;
-    await page.setRequestInterception(true);
-    page.on("request", (request) => {
-      const u = request.url();
-      if (u === url || u.startsWith(url + "#")) return request.continue();
-      out.requests.push(u);
-      request.abort();
-    });
-    page.on("pageerror", (error) => out.errors.push(`page error: ${error.message}`));
-    page.on("console", (message) => { if (message.type() === "error") out.errors.push(`console: ${message.text()}`); });
-    page.on("dialog", async (dialog) => { out.dialogs.push(dialog.message()); await dialog.dismiss(); });
+  await page.evaluate((p) => { location.hash = "#graph?" + p; }, params);
+  await page.waitForSelector("#nav-graph.current", { timeout: 5000 });
+  result.graphNote = await page.evaluate(() => (document.querySelector("#view-note") || {}).textContent || null);
+  await page.select("#view-idle", "show");
+  result.changed = await page.evaluate(() => location.hash);
+  return result;
+}
 
+async function main() {
+  return withPage(file, async (page, url, out) => {
     if (args.includes("--no-wasm")) await page.evaluateOnNewDocument(() => { delete window.WebAssembly; });
     const started = Date.now();
     await page.goto(url + (option("--open") || ""), { waitUntil: "load" });
@@ -203,6 +213,10 @@ async function main() {
     out.pageReadyMs = Number(await page.$eval("body", (b) => b.dataset.readyMs));
 
     if (args.includes("--ready-only")) return out;
+    if (option("--choice")) {
+      out.choice = await choiceSteps(page, option("--choice"), option("--choice-method"));
+      return out;
+    }
     if (args.includes("--focus-only")) {
       await focusSteps(page, out);
       return out;
@@ -213,47 +227,14 @@ async function main() {
       if (args.includes("--flame-only")) return out;
     }
 
-    out.graph = await page.evaluate(() => ({
-      svg: Boolean(document.querySelector("#graph-view svg")),
-      boxes: document.querySelectorAll("#graph-view g.node").length,
-      boxesWithMethod: document.querySelectorAll("#graph-view g.node[data-method]").length,
-      note: (document.querySelector("#no-graph") || {}).textContent || null
-    }));
+    out.graph = await graphState(page);
 
     // Zoom in by the wheel over the graph's middle, then pan by a drag:
     // the viewBox narrows, then moves.
-    if (out.graph.svg) {
-      const viewBox = () => page.$eval("#graph-view svg", (svg) => svg.getAttribute("viewBox").split(" ").map(Number));
-      const rect = await page.$eval("#graph-view", (v) => { const r = v.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
-      const before = await viewBox();
-      await page.mouse.move(rect.x, rect.y);
-      await page.mouse.wheel({ deltaY: -400 });
-      await new Promise((r) => setTimeout(r, 100));
-      const zoomed = await viewBox();
-      await page.mouse.down();
-      await page.mouse.move(rect.x + 100, rect.y + 50, { steps: 5 });
-      await page.mouse.up();
-      const panned = await viewBox();
-      out.graph.zoom = { before, zoomed, panned };
-      await page.click(".graph-tools button");
-    }
+    if (out.graph.svg) out.graph.zoom = await zoomAndPan(page);
 
     const graphQuery = option("--graph-search");
-    if (graphQuery && out.graph.svg) {
-      await page.type("#search", graphQuery);
-      out.graphSearch = await page.evaluate((q) => ({
-        query: q, hits: [...document.querySelectorAll("#graph-view g.node.hit")].length, hash: location.hash
-      }), graphQuery);
-      // Clicking a highlighted box opens its method.
-      const box = await page.$("#graph-view g.node.hit");
-      if (box) {
-        await page.keyboard.press("Escape");
-        await box.click();
-        await page.waitForSelector("#method-name", { timeout: 5000 });
-        out.graphSearch.clicked = await page.$eval("#method-name", (h) => h.textContent);
-      }
-      await page.$eval("#search", (s) => { s.value = ""; });
-    }
+    if (graphQuery && out.graph.svg) out.graphSearch = await graphSearch(page, graphQuery);
 
     out.table = {};
     for (const sort of (option("--sorts") || "self,total,calls").split(",")) {
@@ -272,13 +253,7 @@ async function main() {
 
     const query = option("--search");
     if (query) {
-      await page.click("#search", { clickCount: 3 });
-      await page.type("#search", query);
-      await page.waitForSelector("#matches li a", { timeout: 5000 });
-      const matches = await page.$$eval("#matches li a", (as) => as.map((a) => a.querySelector(".mname").textContent));
-      await page.keyboard.press("Enter");
-      await page.waitForSelector("#method-name", { timeout: 5000 });
-      out.search = { query, matches, opened: await page.$eval("#method-name", (h) => h.textContent) };
+      out.search = await headerSearch(page, query);
       // The table's filter, by the same text.
       await page.evaluate((q) => { location.hash = "#table?sort=self&q=" + encodeURIComponent(q); }, query);
       await page.waitForSelector("#methods", { timeout: 5000 });
@@ -313,11 +288,7 @@ async function main() {
       }
     }
     if (option("--focus")) await focusSteps(page, out);
-    out.injected = await page.evaluate(() => ({
-      pwned: Boolean(window.__pwned),
-      images: document.querySelectorAll("img").length,
-      scripts: document.querySelectorAll("script").length
-    }));
+    out.injected = await injected(page);
     if (option("--screenshot")) {
       await page.evaluate((h) => { document.querySelector("#search").value = ""; location.hash = h; }, option("--screenshot-view") || "#graph");
       await new Promise((r) => setTimeout(r, 300));
@@ -325,11 +296,7 @@ async function main() {
       await page.waitForFunction(() => !location.hash.startsWith("#focus") || document.querySelector("#graph-view.focus-view[data-drawn]"), { timeout: 30000 });
       await page.screenshot({ path: option("--screenshot") });
     }
-  } finally {
-    await browser.close();
-    fs.rmSync(profileDir, { recursive: true, force: true });
-  }
-  return out;
+  }, { firefox });
 }
 
-main().then((out) => process.stdout.write(JSON.stringify(out) + "\n")).catch((error) => { console.error(error.stack || String(error)); process.exit(1); });
+run(main());

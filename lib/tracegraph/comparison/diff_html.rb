@@ -2,8 +2,9 @@
 # ProfileDiff#write_html. One self-contained, offline page, in the same
 # shell as the profile's report (Formats::Html.page: the data as
 # script-safe JSON, a Content-Security-Policy that runs only the page's
-# own script, by its hash, and forbids every request), with a script of
-# its own (formats/html/diff_report.js):
+# own scripts, by their hashes, and forbids every request), with a script
+# of its own (formats/html/diff_report.js, after the helpers both pages
+# share, formats/html/page_kit.js):
 #   - the red/blue diff graph as ProfileDiff#to_dot draws it (its options:
 #     normalize, size_by, the fractions, max_nodes), laid out by Graphviz
 #     when the report is written, with pan, zoom and search;
@@ -51,7 +52,7 @@ module Tracegraph
                   else [nil, "the graph view was left out (graph: false)"]
                   end
       Formats::Html.page(data(diff, o, gate, group_by, svg, note), title(diff),
-                         scripts: %w[diff_report.js], styles: %w[report.css diff_report.css])
+                         scripts: %w[page_kit.js diff_report.js], styles: %w[report.css diff_report.css])
     end
 
     def title(diff)

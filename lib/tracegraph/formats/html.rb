@@ -26,13 +26,17 @@ module Tracegraph
     module Html
       ASSETS = File.join(__dir__, "html")
       # The page's scripts, inlined in this order, each allowed by its own
-      # hash: report.js draws the page and its views and exposes hooks
-      # (window.tracegraphReport) through which the others add theirs: the
-      # flame graph (html/flame.js), Graphviz in WebAssembly
-      # (vendor/README.md), and the focused graph that lays out with it
-      # (html/focus_graph.js).
+      # hash: page_kit.js holds what this page and the diff report share
+      # (window.tracegraphPageKit: text-only DOM helpers, formatting, the
+      # search box, the graph view's pan and zoom); report.js draws the
+      # page and its views and exposes hooks (window.tracegraphReport)
+      # through which the others add theirs: the call tree, unpacked and
+      # counted for the threads and waiting chosen in the page
+      # (html/call_tree.js), the flame graph (html/flame.js), Graphviz in
+      # WebAssembly (vendor/README.md), and the focused graph that lays
+      # out with it (html/focus_graph.js).
       GRAPHVIZ = "vendor/viz-global.js"
-      SCRIPTS = ["report.js", "flame.js", GRAPHVIZ, "focus_graph.js"].freeze
+      SCRIPTS = ["page_kit.js", "report.js", "call_tree.js", "flame.js", GRAPHVIZ, "focus_graph.js"].freeze
       SCRIPT_SAFE = {"<" => "\\u003c", ">" => "\\u003e", "&" => "\\u0026",
                      "\u2028" => "\\u2028", "\u2029" => "\\u2029"}.freeze
 

@@ -83,11 +83,13 @@ class TestDiffHtml < TracegraphTest
     diff = load(record("base", BASE)).diff(load(record("head", HEAD)))
     html = diff.to_html
     policy = html[/<meta http-equiv="Content-Security-Policy" content="([^"]+)">/, 1]
-    script = html[%r{<script>(.*)</script>}m, 1]
-    assert_equal File.read(File.join(File.expand_path("../../../lib/tracegraph/formats/html", __dir__), "diff_report.js")), script
-    assert_equal "script-src 'sha256-#{Digest::SHA256.base64digest(script)}'", policy.split("; ")[1]
+    scripts = html.scan(%r{<script>(.*?)</script>}m).flatten
+    assets = File.expand_path("../../../lib/tracegraph/formats/html", __dir__)
+    assert_equal(%w[page_kit.js diff_report.js].map { |name| File.read(File.join(assets, name)) }, scripts,
+                 "the helpers both pages share, then the diff report's own script")
+    assert_equal "script-src #{scripts.map { |s| "'sha256-#{Digest::SHA256.base64digest(s)}'" }.join(' ')}", policy.split("; ")[1]
     assert_match(/\Adefault-src 'none';/, policy)
-    assert_equal 2, html.scan("<script").size, "the data and the diff report's script"
+    assert_equal 3, html.scan("<script").size, "the data and the diff report's two scripts"
     refute_match(/<link|<img|<iframe|\bsrc=|@import|url\(/i, html.sub(/<script type="application\/json".*?<\/script>/m, ""))
     data = embedded(html)
     assert_equal(diff.rows.map { |r| [r.name, r.base_total, r.head_total] }, data["rows"].map { |r| r.values_at(0, 9, 10) })
@@ -290,7 +292,7 @@ class TestDiffHtml < TracegraphTest
                                "--graph-search", "onerror")
     refute result["injected"]["pwned"]
     assert_equal 0, result["injected"]["images"], "no <img> from a name"
-    assert_equal 2, result["injected"]["scripts"], "no <script> from a name"
+    assert_equal 3, result["injected"]["scripts"], "no <script> from a name"
     assert_includes result["changes"]["self"]["rows"].map(&:first), "Evil#<script>alert(1)</script>"
     assert_equal ["Evil#line\u2028sep & <b>bold</b>"], result["search"]["matches"]
     assert_equal ["Evil#line\u2028sep & <b>bold</b>"], result["filter"]["names"]

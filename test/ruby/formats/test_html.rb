@@ -74,7 +74,7 @@ class TestHtml < TracegraphTest
     assert_match(/\Adefault-src 'none'; script-src ('sha256-[A-Za-z0-9+\/=]+' )+'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:;/,
                  policy)
     scripts = html.scan(%r{<script>(.*?)</script>}m).flatten
-    assert_equal Tracegraph::Formats::Html::SCRIPTS.size, scripts.size, "the report's, the flame graph's, Graphviz's and the focused graph's"
+    assert_equal Tracegraph::Formats::Html::SCRIPTS.size, scripts.size, "the shared helpers', the report's, the flame graph's, Graphviz's and the focused graph's"
     hashes = scripts.map { |s| "'sha256-#{Digest::SHA256.base64digest(s)}'" }
     assert_equal "script-src #{hashes.join(' ')} 'wasm-unsafe-eval'", policy.split("; ")[1],
                  "the policy runs the report's own scripts, by their hashes, and nothing else; Graphviz's WebAssembly may compile"

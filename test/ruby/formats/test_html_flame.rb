@@ -150,7 +150,7 @@ class TestHtmlFlame < TracegraphTest
     shown = flame["shown"]
     assert_equal "#flame", shown["hash"]
     assert_equal ["all 2 threads", "main (", "sleeper ("], shown["threads"].map { |t| t.sub(/\(.*/, "(") }
-    assert_match(/\AShowing all 2 threads\. The thread and waiting chosen here apply to the flame graph and the methods listed under it only/, shown["notes"])
+    assert_match(/\AShowing all 2 threads\. The thread and waiting chosen here apply to the table, the method pages and the focus graph too/, shown["notes"])
     assert_operator shown["frames"], :>, 3
     top = profile.methods.each_with_index.sort_by { |m, i| [-m.self_time, i] }.first(10).map(&:first)
     assert_equal(top.map { |m| [m.name, group(m.calls), "#{group(m.self_time)} ns", "#{group(m.total_time)} ns"] },
@@ -195,6 +195,45 @@ class TestHtmlFlame < TracegraphTest
     assert_equal "block in <main>", hover["name"], "the thread's block, which naps"
     assert_operator node.total_time, :<, node_at(profile, hover["path"], profile, sleeper).total_time - 40_000_000,
                     "its 50 ms in Kernel#sleep are not in its total"
+  end
+
+  # The page-wide choice (thread=ID&idle=hide in any view's fragment):
+  # the table and a method's page count what Profile#view counts.
+  def test_the_thread_and_waiting_chosen_count_the_table_and_method_pages_in_chromium
+    profile = profile_of(PROGRAM, "app", "--call-tree")
+    main = profile.threads.find { |t| t.name == "main" }
+    path = profile.write_html(File.join(@dir, "app.html"))
+    choice = check_in_chromium(path, "--choice", "thread=#{main.id}&idle=hide", "--choice-method", "Object#spin")["choice"]
+    view = profile.view(threads: [main.id], idle: :hide)
+    row = ->(m) { [m.name, group(m.calls), "#{group(m.self_time)} ns", "#{group(m.total_time)} ns"] }
+    assert_equal view.methods.map(&row).sort, choice["table"]["rows"].sort, "the table: --thread main --idle hide's numbers"
+    refute_includes choice["table"]["rows"].map(&:first), "Object#nap", "the sleeper's methods are left out"
+    refute_includes choice["table"]["rows"].map(&:first), "Thread#join", "waiting is left out"
+    assert_equal "#{view.methods.size} of #{view.methods.size} methods of the thread main, waiting hidden, by self",
+                 choice["table"]["count"]
+    assert_match(/\AShowing the thread main, waiting hidden: counted from the call tree/, choice["table"]["note"])
+    assert_equal [main.id.to_s, "hide"], choice["selects"]
+
+    spin = view.methods.find { |m| m.name == "Object#spin" }
+    edge = ->(e, other) { [other.name, group(e.calls), "#{group(e.total_time)} ns", "#{group(e.self_time)} ns"] }
+    method = choice["method"]
+    assert_equal ["Object#spin", group(spin.calls)], method.values_at("name", "calls")
+    assert_equal view.edges.select { |e| e.callee.equal?(spin) }.map { |e| edge.(e, e.caller) }.sort, method["callers"].sort
+    assert_equal %w[Object#heavy Object#light], method["callers"].map(&:first).sort, "not the sleeper's Object#nap"
+    assert_equal view.edges.select { |e| e.caller.equal?(spin) }.map { |e| edge.(e, e.callee) }.sort, method["callees"].sort
+    assert_match(/&thread=#{main.id}&idle=hide\z/, method["link"], "a caller's link keeps the choice")
+
+    assert_match(/\AThe graph shows the report as written \(all 2 threads, waiting shown\); the thread and waiting chosen/,
+                 choice["graphNote"])
+    assert_equal "#graph?thread=#{main.id}", choice["changed"], "the header's waiting shown again"
+  end
+
+  def test_without_a_call_tree_no_thread_can_be_chosen_and_the_page_says_why
+    profile = profile_of(PROGRAM)
+    path = profile.write_html(File.join(@dir, "app.html"), graph: false)
+    choice = check_in_chromium(path, "--choice", "thread=1&idle=hide", "--choice-method", "Object#spin")["choice"]
+    assert_equal "All 2 threads, waiting shown, as written: this report has no call tree, which choosing a thread or " \
+                 "hiding waiting is counted from (tracegraph -o report.html app.rb records one).", choice["why"]
   end
 
   def test_without_a_call_tree_the_view_says_how_to_get_one

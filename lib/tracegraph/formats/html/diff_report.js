@@ -5,6 +5,7 @@
 // through textContent or an attribute's value, never as markup.
 "use strict";
 (function () {
+  const { group, time, where, el, matcher, decode, listHash, searchBox, readGraphSvg, graphView } = window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
   const allocations = data.allocations;
 
@@ -32,12 +33,6 @@
   const failedNames = new Set(data.gate ? data.gate.failed_names : []);
 
   // --- formatting ---
-  const group = (n) => (n === null || n === undefined) ? "" : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  function time(ns) {
-    const units = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"]];
-    for (const [size, unit] of units) if (Math.abs(ns) >= size) return `${(ns / size).toPrecision(3)} ${unit}`;
-    return `${ns} ns`;
-  }
   const signed = (text, n) => (n > 0 ? "+" : "") + text;
   // The change from base to head as a percentage of base: "+49.0%",
   // "new" from nothing, "" when both are nothing.
@@ -48,20 +43,8 @@
     return `${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%`;
   }
   const delta = (pair) => pair[1] - pair[0];
-  const where = (m) => m.file ? `${m.file}:${m.line}` : (m.c ? "(C method)" : "");
   const STATUS = { changed: "in both", new: "new in head", gone: "gone from base" };
 
-  // --- DOM helpers: text only ---
-  function el(tag, props, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(props || {})) {
-      if (key === "text") node.textContent = value;
-      else if (key === "class") node.className = value;
-      else node.setAttribute(key, value);
-    }
-    for (const child of children) if (child !== null && child !== undefined) node.append(child);
-    return node;
-  }
   const methodHash = (m) => "#method=" + encodeURIComponent(m.name);
   const methodLink = (m) => el("a", { href: methodHash(m), text: m.name, title: where(m) });
 
@@ -78,12 +61,17 @@
   const nav = el("nav", {},
     el("a", { href: "#graph", text: "Graph", id: "nav-graph" }),
     el("a", { href: "#changes", text: "Changes", id: "nav-changes" }));
-  const search = el("input", { type: "search", id: "search", placeholder: "Search methods (name, file or /regexp/)",
-    autocomplete: "off", "aria-label": "Search methods" });
-  const matches = el("ul", { class: "matches", id: "matches", hidden: "" });
+  const matchesRow = (test, m) => test(m.name) || test(m.file);
+  let currentView = null;
+  const { search, box: searchDiv } = searchBox(
+    (test) => rows.filter((m) => matchesRow(test, m))
+      .sort((a, b) => Math.abs(delta(b.self)) - Math.abs(delta(a.self)) || a.index - b.index),
+    (m) => ({ href: methodHash(m), num: `self ${signed(time(delta(m.self)), delta(m.self))} · calls ${group(m.calls[0])} → ${group(m.calls[1])}`,
+      name: m.name, file: where(m) }),
+    "see the changes", () => currentView && currentView.onSearch);
   const main = el("main", { id: "view" });
   document.body.append(el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), nav,
-    el("div", { class: "search" }, search, matches)));
+    searchDiv));
   if (data.gate) {
     const g = data.gate;
     const verdict = g.failed ? `Gate FAILED: ${g.failures} of ${g.checks} check${g.checks === 1 ? "" : "s"} failed`
@@ -94,26 +82,7 @@
   }
   document.body.append(main);
 
-  // A search: /re/ or text with regexp characters is a regexp if it
-  // compiles, else a substring; case-insensitive.
-  function matcher(query) {
-    const q = (query || "").trim();
-    if (!q) return null;
-    const slashed = /^\/(.*)\/$/.exec(q);
-    try {
-      const re = new RegExp(slashed ? slashed[1] : q, "i");
-      return (s) => s !== null && re.test(s);
-    } catch (_) {
-      const lower = q.toLowerCase();
-      return (s) => s !== null && s.toLowerCase().includes(lower);
-    }
-  }
-  const matchesRow = (test, m) => test(m.name) || test(m.file);
-
   // --- routing ---
-  function decode(s) {
-    try { return decodeURIComponent(s); } catch (_) { return s; }
-  }
   function route() {
     let view;
     main.replaceChildren();
@@ -131,38 +100,6 @@
     window.scrollTo(0, 0);
   }
   window.addEventListener("hashchange", route);
-
-  // --- search box: matching methods, biggest change in self time first ---
-  let currentView = null;
-  function updateMatches() {
-    const test = matcher(search.value);
-    matches.replaceChildren();
-    if (!test) { matches.hidden = true; return; }
-    const found = rows.filter((m) => matchesRow(test, m))
-      .sort((a, b) => Math.abs(delta(b.self)) - Math.abs(delta(a.self)) || a.index - b.index);
-    for (const m of found.slice(0, 30)) {
-      const a = el("a", { href: methodHash(m) },
-        el("span", { class: "num", text: `self ${signed(time(delta(m.self)), delta(m.self))} · calls ${group(m.calls[0])} → ${group(m.calls[1])}` }),
-        el("span", { class: "mname", text: m.name }), el("span", { class: "mfile", text: where(m) }));
-      matches.append(el("li", {}, a));
-    }
-    if (found.length > 30) matches.append(el("li", { class: "note", text: `… ${group(found.length - 30)} more: see the changes` }));
-    if (!found.length) matches.append(el("li", { class: "note", text: "no method matches" }));
-    matches.hidden = false;
-    if (currentView && currentView.onSearch) currentView.onSearch(search.value);
-  }
-  search.addEventListener("input", updateMatches);
-  search.addEventListener("focus", updateMatches);
-  search.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") {
-      const first = matches.querySelector("a");
-      if (first) location.hash = first.getAttribute("href");
-    } else if (event.key === "Escape") {
-      matches.hidden = true;
-    }
-  });
-  document.addEventListener("click", (event) => { if (!event.target.closest(".search")) matches.hidden = true; });
-  matches.addEventListener("click", (event) => { if (event.target.closest("a")) matches.hidden = true; });
 
   // --- the table of changes: both sides, the change and its percent, for
   // each measure; sorted by the size of the change in one of them ---
@@ -232,11 +169,7 @@
     fill();
     currentView = { onSearch: null };
   }
-  function changesHash(sort, q) {
-    const params = new URLSearchParams({ sort });
-    if (q) params.set("q", q);
-    return "#changes?" + params.toString();
-  }
+  const changesHash = (sort, q) => listHash("changes", sort, q);
 
   // --- a method's two sides: its numbers, callers and callees in base
   // and in head ---
@@ -295,20 +228,7 @@
   let graphSvg = null;
   function graphElement() {
     if (graphSvg || !data.svg) return graphSvg;
-    const doc = new DOMParser().parseFromString(data.svg, "image/svg+xml");
-    if (doc.querySelector("parsererror")) return null;
-    graphSvg = document.importNode(doc.documentElement, true);
-    // Each box's method: the first line of its tooltip is its name.
-    for (const node of graphSvg.querySelectorAll("g.node")) {
-      const a = node.querySelector("a");
-      const tip = a && (a.getAttributeNS("http://www.w3.org/1999/xlink", "title") || a.getAttribute("xlink:title"));
-      const m = tip && byName.get(tip.split("\n")[0]);
-      if (m) node.dataset.method = String(m.index);
-    }
-    const box = graphSvg.viewBox.baseVal;
-    graphSvg.dataset.full = `${box.x} ${box.y} ${box.width} ${box.height}`;
-    graphSvg.removeAttribute("width");
-    graphSvg.removeAttribute("height");
+    graphSvg = readGraphSvg(data.svg, (lines) => { const m = byName.get(lines[0]); return m && m.index; });
     return graphSvg;
   }
 
@@ -319,63 +239,10 @@
       currentView = { onSearch: null };
       return;
     }
-    const view = el("div", { id: "graph-view" });
-    const hits = el("span", { id: "graph-hits" });
-    const reset = el("button", { type: "button", text: "Fit" });
-    main.append(el("div", { class: "graph-tools" }, el("span", { text: "Red: grew, blue: shrank, dashed: gone. Drag to pan, wheel to zoom, click a box for its two sides; the search box highlights boxes." }), reset, hits), view);
-    view.append(svg);
-    let [x, y, w, h] = svg.dataset.full.split(" ").map(Number);
-    const apply = () => svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
-    const fit = () => { [x, y, w, h] = svg.dataset.full.split(" ").map(Number); apply(); };
-    fit();
-    reset.addEventListener("click", fit);
-    view.addEventListener("wheel", (event) => {
-      event.preventDefault();
-      const rect = view.getBoundingClientRect();
-      const scale = Math.max(w / rect.width, h / rect.height);
-      // The point under the pointer stays put (xMidYMid meet centres the SVG).
-      const px = x + (event.clientX - rect.left - (rect.width - w / scale) / 2) * scale;
-      const py = y + (event.clientY - rect.top - (rect.height - h / scale) / 2) * scale;
-      const factor = Math.exp(event.deltaY * 0.0015);
-      x = px - (px - x) * factor; y = py - (py - y) * factor; w *= factor; h *= factor;
-      apply();
-    }, { passive: false });
-    let drag = null;
-    view.addEventListener("pointerdown", (event) => {
-      drag = { sx: event.clientX, sy: event.clientY, x, y, moved: false };
-      view.setPointerCapture(event.pointerId);
-    });
-    view.addEventListener("pointermove", (event) => {
-      if (!drag) return;
-      const rect = view.getBoundingClientRect();
-      const scale = Math.max(w / rect.width, h / rect.height);
-      const dx = event.clientX - drag.sx, dy = event.clientY - drag.sy;
-      if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; view.classList.add("dragging"); }
-      x = drag.x - dx * scale; y = drag.y - dy * scale;
-      apply();
-    });
-    view.addEventListener("pointerup", (event) => {
-      const moved = drag && drag.moved;
-      drag = null;
-      view.classList.remove("dragging");
-      if (moved) return;
-      const hit = document.elementsFromPoint(event.clientX, event.clientY).map((n) => n.closest && n.closest("g.node")).find((n) => n);
-      if (hit && hit.dataset.method) location.hash = methodHash(rows[Number(hit.dataset.method)]);
-    });
-    function highlight(query) {
-      const test = matcher(query);
-      let count = 0;
-      for (const node of svg.querySelectorAll("g.node")) {
-        const m = node.dataset.method ? rows[Number(node.dataset.method)] : null;
-        const hit = Boolean(test && m && matchesRow(test, m));
-        node.classList.toggle("hit", hit);
-        if (hit) count++;
-      }
-      view.classList.toggle("searching", Boolean(test));
-      const all = test ? rows.filter((m) => matchesRow(test, m)).length : 0;
-      hits.textContent = test ? `${count} box${count === 1 ? "" : "es"} match; ${all} method${all === 1 ? "" : "s"} in the diff (the list under the search box opens any of them)` : "";
-      history.replaceState(null, "", test ? "#graph?" + new URLSearchParams({ q: query }).toString() : "#graph");
-    }
+    const mark = graphView(main, svg, "Red: grew, blue: shrank, dashed: gone. Drag to pan, wheel to zoom, click a box for its two sides; the search box highlights boxes.",
+      (index) => { location.hash = methodHash(rows[index]); });
+    const highlight = (query) => mark(query, (test, index) => matchesRow(test, rows[index]),
+      (test) => rows.filter((m) => matchesRow(test, m)).length, "the diff");
     currentView = { onSearch: highlight };
     const q = params.get("q");
     if (q) search.value = q;

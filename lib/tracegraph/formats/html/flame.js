@@ -16,61 +16,10 @@
   const flame = data.flame;
   const ROW = 18;
 
-  // --- the tree, unpacked: node 0 is every thread, 1..T the threads,
-  // then the call paths depth first, each subtree [i, end[i]) ---
+  // The tree (call_tree.js unpacks it): node 0 is every thread, 1..T
+  // the threads, then the call paths depth first.
   let tree = null;
-  function unpack() {
-    const started = performance.now();
-    const bytes = atob(flame.tree);
-    const T = flame.threads.length, N = 1 + T + flame.nodes;
-    const t = {
-      N, depth: new Int32Array(N), method: new Int32Array(N), parent: new Int32Array(N), end: new Int32Array(N),
-      calls: new Float64Array(N), self: new Float64Array(N), total: new Float64Array(N), threadNode: []
-    };
-    let pos = 0;
-    const read = () => {
-      let v = 0, b;
-      do { b = bytes.charCodeAt(pos++); v = v * 128 + (b & 127); } while (b & 128);
-      return v;
-    };
-    t.method[0] = -1;
-    t.parent[0] = -1;
-    let i = 1;
-    const path = [];
-    let previous = -1;
-    flame.threads.forEach((thread, k) => {
-      const ti = i++;
-      t.threadNode.push(ti);
-      t.depth[ti] = 1;
-      t.method[ti] = -2 - k;
-      t.parent[ti] = 0;
-      path[0] = ti;
-      for (let n = 0; n < thread.nodes; n++) {
-        const d = previous + 1 - read();
-        const node = i++;
-        t.method[node] = read();
-        t.calls[node] = read();
-        t.self[node] = read();
-        const z = read();
-        t.total[node] = t.self[node] + (z % 2 ? -(z + 1) / 2 : z / 2);   // the children's totals are added below
-        t.depth[node] = d + 2;
-        t.parent[node] = path[d];
-        path[d + 1] = node;
-        previous = d;
-      }
-    });
-    for (let n = 0; n < N; n++) t.end[n] = n + 1;
-    for (let n = N - 1; n > 0; n--) {
-      const p = t.parent[n];
-      t.total[p] += t.total[n];
-      if (t.end[n] > t.end[p]) t.end[p] = t.end[n];
-    }
-    t.waiting = new Uint8Array(methods.length + flame.extra_methods.length);
-    for (const m of flame.waiting) t.waiting[m] = 1;
-    t.unpackMs = performance.now() - started;
-    t.layouts = new Map();
-    return t;
-  }
+  const { layout } = R.callTree || {};
 
   const nameOf = (i) => {
     const m = tree.method[i];
@@ -79,37 +28,6 @@
     return m < methods.length ? methods[m].name : flame.extra_methods[m - methods.length];
   };
   const methodOf = (i) => (tree.method[i] >= 0 && tree.method[i] < methods.length ? methods[tree.method[i]] : null);
-
-  // Each node's time as drawn (its total, less the waiting beneath it when
-  // waiting is hidden; 0 for a node left out) and its left edge, in ns.
-  function layout(hide) {
-    const key = hide ? "hide" : "show";
-    if (tree.layouts.has(key)) return tree.layouts.get(key);
-    const { N, parent, method, total, waiting } = tree;
-    const state = new Uint8Array(N);   // 0 drawn, 1 a waiting method's frame, 2 beneath one
-    if (hide) {
-      for (let n = 1; n < N; n++) {
-        state[n] = state[parent[n]] ? 2 : (method[n] >= 0 && waiting[method[n]] ? 1 : 0);
-      }
-    }
-    const cut = new Float64Array(N);
-    let hidden = 0;
-    for (let n = N - 1; n > 0; n--) {
-      if (state[n] === 2) continue;
-      if (state[n] === 1) hidden += total[n];
-      cut[parent[n]] += state[n] === 1 ? total[n] : cut[n];
-    }
-    const size = new Float64Array(N), x = new Float64Array(N), next = new Float64Array(N);
-    for (let n = 0; n < N; n++) size[n] = state[n] ? 0 : Math.max(total[n] - cut[n], 0);
-    for (let n = 1; n < N; n++) {
-      x[n] = next[parent[n]];
-      next[parent[n]] += size[n];
-      next[n] = x[n];
-    }
-    const result = { size, x, hidden, state };
-    tree.layouts.set(key, result);
-    return result;
-  }
 
   // The node a zoom path (method indexes from the base, "." between them)
   // leads to, as far as it goes.
@@ -154,45 +72,10 @@
     return `hsl(${hue}, 85%, ${light}%)`;
   }
 
-  // Each method's numbers in the subtree of base, as tracegraph's views
-  // count them (ext/tracegraph/core/tg_tree_stats.h): calls and self add
-  // up over the paths drawn, and a total counts recursion once (the paths
-  // with no ancestor of the same method). [{ m, calls, self, total }]
-  const statsCache = new Map();
-  function methodStats(base, idle, size, fate) {
-    const key = `${base} ${idle}`;
-    if (!statsCache.has(key)) statsCache.set(key, countMethods(base, size, fate));
-    return statsCache.get(key);
-  }
-  function countMethods(base, size, fate) {
-    const count = methods.length + flame.extra_methods.length;
-    const calls = new Float64Array(count), self = new Float64Array(count), total = new Float64Array(count);
-    const open = new Int32Array(count), stack = [];
-    for (let n = base; n < tree.end[base];) {
-      if (fate[n]) { n = tree.end[n]; continue; }
-      while (stack.length && tree.end[stack[stack.length - 1]] <= n) {
-        const top = stack.pop();
-        if (tree.method[top] >= 0) open[tree.method[top]]--;
-      }
-      const m = tree.method[n];
-      if (m >= 0) {
-        calls[m] += tree.calls[n];
-        self[m] += tree.self[n];
-        if (!open[m]) total[m] += size[n];
-        open[m]++;
-      }
-      stack.push(n);
-      n++;
-    }
-    const rows = [];
-    for (let m = 0; m < count; m++) if (calls[m] > 0) rows.push({ m, calls: calls[m], self: self[m], total: total[m] });
-    return rows;
-  }
-
   // The methods of the threads (and waiting) chosen, by self time.
   const TABLE_ROWS = 100;
-  function methodTable(base, idle, size, fate, shown) {
-    const rows = methodStats(base, idle, size, fate).slice().sort((a, b) => b.self - a.self || a.m - b.m);
+  function methodTable(base, idle, size, shown) {
+    const rows = R.callTree.count(base, idle === "hide").methods.slice().sort((a, b) => b.self - a.self || a.m - b.m);
     const body = el("tbody");
     for (const r of rows.slice(0, TABLE_ROWS)) {
       const method = r.m < methods.length ? methods[r.m] : null;
@@ -221,7 +104,7 @@
 
   function showFlame(params) {
     if (!flame) return noTree();
-    if (!tree) tree = unpack();
+    if (!tree) tree = R.callTree.tree();
     const threads = flame.threads;
     const threadParam = params.get("thread");
     const threadIndex = threads.findIndex((t) => String(t.id) === threadParam);
@@ -231,7 +114,7 @@
       idle: params.get("idle") === "hide" ? "hide" : "show", zoom: params.get("zoom") || "", q: params.get("q") || ""
     };
     const base = threadIndex >= 0 ? tree.threadNode[threadIndex] : (threads.length === 1 ? tree.threadNode[0] : 0);
-    const { size, x, hidden, state: fate } = layout(state.idle === "hide");
+    const { size, x, hidden } = layout(state.idle === "hide");
     const zoom = follow(base, state.zoom, size);
     if (R.search.value !== state.q && state.q) R.search.value = state.q;
 
@@ -253,7 +136,7 @@
 
     const shown = base === 0 ? `all ${threads.length} threads` : `the thread ${threads[tree.threadNode.indexOf(base)].name}`;
     const notes = [`Showing ${shown}${state.idle === "hide" ? ", waiting hidden" : ""}. The thread and waiting chosen here ` +
-      "apply to the flame graph and the methods listed under it only: the graph, the table and the method pages show " +
+      "apply to the table, the method pages and the focus graph too (they stay in the page's address); the graph shows " +
       (data.threads.length === 1 ? `the thread ${data.threads[0].name}` : `all ${data.threads.length} threads`) +
       " as the report was written."];
     if (state.idle === "hide") {
@@ -272,7 +155,7 @@
     const spacer = el("div");
     const tip = el("div", { id: "flame-tip", hidden: "" });
     view.append(canvas, spacer);
-    main.append(view, tip, methodTable(base, state.idle, size, fate, `${shown}${state.idle === "hide" ? ", waiting hidden" : ""}`));
+    main.append(view, tip, methodTable(base, state.idle, size, `${shown}${state.idle === "hide" ? ", waiting hidden" : ""}`));
 
     // The zoomed frame, in words, with its method's page one click away.
     const m = methodOf(zoom);

@@ -126,7 +126,7 @@
   const fraction = (part, whole) => whole > 0 ? Math.min(Math.max(part / whole, 0), 1) : 0;
 
   function dot(selection) {
-    const whole = data.total_time;
+    const whole = R.choice.total;
     const maxSelf = Math.max(0, ...selection.boxes.map((m) => m.self));
     // Past LARGE boxes, dot's network-simplex and crossing passes are
     // capped, as the DOT writer caps them (tg_dot_style.c): a wide rank of
@@ -227,6 +227,7 @@
     if (ignore) params.set("ignore", ignore);
     for (const key of hide || []) params.append("hide", key);
     if (n && n !== DEFAULT_BOXES) params.set("n", String(n));
+    for (const [key, value] of new URLSearchParams(R.choiceQuery())) params.set(key, value);
     const query = params.toString();
     return "#focus" + (query ? "?" + query : "");
   }
@@ -239,12 +240,14 @@
       hide: params.getAll("hide"), n: BOX_CHOICES.includes(n) ? n : DEFAULT_BOXES };
     const one = state.m ? byKey.get(state.m) : null;
     const test = matcher(state.focus);
-    state.methods = [].concat(one ? [one] : [], test ? methods.filter((m) => m !== one && (test(m.name) || test(m.file))) : []);
+    // (A method the threads and waiting chosen have no call of is left out.)
+    state.methods = [].concat(one && !one.absent ? [one] : [],
+      test ? methods.filter((m) => m !== one && !m.absent && (test(m.name) || test(m.file))) : []);
     state.defaulted = !state.m && !state.focus;
     if (state.defaulted && methods.length) state.methods = [methods.reduce((a, b) => (b.self > a.self ? b : a))];
     const ignored = matcher(state.ignore);
     const hidden = new Set(state.hide.map((k) => byKey.get(k)).filter(Boolean).map((m) => m.index));
-    state.excluded = (m) => hidden.has(m.index) || Boolean(ignored && (ignored(m.name) || ignored(m.file)));
+    state.excluded = (m) => m.absent || hidden.has(m.index) || Boolean(ignored && (ignored(m.name) || ignored(m.file)));
     state.ignoredCount = ignored ? methods.filter((m) => ignored(m.name) || ignored(m.file)).length : 0;
     return state;
   }

@@ -1,6 +1,10 @@
 // tracegraph's HTML report. Reads the profile from #profile-data (JSON)
 // and draws three views, chosen by the URL's fragment so a view can be
-// shared: #graph?q=REGEXP, #table?sort=self&q=TEXT, #method=NAME. The
+// shared: #graph?q=REGEXP, #table?sort=self&q=TEXT, #method=NAME. Every
+// view's fragment may also choose threads and waiting, as --thread and
+// --idle hide do: thread=ID&idle=hide (#method=NAME&thread=ID...); the
+// table, the method pages and the focus graph are then counted from the
+// call tree (call_tree.js), and the graph stays as written. The
 // scripts after this one add views (flame.js: #flame, focus_graph.js:
 // #focus?m=NAME...) through window.tracegraphReport.addView, and
 // focus_graph.js the method page's graph (methodGraph).
@@ -8,8 +12,9 @@
 // attribute's value, never as markup.
 "use strict";
 (function () {
+  const { group, time, percent, where, el, svgEl, matcher, decode, listHash, searchBox, readGraphSvg, panZoom, graphView } =
+    window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
-  const SVG_NS = "http://www.w3.org/2000/svg";
   const allocations = data.total_allocations !== null;
 
   const methods = data.methods.map((r, index) => ({
@@ -27,39 +32,64 @@
     m.key = key;
     byKey.set(key, m);
   }
-  for (const r of data.edges) {
+  const writtenEdge = new Map();   // caller index * methods + callee index -> the edge's place in data.edges
+  data.edges.forEach((r, i) => {
     const e = { caller: methods[r[0]], callee: methods[r[1]], calls: r[2], total: r[3], self: r[4], allocations: r[5] };
     e.caller.callees.push(e);
     e.callee.callers.push(e);
-  }
+    writtenEdge.set(r[0] * methods.length + r[1], i);
+  });
+  const NUMBERS = ["calls", "total", "self", "allocations", "selfAllocations", "callers", "callees"];
+  for (const m of methods) m.written = Object.fromEntries(NUMBERS.map((k) => [k, m[k]]));
 
-  // --- formatting ---
-  const group = (n) => (n === null || n === undefined) ? "" : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  function time(ns) {
-    const units = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"]];
-    for (const [size, unit] of units) if (ns >= size) return `${(ns / size).toPrecision(3)} ${unit}`;
-    return `${ns} ns`;
-  }
-  const percent = (part, whole) => whole > 0 ? `${(100 * part / whole).toFixed(2)}%` : "";
-  const where = (m) => m.file ? `${m.file}:${m.line}` : (m.c ? "(C method)" : "");
-
-  // --- DOM helpers: text only ---
-  function el(tag, props, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(props || {})) {
-      if (key === "text") node.textContent = value;
-      else if (key === "class") node.className = value;
-      else node.setAttribute(key, value);
+  // --- the threads and waiting chosen (thread=ID&idle=hide in any
+  // fragment): every method's numbers, callers and callees are the
+  // chosen view's, counted from the call tree as Profile#view counts
+  // them; a method the view has no call of is absent. Without a choice,
+  // the report as written. ---
+  const choice = { thread: null, idle: "show", key: "", label: "", total: data.total_time };
+  function applyChoice(params) {
+    const tree = api.callTree;
+    const c = tree ? tree.choice(params) : { thread: null, idle: "show" };
+    const single = tree && data.flame.threads.length === 1;
+    const asWritten = c.idle === "show" && (c.thread === null || single);
+    const key = asWritten ? "" : `${c.thread} ${c.idle}`;
+    Object.assign(choice, { thread: c.thread, idle: c.idle });
+    if (key === choice.key) return;
+    choice.key = key;
+    if (asWritten) {
+      for (const m of methods) { Object.assign(m, m.written); m.absent = false; }
+      Object.assign(choice, { label: "", total: data.total_time });
+      return;
     }
-    for (const child of children) if (child !== null && child !== undefined) node.append(child);
-    return node;
+    const counted = tree.count(c.base, c.idle === "hide");
+    for (const m of methods) {
+      Object.assign(m, { calls: 0, total: 0, self: 0, allocations: null, selfAllocations: null, callers: [], callees: [], absent: true });
+    }
+    for (const r of counted.methods) {
+      if (r.m < methods.length) Object.assign(methods[r.m], { calls: r.calls, total: r.total, self: r.self, absent: false });
+    }
+    let extra = data.edges.length;
+    for (const r of counted.edges) {
+      if (r.caller >= methods.length || r.callee >= methods.length) continue;
+      const index = writtenEdge.get(r.caller * methods.length + r.callee);
+      const e = { caller: methods[r.caller], callee: methods[r.callee], calls: r.calls, total: r.total, self: r.self,
+        allocations: null, index: index === undefined ? extra++ : index };
+      e.caller.callees.push(e);
+      e.callee.callers.push(e);
+    }
+    const threadName = c.thread === null ? `all ${data.flame.threads.length} threads` : `the thread ${data.flame.threads[c.threadIndex].name}`;
+    Object.assign(choice, { label: `${threadName}${c.idle === "hide" ? ", waiting hidden" : ""}`, total: counted.time });
   }
-  function svgEl(tag, attrs) {
-    const node = document.createElementNS(SVG_NS, tag);
-    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
-    return node;
+  // The choice as fragment parameters: "thread=ID&idle=hide", or "".
+  function choiceQuery() {
+    const params = new URLSearchParams();
+    if (choice.thread !== null) params.set("thread", choice.thread);
+    if (choice.idle === "hide") params.set("idle", "hide");
+    return params.toString();
   }
-  const methodHash = (m) => "#method=" + encodeURIComponent(m.key);
+
+  const methodHash = (m) => "#method=" + encodeURIComponent(m.key) + (choiceQuery() ? "&" + choiceQuery() : "");
   const methodLink = (m) => el("a", { href: methodHash(m), text: m.name, title: where(m) });
 
   // --- the page's frame ---
@@ -70,45 +100,38 @@
   const nav = el("nav", {},
     el("a", { href: "#graph", text: "Graph", id: "nav-graph" }),
     el("a", { href: "#table", text: "Table", id: "nav-table" }));
-  const search = el("input", { type: "search", id: "search", placeholder: "Search methods (name, file or /regexp/)",
-    autocomplete: "off", "aria-label": "Search methods" });
-  const matches = el("ul", { class: "matches", id: "matches", hidden: "" });
+  let currentView = null;
+  const { search, box: searchDiv } = searchBox(
+    (test) => methods.filter((m) => !m.absent && (test(m.name) || test(m.file))).sort((a, b) => b.total - a.total),
+    (m) => ({ href: methodHash(m), num: `${time(m.total)} · ${group(m.calls)} calls`, name: m.name, file: where(m) }),
+    "see the table", () => currentView && currentView.onSearch);
   const main = el("main", { id: "view" });
-  document.body.append(el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), nav,
-    el("div", { class: "search" }, search, matches)), main);
+  const header = el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), nav, searchDiv);
+  document.body.append(header, main);
   document.title = title;
-
-  // A search: /re/ or text with regexp characters is a regexp if it
-  // compiles, else a substring; case-insensitive.
-  function matcher(query) {
-    const q = (query || "").trim();
-    if (!q) return null;
-    const slashed = /^\/(.*)\/$/.exec(q);
-    try {
-      const re = new RegExp(slashed ? slashed[1] : q, "i");
-      return (s) => s !== null && re.test(s);
-    } catch (_) {
-      const lower = q.toLowerCase();
-      return (s) => s !== null && s.toLowerCase().includes(lower);
-    }
-  }
 
   // --- routing ---
   // Views the later scripts add: name -> show(params), which draws into
   // main and returns { onSearch } (or null).
   const addedViews = new Map();
   function parseHash() {
-    if (location.hash.startsWith("#method=")) return { view: "method", name: decodeURIComponentSafe(location.hash.slice(8)) };
+    if (location.hash.startsWith("#method=")) {
+      const [key, query] = location.hash.slice(8).split(/&(.*)/s);
+      return { view: "method", name: decode(key), params: new URLSearchParams(query || "") };
+    }
     const [view, query] = location.hash.slice(1).split("?");
     const known = ["graph", "table"].includes(view) || addedViews.has(view) ? view : null;
     return { view: known || (data.svg ? "graph" : "table"), params: new URLSearchParams(query || "") };
   }
-  function decodeURIComponentSafe(s) {
-    try { return decodeURIComponent(s); } catch (_) { return s; }
-  }
   function route() {
     const state = parseHash();
-    for (const a of nav.querySelectorAll("a")) a.classList.toggle("current", a.id === `nav-${state.view}`);
+    applyChoice(state.params);
+    const query = choiceQuery();
+    for (const a of nav.querySelectorAll("a")) {
+      a.classList.toggle("current", a.id === `nav-${state.view}`);
+      a.setAttribute("href", `#${a.id.slice(4)}${query ? "?" + query : ""}`);
+    }
+    showChoice();
     main.replaceChildren();
     if (state.view === "method") showMethod(state.name);
     else if (state.view === "table") showTable(state.params);
@@ -117,37 +140,6 @@
     window.scrollTo(0, 0);
   }
   window.addEventListener("hashchange", route);
-
-  // --- search box: matching methods, biggest total first; the graph
-  // highlights them and the table filters by them as one types ---
-  let currentView = null;
-  function updateMatches() {
-    const test = matcher(search.value);
-    matches.replaceChildren();
-    if (!test) { matches.hidden = true; return; }
-    const found = methods.filter((m) => test(m.name) || test(m.file)).sort((a, b) => b.total - a.total);
-    for (const m of found.slice(0, 30)) {
-      const a = el("a", { href: methodHash(m) }, el("span", { class: "num", text: `${time(m.total)} · ${group(m.calls)} calls` }),
-        el("span", { class: "mname", text: m.name }), el("span", { class: "mfile", text: where(m) }));
-      matches.append(el("li", {}, a));
-    }
-    if (found.length > 30) matches.append(el("li", { class: "note", text: `… ${group(found.length - 30)} more: see the table` }));
-    if (!found.length) matches.append(el("li", { class: "note", text: "no method matches" }));
-    matches.hidden = false;
-    if (currentView && currentView.onSearch) currentView.onSearch(search.value);
-  }
-  search.addEventListener("input", updateMatches);
-  search.addEventListener("focus", updateMatches);
-  search.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") {
-      const first = matches.querySelector("a");
-      if (first) location.hash = first.getAttribute("href");
-    } else if (event.key === "Escape") {
-      matches.hidden = true;
-    }
-  });
-  document.addEventListener("click", (event) => { if (!event.target.closest(".search")) matches.hidden = true; });
-  matches.addEventListener("click", (event) => { if (event.target.closest("a")) matches.hidden = true; });
 
   // --- the table ---
   const COLUMNS = [
@@ -175,36 +167,33 @@
       if (c.sort) th.addEventListener("click", () => setTableHash(c.key, filter.value));
       head.append(th);
     }
+    const inView = methods.filter((m) => !m.absent).length;
     function fill() {
       const test = matcher(filter.value);
-      const rows = methods.filter((m) => !test || test(m.name) || test(m.file))
+      const rows = methods.filter((m) => !m.absent && (!test || test(m.name) || test(m.file)))
         .sort((a, b) => sortBy(b) - sortBy(a) || a.index - b.index);
       const fragment = document.createDocumentFragment();
       for (const m of rows) {
         const cells = [el("td", { class: "name" }, methodLink(m)), el("td", { class: "file", text: where(m) }),
           el("td", { text: group(m.calls) }), el("td", { text: time(m.self), title: `${group(m.self)} ns` }),
-          el("td", { text: percent(m.self, data.total_time) }), el("td", { text: time(m.total), title: `${group(m.total)} ns` }),
-          el("td", { text: percent(m.total, data.total_time) })];
+          el("td", { text: percent(m.self, choice.total) }), el("td", { text: time(m.total), title: `${group(m.total)} ns` }),
+          el("td", { text: percent(m.total, choice.total) })];
         if (allocations) cells.push(el("td", { text: group(m.selfAllocations) }), el("td", { text: group(m.allocations) }));
         fragment.append(el("tr", { "data-method": String(m.index) }, ...cells));
       }
       body.replaceChildren(fragment);
-      count.textContent = `${group(rows.length)} of ${group(methods.length)} methods, by ${COLUMNS.find((c) => c.key === sortKey).label.toLowerCase()}`;
+      count.textContent = `${group(rows.length)} of ${group(inView)} methods${choice.label ? ` of ${choice.label}` : ""}, by ${COLUMNS.find((c) => c.key === sortKey).label.toLowerCase()}`;
     }
     let pending = null;
     filter.addEventListener("input", () => {
       clearTimeout(pending);
       pending = setTimeout(() => { history.replaceState(null, "", tableHash(sortKey, filter.value)); fill(); }, 150);
     });
-    main.append(el("div", { class: "graph-tools" }, filter, count), el("table", { id: "methods" }, el("thead", {}, head), body));
+    main.append(choiceNote(), el("div", { class: "graph-tools" }, filter, count), el("table", { id: "methods" }, el("thead", {}, head), body));
     fill();
     currentView = { onSearch: null };
   }
-  function tableHash(sort, q) {
-    const params = new URLSearchParams({ sort });
-    if (q) params.set("q", q);
-    return "#table?" + params.toString();
-  }
+  const tableHash = (sort, q) => listHash("table", sort, q, { thread: choice.thread, idle: choice.idle === "hide" ? "hide" : "" });
   function setTableHash(sort, q) { location.hash = tableHash(sort, q); }
 
   // --- a method's page: its numbers, its callers and callees ---
@@ -215,14 +204,20 @@
       main.append(el("p", { class: "note", text: "No method of this name in the profile: " }, el("code", { text: key })));
       return;
     }
+    if (m.absent) {
+      main.append(el("p", { class: "note", id: "method-absent", text: `${m.name} has no calls in ${choice.label}: ` },
+        el("a", { href: `#method=${encodeURIComponent(m.key)}`, text: "its page with every thread, waiting shown" })));
+      return;
+    }
     document.title = `${m.name} · ${title}`;
     const facts = el("table", { class: "facts" },
       el("tr", {}, el("td", { text: "calls" }), el("td", { text: group(m.calls), id: "method-calls" })),
-      el("tr", {}, el("td", { text: "self" }), el("td", { text: `${time(m.self)} (${percent(m.self, data.total_time)}), ${group(m.self)} ns`, id: "method-self" })),
-      el("tr", {}, el("td", { text: "total" }), el("td", { text: `${time(m.total)} (${percent(m.total, data.total_time)}), ${group(m.total)} ns`, id: "method-total" })));
+      el("tr", {}, el("td", { text: "self" }), el("td", { text: `${time(m.self)} (${percent(m.self, choice.total)}), ${group(m.self)} ns`, id: "method-self" })),
+      el("tr", {}, el("td", { text: "total" }), el("td", { text: `${time(m.total)} (${percent(m.total, choice.total)}), ${group(m.total)} ns`, id: "method-total" })));
     if (allocations) {
       facts.append(el("tr", {}, el("td", { text: "allocations (self / total)" }), el("td", { text: `${group(m.selfAllocations)} / ${group(m.allocations)}` })));
     }
+    main.append(choiceNote());
     const section = el("section", { class: "method", id: "method", "data-method": String(m.index) },
       el("h2", { text: m.name, id: "method-name" }), el("div", { class: "where", text: where(m) }), facts,
       api.methodGraph ? api.methodGraph(m) : egoGraph(m),
@@ -312,20 +307,7 @@
   let graphSvg = null;
   function graphElement() {
     if (graphSvg || !data.svg) return graphSvg;
-    const doc = new DOMParser().parseFromString(data.svg, "image/svg+xml");
-    if (doc.querySelector("parsererror")) return null;
-    graphSvg = document.importNode(doc.documentElement, true);
-    // Each box's method: the first line of its tooltip is its name.
-    for (const node of graphSvg.querySelectorAll("g.node")) {
-      const a = node.querySelector("a");
-      const tip = a && (a.getAttributeNS("http://www.w3.org/1999/xlink", "title") || a.getAttribute("xlink:title"));
-      const m = tip && boxMethod(tip.split("\n"));
-      if (m) node.dataset.method = String(m.index);
-    }
-    const box = graphSvg.viewBox.baseVal;
-    graphSvg.dataset.full = `${box.x} ${box.y} ${box.width} ${box.height}`;
-    graphSvg.removeAttribute("width");
-    graphSvg.removeAttribute("height");
+    graphSvg = readGraphSvg(data.svg, (lines) => { const m = boxMethod(lines); return m && m.index; });
     return graphSvg;
   }
 
@@ -337,83 +319,76 @@
     return named.find((m) => m.file && lines[1] && lines[1].endsWith(`${m.file}:${m.line}`)) || named[0];
   }
 
-  // Pan (drag) and zoom (wheel) of an SVG drawing in view, whose whole is
-  // svg.dataset.full ("x y w h"); reset (a button, or null) fits it again;
-  // a click that did not drag calls onNode(box, event) on the box under it.
-  function panZoom(view, svg, reset, onNode) {
-    let [x, y, w, h] = svg.dataset.full.split(" ").map(Number);
-    const apply = () => svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
-    const fit = () => { [x, y, w, h] = svg.dataset.full.split(" ").map(Number); apply(); };
-    fit();
-    if (reset) reset.addEventListener("click", fit);
-    view.addEventListener("wheel", (event) => {
-      event.preventDefault();
-      const rect = view.getBoundingClientRect();
-      const scale = Math.max(w / rect.width, h / rect.height);
-      // The point under the pointer stays put (the SVG is centred, as
-      // preserveAspectRatio's default xMidYMid meet places it).
-      const px = x + (event.clientX - rect.left - (rect.width - w / scale) / 2) * scale;
-      const py = y + (event.clientY - rect.top - (rect.height - h / scale) / 2) * scale;
-      const factor = Math.exp(event.deltaY * 0.0015);
-      x = px - (px - x) * factor; y = py - (py - y) * factor; w *= factor; h *= factor;
-      apply();
-    }, { passive: false });
-    let drag = null;
-    view.addEventListener("pointerdown", (event) => {
-      drag = { sx: event.clientX, sy: event.clientY, x, y, moved: false };
-      view.setPointerCapture(event.pointerId);
-    });
-    view.addEventListener("pointermove", (event) => {
-      if (!drag) return;
-      const rect = view.getBoundingClientRect();
-      const scale = Math.max(w / rect.width, h / rect.height);
-      const dx = event.clientX - drag.sx, dy = event.clientY - drag.sy;
-      if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; view.classList.add("dragging"); }
-      x = drag.x - dx * scale; y = drag.y - dy * scale;
-      apply();
-    });
-    view.addEventListener("pointerup", (event) => {
-      const moved = drag && drag.moved;
-      drag = null;
-      view.classList.remove("dragging");
-      if (moved) return;
-      const hit = document.elementsFromPoint(event.clientX, event.clientY).map((n) => n.closest && n.closest("g.node")).find((n) => n);
-      if (hit) onNode(hit, event);
-    });
-  }
-
   function showGraph(params) {
     const svg = graphElement();
+    if (choice.label) {
+      main.append(el("p", { class: "note", id: "view-note", text: `The graph shows the report as written (${writtenLabel()}); ` +
+        `the thread and waiting chosen (${choice.label}) apply to the table, the method pages, the focus graph and the flame graph.` }));
+    }
     if (!svg) {
       main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The table and every method's page work without it.` }));
       currentView = { onSearch: null };
       return;
     }
-    const view = el("div", { id: "graph-view" });
-    const hits = el("span", { id: "graph-hits" });
-    const reset = el("button", { type: "button", text: "Fit" });
-    main.append(el("div", { class: "graph-tools" }, el("span", { text: "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes." }), reset, hits), view);
-    view.append(svg);
-    panZoom(view, svg, reset, (node) => { if (node.dataset.method) location.hash = methodHash(methods[Number(node.dataset.method)]); });
-    function highlight(query) {
-      const test = matcher(query);
-      let count = 0;
-      for (const node of svg.querySelectorAll("g.node")) {
-        const m = node.dataset.method ? methods[Number(node.dataset.method)] : null;
-        const hit = Boolean(test && m && (test(m.name) || test(m.file)));
-        node.classList.toggle("hit", hit);
-        if (hit) count++;
-      }
-      view.classList.toggle("searching", Boolean(test));
-      const all = test ? methods.filter((m) => test(m.name) || test(m.file)).length : 0;
-      hits.textContent = test ? `${count} box${count === 1 ? "" : "es"} match; ${all} method${all === 1 ? "" : "s"} in the profile (the list under the search box opens any of them)` : "";
-      history.replaceState(null, "", test ? "#graph?" + new URLSearchParams({ q: query }).toString() : "#graph");
-    }
+    const mark = graphView(main, svg, "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes.",
+      (index) => { location.hash = methodHash(methods[index]); },
+      (q) => { const query = choiceQuery(); return q ? `#graph?${new URLSearchParams({ q })}${query ? "&" + query : ""}` : `#graph${query ? "?" + query : ""}`; });
+    const isHit = (test, index) => test(methods[index].name) || test(methods[index].file);
+    const highlight = (query) => mark(query, isHit, (test) => methods.filter((m) => test(m.name) || test(m.file)).length, "the profile");
     currentView = { onSearch: highlight };
     const q = params.get("q");
     if (q) { search.value = q; }
     highlight(search.value);
   }
+
+  // The choice, in the header: a thread (or all) and waiting shown or
+  // hidden, which every view's fragment keeps; without a call tree, why
+  // there is none.
+  const writtenLabel = () => (data.threads.length === 1 ? `the thread ${data.threads[0].name}` : `all ${data.threads.length} threads`) +
+    ", waiting shown";
+  const choiceBox = el("div", { class: "choice", id: "view-choice" });
+  header.insertBefore(choiceBox, searchDiv);
+  let threadSelect = null, idleSelect = null;
+  function buildChoice() {
+    if (!api.callTree) {
+      choiceBox.append(el("span", { class: "note", id: "view-choice-note", text: `${writtenLabel()[0].toUpperCase()}${writtenLabel().slice(1)}, as written: ` +
+        "this report has no call tree, which choosing a thread or hiding waiting is counted from (tracegraph -o report.html app.rb records one)." }));
+      return;
+    }
+    const threads = data.flame.threads;
+    threadSelect = el("select", { id: "view-thread", "aria-label": "Thread" });
+    if (threads.length > 1) threadSelect.append(el("option", { value: "all", text: `all ${threads.length} threads` }));
+    for (const t of threads) threadSelect.append(el("option", { value: String(t.id), text: t.name }));
+    idleSelect = el("select", { id: "view-idle", "aria-label": "Waiting" },
+      el("option", { value: "show", text: "waiting shown" }), el("option", { value: "hide", text: "waiting hidden" }));
+    const change = () => {
+      const thread = threadSelect.value === "all" ? null : threadSelect.value;
+      location.hash = withChoice(location.hash, thread, idleSelect.value);
+    };
+    threadSelect.addEventListener("change", change);
+    idleSelect.addEventListener("change", change);
+    choiceBox.append(threadSelect, idleSelect);
+  }
+  function showChoice() {
+    if (!threadSelect) return;
+    threadSelect.value = choice.thread === null ? (data.flame.threads.length > 1 ? "all" : String(data.flame.threads[0].id)) : choice.thread;
+    idleSelect.value = choice.idle;
+  }
+  // hash with thread and idle set (or taken out where they are the default).
+  function withChoice(hash, thread, idle) {
+    const method = hash.startsWith("#method=");
+    const [head, query] = method ? hash.split(/&(.*)/s) : hash.split(/\?(.*)/s);
+    const params = new URLSearchParams(query || "");
+    if (thread === null) params.delete("thread"); else params.set("thread", thread);
+    if (idle === "hide") params.set("idle", "hide"); else params.delete("idle");
+    if (!method) params.delete("zoom");
+    const rest = params.toString();
+    return (head || "#") + (rest ? (method ? "&" : "?") + rest : "");
+  }
+  // What the table and the method pages say of a choice.
+  const choiceNote = () => (choice.label ? el("p", { class: "note", id: "view-note",
+    text: `Showing ${choice.label}: counted from the call tree as --thread and --idle hide count them` +
+      (allocations ? " (allocations are not counted per thread here)" : "") + "." }) : "");
 
   // What the later scripts build on: the data, the helpers, addView(name,
   // label, show) for a view of their own at #name, and methodGraph(m),
@@ -421,7 +396,7 @@
   // Graphviz (egoGraph, this file's own drawing, when it is not set).
   const api = window.tracegraphReport = {
     data, methods, byKey, nav, main, search, el, svgEl, group, time, percent, where, matcher, methodHash, methodLink,
-    egoGraph, panZoom, methodGraph: null,
+    egoGraph, panZoom, methodGraph: null, callTree: null, choice, choiceQuery,
     addView(name, label, show) {
       addedViews.set(name, show);
       nav.append(el("a", { href: `#${name}`, text: label, id: `nav-${name}` }));
@@ -430,6 +405,7 @@
 
   // The first view is drawn once every script has run (they add views).
   document.addEventListener("DOMContentLoaded", () => {
+    buildChoice();
     route();
     // When the first view is drawn, in ms since the page began to load (the
     // browser tests and the scale measurement read it).

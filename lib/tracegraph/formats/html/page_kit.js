@@ -1,0 +1,204 @@
+// What both of tracegraph's HTML pages (the report, report.js, and the
+// diff report, diff_report.js) are built from, inlined before them and
+// exposed as window.tracegraphPageKit: text-only DOM helpers, number and
+// time formatting, the search's matcher, the search box with its list of
+// matches, and the graph view (a Graphviz SVG read from the data, with
+// pan, zoom and highlighting). Every name reaches the page through
+// textContent or an attribute's value, never as markup.
+"use strict";
+(function () {
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  // --- formatting ---
+  const group = (n) => (n === null || n === undefined) ? "" : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  function time(ns) {
+    const units = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"]];
+    for (const [size, unit] of units) if (Math.abs(ns) >= size) return `${(ns / size).toPrecision(3)} ${unit}`;
+    return `${ns} ns`;
+  }
+  const percent = (part, whole) => whole > 0 ? `${(100 * part / whole).toFixed(2)}%` : "";
+  const where = (m) => m.file ? `${m.file}:${m.line}` : (m.c ? "(C method)" : "");
+
+  // --- DOM helpers: text only ---
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (key === "text") node.textContent = value;
+      else if (key === "class") node.className = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) if (child !== null && child !== undefined) node.append(child);
+    return node;
+  }
+  function svgEl(tag, attrs) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+    return node;
+  }
+
+  // A search: /re/ or text with regexp characters is a regexp if it
+  // compiles, else a substring; case-insensitive.
+  function matcher(query) {
+    const q = (query || "").trim();
+    if (!q) return null;
+    const slashed = /^\/(.*)\/$/.exec(q);
+    try {
+      const re = new RegExp(slashed ? slashed[1] : q, "i");
+      return (s) => s !== null && re.test(s);
+    } catch (_) {
+      const lower = q.toLowerCase();
+      return (s) => s !== null && s.toLowerCase().includes(lower);
+    }
+  }
+  function decode(s) {
+    try { return decodeURIComponent(s); } catch (_) { return s; }
+  }
+  // A sorted, filtered list's fragment: #VIEW?sort=KEY&q=TEXT, and extra
+  // parameters (name -> value, left out when empty) after them.
+  function listHash(view, sort, q, extra) {
+    const params = new URLSearchParams({ sort });
+    if (q) params.set("q", q);
+    for (const [key, value] of Object.entries(extra || {})) if (value) params.set(key, value);
+    return `#${view}?` + params.toString();
+  }
+
+  // The header's search box and the list of matches under it, biggest
+  // first as found(test) orders them; describe(item) gives each entry's
+  // { href, num, name, file }; more names where the rest are; onSearch()
+  // (the view's, or null) is told the text as it is typed.
+  function searchBox(found, describe, more, onSearch) {
+    const search = el("input", { type: "search", id: "search", placeholder: "Search methods (name, file or /regexp/)",
+      autocomplete: "off", "aria-label": "Search methods" });
+    const matches = el("ul", { class: "matches", id: "matches", hidden: "" });
+    function update() {
+      const test = matcher(search.value);
+      matches.replaceChildren();
+      if (!test) { matches.hidden = true; return; }
+      const items = found(test);
+      for (const item of items.slice(0, 30)) {
+        const d = describe(item);
+        matches.append(el("li", {}, el("a", { href: d.href }, el("span", { class: "num", text: d.num }),
+          el("span", { class: "mname", text: d.name }), el("span", { class: "mfile", text: d.file }))));
+      }
+      if (items.length > 30) matches.append(el("li", { class: "note", text: `… ${group(items.length - 30)} more: ${more}` }));
+      if (!items.length) matches.append(el("li", { class: "note", text: "no method matches" }));
+      matches.hidden = false;
+      const view = onSearch();
+      if (view) view(search.value);
+    }
+    search.addEventListener("input", update);
+    search.addEventListener("focus", update);
+    search.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        const first = matches.querySelector("a");
+        if (first) location.hash = first.getAttribute("href");
+      } else if (event.key === "Escape") {
+        matches.hidden = true;
+      }
+    });
+    document.addEventListener("click", (event) => { if (!event.target.closest(".search")) matches.hidden = true; });
+    matches.addEventListener("click", (event) => { if (event.target.closest("a")) matches.hidden = true; });
+    return { search, box: el("div", { class: "search" }, search, matches) };
+  }
+
+  // --- the graph view: an SVG laid out by Graphviz when the page was
+  // written ---
+
+  // The SVG of text, or null if it cannot be read; each box whose
+  // tooltip's lines name an item (methodOf(lines) gives its index, or
+  // undefined) carries it as data-method. Its whole is dataset.full.
+  function readGraphSvg(text, methodOf) {
+    const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+    if (doc.querySelector("parsererror")) return null;
+    const svg = document.importNode(doc.documentElement, true);
+    for (const node of svg.querySelectorAll("g.node")) {
+      const a = node.querySelector("a");
+      const tip = a && (a.getAttributeNS("http://www.w3.org/1999/xlink", "title") || a.getAttribute("xlink:title"));
+      const index = tip ? methodOf(tip.split("\n")) : undefined;
+      if (index !== undefined) node.dataset.method = String(index);
+    }
+    const box = svg.viewBox.baseVal;
+    svg.dataset.full = `${box.x} ${box.y} ${box.width} ${box.height}`;
+    svg.removeAttribute("width");
+    svg.removeAttribute("height");
+    return svg;
+  }
+
+  // Pan (drag) and zoom (wheel) of an SVG drawing in view, whose whole is
+  // svg.dataset.full ("x y w h"); reset (a button, or null) fits it again;
+  // a click that did not drag calls onNode(box, event) on the box under it.
+  function panZoom(view, svg, reset, onNode) {
+    let [x, y, w, h] = svg.dataset.full.split(" ").map(Number);
+    const apply = () => svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
+    const fit = () => { [x, y, w, h] = svg.dataset.full.split(" ").map(Number); apply(); };
+    fit();
+    if (reset) reset.addEventListener("click", fit);
+    view.addEventListener("wheel", (event) => {
+      event.preventDefault();
+      const rect = view.getBoundingClientRect();
+      const scale = Math.max(w / rect.width, h / rect.height);
+      // The point under the pointer stays put (the SVG is centred, as
+      // preserveAspectRatio's default xMidYMid meet places it).
+      const px = x + (event.clientX - rect.left - (rect.width - w / scale) / 2) * scale;
+      const py = y + (event.clientY - rect.top - (rect.height - h / scale) / 2) * scale;
+      const factor = Math.exp(event.deltaY * 0.0015);
+      x = px - (px - x) * factor; y = py - (py - y) * factor; w *= factor; h *= factor;
+      apply();
+    }, { passive: false });
+    let drag = null;
+    view.addEventListener("pointerdown", (event) => {
+      drag = { sx: event.clientX, sy: event.clientY, x, y, moved: false };
+      view.setPointerCapture(event.pointerId);
+    });
+    view.addEventListener("pointermove", (event) => {
+      if (!drag) return;
+      const rect = view.getBoundingClientRect();
+      const scale = Math.max(w / rect.width, h / rect.height);
+      const dx = event.clientX - drag.sx, dy = event.clientY - drag.sy;
+      if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; view.classList.add("dragging"); }
+      x = drag.x - dx * scale; y = drag.y - dy * scale;
+      apply();
+    });
+    view.addEventListener("pointerup", (event) => {
+      const moved = drag && drag.moved;
+      drag = null;
+      view.classList.remove("dragging");
+      if (moved) return;
+      const hit = document.elementsFromPoint(event.clientX, event.clientY).map((n) => n.closest && n.closest("g.node")).find((n) => n);
+      if (hit) onNode(hit, event);
+    });
+  }
+
+  // The graph view drawn into main: its tools (legend, a Fit button, the
+  // count of hits) and svg, with pan and zoom; a click on a box that
+  // names an item opens it (open(index)). Returns highlight(query, isHit,
+  // allCount, what), which marks the boxes whose item isHit(test, index),
+  // says how many match here and among allCount(test) of what, and puts
+  // the query in the fragment (graphHash(query), by default #graph?q=).
+  const searchHash = (q) => (q ? "#graph?" + new URLSearchParams({ q }).toString() : "#graph");
+  function graphView(main, svg, legend, open, graphHash = searchHash) {
+    const view = el("div", { id: "graph-view" });
+    const hits = el("span", { id: "graph-hits" });
+    const reset = el("button", { type: "button", text: "Fit" });
+    main.append(el("div", { class: "graph-tools" }, el("span", { text: legend }), reset, hits), view);
+    view.append(svg);
+    panZoom(view, svg, reset, (node) => { if (node.dataset.method) open(Number(node.dataset.method)); });
+    return function highlight(query, isHit, allCount, what) {
+      const test = matcher(query);
+      let count = 0;
+      for (const node of svg.querySelectorAll("g.node")) {
+        const hit = Boolean(test && node.dataset.method && isHit(test, Number(node.dataset.method)));
+        node.classList.toggle("hit", hit);
+        if (hit) count++;
+      }
+      view.classList.toggle("searching", Boolean(test));
+      const all = test ? allCount(test) : 0;
+      hits.textContent = test ? `${count} box${count === 1 ? "" : "es"} match; ${all} method${all === 1 ? "" : "s"} in ${what} (the list under the search box opens any of them)` : "";
+      history.replaceState(null, "", graphHash(test ? query : ""));
+    };
+  }
+
+  window.tracegraphPageKit = {
+    group, time, percent, where, el, svgEl, matcher, decode, listHash, searchBox, readGraphSvg, panZoom, graphView
+  };
+})();
