@@ -29,9 +29,14 @@ class TestRealGraphs < Minitest::Test
   GEM_MAX_WIDTH = 2600
   GEM_MAX_SECONDS = 5
 
+  # The grouping docs/real-programs.md recommends for each program's diff
+  # graph: by gem for a run that is mostly libraries, by class for kramdown.
+  DIFF_GROUPING = {"rubocop" => :gem, "rdoc" => :gem, "kramdown" => :class, "rake" => :gem, "sinatra" => :gem}.freeze
+
   MIN_COVERAGE.each_key do |name|
     define_method(:"test_#{name}") { check(name) }
     define_method(:"test_#{name}_by_gem") { check_by_gem(name) }
+    define_method(:"test_#{name}_diff") { check_diff(name) }
   end
 
   # The diff graph picks and prunes as the call graph does: rubocop against
@@ -63,6 +68,25 @@ class TestRealGraphs < Minitest::Test
     assert_operator seconds, :<, GEM_MAX_SECONDS, name
     width = svg[/<svg width="(\d+)pt"/, 1].to_i
     assert_operator width, :<=, GEM_MAX_WIDTH, "#{name} by gem: #{width} pt wide"
+  end
+
+  # The diff graph holds to the call graph's width and time (issue 29):
+  # each fixture against itself, which draws every box and arrow a real
+  # diff does, at the recommended grouping (measured at most 2,366 points).
+  def check_diff(name)
+    grouping = DIFF_GROUPING.fetch(name)
+    grouped = load(name).group_by(grouping)
+    dot = grouped.diff(grouped).to_dot
+    assert_empty self.class.label_lines(dot).select { |line| line.length > MAX_LINE_CHARS }, name
+    skip "Graphviz's dot is not installed" unless DOT
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    svg, err, status = Open3.capture3({"LD_PRELOAD" => nil}, "timeout", MAX_LAYOUT_SECONDS.to_s, "dot", "-Tsvg",
+                                      stdin_data: dot)
+    seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+    assert status.success?, err
+    assert_operator seconds, :<, GEM_MAX_SECONDS, name
+    width = svg[/<svg width="(\d+)pt"/, 1].to_i
+    assert_operator width, :<=, GEM_MAX_WIDTH, "#{name}'s diff by #{grouping}: #{width} pt wide"
   end
 
   def load(name)
