@@ -125,6 +125,10 @@ START_TEST(defaults_match_tg_dot)
     ck_assert_ptr_null(o.base_allocations);
     ck_assert_ptr_null(o.head_allocations);
     ck_assert_int_eq(o.metric, TG_DOT_BY_TIME);
+    ck_assert_ptr_null(o.base_focus);
+    ck_assert_ptr_null(o.head_focus);
+    ck_assert_ptr_null(o.base_ignore);
+    ck_assert_ptr_null(o.head_ignore);
 }
 END_TEST
 
@@ -769,6 +773,71 @@ END_TEST
 
 /* ---- large graphs ---- */
 
+/* ---- focus and ignore ---- */
+
+/* The boxes drawn, by the first line of their label, in drawing order, joined by "|". */
+static void box_names(const char *s, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (const char *p = strstr(s, "\n  N"); p; p = strstr(p + 1, "\n  N")) {
+        const char *label = strstr(p, " [label=\""), *arrow = strstr(p, " -> ");
+        if (!label || (arrow && arrow < label)) continue;   /* an edge */
+        label += strlen(" [label=\"");
+        size_t n = (size_t)(strstr(label, "\\n") - label), room = size - strlen(out) - 1;
+        if (out[0] && room) {
+            strcat(out, "|");
+            room--;
+        }
+        strncat(out, label, n < room ? n : room);
+    }
+}
+
+/* A focus on a method only head has: it, its caller and the path to the
+ * root; old (work's callee only in base) and each are unrelated. */
+START_TEST(focus_draws_the_match_its_callers_and_the_path_to_the_root)
+{
+    tg_report b = base_report(), h = head_report();
+    static const uint8_t head_focus[] = { 0, 0, 0, 1 };   /* Object#fresh */
+    tg_diff_dot_options o;
+    tg_diff_dot_options_default(&o);
+    o.head_focus = head_focus;
+    char *s = render(&b, &h, &o), names[256];
+    box_names(s, names, sizeof names);
+    ck_assert_str_eq(names, "<main>|Object#work|Object#fresh");
+    ck_assert_has(s, "\\lFocus: 1 match, shown; 2 unrelated methods hidden\\l");
+    ck_assert_has(s, "  N2 -> N3 [label=\" " TIMES "9 " DOT_ " 30.0 ms \\n (new) \"");
+    free(s);
+
+    /* A method only base had matches through base's flags, and is drawn as its ghost. */
+    static const uint8_t base_focus[] = { 0, 0, 1, 0 };   /* Object#old */
+    o.head_focus = NULL;
+    o.base_focus = base_focus;
+    s = render(&b, &h, &o);
+    box_names(s, names, sizeof names);
+    ck_assert_str_eq(names, "<main>|Object#work|Object#old");
+    ck_assert_has(s, "label=\"Object#old\\n/app/lib/old.rb:5\\ngone (only in base)");
+    free(s);
+}
+END_TEST
+
+/* Ignoring work (flagged in head only: matched by name, it goes from both)
+ * leaves <main> calling fresh through it, dotted. */
+START_TEST(ignore_hides_a_method_and_dots_the_paths_through_it)
+{
+    tg_report b = base_report(), h = head_report();
+    static const uint8_t head_ignore[] = { 0, 1, 0, 0 };   /* Object#work */
+    tg_diff_dot_options o = keep_all();
+    o.head_ignore = head_ignore;
+    char *s = render(&b, &h, &o), names[256];
+    box_names(s, names, sizeof names);
+    ck_assert_str_eq(names, "<main>|Object#fresh|Object#old|Array#each");
+    ck_assert_has(s, "\\lIgnored 1 method\\l");
+    ck_assert_has(s, "  N1 -> N2 [label=\" via 1 frame \"");
+    ck_assert_lacks(s, "label=\"Object#work");
+    free(s);
+}
+END_TEST
+
 START_TEST(five_hundred_nodes_lay_out)
 {
     enum { N = 500 };
@@ -834,6 +903,8 @@ static Suite *diff_dot_suite(void)
     tcase_add_test(tc, by_allocations_needs_both_reports_counts);
     tcase_add_test(tc, allocation_counts_are_never_normalized);
     tcase_add_test(tc, a_count_from_none_shows_the_objects);
+    tcase_add_test(tc, focus_draws_the_match_its_callers_and_the_path_to_the_root);
+    tcase_add_test(tc, ignore_hides_a_method_and_dots_the_paths_through_it);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     TCase *large = tcase_create("large");

@@ -7,8 +7,8 @@
  *                   (tg_diff_merge.h), and the metric and scale the
  *                   graph is drawn in
  *   2. the graph  - the merged nodes and edges handed to tg_graph by
- *                   max(head, base), which keeps the boxes (node cut,
- *                   cap), the edges between them (base-only ones as
+ *                   max(head, base), which keeps the boxes (ignore,
+ *                   focus, node cut, cap), the edges between them (base-only ones as
  *                   ghosts) and dotted edges for head's paths through
  *                   hidden nodes
  *   3. emission   - legend, nodes, edges as DOT text
@@ -49,6 +49,8 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
     o->cwd = NULL;
     o->base_allocations = o->head_allocations = NULL;
     o->metric = TG_DOT_BY_TIME;
+    o->base_focus = o->head_focus = NULL;
+    o->base_ignore = o->head_ignore = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -100,6 +102,37 @@ static uint64_t edge_shown(const diff *d, const tg_diff_edge *e)
     return metric_total(d, e->head.present ? &e->head : &e->base);
 }
 
+static int compare_node_name(const void *key, const void *node)
+{
+    return strcmp((const char *)key, ((const tg_diff_node *)node)->name);
+}
+
+/*
+ * Per merged node (sorted by name): 1 where a method of that name is
+ * flagged in base or in head. NULL when neither report has flags, or
+ * out of memory (*failed then set).
+ */
+static uint8_t *merged_flags(const diff *d, const uint8_t *base_flags, const uint8_t *head_flags, bool *failed)
+{
+    if (!base_flags && !head_flags) return NULL;
+    uint8_t *flags = calloc(d->m.node_count + 1, 1);
+    if (!flags) {
+        *failed = true;
+        return NULL;
+    }
+    const tg_report *reports[2] = { d->base, d->head };
+    const uint8_t *given[2] = { base_flags, head_flags };
+    for (int side = 0; side < 2; side++) {
+        for (size_t i = 0; given[side] && i < reports[side]->method_count; i++) {
+            if (!given[side][i]) continue;
+            const tg_diff_node *n = bsearch(tg_report_method_name(&reports[side]->methods[i]), d->m.nodes,
+                                            d->m.node_count, sizeof *d->m.nodes, compare_node_name);
+            if (n) flags[n - d->m.nodes] = 1;
+        }
+    }
+    return flags;
+}
+
 /*
  * The graph of merged nodes and edges (tg_graph.h), each weighed by its
  * heavier side in the metric, chosen as the call graph's are: head's hot
@@ -117,7 +150,10 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
     uint64_t *tie = malloc((n + 1) * sizeof *tie);
     const char **names = malloc((n + 1) * sizeof *names);
     tg_graph_link *links = malloc((d->m.edge_count + 1) * sizeof *links);
-    bool ok = total && self && tie && names && links;
+    bool failed = false;
+    uint8_t *focus = merged_flags(d, o->base_focus, o->head_focus, &failed);
+    uint8_t *ignore = merged_flags(d, o->base_ignore, o->head_ignore, &failed);
+    bool ok = total && self && tie && names && links && !failed;
     if (ok) {
         for (size_t i = 0; i < n; i++) {
             const tg_diff_node *node = &d->m.nodes[i];
@@ -135,8 +171,8 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
         tg_graph_input in = { .node_count = n, .total = total, .self = self, .self_tie = tie, .names = names,
                               .links = links, .link_count = d->m.edge_count, .whole = d->grand,
                               .node_fraction = o->node_fraction, .edge_fraction = o->edge_fraction,
-                              .max_nodes = o->max_nodes, .cap = TG_GRAPH_CAP_COVERAGE,
-                              .hidden = TG_GRAPH_HIDDEN_WIDEST };
+                              .max_nodes = o->max_nodes, .ignore = ignore, .focus = focus,
+                              .cap = TG_GRAPH_CAP_COVERAGE, .hidden = TG_GRAPH_HIDDEN_WIDEST };
         ok = tg_graph_build(&d->g, &in);
     }
     free(total);
@@ -144,6 +180,8 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
     free(tie);
     free(names);
     free(links);
+    free(focus);
+    free(ignore);
     for (size_t i = 0; ok && i < d->g.kept; i++) {
         uint64_t s = shown_self(d, &d->m.nodes[d->g.order[i]]);
         if (s > d->max_self) d->max_self = s;
@@ -281,6 +319,12 @@ static void put_calls_change(tg_buf *b, uint64_t base, uint64_t head)
                   tg_format_count(c2, sizeof c2, head));
 }
 
+/* A merged node's name, for the legend's focus line and the dotted edges' tooltips. */
+static const char *node_name(const void *merged, uint32_t i)
+{
+    return ((const tg_diff_merge *)merged)->nodes[i].name;
+}
+
 static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
 {
     const tg_report *head = d->head, *base = d->base;
@@ -352,6 +396,12 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
                   tg_format_count(c1, sizeof c1, d->g.kept), tg_format_count(c2, sizeof c2, d->m.node_count),
                   tg_format_count(t1, sizeof t1, d->m.only_head), tg_format_count(t2, sizeof t2, d->m.only_base));
     tg_style_put_legend_line(b, &line);
+    tg_style_put_focus_lines(b, &d->g, node_name, &d->m);
+    if (d->g.ignored) {
+        tg_buf_printf(&line, "Ignored %s method%s", tg_format_count(c1, sizeof c1, d->g.ignored),
+                      plural(d->g.ignored));
+        tg_style_put_legend_line(b, &line);
+    }
     tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
     tg_style_put_passed_line(b, &d->g);
     tg_buf_puts(b, "\\l");
@@ -456,11 +506,6 @@ static void emit_node(tg_buf *b, const diff *d, uint32_t index, const tg_diff_do
     tg_style_put_box_colors(b, diverging(metric_self(d, &n->head), metric_self(d, &n->base), d->grand));
     if (meta->is_c) tg_buf_puts(b, ", style=\"filled,rounded,dashed\"");
     tg_buf_puts(b, "];\n");
-}
-
-static const char *node_name(const void *merged, uint32_t i)
-{
-    return ((const tg_diff_merge *)merged)->nodes[i].name;
 }
 
 static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool large)

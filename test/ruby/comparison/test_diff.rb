@@ -167,12 +167,37 @@ class TestDiff < TracegraphTest
     assert_renders dot
   end
 
+  # The first line of each box's label, in drawing order.
+  def box_names(dot) = dot.scan(/^  N\d+ \[label="(.*?)\\n/).flatten
+
+  # A focus draws its matches, their callers and callees, and the paths to
+  # the roots, in either run: fresh (only in head) with work and <main>;
+  # old (only in base) with work, its caller there, and <main>.
+  def test_to_dot_focus_and_ignore
+    require_renderer
+    diff = base.diff(head)
+    dot = diff.to_dot(focus: /fresh/)
+    assert_equal ["Object#main", "Object#work", "Object#fresh"], box_names(dot)
+    assert_includes dot, "\\lFocus: 1 match, shown; 2 unrelated methods hidden\\l"
+    assert_equal ["Object#main", "Object#work", "Object#old"], box_names(diff.to_dot(focus: "Object#old"))
+    assert_equal ["Object#main", "Object#work", "Object#fresh", "Object#old"], box_names(diff.to_dot(focus: /work/))
+
+    ignored = diff.to_dot(ignore: /work/)
+    assert_equal ["Object#main", "Object#fresh", "Object#old", "Array#each"], box_names(ignored)
+    assert_includes ignored, "\\lIgnored 1 method\\l"
+    assert_match(/^  N1 -> N2 \[label=" via 1 frame "/, ignored)
+    assert_renders dot
+    assert_renders ignored
+  end
+
   def test_to_dot_options
     require_renderer
     diff = base.diff(head)
     assert_includes diff.to_dot(normalize: true), "Normalized: base times scaled ×1.250 to head's total\\l"
     assert_includes diff.to_dot(max_nodes: 2), "Showing 2 of 5 methods"
-    assert_raises(ArgumentError) { diff.to_dot(focus: "x") }
+    assert_raises(ArgumentError) { diff.to_dot(focus: "(") }
+    assert_raises(ArgumentError) { diff.to_dot(ignore: 1) }
+    assert_raises(ArgumentError) { diff.to_dot(unknown: 1) }
     assert_raises(ArgumentError) { diff.to_dot(normalize: 1) }
     assert_raises(ArgumentError) { diff.to_dot(max_nodes: -1) }
     assert_raises(ArgumentError) { diff.to_dot(node_fraction: 2) }

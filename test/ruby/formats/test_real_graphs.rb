@@ -118,6 +118,19 @@ class TestRealGraphs < Minitest::Test
     assert_equal 80, box_names(wide).grep(/RuboCop::Cop::Style/).size, "every box a match"
   end
 
+  # The same on the diff graph, whose methods are matched by name across the runs.
+  def test_focus_on_rubocop_diff_draws_the_matches
+    profile = load("rubocop")
+    diff = profile.diff(profile)
+    focus = /Style::StringLiterals/
+    assert_empty box_names(diff.to_dot).grep(focus)
+    dot = diff.to_dot(focus: focus)
+    assert_equal box_names(profile.to_dot(focus: focus)).grep(focus).sort, box_names(dot).grep(focus).sort
+    assert_equal 8, box_names(dot).grep(focus).size
+    assert_includes dot, "\\lFocus: 8 matches, all shown; 14 unrelated methods hidden\\l"
+    assert_equal 80, box_names(dot).size
+  end
+
   def check(name)
     profile = load(name)
     dot = profile.to_dot
