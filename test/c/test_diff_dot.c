@@ -125,6 +125,10 @@ START_TEST(defaults_match_tg_dot)
     ck_assert_ptr_null(o.base_allocations);
     ck_assert_ptr_null(o.head_allocations);
     ck_assert_int_eq(o.metric, TG_DOT_BY_TIME);
+    ck_assert_ptr_null(o.base_focus);
+    ck_assert_ptr_null(o.head_focus);
+    ck_assert_ptr_null(o.base_ignore);
+    ck_assert_ptr_null(o.head_ignore);
 }
 END_TEST
 
@@ -141,9 +145,10 @@ START_TEST(graph_header_legend_and_dot_accepts_it)
     ck_assert_has(s, "\\lNothing dropped\\l");
     ck_assert_has(s, "Box size = head self time " DOT_ " colour = change in self time\\l");
     ck_assert_has(s, "Red = grew, blue = shrank, white = held");
-    ck_assert_has(s, "Dashed blue = only in base (gone) " DOT_ " \\\"new\\\" = only in head\\l");
+    ck_assert_has(s, "\\lNumbers are head's, (change) from base; none: it held\\lDashed blue = only in base (gone) "
+                     DOT_ " \\\"new\\\" = only in head\\l");
     /* The colour scale, as a swatch: each cell the colour of its change. */
-    ck_assert_has(s, "  legend_scale [shape=plaintext");
+    ck_assert_has(s, "  { rank=source; legend_scale [shape=plaintext");
     ck_assert_has(s, "<td bgcolor=\"#2166ac\"><font color=\"#ffffff\">-25%</font></td>");
     ck_assert_has(s, "<td bgcolor=\"#f7f7f7\"><font color=\"#000000\">0%</font></td>");
     ck_assert_has(s, "<td bgcolor=\"#b2182b\"><font color=\"#ffffff\">+25%</font></td>");
@@ -189,16 +194,16 @@ START_TEST(changed_node_label_golden)
     char *s = render(&b, &h, &o);
     char *n2 = line_with(s, "  N2 [");
     ck_assert_str_eq(n2,
-        "  N2 [label=\"Object#work\\nlib/work.rb:10\\nself 90.0 ms (+30.0 ms, +50.0%)\\n"
-        "total 130 ms (+30.0 ms, +30.0%)\\ncalls 300 " ARROW " 450\", "
+        "  N2 [label=\"Object#work\\nlib/work.rb:10\\nself 90.0 ms\\n(+30.0 ms, +50.0%)\\n"
+        "total 130 ms\\n(+30.0 ms, +30.0%)\\ncalls 300 " ARROW " 450\", "
         "tooltip=\"Object#work\\n/app/lib/work.rb:10\\nself: 60.0 ms " ARROW " 90.0 ms (+30.0 ms, +50.0%)\\n"
         "total: 100 ms " ARROW " 130 ms (+30.0 ms, +30.0%)\\ncalls: 300 " ARROW " 450\", "
         "fontsize=24.0, fillcolor=\"#c13639\", color=\"#732022\", fontcolor=\"#ffffff\"];");
     free(n2);
     /* Held: no change, neutral colour; N1 is <main>, the heaviest. */
     char *n1 = line_with(s, "  N1 [");
-    ck_assert_has(n1, "label=\"<main>\\ndemo.rb:1\\nself 10.0 ms (no change)\\ntotal 150 ms (+30.0 ms, +25.0%)\\n"
-                      "calls 1 " ARROW " 1\"");
+    ck_assert_has(n1, "label=\"<main>\\ndemo.rb:1\\nself 10.0 ms\\ntotal 150 ms\\n(+30.0 ms, +25.0%)\\n"
+                      "1 call\"");
     ck_assert_has(n1, "fillcolor=\"#f7f7f7\"");
     free(n1);
     free(s);
@@ -245,7 +250,7 @@ START_TEST(c_methods_keep_the_dashed_border)
     tg_report b = base_report(), h = head_report();
     char *s = render(&b, &h, NULL);
     char *n = line_with(s, "label=\"Array#each");
-    ck_assert_has(n, "label=\"Array#each\\nself 20.0 ms (no change)\\n");
+    ck_assert_has(n, "label=\"Array#each\\nself 20.0 ms\\n");
     ck_assert_has(n, "\\nimplemented in C\"");
     ck_assert_has(n, "style=\"filled,rounded,dashed\"");
     ck_assert_lacks(n, "2166ac");
@@ -263,11 +268,11 @@ START_TEST(colour_is_red_for_growth_blue_for_shrinkage_white_when_held)
     s = render_one(100 * MS, 0, 100 * MS, NULL);
     ck_assert_has(s, "fillcolor=\"#2166ac\"");
     ck_assert_has(s, "fontcolor=\"#ffffff\"");
-    ck_assert_has(s, "self 0 ns (-100 ms, -100.0%)");
+    ck_assert_has(s, "self 0 ns\\n(-100 ms, -100.0%)");
     free(s);
     s = render_one(50 * MS, 50 * MS, 100 * MS, NULL);
     ck_assert_has(s, "fillcolor=\"#f7f7f7\"");
-    ck_assert_has(s, "self 50.0 ms (no change)");
+    ck_assert_has(s, "self 50.0 ms\\ntotal");
     free(s);
     /* A quarter of the total is already the deepest. */
     s = render_one(50 * MS, 75 * MS, 100 * MS, NULL);
@@ -276,11 +281,11 @@ START_TEST(colour_is_red_for_growth_blue_for_shrinkage_white_when_held)
     /* 1/64 of the total: sqrt scale puts it at the first stop. */
     s = render_one(50 * MS, 50 * MS + 1562500, 100 * MS, NULL);
     ck_assert_has(s, "fillcolor=\"#fddbc7\"");
-    ck_assert_has(s, "self 51.6 ms (+1.56 ms, ");
+    ck_assert_has(s, "self 51.6 ms\\n(+1.56 ms, ");
     free(s);
     s = render_one(50 * MS, 50 * MS - 1562500, 100 * MS, NULL);
     ck_assert_has(s, "fillcolor=\"#d1e5f0\"");
-    ck_assert_has(s, "self 48.4 ms (-1.56 ms, ");
+    ck_assert_has(s, "self 48.4 ms\\n(-1.56 ms, ");
     free(s);
 }
 END_TEST
@@ -320,7 +325,7 @@ START_TEST(methods_with_the_same_name_are_summed)
     tg_report b = { NULL, "wall", 50 * MS, bm, 2, NULL, 0, NULL }, h = { NULL, "wall", 70 * MS, hm, 1, NULL, 0, NULL };
     char *s = render(&b, &h, NULL);
     ck_assert_uint_eq(count_of(s, "label=\"#<Class:0x1>#m"), 1);
-    ck_assert_has(s, "self 70.0 ms (+20.0 ms, +40.0%)");
+    ck_assert_has(s, "self 70.0 ms\\n(+20.0 ms, +40.0%)");
     ck_assert_has(s, "calls 5 " ARROW " 10");
     free(s);
 }
@@ -334,26 +339,26 @@ START_TEST(edge_labels_and_ghost_edges)
     tg_diff_dot_options o = keep_all();
     char *s = render(&b, &h, &o);
     char *e = line_with(s, "  N1 -> N2 [");
-    ck_assert_str_eq(e, "  N1 -> N2 [label=\" " TIMES "450 " DOT_ " 130 ms (+30.0 ms) \", "
+    ck_assert_str_eq(e, "  N1 -> N2 [label=\" " TIMES "450 " DOT_ " 130 ms \\n (+30.0 ms) \", "
                         "tooltip=\"<main> " ARROW " Object#work\\ncalls: 300 " ARROW " 450\\n"
                         "total: 100 ms " ARROW " 130 ms (+30.0 ms, +30.0%)\", "
                         "penwidth=5.6, color=\"#732022\", weight=87];");
     free(e);
     e = line_with(s, "label=\" " TIMES "9 ");
-    ck_assert_has(e, "label=\" " TIMES "9 " DOT_ " 30.0 ms (new) \"");
+    ck_assert_has(e, "label=\" " TIMES "9 " DOT_ " 30.0 ms \\n (new) \"");
     ck_assert_has(e, "\\nnew in head\"");
     free(e);
     /* work -> old and work -> each exist only in base: dashed, blue, base numbers. */
     e = line_with(s, "gone " DOT_ " was " TIMES "20 ");
-    ck_assert_has(e, "label=\" gone " DOT_ " was " TIMES "20 " DOT_ " 30.0 ms \"");
+    ck_assert_has(e, "label=\" gone " DOT_ " was " TIMES "20 \\n 30.0 ms \"");
     ck_assert_has(e, "color=\"#2166ac\"");
     ck_assert_has(e, "style=dashed");
     ck_assert_has(e, "weight=1");
     free(e);
     ck_assert_uint_eq(count_of(s, "style=dashed]"), 2);
     /* Head's edges first, heaviest first; then ghosts. */
-    ck_assert((uintptr_t)strstr(s, "  N1 -> N2") < (uintptr_t)strstr(s, "(new) "));
-    ck_assert((uintptr_t)strstr(s, "(new) ") < (uintptr_t)strstr(s, "gone " DOT_));
+    ck_assert((uintptr_t)strstr(s, "  N1 -> N2") < (uintptr_t)strstr(s, "(new) \""));
+    ck_assert((uintptr_t)strstr(s, "(new) \"") < (uintptr_t)strstr(s, "gone " DOT_));
     assert_dot_accepts(s);
     free(s);
 }
@@ -404,7 +409,7 @@ START_TEST(normalize_scales_base_to_head_total)
     tg_report b = { NULL, "wall", 100 * MS, bm, 2, e, 1, NULL }, h = { NULL, "wall", 200 * MS, hm, 2, he, 1, NULL };
 
     char *raw = render(&b, &h, NULL);
-    ck_assert_has(raw, "self 120 ms (+60.0 ms, +100.0%)");
+    ck_assert_has(raw, "self 120 ms\\n(+60.0 ms, +100.0%)");
     ck_assert_has(raw, "Not normalized: base times as measured\\l");
     ck_assert_lacks(raw, "fillcolor=\"#f7f7f7\"");
     free(raw);
@@ -416,11 +421,11 @@ START_TEST(normalize_scales_base_to_head_total)
     ck_assert_has(s, "Normalized: base times scaled " TIMES "2.000 to head's total\\l");
     /* The totals line keeps the raw numbers: the run did get slower. */
     ck_assert_has(s, "total 100 ms " ARROW " 200 ms (+100.0%)");
-    ck_assert_has(s, "self 120 ms (no change)");
-    ck_assert_has(s, "self 80.0 ms (no change)");
+    ck_assert_has(s, "self 120 ms\\ntotal");
+    ck_assert_has(s, "self 80.0 ms\\ntotal");
     ck_assert_has(s, "calls 5 " ARROW " 10");   /* call counts are never scaled */
     ck_assert_uint_eq(count_of(s, "fillcolor=\"#f7f7f7\""), 2);
-    ck_assert_has(s, TIMES "10 " DOT_ " 120 ms (no change)");
+    ck_assert_has(s, TIMES "10 " DOT_ " 120 ms \"");
     free(s);
 }
 END_TEST
@@ -512,7 +517,7 @@ START_TEST(swapping_base_and_head_swaps_the_story)
     char *s = render(&h, &b, &o);
     ck_assert_has(s, "label=\"Object#fresh\\n/app/lib/fresh.rb:7\\ngone (only in base)");
     ck_assert_has(s, "label=\"Object#old\\n/app/lib/old.rb:5\\nnew (only in head)");
-    ck_assert_has(s, "self 60.0 ms (-30.0 ms, -33.3%)");
+    ck_assert_has(s, "self 60.0 ms\\n(-30.0 ms, -33.3%)");
     ck_assert_has(s, "total 150 ms " ARROW " 120 ms (-20.0%)");
     free(s);
 }
@@ -616,8 +621,8 @@ START_TEST(by_allocations_labels_golden)
     /* <main> holds the most objects, then work: N1 and N2. */
     char *n2 = line_with(s, "  N2 [");
     ck_assert_str_eq(n2,
-        "  N2 [label=\"Object#work\\nlib/work.rb:10\\nself 90.0 ms (+30.0 ms, +50.0%)\\n"
-        "total 130 ms (+30.0 ms, +30.0%)\\nallocs 1,000 " ARROW " 1,300 (+30.0%)\\ncalls 300 " ARROW " 450\", "
+        "  N2 [label=\"Object#work\\nlib/work.rb:10\\nself 90.0 ms\\n(+30.0 ms, +50.0%)\\n"
+        "total 130 ms\\n(+30.0 ms, +30.0%)\\nallocs 1,000 " ARROW " 1,300\\n(+30.0%)\\ncalls 300 " ARROW " 450\", "
         "tooltip=\"Object#work\\n/app/lib/work.rb:10\\nself: 60.0 ms " ARROW " 90.0 ms (+30.0 ms, +50.0%)\\n"
         "total: 100 ms " ARROW " 130 ms (+30.0 ms, +30.0%)\\n"
         "self allocations: 1,000 " ARROW " 1,300 (+300, +30.0%)\\n"
@@ -626,12 +631,12 @@ START_TEST(by_allocations_labels_golden)
     free(n2);
     /* Held objects are neutral grey, however its time moved. */
     char *n1 = line_with(s, "  N1 [");
-    ck_assert_has(n1, "\\ntotal 150 ms (+30.0 ms, +25.0%)\\nallocs 5 " ARROW " 5 (no change)\\ncalls 1 " ARROW " 1\"");
+    ck_assert_has(n1, "\\ntotal 150 ms\\n(+30.0 ms, +25.0%)\\nallocs 5\\n1 call\"");
     ck_assert_has(n1, "fillcolor=\"#f7f7f7\"");
     free(n1);
     /* Each allocates half as much: blue, though its time held. */
     char *each = line_with(s, "label=\"Array#each");
-    ck_assert_has(each, "\\nself 20.0 ms (no change)\\ntotal 20.0 ms (no change)\\nallocs 200 " ARROW " 100 (-50.0%)\\n");
+    ck_assert_has(each, "\\nself 20.0 ms\\ntotal 20.0 ms\\nallocs 200 " ARROW " 100\\n(-50.0%)\\n");
     ck_assert_has(each, "fillcolor=\"#88bfdb\"");
     ck_assert_has(each, "fontsize=13.2");   /* 9 + 15 sqrt(100/1,300) */
     free(each);
@@ -656,17 +661,17 @@ START_TEST(by_allocations_edges_carry_objects)
     tg_diff_dot_options o = by_allocations();
     char *s = render(&b, &h, &o);
     char *e = line_with(s, "  N1 -> N2 [");
-    ck_assert_str_eq(e, "  N1 -> N2 [label=\" " TIMES "450 " DOT_ " 130 ms " DOT_ " 1,307 objects (+267) \", "
+    ck_assert_str_eq(e, "  N1 -> N2 [label=\" " TIMES "450 " DOT_ " 130 ms " DOT_ " 1,307 objects \\n (+267) \", "
                         "tooltip=\"<main> " ARROW " Object#work\\ncalls: 300 " ARROW " 450\\n"
                         "total: 100 ms " ARROW " 130 ms (+30.0 ms, +30.0%)\\n"
                         "allocations: 1,040 " ARROW " 1,307 (+267, +25.7%)\", "
                         "penwidth=5.8, color=\"#762524\", weight=93];");
     free(e);
     e = line_with(s, "label=\" " TIMES "9 ");
-    ck_assert_has(e, "label=\" " TIMES "9 " DOT_ " 30.0 ms " DOT_ " 7 objects (new) \"");
+    ck_assert_has(e, "label=\" " TIMES "9 " DOT_ " 30.0 ms " DOT_ " 7 objects \\n (new) \"");
     free(e);
     e = line_with(s, "gone " DOT_ " was " TIMES "20 ");
-    ck_assert_has(e, "label=\" gone " DOT_ " was " TIMES "20 " DOT_ " 30.0 ms " DOT_ " 40 objects \"");
+    ck_assert_has(e, "label=\" gone " DOT_ " was " TIMES "20 \\n 30.0 ms " DOT_ " 40 objects \"");
     ck_assert_has(e, "style=dashed");
     free(e);
     /* work -> each allocated nothing in base (and is gone): the lightest, drawn last. */
@@ -694,7 +699,7 @@ START_TEST(by_allocations_pruning_counts_objects)
     o.base_allocations = o.head_allocations = &a;
     char *s = render(&r, &r, &o);
     ck_assert_has(s, "label=\"Slow#s");   /* by time, Slow#s is the heaviest callee */
-    ck_assert_has(s, "\\nallocs 0 " ARROW " 0 (no change)\\n");   /* labels give the counts either way */
+    ck_assert_has(s, "\\nallocs 0\\n");   /* labels give the counts either way */
     ck_assert_has(s, "Box size = head self time");
     free(s);
 
@@ -742,8 +747,8 @@ START_TEST(allocation_counts_are_never_normalized)
     char *s = render(&b, &h, &o);
     ck_assert_has(s, "\\lNormalized: base times scaled " TIMES "1.250 to head's total\\l    (allocation counts "
                      "are never scaled)\\l");
-    ck_assert_has(s, "\\nallocs 1,000 " ARROW " 1,300 (+30.0%)\\n");
-    ck_assert_has(s, "self 90.0 ms (+15.0 ms, +20.0%)");   /* the times are scaled */
+    ck_assert_has(s, "\\nallocs 1,000 " ARROW " 1,300\\n(+30.0%)\\n");
+    ck_assert_has(s, "self 90.0 ms\\n(+15.0 ms, +20.0%)");   /* the times are scaled */
     free(s);
 }
 END_TEST
@@ -759,7 +764,7 @@ START_TEST(a_count_from_none_shows_the_objects)
     o.head_allocations = &some;
     o.metric = TG_DOT_BY_ALLOCATIONS;
     char *s = render(&b, &b, &o);
-    ck_assert_has(s, "\\nallocs 0 " ARROW " 7 (+7)\\n");
+    ck_assert_has(s, "\\nallocs 0 " ARROW " 7\\n(+7)\\n");
     ck_assert_has(s, "fillcolor=\"#b2182b\"");   /* all the run's objects: the deepest red */
     ck_assert_has(s, "Allocations: 0 " ARROW " 7 objects (+7)");
     free(s);
@@ -767,6 +772,71 @@ START_TEST(a_count_from_none_shows_the_objects)
 END_TEST
 
 /* ---- large graphs ---- */
+
+/* ---- focus and ignore ---- */
+
+/* The boxes drawn, by the first line of their label, in drawing order, joined by "|". */
+static void box_names(const char *s, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (const char *p = strstr(s, "\n  N"); p; p = strstr(p + 1, "\n  N")) {
+        const char *label = strstr(p, " [label=\""), *arrow = strstr(p, " -> ");
+        if (!label || (arrow && arrow < label)) continue;   /* an edge */
+        label += strlen(" [label=\"");
+        size_t n = (size_t)(strstr(label, "\\n") - label), room = size - strlen(out) - 1;
+        if (out[0] && room) {
+            strcat(out, "|");
+            room--;
+        }
+        strncat(out, label, n < room ? n : room);
+    }
+}
+
+/* A focus on a method only head has: it, its caller and the path to the
+ * root; old (work's callee only in base) and each are unrelated. */
+START_TEST(focus_draws_the_match_its_callers_and_the_path_to_the_root)
+{
+    tg_report b = base_report(), h = head_report();
+    static const uint8_t head_focus[] = { 0, 0, 0, 1 };   /* Object#fresh */
+    tg_diff_dot_options o;
+    tg_diff_dot_options_default(&o);
+    o.head_focus = head_focus;
+    char *s = render(&b, &h, &o), names[256];
+    box_names(s, names, sizeof names);
+    ck_assert_str_eq(names, "<main>|Object#work|Object#fresh");
+    ck_assert_has(s, "\\lFocus: 1 match, shown; 2 unrelated methods hidden\\l");
+    ck_assert_has(s, "  N2 -> N3 [label=\" " TIMES "9 " DOT_ " 30.0 ms \\n (new) \"");
+    free(s);
+
+    /* A method only base had matches through base's flags, and is drawn as its ghost. */
+    static const uint8_t base_focus[] = { 0, 0, 1, 0 };   /* Object#old */
+    o.head_focus = NULL;
+    o.base_focus = base_focus;
+    s = render(&b, &h, &o);
+    box_names(s, names, sizeof names);
+    ck_assert_str_eq(names, "<main>|Object#work|Object#old");
+    ck_assert_has(s, "label=\"Object#old\\n/app/lib/old.rb:5\\ngone (only in base)");
+    free(s);
+}
+END_TEST
+
+/* Ignoring work (flagged in head only: matched by name, it goes from both)
+ * leaves <main> calling fresh through it, dotted. */
+START_TEST(ignore_hides_a_method_and_dots_the_paths_through_it)
+{
+    tg_report b = base_report(), h = head_report();
+    static const uint8_t head_ignore[] = { 0, 1, 0, 0 };   /* Object#work */
+    tg_diff_dot_options o = keep_all();
+    o.head_ignore = head_ignore;
+    char *s = render(&b, &h, &o), names[256];
+    box_names(s, names, sizeof names);
+    ck_assert_str_eq(names, "<main>|Object#fresh|Object#old|Array#each");
+    ck_assert_has(s, "\\lIgnored 1 method\\l");
+    ck_assert_has(s, "  N1 -> N2 [label=\" via 1 frame \"");
+    ck_assert_lacks(s, "label=\"Object#work");
+    free(s);
+}
+END_TEST
 
 START_TEST(five_hundred_nodes_lay_out)
 {
@@ -833,6 +903,8 @@ static Suite *diff_dot_suite(void)
     tcase_add_test(tc, by_allocations_needs_both_reports_counts);
     tcase_add_test(tc, allocation_counts_are_never_normalized);
     tcase_add_test(tc, a_count_from_none_shows_the_objects);
+    tcase_add_test(tc, focus_draws_the_match_its_callers_and_the_path_to_the_root);
+    tcase_add_test(tc, ignore_hides_a_method_and_dots_the_paths_through_it);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     TCase *large = tcase_create("large");

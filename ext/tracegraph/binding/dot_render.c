@@ -22,7 +22,7 @@
 typedef struct report_buffers {
     tg_report_method *methods, *base_methods;
     tg_report_edge *edges, *base_edges;
-    uint8_t *focus, *ignore, *waiting;
+    uint8_t *focus, *ignore, *waiting, *base_focus, *base_ignore;
     uint64_t *self_allocations, *allocations, *edge_allocations;
     uint64_t *base_self_allocations, *base_allocations, *base_edge_allocations;
     const char **context, **tooltips, **notes, **short_files, **edge_via, **allocation_types;
@@ -38,6 +38,8 @@ static void report_buffers_free(report_buffers *b)
     free(b->base_edges);
     free(b->focus);
     free(b->ignore);
+    free(b->base_focus);
+    free(b->base_ignore);
     free(b->waiting);
     free(b->self_allocations);
     free(b->allocations);
@@ -308,7 +310,8 @@ static VALUE render_diff_dot(VALUE arg)
 
     /* [node_fraction, edge_fraction, max_nodes, normalize, cwd,
      *  base's and head's allocations (each as for _render_dot) or nil,
-     *  what sizes the graph: :time or :allocations (which needs both)] */
+     *  what sizes the graph: :time or :allocations (which needs both),
+     *  focus and ignore: each nil or [base's flags, head's flags], one per method] */
     VALUE o = a->options;
     tg_diff_dot_options opts;
     tg_diff_dot_options_default(&opts);
@@ -332,6 +335,17 @@ static VALUE render_diff_dot(VALUE arg)
     if (!NIL_P(metric) && SYM2ID(metric) == rb_intern("allocations")) {
         if (!opts.base_allocations) rb_raise(rb_eArgError, "size_by: :allocations needs both profiles' allocation counts");
         opts.metric = TG_DOT_BY_ALLOCATIONS;
+    }
+    VALUE focus = rb_ary_entry(o, 8), ignore = rb_ary_entry(o, 9);
+    if (!NIL_P(focus)) {
+        Check_Type(focus, T_ARRAY);
+        opts.base_focus = b->base_focus = flags_from(rb_ary_entry(focus, 0), (long)base.method_count);
+        opts.head_focus = b->focus = flags_from(rb_ary_entry(focus, 1), (long)head.method_count);
+    }
+    if (!NIL_P(ignore)) {
+        Check_Type(ignore, T_ARRAY);
+        opts.base_ignore = b->base_ignore = flags_from(rb_ary_entry(ignore, 0), (long)base.method_count);
+        opts.head_ignore = b->ignore = flags_from(rb_ary_entry(ignore, 1), (long)head.method_count);
     }
 
     size_t len = 0;

@@ -7,8 +7,8 @@
  *                   (tg_diff_merge.h), and the metric and scale the
  *                   graph is drawn in
  *   2. the graph  - the merged nodes and edges handed to tg_graph by
- *                   max(head, base), which keeps the boxes (node cut,
- *                   cap), the edges between them (base-only ones as
+ *                   max(head, base), which keeps the boxes (ignore,
+ *                   focus, node cut, cap), the edges between them (base-only ones as
  *                   ghosts) and dotted edges for head's paths through
  *                   hidden nodes
  *   3. emission   - legend, nodes, edges as DOT text
@@ -49,6 +49,8 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
     o->cwd = NULL;
     o->base_allocations = o->head_allocations = NULL;
     o->metric = TG_DOT_BY_TIME;
+    o->base_focus = o->head_focus = NULL;
+    o->base_ignore = o->head_ignore = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -100,6 +102,37 @@ static uint64_t edge_shown(const diff *d, const tg_diff_edge *e)
     return metric_total(d, e->head.present ? &e->head : &e->base);
 }
 
+static int compare_node_name(const void *key, const void *node)
+{
+    return strcmp((const char *)key, ((const tg_diff_node *)node)->name);
+}
+
+/*
+ * Per merged node (sorted by name): 1 where a method of that name is
+ * flagged in base or in head. NULL when neither report has flags, or
+ * out of memory (*failed then set).
+ */
+static uint8_t *merged_flags(const diff *d, const uint8_t *base_flags, const uint8_t *head_flags, bool *failed)
+{
+    if (!base_flags && !head_flags) return NULL;
+    uint8_t *flags = calloc(d->m.node_count + 1, 1);
+    if (!flags) {
+        *failed = true;
+        return NULL;
+    }
+    const tg_report *reports[2] = { d->base, d->head };
+    const uint8_t *given[2] = { base_flags, head_flags };
+    for (int side = 0; side < 2; side++) {
+        for (size_t i = 0; given[side] && i < reports[side]->method_count; i++) {
+            if (!given[side][i]) continue;
+            const tg_diff_node *n = bsearch(tg_report_method_name(&reports[side]->methods[i]), d->m.nodes,
+                                            d->m.node_count, sizeof *d->m.nodes, compare_node_name);
+            if (n) flags[n - d->m.nodes] = 1;
+        }
+    }
+    return flags;
+}
+
 /*
  * The graph of merged nodes and edges (tg_graph.h), each weighed by its
  * heavier side in the metric, chosen as the call graph's are: head's hot
@@ -117,7 +150,10 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
     uint64_t *tie = malloc((n + 1) * sizeof *tie);
     const char **names = malloc((n + 1) * sizeof *names);
     tg_graph_link *links = malloc((d->m.edge_count + 1) * sizeof *links);
-    bool ok = total && self && tie && names && links;
+    bool failed = false;
+    uint8_t *focus = merged_flags(d, o->base_focus, o->head_focus, &failed);
+    uint8_t *ignore = merged_flags(d, o->base_ignore, o->head_ignore, &failed);
+    bool ok = total && self && tie && names && links && !failed;
     if (ok) {
         for (size_t i = 0; i < n; i++) {
             const tg_diff_node *node = &d->m.nodes[i];
@@ -135,8 +171,8 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
         tg_graph_input in = { .node_count = n, .total = total, .self = self, .self_tie = tie, .names = names,
                               .links = links, .link_count = d->m.edge_count, .whole = d->grand,
                               .node_fraction = o->node_fraction, .edge_fraction = o->edge_fraction,
-                              .max_nodes = o->max_nodes, .cap = TG_GRAPH_CAP_COVERAGE,
-                              .hidden = TG_GRAPH_HIDDEN_WIDEST };
+                              .max_nodes = o->max_nodes, .ignore = ignore, .focus = focus,
+                              .cap = TG_GRAPH_CAP_COVERAGE, .hidden = TG_GRAPH_HIDDEN_WIDEST };
         ok = tg_graph_build(&d->g, &in);
     }
     free(total);
@@ -144,6 +180,8 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
     free(tie);
     free(names);
     free(links);
+    free(focus);
+    free(ignore);
     for (size_t i = 0; ok && i < d->g.kept; i++) {
         uint64_t s = shown_self(d, &d->m.nodes[d->g.order[i]]);
         if (s > d->max_self) d->max_self = s;
@@ -188,12 +226,14 @@ static tg_style_rgb diverging(uint64_t head, uint64_t base, uint64_t whole)
 /*
  * The scale as a swatch beside the legend: the colour of a change of
  * -25%, -10%, -2%, 0, +2%, +10% and +25% of the run (of its time, or of
- * its objects), each cell labelled.
+ * its objects), each cell labelled. In the legend's top rank: left to
+ * rank itself, it pushed the graph's boxes aside (rubocop by gem: 2,727
+ * points wide instead of 2,366).
  */
 static void emit_swatch(tg_buf *b, const diff *d)
 {
     static const int steps[] = { -25, -10, -2, 0, 2, 10, 25 };
-    tg_buf_puts(b, "  legend_scale [shape=plaintext, margin=0, fillcolor=\"#ffffff\", tooltip=\"Colour scale\", label=<"
+    tg_buf_puts(b, "  { rank=source; legend_scale [shape=plaintext, margin=0, fillcolor=\"#ffffff\", tooltip=\"Colour scale\", label=<"
                    "<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"5\">"
                    "<tr><td colspan=\"7\">");
     tg_buf_puts(b, d->by_allocations ? "change in self allocations, as a share of all the run's objects"
@@ -205,7 +245,7 @@ static void emit_swatch(tg_buf *b, const diff *d)
         tg_buf_printf(b, "<td bgcolor=\"#%02x%02x%02x\"><font color=\"%s\">%s%d%%</font></td>", c.r, c.g, c.b,
                       dark ? "#ffffff" : "#000000", steps[i] > 0 ? "+" : "", steps[i]);
     }
-    tg_buf_puts(b, "</tr></table>>];\n");
+    tg_buf_puts(b, "</tr></table>>]; }\n");
 }
 
 /* "+4.00 ms, +49.0%" / "-1.20 ms, -10.0%" / "+3.00 ms" (base 0) / "no change". */
@@ -252,13 +292,37 @@ static void put_amount(tg_buf *b, const diff *d, uint64_t v)
     tg_buf_puts(b, tg_style_format_amount(c, sizeof c, d->by_allocations, v));
 }
 
-/* "self 12.1 ms (+4.00 ms, +49.0%)" for a method present in both. */
+/*
+ * "self 12.1 ms\n(+4.00 ms, +49.0%)" for a method present in both: head's
+ * amount, and its change on a line of its own so a box is no wider than
+ * the call graph's; "self 12.1 ms" alone when it held.
+ */
 static void put_time_change(tg_buf *b, const char *what, uint64_t base, uint64_t head)
 {
     char t[TG_FORMAT_SIZE];
-    tg_buf_printf(b, "%s %s (", what, tg_format_ns(t, sizeof t, head));
+    tg_buf_printf(b, "%s %s", what, tg_format_ns(t, sizeof t, head));
+    if (head == base) return;
+    tg_buf_puts(b, "\\n(");
     put_change(b, base, head, true);
     tg_buf_puts(b, ")");
+}
+
+/* "calls 300 → 450", or "450 calls" when the count held. */
+static void put_calls_change(tg_buf *b, uint64_t base, uint64_t head)
+{
+    char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
+    if (head == base) {
+        tg_buf_printf(b, "%s call%s", tg_format_count(c1, sizeof c1, head), plural(head));
+        return;
+    }
+    tg_buf_printf(b, "calls %s" ARROW "%s", tg_format_count(c1, sizeof c1, base),
+                  tg_format_count(c2, sizeof c2, head));
+}
+
+/* A merged node's name, for the legend's focus line and the dotted edges' tooltips. */
+static const char *node_name(const void *merged, uint32_t i)
+{
+    return ((const tg_diff_merge *)merged)->nodes[i].name;
 }
 
 static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
@@ -332,6 +396,12 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
                   tg_format_count(c1, sizeof c1, d->g.kept), tg_format_count(c2, sizeof c2, d->m.node_count),
                   tg_format_count(t1, sizeof t1, d->m.only_head), tg_format_count(t2, sizeof t2, d->m.only_base));
     tg_style_put_legend_line(b, &line);
+    tg_style_put_focus_lines(b, &d->g, node_name, &d->m);
+    if (d->g.ignored) {
+        tg_buf_printf(&line, "Ignored %s method%s", tg_format_count(c1, sizeof c1, d->g.ignored),
+                      plural(d->g.ignored));
+        tg_style_put_legend_line(b, &line);
+    }
     tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
     tg_style_put_passed_line(b, &d->g);
     tg_buf_puts(b, "\\l");
@@ -352,6 +422,8 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
         tg_style_put_legend_line(b, &line);
         tg_buf_puts(&line, "(deepest from a change of 25% of the run)");
     }
+    tg_style_put_legend_line(b, &line);
+    tg_buf_puts(&line, "Numbers are head's, (change) from base; none: it held");
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed blue = only in base (gone)" MIDDOT "\"new\" = only in head");
     tg_style_put_legend_line(b, &line);
@@ -388,14 +460,16 @@ static void emit_node(tg_buf *b, const diff *d, uint32_t index, const tg_diff_do
         put_time_change(b, "self", n->base.self, n->head.self);
         tg_buf_puts(b, "\\n");
         put_time_change(b, "total", n->base.total, n->head.total);
-        if (d->alloc[0]) {
-            tg_buf_printf(b, "\\nallocs %s" ARROW "%s (", tg_format_count(c1, sizeof c1, n->base.self_allocs),
+        if (d->alloc[0] && n->head.self_allocs == n->base.self_allocs) {
+            tg_buf_printf(b, "\\nallocs %s", tg_format_count(c1, sizeof c1, n->head.self_allocs));
+        } else if (d->alloc[0]) {
+            tg_buf_printf(b, "\\nallocs %s" ARROW "%s\\n(", tg_format_count(c1, sizeof c1, n->base.self_allocs),
                           tg_format_count(c2, sizeof c2, n->head.self_allocs));
             put_count_change(b, n->base.self_allocs, n->head.self_allocs, false, true);
             tg_buf_puts(b, ")");
         }
-        tg_buf_printf(b, "\\ncalls %s" ARROW "%s", tg_format_count(c1, sizeof c1, n->base.calls),
-                      tg_format_count(c2, sizeof c2, n->head.calls));
+        tg_buf_puts(b, "\\n");
+        put_calls_change(b, n->base.calls, n->head.calls);
     }
 
     tg_buf_puts(b, "\", tooltip=\"");
@@ -434,11 +508,6 @@ static void emit_node(tg_buf *b, const diff *d, uint32_t index, const tg_diff_do
     tg_buf_puts(b, "];\n");
 }
 
-static const char *node_name(const void *merged, uint32_t i)
-{
-    return ((const tg_diff_merge *)merged)->nodes[i].name;
-}
-
 static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool large)
 {
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
@@ -453,29 +522,31 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
         if (dotted) {
             tg_buf_printf(b, "via %u frame%s", (unsigned)ge->via_len, ge->via_len == 1 ? "" : "s");
         } else if (ghost) {
-            tg_buf_printf(b, "gone" MIDDOT "was " TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->base.calls),
+            tg_buf_printf(b, "gone" MIDDOT "was " TIMES "%s \\n %s", tg_format_count(c1, sizeof c1, e->base.calls),
                           tg_format_ns(t1, sizeof t1, e->base.total));
             if (d->by_allocations) {
                 tg_buf_puts(b, MIDDOT);
                 put_amount(b, d, e->base.allocs);
             }
         } else {
-            /* The change follows the metric: "×450 · 130 ms (+30.0 ms)", "×450 · 130 ms · 1,300 objects (+300)". */
+            /* The change follows the metric, on a second line: "×450 · 130 ms \n (+30.0 ms)",
+             * "×450 · 130 ms · 1,300 objects \n (+300)"; none when it held. */
             tg_buf_printf(b, TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->head.calls),
                           tg_format_ns(t1, sizeof t1, e->head.total));
             if (d->by_allocations) {
                 tg_buf_puts(b, MIDDOT);
                 put_amount(b, d, e->head.allocs);
             }
-            tg_buf_puts(b, " (");
             if (!e->base.present) {
-                tg_buf_puts(b, "new");
-            } else if (d->by_allocations) {
-                put_count_change(b, e->base.allocs, e->head.allocs, true, false);
-            } else {
-                put_change(b, e->base.total, e->head.total, false);
+                tg_buf_puts(b, " \\n (new)");
+            } else if (d->by_allocations ? e->base.allocs != e->head.allocs : e->base.total != e->head.total) {
+                tg_buf_puts(b, " \\n (");
+                if (d->by_allocations)
+                    put_count_change(b, e->base.allocs, e->head.allocs, true, false);
+                else
+                    put_change(b, e->base.total, e->head.total, false);
+                tg_buf_puts(b, ")");
             }
-            tg_buf_puts(b, ")");
         }
         tg_buf_puts(b, " \", ");
     }

@@ -36,6 +36,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tg_dot.h"
 #include "tg_report.h"
@@ -60,6 +61,12 @@ typedef struct tg_diff_dot_options {
     /* TG_DOT_BY_TIME (default), or TG_DOT_BY_ALLOCATIONS: sizes, colours, the fractions and
      * max_nodes go by objects allocated (needs both allocations; without them, by time). */
     tg_dot_metric metric;
+    /* NULL, or per-method flags of one report (its method_count long): 1 = matches. A merged method
+     * matches when its method in either report does. A focus draws its matches first, then their
+     * callers and callees, then the paths to the roots, and hides what neither leads to nor from
+     * them (as tg_dot_options.focus); ignored methods are hidden, paths through them dotted. */
+    const uint8_t *base_focus, *head_focus;
+    const uint8_t *base_ignore, *head_ignore;
 } tg_diff_dot_options;
 
 void tg_diff_dot_options_default(tg_diff_dot_options *o);

@@ -30,10 +30,12 @@ static bool link_valid(const tg_graph_input *in, const tg_graph_link *l)
     return l->from < in->node_count && l->to < in->node_count;   /* a broken input must not crash us */
 }
 
-/* The links hidden paths, focus and coverage follow: valid calls, not ghosts. */
-static bool link_is_call(const tg_graph_input *in, const tg_graph_link *l)
+/* The links hidden paths and coverage follow: valid calls, not ghosts. A
+ * focus follows ghosts too (with_ghosts): a method only the diff's base
+ * called is related to its callers there. */
+static bool link_is_followed(const tg_graph_input *in, const tg_graph_link *l, bool with_ghosts)
 {
-    return link_valid(in, l) && !l->ghost;
+    return link_valid(in, l) && (with_ghosts || !l->ghost);
 }
 
 static void adjacency_free(adjacency *a)
@@ -44,7 +46,7 @@ static void adjacency_free(adjacency *a)
     free(a->in);
 }
 
-static bool adjacency_build(adjacency *a, const tg_graph_input *in)
+static bool adjacency_build(adjacency *a, const tg_graph_input *in, bool with_ghosts)
 {
     size_t n = in->node_count;
     a->out_start = calloc(n + 1, sizeof *a->out_start);
@@ -55,7 +57,7 @@ static bool adjacency_build(adjacency *a, const tg_graph_input *in)
     /* Counting sort by endpoint keeps each list in input order. */
     for (size_t i = 0; i < in->link_count; i++) {
         const tg_graph_link *l = &in->links[i];
-        if (!link_is_call(in, l)) continue;
+        if (!link_is_followed(in, l, with_ghosts)) continue;
         a->out_start[l->from + 1]++;
         a->in_start[l->to + 1]++;
     }
@@ -74,7 +76,7 @@ static bool adjacency_build(adjacency *a, const tg_graph_input *in)
     memcpy(in_fill, a->in_start, (n + 1) * sizeof *in_fill);
     for (size_t i = 0; i < in->link_count; i++) {
         const tg_graph_link *l = &in->links[i];
-        if (!link_is_call(in, l)) continue;
+        if (!link_is_followed(in, l, with_ghosts)) continue;
         a->out[out_fill[l->from]++] = i;
         a->in[in_fill[l->to]++] = i;
     }
@@ -356,7 +358,8 @@ static bool note_unshown_matches(tg_graph *g, const tg_graph_input *in, const no
     return true;
 }
 
-static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency *a)
+/* With a focus, `fa` is the adjacency the focus follows (ghosts too), else `a`. */
+static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency *a, const adjacency *fa)
 {
     size_t n = in->node_count;
     for (size_t m = 0; m < n; m++) {
@@ -367,7 +370,7 @@ static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency 
         }
     }
     g->focus = in->focus != NULL;
-    if (in->focus && !apply_focus(g, in, a)) return false;
+    if (in->focus && !apply_focus(g, in, fa)) return false;
     g->node_cut = tg_report_cut_off(in->node_fraction, in->whole);
     g->edge_cut = tg_report_cut_off(in->edge_fraction, in->whole);
 
@@ -377,7 +380,7 @@ static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency 
     walk w = { malloc((n + 1) * sizeof *w.path), calloc(n + 1, sizeof *w.stamp), 0, calloc(n + 1, 1) };
     bool ok = keys && chosen && w.path && w.stamp && w.passed && (!in->focus || near);
     size_t count = 0;
-    if (ok && near) mark_near_focus(g, in, a, near);
+    if (ok && near) mark_near_focus(g, in, fa, near);
     for (size_t m = 0; ok && m < n; m++) {
         if (g->state[m] != TG_GRAPH_KEPT) continue;
         /* The focus's matches and their callers and callees are never cut for their size. */
@@ -393,7 +396,7 @@ static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency 
     bool capping = ok && in->max_nodes && count > in->max_nodes;
     if (capping) {
         if (near) {
-            ok = choose_by_focus(g, in, a, keys, count, in->max_nodes, chosen, near, &w);
+            ok = choose_by_focus(g, in, fa, keys, count, in->max_nodes, chosen, near, &w);
         } else if (in->cap == TG_GRAPH_CAP_COVERAGE) {
             ok = choose_by_coverage(g, in, a, keys, count, in->max_nodes, chosen, &w);
         } else {
@@ -765,10 +768,15 @@ bool tg_graph_build(tg_graph *g, const tg_graph_input *in)
     g->state = malloc(n + 1);
     g->rank = calloc(n + 1, sizeof *g->rank);
     g->order = malloc((n + 1) * sizeof *g->order);
-    adjacency a = { 0 };
-    bool ok = g->state && g->rank && g->order && adjacency_build(&a, in) && select_nodes(g, in, &a) &&
-              collect_links(g, in) && find_hidden_paths(g, in, &a) && order_edges(g, in);
+    adjacency a = { 0 }, with_ghosts = { 0 };
+    bool ghosts = false;
+    for (size_t i = 0; in->focus && i < in->link_count; i++) ghosts = ghosts || in->links[i].ghost;
+    bool ok = g->state && g->rank && g->order && adjacency_build(&a, in, false) &&
+              (!ghosts || adjacency_build(&with_ghosts, in, true)) &&
+              select_nodes(g, in, &a, ghosts ? &with_ghosts : &a) && collect_links(g, in) &&
+              find_hidden_paths(g, in, &a) && order_edges(g, in);
     adjacency_free(&a);
+    adjacency_free(&with_ghosts);
     if (!ok) tg_graph_free(g);
     return ok;
 }

@@ -13,7 +13,8 @@
  * Selection, in order:
  *   1. ignore flags hide nodes; paths through them become dotted edges;
  *   2. focus flags hide every node that is neither an ancestor nor a
- *      descendant of a match (no dotted edges through those);
+ *      descendant of a match, along links and ghosts (no dotted edges
+ *      through those);
  *   3. nodes whose total is under node_fraction of the whole are cut,
  *      except a focus's matches and their callers and callees;
  *   4. of the rest, max_nodes are kept (0: all). With a focus: the

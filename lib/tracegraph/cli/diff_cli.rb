@@ -93,7 +93,8 @@ module Tracegraph
              "(both profiles recorded with --allocations); NAME=PCT sets one method's limit") do |v|
           limit!(options[:allocations], v, "--fail-on-allocations")
         end
-        o.on("--ignore NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates") do |v|
+        o.on("--ignore NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates",
+             "(the gates only: the graph still draws it)") do |v|
           options[:ignore] << v
         end
         o.on("--min-share PCT", Float, "Skip methods under PCT percent of the total in --fail-on-time (default 5)") do |v|
@@ -102,6 +103,10 @@ module Tracegraph
         o.on("--node-fraction F", Float, "Hide methods under this share of total time") { |v| options[:dot][:node_fraction] = v }
         o.on("--edge-fraction F", Float, "Hide calls under this share of total time") { |v| options[:dot][:edge_fraction] = v }
         o.on("--max-nodes N", Integer, "Show at most N methods (0 = all)") { |v| options[:dot][:max_nodes] = v }
+        o.on("--focus REGEX", String, "Graph: draw methods matching REGEX (in either profile) first, then their",
+             "callers and callees, then the paths to the roots; hide what neither leads to nor from them") do |v|
+          options[:dot][:focus] = v
+        end
         o.on("--size-by WHAT", %w[time allocations], "Size and colour boxes by the change in time (default) or in",
              "allocations (both profiles recorded with --allocations)") { |v| options[:dot][:size_by] = v }
         o.on("--group-by WHAT", %w[method class file gem], "Compare per method (default), class, source file or gem:",

@@ -25,7 +25,8 @@ module Tracegraph
   end
 
   class ProfileDiff
-    DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, normalize: false, size_by: :time}.freeze
+    DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, normalize: false, size_by: :time,
+                    focus: nil, ignore: nil}.freeze
 
     # One method's numbers in both runs, matched by name. Times are integer
     # nanoseconds (base ones scaled to head's total when normalizing); a
@@ -138,6 +139,10 @@ module Tracegraph
     #   size_by:       :time, or :allocations (both profiles need allocation counts): box size by
     #                  head's self allocations, colour by their change, red where a method's own
     #                  allocations grew; the fractions and max_nodes go by objects. Labels give both.
+    #   focus:         Regexp/String: draw the methods whose name matches it (in either run) first,
+    #                  never cut for their size, then their callers and callees, then the paths to
+    #                  the roots; hide what neither leads to nor from them (as Profile#to_dot)
+    #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
     def to_dot(**options)
       o = DiffDotOptions.parse(options)
       by_allocations = o[:size_by] == :allocations
@@ -145,7 +150,7 @@ module Tracegraph
       counts = by_allocations ? [base, head].map { |side| Formats::Dot.legend_allocations(side) } : [nil, nil]
       Tracegraph._render_diff_dot(*Formats::Dot.report_parts(base), *Formats::Dot.report_parts(head),
                                   [o[:node_fraction], o[:edge_fraction], o[:max_nodes], o[:normalize], Dir.pwd,
-                                   *counts, o[:size_by]])
+                                   *counts, o[:size_by], name_flags(o[:focus]), name_flags(o[:ignore])])
     end
 
     # Writes the differential DOT graph to path; returns the path.
@@ -182,6 +187,11 @@ module Tracegraph
     end
 
     private
+
+    # nil, or [base's, head's] flags, one per method: its name matches pattern.
+    def name_flags(pattern)
+      pattern && [base, head].map { |side| side.methods.map { |m| pattern.match?(m.name) } }
+    end
 
     # Methods of one profile by name; same-named ones (anonymous owners) are summed.
     def group(profile)
@@ -273,6 +283,7 @@ module Tracegraph
       o.merge!(DotOptions.parse(o.slice(:node_fraction, :edge_fraction, :max_nodes)).slice(:node_fraction,
                                                                                            :edge_fraction, :max_nodes))
       OptionChecks.boolean!(:normalize, o[:normalize])
+      %i[focus ignore].each { |key| o[key] = DotOptions.regexp(key, o[key]) }
       o[:size_by] = DotOptions.size_by(o[:size_by])
       o
     end

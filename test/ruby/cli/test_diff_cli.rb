@@ -96,6 +96,24 @@ class TestDiffCli < Minitest::Test
     assert_equal 3, status.exitstatus, "calls compare across clocks: #{err}"
   end
 
+  # --focus is the graph's: the block, its caller and callee, and the path
+  # to the root; --ignore is the gates' and leaves the graph whole.
+  def test_focus_draws_the_matches_and_ignore_is_for_the_gates
+    boxes = ->(name) { File.read(File.join(@dir, name)).scan(/^  N\d+ \[label="(.*?)\\n/).flatten }
+    _, err, status = tracegraph("diff", "--focus", "block in", "-o", "f.dot", @base, @head)
+    assert status.success?, err
+    assert_equal ["Object#hot", "Range#each", "block in Object#hot", "Integer#+"], boxes.("f.dot")
+    assert_includes File.read(File.join(@dir, "f.dot")), "\\lFocus: 1 match, shown; 3 unrelated methods hidden\\l"
+
+    _, err, status = tracegraph("diff", "--ignore", "Integer#+", "--node-fraction", "0", "-o", "i.dot", @base, @head)
+    assert status.success?, err
+    assert_includes boxes.("i.dot"), "Integer#+"
+
+    _, err, status = tracegraph("diff", "--focus", "(", @base, @head)
+    assert_equal 2, status.exitstatus
+    assert_match(/^tracegraph diff: focus: invalid regular expression "\("/, err)
+  end
+
   def test_normalize
     _, err, status = tracegraph("diff", "--normalize", "-o", "n.dot", @base, @head)
     assert status.success?, err

@@ -155,14 +155,39 @@ class TestDiff < TracegraphTest
     assert dot.start_with?("digraph tracegraph_diff {\n")
     assert_includes dot, "total 120 ms → 150 ms (+25.0%) · calls 325 → 464\\l"
     assert_includes dot, "Not normalized: base times as measured\\l"
-    assert_includes dot, "label=\"Object#work\\n/app/work.rb:1\\nself 90.0 ms (+30.0 ms, +50.0%)\\n" \
-                         "total 130 ms (+30.0 ms, +30.0%)\\ncalls 300 → 450\""
+    assert_includes dot, "label=\"Object#work\\n/app/work.rb:1\\nself 90.0 ms\\n(+30.0 ms, +50.0%)\\n" \
+                         "total 130 ms\\n(+30.0 ms, +30.0%)\\ncalls 300 → 450\""
+    # A number that held has no change beside it; a count that held reads as in the call graph.
+    assert_includes dot, "label=\"Array#each\\nself 20.0 ms\\ntotal 20.0 ms\\n4 calls\""
     assert_includes dot, "label=\"Object#fresh\\n/app/fresh.rb:1\\nnew (only in head)\\n"
     assert_match(/label="Object#old\\n[^\n]*gone \(only in base\)\\nbase self 30.0 ms[^\n]*color="#2166ac"[^\n]*dashed/, dot)
-    assert_match(/label=" gone · was ×20 · 30.0 ms "[^\n]*style=dashed/, dot)
+    assert_match(/label=" gone · was ×20 \\n 30.0 ms "[^\n]*style=dashed/, dot)
     assert fill_of(dot, "Object#work").then { |r, _, b| r > b }, "work grew: red"
     assert_equal [0xf7, 0xf7, 0xf7], fill_of(dot, "Array#each")
     assert_renders dot
+  end
+
+  # The first line of each box's label, in drawing order.
+  def box_names(dot) = dot.scan(/^  N\d+ \[label="(.*?)\\n/).flatten
+
+  # A focus draws its matches, their callers and callees, and the paths to
+  # the roots, in either run: fresh (only in head) with work and <main>;
+  # old (only in base) with work, its caller there, and <main>.
+  def test_to_dot_focus_and_ignore
+    require_renderer
+    diff = base.diff(head)
+    dot = diff.to_dot(focus: /fresh/)
+    assert_equal ["Object#main", "Object#work", "Object#fresh"], box_names(dot)
+    assert_includes dot, "\\lFocus: 1 match, shown; 2 unrelated methods hidden\\l"
+    assert_equal ["Object#main", "Object#work", "Object#old"], box_names(diff.to_dot(focus: "Object#old"))
+    assert_equal ["Object#main", "Object#work", "Object#fresh", "Object#old"], box_names(diff.to_dot(focus: /work/))
+
+    ignored = diff.to_dot(ignore: /work/)
+    assert_equal ["Object#main", "Object#fresh", "Object#old", "Array#each"], box_names(ignored)
+    assert_includes ignored, "\\lIgnored 1 method\\l"
+    assert_match(/^  N1 -> N2 \[label=" via 1 frame "/, ignored)
+    assert_renders dot
+    assert_renders ignored
   end
 
   def test_to_dot_options
@@ -170,7 +195,9 @@ class TestDiff < TracegraphTest
     diff = base.diff(head)
     assert_includes diff.to_dot(normalize: true), "Normalized: base times scaled ×1.250 to head's total\\l"
     assert_includes diff.to_dot(max_nodes: 2), "Showing 2 of 5 methods"
-    assert_raises(ArgumentError) { diff.to_dot(focus: "x") }
+    assert_raises(ArgumentError) { diff.to_dot(focus: "(") }
+    assert_raises(ArgumentError) { diff.to_dot(ignore: 1) }
+    assert_raises(ArgumentError) { diff.to_dot(unknown: 1) }
     assert_raises(ArgumentError) { diff.to_dot(normalize: 1) }
     assert_raises(ArgumentError) { diff.to_dot(max_nodes: -1) }
     assert_raises(ArgumentError) { diff.to_dot(node_fraction: 2) }

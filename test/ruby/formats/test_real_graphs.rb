@@ -29,9 +29,14 @@ class TestRealGraphs < Minitest::Test
   GEM_MAX_WIDTH = 2600
   GEM_MAX_SECONDS = 5
 
+  # The grouping docs/real-programs.md recommends for each program's diff
+  # graph: by gem for a run that is mostly libraries, by class for kramdown.
+  DIFF_GROUPING = {"rubocop" => :gem, "rdoc" => :gem, "kramdown" => :class, "rake" => :gem, "sinatra" => :gem}.freeze
+
   MIN_COVERAGE.each_key do |name|
     define_method(:"test_#{name}") { check(name) }
     define_method(:"test_#{name}_by_gem") { check_by_gem(name) }
+    define_method(:"test_#{name}_diff") { check_diff(name) }
   end
 
   # The diff graph picks and prunes as the call graph does: rubocop against
@@ -65,6 +70,25 @@ class TestRealGraphs < Minitest::Test
     assert_operator width, :<=, GEM_MAX_WIDTH, "#{name} by gem: #{width} pt wide"
   end
 
+  # The diff graph holds to the call graph's width and time (issue 29):
+  # each fixture against itself, which draws every box and arrow a real
+  # diff does, at the recommended grouping (measured at most 2,366 points).
+  def check_diff(name)
+    grouping = DIFF_GROUPING.fetch(name)
+    grouped = load(name).group_by(grouping)
+    dot = grouped.diff(grouped).to_dot
+    assert_empty self.class.label_lines(dot).select { |line| line.length > MAX_LINE_CHARS }, name
+    skip "Graphviz's dot is not installed" unless DOT
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    svg, err, status = Open3.capture3({"LD_PRELOAD" => nil}, "timeout", MAX_LAYOUT_SECONDS.to_s, "dot", "-Tsvg",
+                                      stdin_data: dot)
+    seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+    assert status.success?, err
+    assert_operator seconds, :<, GEM_MAX_SECONDS, name
+    width = svg[/<svg width="(\d+)pt"/, 1].to_i
+    assert_operator width, :<=, GEM_MAX_WIDTH, "#{name}'s diff by #{grouping}: #{width} pt wide"
+  end
+
   def load(name)
     Tracegraph::Profile.parse_json(Zlib::GzipReader.open(File.join(FIXTURES, "#{name}.json.gz"), &:read))
   end
@@ -92,6 +116,19 @@ class TestRealGraphs < Minitest::Test
     wide = profile.to_dot(focus: /RuboCop::Cop::Style/)
     assert_includes wide, "\\lFocus: 724 matches, 80 shown; 70 unrelated methods hidden\\lNot shown: "
     assert_equal 80, box_names(wide).grep(/RuboCop::Cop::Style/).size, "every box a match"
+  end
+
+  # The same on the diff graph, whose methods are matched by name across the runs.
+  def test_focus_on_rubocop_diff_draws_the_matches
+    profile = load("rubocop")
+    diff = profile.diff(profile)
+    focus = /Style::StringLiterals/
+    assert_empty box_names(diff.to_dot).grep(focus)
+    dot = diff.to_dot(focus: focus)
+    assert_equal box_names(profile.to_dot(focus: focus)).grep(focus).sort, box_names(dot).grep(focus).sort
+    assert_equal 8, box_names(dot).grep(focus).size
+    assert_includes dot, "\\lFocus: 8 matches, all shown; 14 unrelated methods hidden\\l"
+    assert_equal 80, box_names(dot).size
   end
 
   def check(name)
