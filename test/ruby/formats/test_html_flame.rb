@@ -1,7 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
 require_relative "../browser_helper"
-require "base64"
 require "json"
 require "tmpdir"
 require "uri"
@@ -58,7 +57,7 @@ class TestHtmlFlame < TracegraphTest
   # The packed tree read back as flame.js reads it: per thread, its nodes
   # as [depth, method index, calls, total, self], depth first.
   def unpack(flame)
-    numbers = Base64.strict_decode64(flame["tree"]).unpack("w*")
+    numbers = flame["tree"].unpack1("m0").unpack("w*")
     previous = -1
     flame["threads"].map do |thread|
       nodes = []
