@@ -522,16 +522,16 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
         if (dotted) {
             tg_buf_printf(b, "via %u frame%s", (unsigned)ge->via_len, ge->via_len == 1 ? "" : "s");
         } else if (ghost) {
-            tg_buf_printf(b, "gone" MIDDOT "was " TIMES "%s \\n %s", tg_format_count(c1, sizeof c1, e->base.calls),
+            tg_buf_printf(b, "gone \\n was " TIMES "%s \\n %s", tg_format_count(c1, sizeof c1, e->base.calls),
                           tg_format_ns(t1, sizeof t1, e->base.total));
             if (d->by_allocations) {
                 tg_buf_puts(b, MIDDOT);
                 put_amount(b, d, e->base.allocs);
             }
         } else {
-            /* The change follows the metric, on a second line: "×450 · 130 ms \n (+30.0 ms)",
-             * "×450 · 130 ms · 1,300 objects \n (+300)"; none when it held. */
-            tg_buf_printf(b, TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->head.calls),
+            /* As the call graph's, the calls over the amount, and the change on a line of its own:
+             * "×450 \n 130 ms \n (+30.0 ms)", "×450 \n 130 ms · 1,300 objects \n (+300)"; none when it held. */
+            tg_buf_printf(b, TIMES "%s \\n %s", tg_format_count(c1, sizeof c1, e->head.calls),
                           tg_format_ns(t1, sizeof t1, e->head.total));
             if (d->by_allocations) {
                 tg_buf_puts(b, MIDDOT);
@@ -582,7 +582,7 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
         tg_style_put_edge_color(b, diverging(metric_total(d, &e->head), metric_total(d, &e->base), d->grand));
     }
     /* Head's heavy calls pull their boxes into line; base's ghosts do not. */
-    tg_style_put_edge_weight(b, f, !dotted && !ghost, dotted);
+    tg_style_put_edge_layout(b, ge, f, !dotted && !ghost);
     if (ghost) tg_buf_puts(b, ", style=dashed");
     tg_buf_puts(b, "];\n");
 }
