@@ -7,6 +7,10 @@
 #   GROUPINGS=method,class,file,gem ruby -Ilib bench/real_graphs.rb
 #   DIFF=1 ruby -Ilib bench/real_graphs.rb   (the diff graph of each fixture
 #   against itself, which draws every box and arrow a real diff does)
+#   SVG=docs/real-programs ruby -Ilib bench/real_graphs.rb   (instead of the
+#   table, writes each program's drawing at method level and at its
+#   recommended grouping, e.g. rubocop-method.svg and rubocop-gem.svg, which
+#   docs/real-programs.md shows)
 require "open3"
 require "tracegraph"
 
@@ -14,6 +18,22 @@ FIXTURES = File.expand_path("../test/fixtures/real", __dir__)
 PROGRAMS = %w[rubocop rdoc kramdown rake sinatra].freeze
 GROUPINGS = (ENV["GROUPINGS"] || "method,gem").split(",").map(&:to_sym)
 DIFF = ENV["DIFF"] == "1"
+# The grouping docs/real-programs.md recommends: by gem for a run that is
+# mostly libraries, by class for kramdown, whose time is its own code.
+RECOMMENDED = Hash.new(:gem).merge("kramdown" => :class).freeze
+
+if (dir = ENV["SVG"])
+  PROGRAMS.each do |name|
+    profile = Tracegraph::Profile.load_json(File.join(FIXTURES, "#{name}.json.gz"))
+    [:method, RECOMMENDED[name]].each do |grouping|
+      path = File.join(dir, "#{name}-#{grouping}.svg")
+      _, err, status = Open3.capture3("dot", "-Tsvg", "-o", path, stdin_data: profile.to_dot(group_by: grouping))
+      abort "dot failed on #{path}: #{err}" unless status.success?
+      puts path
+    end
+  end
+  exit
+end
 
 # Every line of every label, as drawn.
 def label_lines(dot)

@@ -19,6 +19,9 @@
 #   GATE_OPTIONS="..." more tracegraph diff options: --ignore 'Kernel#require*',
 #                      --fail-on-calls 'Foo#bar=50', --min-share 2
 # Unset or empty, a gate is off. RUNS defaults to 10, CLOCK to cpu.
+# GROUP_BY=gem (or class, file; default method) draws a box per gem, and
+# compares and gates gems: for a run that is mostly libraries, a dozen
+# boxes that hold all of its time (docs/real-programs.md).
 # OK_STATUS=0,1 lets the runs go on after the exit statuses PROGRAM ends
 # with by design (a linter that found offenses, a test suite with known
 # failures); the script then goes on to the diff. Default 0.
@@ -32,7 +35,7 @@ mkdir -p "$out"
 
 ok_status=${OK_STATUS:-0}
 run_status=0
-tracegraph --runs "${RUNS:-10}" --ok-status "$ok_status" --clock "${CLOCK:-cpu}" --flat \
+tracegraph --runs "${RUNS:-10}" --ok-status "$ok_status" --clock "${CLOCK:-cpu}" --group-by "${GROUP_BY:-method}" --flat \
   -o "$out/call_graph.json" -o "$out/call_graph.pdf" -o "$out/call_graph.svg" -o "$out/call_graph.html" \
   "$program" || run_status=$?
 # tracegraph ends as the last run did: go on only after a status of OK_STATUS.
@@ -49,7 +52,8 @@ if [ -n "$base" ] && [ -f "$base" ]; then
   read -r -a extra <<< "${GATE_OPTIONS:-}"
   # The table and the gate's verdict go to the log and to diff.txt (with
   # pipefail, the status is tracegraph's: 3 when the gate fails).
-  tracegraph diff --text -o "$out/diff.svg" -o "$out/diff.html" "${gate[@]}" "${extra[@]}" "$base" "$out/call_graph.json" 2>&1 |
+  tracegraph diff --text --group-by "${GROUP_BY:-method}" -o "$out/diff.svg" -o "$out/diff.html" "${gate[@]}" "${extra[@]}" \
+    "$base" "$out/call_graph.json" 2>&1 |
     tee "$out/diff.txt" || status=$?
 elif [ -n "$base" ]; then
   echo "profile.sh: no base profile at $base yet; skipping the diff"

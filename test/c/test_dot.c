@@ -265,7 +265,7 @@ START_TEST(size_by_allocations_keeps_and_sizes_the_allocating_methods)
     free(n3);
     free(n4);
     char *e = line_of(s, "  N1 -> N2 [");
-    ck_assert_has(e, "label=\" " TIMES "1 " DOT_ " 2.00 ms " DOT_ " 690 objects \"");
+    ck_assert_has(e, "label=\" " TIMES "1 \\n 2.00 ms " DOT_ " 690 objects \"");
     ck_assert_has(e, "\\nallocations: 690 (69.0%)\"");
     free(e);
     ck_assert_has(s, "\\lShowing 4 of 7 methods\\lThe boxes hold 100.0% of allocations\\l");
@@ -479,9 +479,9 @@ START_TEST(edge_label_golden)
     char *s = render(&r, &o);
     char *e = line_of(s, "  N3 -> N4 [");
     ck_assert_str_eq(e,
-        "  N3 -> N4 [label=\" " TIMES "15,000 " DOT_ " 300 ms \", "
+        "  N3 -> N4 [label=\" " TIMES "15,000 \\n 300 ms \", "
         "tooltip=\"Array#each \xE2\x86\x92 Hash#[]=\\n15,000 calls\\ntotal: 300 ms (30.0%)\\n"
-        "self in callee: 300 ms\", penwidth=3.6, color=\"#966648\", weight=31];");
+        "self in callee: 300 ms\", penwidth=3.6, color=\"#966648\", weight=8];");
     free(e);
     free(s);
 }
@@ -494,8 +494,8 @@ START_TEST(edges_ordered_by_time_and_weight_is_integer)
     char *s = render(&r, &o);
     const char *a = strstr(s, "N1 -> N2 ["), *b = strstr(s, "N2 -> N3 ["), *c = strstr(s, "N3 -> N4 [");
     ck_assert(a && b && c && a < b && b < c);
-    ck_assert_has(s, "weight=91]");
-    ck_assert_lacks(s, "weight=91.");
+    ck_assert_has(s, "weight=23]");
+    ck_assert_lacks(s, "weight=23.");
     /* width grows with time */
     char *e12 = line_of(s, "  N1 -> N2 [");
     ck_assert_has(e12, "penwidth=5.7");
@@ -510,7 +510,7 @@ START_TEST(recursion_is_one_self_loop)
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_uint_eq(count_of(s, "N6 -> N6 ["), 1);
-    ck_assert_has(s, "N6 -> N6 [label=\" " TIMES "176 " DOT_ " 59.0 ms \"");
+    ck_assert_has(s, "N6 -> N6 [label=\" " TIMES "176 \\n 59.0 ms \"");
     free(s);
 }
 END_TEST
@@ -605,7 +605,7 @@ START_TEST(the_cap_keeps_hot_spots_with_their_paths)
     ck_assert_lacks(s, "label=\"warm\\n");
     ck_assert_has(s, "Showing 3 of 5 methods\\lThe boxes hold 60.0% of self time\\l");
     ck_assert_has(s, "\\lNot drawn: 1 frame of \xE2\x89\xA4 0.1% self (dotted edges name them)\\l");
-    ck_assert_has(s, "N1 -> N2 [label=\" via 1 frame " DOT_ " ~60.0 ms \", tooltip=\"root \xE2\x86\x92 s2\\n"
+    ck_assert_has(s, "N1 -> N2 [label=\" via 1 frame \\n ~60.0 ms \", tooltip=\"root \xE2\x86\x92 s2\\n"
                      "via 1 hidden frame, ~60.0 ms (60.0%): the busiest path's narrowest call\\n  s1\"");
     assert_dot_accepts(s);
     free(s);
@@ -635,7 +635,7 @@ START_TEST(paths_through_hidden_nodes_are_dotted)
     /* widest path: min(4, 4, 3) = 3 ms beats min(3, 2) = 2 ms */
     char *e12 = line_of(s, "  N1 -> N2 [");
     ck_assert_str_eq(e12,
-        "  N1 -> N2 [label=\" via 2 frames " DOT_ " ~3.00 ms \", tooltip=\"a \xE2\x86\x92 b\\n"
+        "  N1 -> N2 [label=\" via 2 frames \\n ~3.00 ms \", tooltip=\"a \xE2\x86\x92 b\\n"
         "via 2 hidden frames, ~3.00 ms (3.00%): the busiest path's narrowest call\\n  h2\\n  h3\", "
         "penwidth=1.7, color=\"#968d7f\", weight=1, style=dotted];");
     free(e12);
@@ -652,7 +652,7 @@ START_TEST(no_dotted_edge_beside_a_real_one)
     tg_dot_options o = keep_all();
     o.node_fraction = 0.05;
     char *s = render(&r, &o);
-    ck_assert_has(s, "N1 -> N2 [label=\" " TIMES "1 " DOT_ " 50.0 ms \"");
+    ck_assert_has(s, "N1 -> N2 [label=\" " TIMES "1 \\n 50.0 ms \"");
     ck_assert_lacks(s, "dotted");
     free(s);
 }
@@ -671,7 +671,7 @@ START_TEST(redundant_dotted_edges_are_removed)
     char *s = render(&r, &o);
     /* N1 a (100), N2 b (60), N3 c (50) */
     ck_assert_has(s, "N1 -> N3 [");
-    ck_assert_has(s, "N3 -> N2 [label=\" via 1 frame " DOT_ " ~3.00 ms \"");
+    ck_assert_has(s, "N3 -> N2 [label=\" via 1 frame \\n ~3.00 ms \"");
     ck_assert_lacks(s, "N1 -> N2 [");
     free(s);
 }
@@ -687,8 +687,8 @@ START_TEST(ignored_nodes_become_dotted_paths)
     ck_assert_lacks(s, "label=\"Array#each");
     ck_assert_has(s, "Ignored 1 method\\l");
     /* work -> Hash#[]= and work -> <=> through the hidden each, which their tooltips name */
-    ck_assert_has(s, "N2 -> N3 [label=\" via 1 frame " DOT_ " ~300 ms \"");
-    ck_assert_has(s, "N2 -> N4 [label=\" via 1 frame " DOT_ " ~120 ms \"");
+    ck_assert_has(s, "N2 -> N3 [label=\" via 1 frame \\n ~300 ms \"");
+    ck_assert_has(s, "N2 -> N4 [label=\" via 1 frame \\n ~120 ms \"");
     ck_assert_uint_eq(count_of(s, "narrowest call\\n  Array#each\""), 2);
     assert_dot_accepts(s);
     free(s);

@@ -378,6 +378,52 @@ START_TEST(ties_go_to_the_tie_break_then_the_name)
 }
 END_TEST
 
+/*
+ * hub calls nine blocks, b1 the heaviest; b9 is also called, more
+ * heavily, by other. hub's eight children (whose heaviest caller it is)
+ * go in rows of TG_GRAPH_ROW_CHILDREN (4), the heaviest nearest: minlen
+ * 1, 1, 1, 1, 2, 2, 2, 2. other, with one child, is not staggered, and
+ * hub -> b9 is not a child's edge. A self-call is no one's child.
+ */
+START_TEST(a_box_with_many_children_has_them_in_rows)
+{
+    enum { HUB = 0, OTHER = 10, ROOT = 11, NODES = 12 };
+    uint64_t total[NODES], self[NODES];
+    const char *names[NODES] = { "hub", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9", "other", "root" };
+    tg_graph_link links[14];
+    size_t n = 0;
+    links[n++] = (tg_graph_link)CALL(ROOT, HUB, 900);
+    links[n++] = (tg_graph_link)CALL(ROOT, OTHER, 50);
+    links[n++] = (tg_graph_link)CALL(HUB, HUB, 5);
+    for (uint32_t b = 1; b <= 9; b++) {
+        total[b] = self[b] = b == 9 ? 40 : 100 - b;
+        links[n++] = (tg_graph_link)CALL(HUB, b, b == 9 ? 10 : 100 - b);
+    }
+    links[n++] = (tg_graph_link)CALL(OTHER, 9, 30);
+    total[HUB] = 900, self[HUB] = 100;
+    total[OTHER] = 50, self[OTHER] = 20;
+    total[ROOT] = 1000, self[ROOT] = 50;
+    tg_graph_input in = input(NODES, total, self, names, links, n);
+    in.whole = 1000;
+    tg_graph g;
+    ck_assert(tg_graph_build(&g, &in));
+    ck_assert_uint_eq(g.edge_count, n);
+    uint32_t rows[NODES] = { 0 }, self_call = 0, from_root = 0;
+    for (size_t i = 0; i < g.edge_count; i++) {
+        const tg_graph_edge *e = &g.edges[i];
+        if (e->from == HUB && e->to == HUB) self_call = e->minlen;
+        else if (e->from == HUB) rows[e->to] = e->minlen;
+        else if (e->from == ROOT) from_root += e->minlen;
+        else ck_assert_uint_eq(e->minlen, 1);   /* other -> b9 */
+    }
+    static const uint32_t want[] = { 0, 1, 1, 1, 1, 2, 2, 2, 2, 1 };
+    for (uint32_t b = 1; b <= 9; b++) ck_assert_uint_eq(rows[b], want[b]);
+    ck_assert_uint_eq(self_call, 1);
+    ck_assert_uint_eq(from_root, 2);
+    tg_graph_free(&g);
+}
+END_TEST
+
 START_TEST(broken_links_and_empty_inputs_are_harmless)
 {
     static const uint64_t total[] = { 10, 5 };
@@ -415,6 +461,7 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, focus_hides_unrelated_nodes_and_they_never_bridge);
     tcase_add_test(tc, focus_draws_the_matches_first_then_their_callers_and_callees_then_the_roots);
     tcase_add_test(tc, ties_go_to_the_tie_break_then_the_name);
+    tcase_add_test(tc, a_box_with_many_children_has_them_in_rows);
     tcase_add_test(tc, broken_links_and_empty_inputs_are_harmless);
     suite_add_tcase(s, tc);
     return s;

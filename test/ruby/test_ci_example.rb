@@ -84,7 +84,7 @@ class TestCiExample < Minitest::Test
     assert_equal ["always()", "graphs/"], [keep["if"], keep.dig("with", "path")]
     job = gitlab.fetch("call-graphs")
     assert_equal({"when" => "always", "paths" => ["graphs/"]}, job["artifacts"])
-    %w[PROGRAM PROFILE_SCRIPT TRACEGRAPH_GIT TRACEGRAPH_REF RUNS CLOCK FAIL_ON_CALLS FAIL_ON_TIME FAIL_ABOVE GATE_OPTIONS].each do |key|
+    %w[PROGRAM PROFILE_SCRIPT TRACEGRAPH_GIT TRACEGRAPH_REF RUNS CLOCK GROUP_BY FAIL_ON_CALLS FAIL_ON_TIME FAIL_ABOVE GATE_OPTIONS].each do |key|
       assert_equal github["env"].fetch(key), job["variables"].fetch(key), "#{key}: the same settings in both"
     end
     install = github_step("Install Graphviz and tracegraph")["run"]
@@ -160,6 +160,31 @@ class TestCiExample < Minitest::Test
     assert_equal 3, status.exitstatus, "a head ten times slower fails: #{out}#{err}"
     assert_match(/total cpu time .* more than the allowed \+50%: FAILED/, out)
     assert File.size?(File.join(root, "graphs/diff.svg"))
+  end
+
+  # GROUP_BY=gem: the archived graphs have a box per gem, and the diff
+  # compares and gates gems: the demo's C methods and its own code (under
+  # examples/), not Math.sqrt.
+  def test_group_by_gem_draws_and_gates_gems
+    skip_under_asan
+    root = project
+    job = gitlab.fetch("call-graphs")
+    profile = job["script"].last
+    settings = {"GROUP_BY" => "gem", "FAIL_ON_TIME" => ""}
+    _, err, status = run_step(profile, job["variables"], root, checkout_bin, settings)
+    assert status.success?, err
+    assert_includes File.read(File.join(root, "graphs/call_graph.dot")), "Grouped by gem: "
+    FileUtils.mkdir_p(File.join(root, "previous"))
+    FileUtils.mv(File.join(root, "graphs"), File.join(root, "previous/graphs"))
+    out, err, status = run_step(profile, job["variables"], root, checkout_bin, settings)
+    assert status.success?, out + err
+    assert_match(/ 30,010 -> 30,010  \(C\) methods$/, out)
+    assert_match(/ 30,004 -> 30,004  examples$/, out)
+    refute_match(/Math\.sqrt/, out)
+    assert_match(/: 2 method checks, 0 failed \(3 and 3 runs\)$/, out, "the calls gate looks at the 2 groups")
+    diff = File.read(File.join(root, "graphs/diff.dot"))
+    assert_equal ["(C) methods", "examples"], diff.scan(/^  N\d+ \[label="([^"\\]+)/).flatten.sort
+    assert_includes diff, "\\lGrouped by gem: 10 methods in 2 gems and libraries\\l"
   end
 
   # A lint from the npm registry (test/consumers, installed by bin/setup), where there is one.

@@ -275,6 +275,7 @@ static VALUE render_dot_method(VALUE mod, VALUE meta, VALUE methods, VALUE edges
     RB_GC_GUARD(meta);
     RB_GC_GUARD(methods);
     RB_GC_GUARD(edges);
+    RB_GC_GUARD(options);   /* the notes, context and tooltips point into its strings */
     return dot;
 }
 
@@ -311,7 +312,8 @@ static VALUE render_diff_dot(VALUE arg)
     /* [node_fraction, edge_fraction, max_nodes, normalize, cwd,
      *  base's and head's allocations (each as for _render_dot) or nil,
      *  what sizes the graph: :time or :allocations (which needs both),
-     *  focus and ignore: each nil or [base's flags, head's flags], one per method] */
+     *  focus and ignore: each nil or [base's flags, head's flags], one per method,
+     *  notes (legend lines) or nil] */
     VALUE o = a->options;
     tg_diff_dot_options opts;
     tg_diff_dot_options_default(&opts);
@@ -347,6 +349,10 @@ static VALUE render_diff_dot(VALUE arg)
         opts.base_ignore = b->base_ignore = flags_from(rb_ary_entry(ignore, 0), (long)base.method_count);
         opts.head_ignore = b->ignore = flags_from(rb_ary_entry(ignore, 1), (long)head.method_count);
     }
+    VALUE notes = rb_ary_entry(o, 10);
+    b->notes = strings_from(notes, -1);
+    opts.notes = b->notes;
+    opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);
 
     size_t len = 0;
     b->output = tg_diff_dot_render(&base, &head, &opts, &len);
@@ -374,6 +380,7 @@ static VALUE render_diff_dot_method(VALUE mod, VALUE base_meta, VALUE base_metho
     RB_GC_GUARD(head_meta);
     RB_GC_GUARD(head_methods);
     RB_GC_GUARD(head_edges);
+    RB_GC_GUARD(options);   /* the notes point into its strings */
     return dot;
 }
 

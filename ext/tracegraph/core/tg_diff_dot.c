@@ -51,6 +51,8 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
     o->metric = TG_DOT_BY_TIME;
     o->base_focus = o->head_focus = NULL;
     o->base_ignore = o->head_ignore = NULL;
+    o->notes = NULL;
+    o->note_count = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -404,6 +406,11 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     }
     tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
     tg_style_put_passed_line(b, &d->g);
+    for (size_t i = 0; i < o->note_count; i++) {
+        if (!o->notes[i]) continue;
+        tg_buf_puts(&line, o->notes[i]);
+        tg_style_put_legend_line(b, &line);
+    }
     tg_buf_puts(b, "\\l");
     if (d->by_allocations) {
         tg_buf_puts(&line, "Box size = head self allocations");
@@ -522,16 +529,16 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
         if (dotted) {
             tg_buf_printf(b, "via %u frame%s", (unsigned)ge->via_len, ge->via_len == 1 ? "" : "s");
         } else if (ghost) {
-            tg_buf_printf(b, "gone" MIDDOT "was " TIMES "%s \\n %s", tg_format_count(c1, sizeof c1, e->base.calls),
+            tg_buf_printf(b, "gone \\n was " TIMES "%s \\n %s", tg_format_count(c1, sizeof c1, e->base.calls),
                           tg_format_ns(t1, sizeof t1, e->base.total));
             if (d->by_allocations) {
                 tg_buf_puts(b, MIDDOT);
                 put_amount(b, d, e->base.allocs);
             }
         } else {
-            /* The change follows the metric, on a second line: "×450 · 130 ms \n (+30.0 ms)",
-             * "×450 · 130 ms · 1,300 objects \n (+300)"; none when it held. */
-            tg_buf_printf(b, TIMES "%s" MIDDOT "%s", tg_format_count(c1, sizeof c1, e->head.calls),
+            /* As the call graph's, the calls over the amount, and the change on a line of its own:
+             * "×450 \n 130 ms \n (+30.0 ms)", "×450 \n 130 ms · 1,300 objects \n (+300)"; none when it held. */
+            tg_buf_printf(b, TIMES "%s \\n %s", tg_format_count(c1, sizeof c1, e->head.calls),
                           tg_format_ns(t1, sizeof t1, e->head.total));
             if (d->by_allocations) {
                 tg_buf_puts(b, MIDDOT);
@@ -582,7 +589,7 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
         tg_style_put_edge_color(b, diverging(metric_total(d, &e->head), metric_total(d, &e->base), d->grand));
     }
     /* Head's heavy calls pull their boxes into line; base's ghosts do not. */
-    tg_style_put_edge_weight(b, f, !dotted && !ghost, dotted);
+    tg_style_put_edge_layout(b, ge, f, !dotted && !ghost);
     if (ghost) tg_buf_puts(b, ", style=dashed");
     tg_buf_puts(b, "];\n");
 }

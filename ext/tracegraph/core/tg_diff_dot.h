@@ -67,6 +67,8 @@ typedef struct tg_diff_dot_options {
      * them (as tg_dot_options.focus); ignored methods are hidden, paths through them dotted. */
     const uint8_t *base_focus, *head_focus;
     const uint8_t *base_ignore, *head_ignore;
+    const char *const *notes;    /* note_count more legend lines (what was done to the graph), or NULL */
+    size_t note_count;
 } tg_diff_dot_options;
 
 void tg_diff_dot_options_default(tg_diff_dot_options *o);

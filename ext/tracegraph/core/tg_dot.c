@@ -371,28 +371,26 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
     double f = tg_style_fraction_of(e->amount, p->whole);
     tg_buf_printf(b, "  N%u -> N%u [", (unsigned)e->from_rank + 1, (unsigned)e->to_rank + 1);
-    tg_buf t_label = TG_BUF_INIT;
-    if (e->dotted) {
-        tg_buf_printf(&t_label, "via %u frame%s \xC2\xB7 ~%s", (unsigned)e->via_len, e->via_len == 1 ? "" : "s",
-                      tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount));
-    } else {
-        if (via) {
-            size_t frames = 1;
-            for (const char *s = via; *s; s++) frames += *s == '\n';
-            tg_buf_printf(&t_label, "via %zu frame%s \xC2\xB7 ", frames, frames == 1 ? "" : "s");
-        }
-        tg_buf_printf(&t_label, "\xC3\x97%s \xC2\xB7 %s", tg_format_count(c, sizeof c, calls),
-                      tg_format_ns(t, sizeof t, time));
-        if (p->by_allocations)
-            tg_buf_printf(&t_label, " \xC2\xB7 %s", tg_style_format_amount(t, sizeof t, true, e->amount));
-    }
-    if (t_label.failed) b->failed = true;
-    if (!large && t_label.data) {
+    /* Two lines, "×450" (or "via 3 frames") over "130 ms": a label is a
+     * box of its own in dot's layout, and one line as wide as both made
+     * real programs' graphs a fifth to a half wider. */
+    if (!large) {
         tg_buf_puts(b, "label=\" ");
-        tg_escape_dot(b, t_label.data, t_label.len, 0);
+        if (e->dotted) {
+            tg_buf_printf(b, "via %u frame%s \\n ~%s", (unsigned)e->via_len, e->via_len == 1 ? "" : "s",
+                          tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount));
+        } else {
+            if (via) {
+                size_t frames = 1;
+                for (const char *s = via; *s; s++) frames += *s == '\n';
+                tg_buf_printf(b, "via %zu frame%s \xC2\xB7 ", frames, frames == 1 ? "" : "s");
+            }
+            tg_buf_printf(b, "\xC3\x97%s \\n %s", tg_format_count(c, sizeof c, calls), tg_format_ns(t, sizeof t, time));
+            if (p->by_allocations)
+                tg_buf_printf(b, " \xC2\xB7 %s", tg_style_format_amount(t, sizeof t, true, e->amount));
+        }
         tg_buf_puts(b, " \", ");
     }
-    tg_buf_free(&t_label);
 
     tg_buf_puts(b, "tooltip=\"");
     tg_style_put_call_names(b, tg_report_method_name(&r->methods[e->from]), tg_report_method_name(&r->methods[e->to]));
@@ -425,7 +423,7 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     /* Width and colour grow continuously with the amount through the call. */
     tg_style_put_edge_width(b, f);
     tg_style_put_edge_color(b, heat(f));
-    tg_style_put_edge_weight(b, f, !e->dotted, e->dotted);
+    tg_style_put_edge_layout(b, e, f, !e->dotted);
     if (via) tg_buf_puts(b, ", style=bold, arrowhead=veevee");
     tg_buf_puts(b, "];\n");
 }

@@ -402,8 +402,12 @@ void tg_style_put_edge_color(tg_buf *b, tg_style_rgb c)
     put_color(b, "color", shade(c));
 }
 
-void tg_style_put_edge_weight(tg_buf *b, double f, bool pull, bool dotted)
+void tg_style_put_edge_layout(tg_buf *b, const tg_graph_edge *e, double f, bool pull)
 {
-    tg_buf_printf(b, ", weight=%d", pull ? 1 + (int)(f * 100.0) : 1);
-    if (dotted) tg_buf_puts(b, ", style=dotted");
+    /* Up to 26 (it was 101): heavier pulls made dot push the other boxes
+     * aside to keep the hot path straight; kramdown's graph by class was
+     * 2,584 points wide instead of 2,401 (docs/real-programs.md). */
+    tg_buf_printf(b, ", weight=%d", pull ? 1 + (int)(f * 25.0) : 1);
+    if (e->minlen > 1) tg_buf_printf(b, ", minlen=%u", (unsigned)e->minlen);
+    if (e->dotted) tg_buf_puts(b, ", style=dotted");
 }

@@ -112,9 +112,10 @@ void tg_style_put_edge_width(tg_buf *b, double f);
 /* ", color=..." for an edge: a darker shade of its scale colour. */
 void tg_style_put_edge_color(tg_buf *b, tg_style_rgb c);
 
-/* ", weight=..." for an edge carrying fraction f (0..1): dot needs an
+/* ", weight=..." for edge e carrying fraction f (0..1): dot needs an
  * integer, and heavy calls pull their boxes into line; an edge that does
- * not `pull` (dotted, ghost) weighs 1. Then ", style=dotted" if dotted. */
-void tg_style_put_edge_weight(tg_buf *b, double f, bool pull, bool dotted);
+ * not `pull` (dotted, ghost) weighs 1. Then its ", minlen=..." if over 1,
+ * and ", style=dotted" if it is dotted. */
+void tg_style_put_edge_layout(tg_buf *b, const tg_graph_edge *e, double f, bool pull);
 
 #endif

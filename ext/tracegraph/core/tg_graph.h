@@ -32,8 +32,9 @@
  * edge cut (or that joins a focus match, however small), then dotted edges from each kept node to the kept nodes it
  * reaches only through ignored, cut or capped ones (along links that are
  * not ghosts), each with the hidden nodes along its widest path, then
- * all in drawing order. Memory grows with nodes and
- * links, never with calls.
+ * all in drawing order. Last, each edge's minlen staggers the children
+ * of a box that has many (TG_GRAPH_ROW_CHILDREN). Memory grows with
+ * nodes and links, never with calls.
  */
 #ifndef TG_GRAPH_H
 #define TG_GRAPH_H
@@ -49,6 +50,11 @@
 /* A node whose self is at most whole / TG_GRAPH_NEGLIGIBLE_SELF (0.1%)
  * only passes calls on: on a path to the roots it costs no box. */
 #define TG_GRAPH_NEGLIGIBLE_SELF 1000
+/* A box with more children than this (boxes whose heaviest caller it is)
+ * has them staggered: the heaviest TG_GRAPH_ROW_CHILDREN on the rank
+ * below it, the next ones a rank lower, and so on, so that a hub such as
+ * Array#each with twenty blocks makes the drawing taller, not wider. */
+#define TG_GRAPH_ROW_CHILDREN 4
 
 /* Why a node is or is not drawn. */
 typedef enum tg_graph_state {
@@ -111,6 +117,7 @@ typedef struct tg_graph_edge {
     bool alive;                    /* (while building: false once found redundant) */
     size_t via_start;              /* a dotted edge: its path's hidden nodes, caller side first, are */
     uint32_t via_len;              /*   via[via_start .. via_start + via_len) of the graph */
+    uint32_t minlen;               /* the ranks dot puts between its ends, at least (see TG_GRAPH_ROW_CHILDREN) */
 } tg_graph_edge;
 
 typedef struct tg_graph {

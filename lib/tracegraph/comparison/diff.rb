@@ -150,7 +150,8 @@ module Tracegraph
       counts = by_allocations ? [base, head].map { |side| Formats::Dot.legend_allocations(side) } : [nil, nil]
       Tracegraph._render_diff_dot(*Formats::Dot.report_parts(base), *Formats::Dot.report_parts(head),
                                   [o[:node_fraction], o[:edge_fraction], o[:max_nodes], o[:normalize], Dir.pwd,
-                                   *counts, o[:size_by], name_flags(o[:focus]), name_flags(o[:ignore])])
+                                   *counts, o[:size_by], name_flags(o[:focus]), name_flags(o[:ignore]),
+                                   head.grouping == :method ? nil : [Formats::Dot.grouping_note(head)]])
     end
 
     # Writes the differential DOT graph to path; returns the path.

@@ -161,7 +161,7 @@ class TestDiff < TracegraphTest
     assert_includes dot, "label=\"Array#each\\nself 20.0 ms\\ntotal 20.0 ms\\n4 calls\""
     assert_includes dot, "label=\"Object#fresh\\n/app/fresh.rb:1\\nnew (only in head)\\n"
     assert_match(/label="Object#old\\n[^\n]*gone \(only in base\)\\nbase self 30.0 ms[^\n]*color="#2166ac"[^\n]*dashed/, dot)
-    assert_match(/label=" gone · was ×20 \\n 30.0 ms "[^\n]*style=dashed/, dot)
+    assert_match(/label=" gone \\n was ×20 \\n 30.0 ms "[^\n]*style=dashed/, dot)
     assert fill_of(dot, "Object#work").then { |r, _, b| r > b }, "work grew: red"
     assert_equal [0xf7, 0xf7, 0xf7], fill_of(dot, "Array#each")
     assert_renders dot

@@ -90,7 +90,7 @@ class TestDiffByAllocations < TracegraphTest
     assert_includes dot, "\\lAllocations: 1,701 #{ARROW} 1,751 objects (+2.94%)\\lallocs = a box's own\\l"
     assert_includes dot, "\\lBox size = head self allocations\\lColour = change in self allocations\\l"
     assert_includes dot, "change in self allocations, as a share of all the run's objects"
-    assert_includes dot, " \u00d71,300 \u00b7 ", "the block's calls"
+    assert_includes dot, " \u00d71,300 \\n ", "the block's calls"
     assert_match(/ \u00b7 1,300 objects \\n \(\+300\) "/, dot)
     assert_renders(dot)
 

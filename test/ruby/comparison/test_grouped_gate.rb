@@ -42,6 +42,16 @@ class TestGroupedGate < Minitest::Test
     assert_equal grouped.runs.self_times("Worker"), again.runs.self_times("Worker")
   end
 
+  # The diff graph's boxes are groups, and its legend says so, as the call graph's does.
+  def test_the_grouped_diff_graph_says_how_it_is_grouped
+    base = runs([100, 90, 110])
+    head = runs([120, 110, 130])
+    dot = base.group_by(:class).diff(head.group_by(:class)).to_dot
+    assert_includes dot, "\\lGrouped by class: 3 methods in 2 classes\\l"
+    assert_equal %w[Object Worker], dot.scan(/^  N\d+ \[label="(\w+)\\n/).flatten.sort
+    refute_includes base.diff(head).to_dot, "Grouped by"
+  end
+
   def test_the_gate_judges_groups_against_the_noise_between_runs
     base = runs([100, 60, 140, 80, 120])
     g, report = gate(base, runs([108, 68, 148, 88, 128])) # Worker +4%: above 3%, within its noise

@@ -17,6 +17,18 @@ class DotProgram
   def find_many_squares = (0...5000).each { |i| i**2 }
 end
 
+# One method calling seven others: more children than a row holds.
+class FanOutProgram
+  def main = [one, two, three, four, five, six, seven]
+  def one = 1
+  def two = 2
+  def three = 3
+  def four = 4
+  def five = 5
+  def six = 6
+  def seven = 7
+end
+
 class TestDot < TracegraphTest
   # Without GC nodes: the tests count the demo's methods and boxes
   # exactly, and the collector runs in some processes and not others.
@@ -49,10 +61,25 @@ class TestDot < TracegraphTest
                   "block in DotProgram#find_many_square_roots", "block in DotProgram#find_many_squares"].sort,
                  node_names(dot).sort
     assert_match(/label="Math.sqrt\\nself [\d.]+ .s \([\d.]+%\)\\ntotal [\d.]+ .s \([\d.]+%\)\\n15,000 calls"/, dot)
-    assert_match(/×15,000 · /, dot)
+    assert_match(/×15,000 \\n /, dot)
     assert_includes dot, "Showing 11 boxes for 9 methods"
     assert_includes demo_profile.to_dot(split_hubs: false), "Showing 9 of 9 methods"
     assert_includes svg, "Range#each"
+  end
+
+  # A box's many children go in rows of 4, the heaviest nearest
+  # (TG_GRAPH_ROW_CHILDREN), so a fan-out makes the graph taller, not
+  # wider: main's 7 callees are on the rank below it (4) and the next (3).
+  def test_many_children_are_staggered_in_rows
+    program = FanOutProgram.new
+    profile = Tracegraph.profile(gc: false) { program.main }
+    dot = profile.to_dot(node_fraction: 0, edge_fraction: 0)
+    main = dot[/^  (N\d+) \[label="FanOutProgram#main/, 1]
+    arrows = dot.scan(/^  #{main} -> N\d+ \[.*\]/)
+    assert_equal 7, arrows.size
+    assert_equal [nil] * 4 + ["2"] * 3, arrows.map { |a| a[/minlen=(\d+)/, 1] }
+    assert_equal 3, dot.scan(/minlen=/).size, "no other arrow is staggered"
+    assert_renders(dot)
   end
 
   def test_the_biggest_self_time_is_the_biggest_box

@@ -10,7 +10,7 @@ class TestRealGraphs < Minitest::Test
   FIXTURES = File.expand_path("../../fixtures/real", __dir__)
   # Coverage measured when the fixtures were recorded, less a margin for
   # changes that are worth a point or two.
-  MIN_COVERAGE = {"rubocop" => 57, "rdoc" => 83, "kramdown" => 88, "rake" => 85, "sinatra" => 77}.freeze
+  MIN_COVERAGE = {"rubocop" => 60, "rdoc" => 75, "kramdown" => 80, "rake" => 84, "sinatra" => 75}.freeze
   MAX_POINTS = 7000       # the widest or tallest drawing, in points (1/72 in); Graphviz versions differ by 10%
   MAX_LAYOUT_SECONDS = 30
   MAX_LINE_CHARS = 60     # no line of a box, an arrow or the legend is longer
@@ -22,20 +22,21 @@ class TestRealGraphs < Minitest::Test
        .map { |line| line.gsub(/\\(.)/, '\\1').strip }
   end
 
-  # By gem, the grouping docs/real-programs.md recommends for a program
-  # spread over many methods: every target of issue 29 (the width, measured
-  # at most 2,366 points, with Graphviz versions' 10%).
-  GEM_MIN_HELD = 99
-  GEM_MAX_WIDTH = 2600
-  GEM_MAX_SECONDS = 5
-
-  # The grouping docs/real-programs.md recommends for each program's diff
-  # graph: by gem for a run that is mostly libraries, by class for kramdown.
-  DIFF_GROUPING = {"rubocop" => :gem, "rdoc" => :gem, "kramdown" => :class, "rake" => :gem, "sinatra" => :gem}.freeze
+  # At the grouping docs/real-programs.md recommends for each program (by
+  # gem for a run that is mostly libraries, by class for kramdown, whose
+  # time is its own code), every target of issue 29: the boxes hold at
+  # least 80% of the self time (here: what the fixtures of 2026-11-26
+  # hold, less a point), the drawing is at most 2,500 points wide
+  # (measured at most 2,401, kramdown by class, with Graphviz 2.42, 2.43
+  # and 14), dot takes under 5 s, and the diff graph holds to the same.
+  RECOMMENDED = {"rubocop" => :gem, "rdoc" => :gem, "kramdown" => :class, "rake" => :gem, "sinatra" => :gem}.freeze
+  RECOMMENDED_MIN_HELD = {gem: 99, class: 97}.freeze
+  MAX_WIDTH = 2500
+  MAX_SECONDS = 5
 
   MIN_COVERAGE.each_key do |name|
     define_method(:"test_#{name}") { check(name) }
-    define_method(:"test_#{name}_by_gem") { check_by_gem(name) }
+    define_method(:"test_#{name}_at_its_grouping") { check_recommended(name) }
     define_method(:"test_#{name}_diff") { check_diff(name) }
   end
 
@@ -46,47 +47,47 @@ class TestRealGraphs < Minitest::Test
     dot = profile.diff(profile).to_dot
     assert_equal 80, dot.scan(/^  N\d+ \[label=/).size
     assert_equal 112, dot.scan(/^  N\d+ -> N\d+ \[/).size
-    assert_equal 40, dot.scan(/style=dotted/).size
+    assert_equal 32, dot.scan(/style=dotted/).size
     assert_empty self.class.label_lines(dot).select { |line| line.length > MAX_LINE_CHARS }
     skip "Graphviz's dot is not installed" unless DOT
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     _, err, status = Open3.capture3({"LD_PRELOAD" => nil}, "timeout", MAX_LAYOUT_SECONDS.to_s, "dot", "-Tsvg",
                                     stdin_data: dot)
     assert status.success?, err
-    assert_operator Process.clock_gettime(Process::CLOCK_MONOTONIC) - started, :<, GEM_MAX_SECONDS
+    assert_operator Process.clock_gettime(Process::CLOCK_MONOTONIC) - started, :<, MAX_SECONDS
   end
 
-  def check_by_gem(name)
-    dot = load(name).to_dot(group_by: :gem)
-    assert_operator dot[/boxes hold ([\d.]+)% of self time/, 1].to_f, :>=, GEM_MIN_HELD, name
+  def check_recommended(name)
+    grouping = RECOMMENDED.fetch(name)
+    dot = load(name).to_dot(group_by: grouping)
+    assert_operator dot[/boxes hold ([\d.]+)% of self time/, 1].to_f, :>=, RECOMMENDED_MIN_HELD.fetch(grouping), name
     assert_empty self.class.label_lines(dot).select { |line| line.length > MAX_LINE_CHARS }, name
-    skip "Graphviz's dot is not installed" unless DOT
-    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-    svg, err, status = Open3.capture3({"LD_PRELOAD" => nil}, "dot", "-Tsvg", stdin_data: dot)
-    seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
-    assert status.success?, err
-    assert_operator seconds, :<, GEM_MAX_SECONDS, name
-    width = svg[/<svg width="(\d+)pt"/, 1].to_i
-    assert_operator width, :<=, GEM_MAX_WIDTH, "#{name} by gem: #{width} pt wide"
+    assert_fits(dot, "#{name} by #{grouping}")
   end
 
   # The diff graph holds to the call graph's width and time (issue 29):
   # each fixture against itself, which draws every box and arrow a real
-  # diff does, at the recommended grouping (measured at most 2,366 points).
+  # diff does, at the recommended grouping.
   def check_diff(name)
-    grouping = DIFF_GROUPING.fetch(name)
+    grouping = RECOMMENDED.fetch(name)
     grouped = load(name).group_by(grouping)
     dot = grouped.diff(grouped).to_dot
     assert_empty self.class.label_lines(dot).select { |line| line.length > MAX_LINE_CHARS }, name
+    assert_fits(dot, "#{name}'s diff by #{grouping}")
+  end
+
+  # dot lays it out silently, in under MAX_SECONDS, at most MAX_WIDTH wide.
+  def assert_fits(dot, what)
     skip "Graphviz's dot is not installed" unless DOT
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     svg, err, status = Open3.capture3({"LD_PRELOAD" => nil}, "timeout", MAX_LAYOUT_SECONDS.to_s, "dot", "-Tsvg",
                                       stdin_data: dot)
     seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
     assert status.success?, err
-    assert_operator seconds, :<, GEM_MAX_SECONDS, name
+    assert_empty err, what
+    assert_operator seconds, :<, MAX_SECONDS, what
     width = svg[/<svg width="(\d+)pt"/, 1].to_i
-    assert_operator width, :<=, GEM_MAX_WIDTH, "#{name}'s diff by #{grouping}: #{width} pt wide"
+    assert_operator width, :<=, MAX_WIDTH, "#{what}: #{width} pt wide"
   end
 
   def load(name)
@@ -97,7 +98,7 @@ class TestRealGraphs < Minitest::Test
 
   # A focus draws its matches first, then their callers and callees, then
   # the paths to the roots: on rubocop, the default graph shows none of
-  # the 8 StringLiterals methods, and a focus on them shows all 8.
+  # the 6 StringLiterals methods, and a focus on them shows all 6.
   def test_focus_on_rubocop_draws_the_matches
     profile = load("rubocop")
     focus = /Style::StringLiterals/
@@ -106,15 +107,13 @@ class TestRealGraphs < Minitest::Test
     assert_equal ["RuboCop::Cop::Style::StringLiterals#autocorrect", "RuboCop::Cop::Style::StringLiterals#consistent_multiline?",
                   "RuboCop::Cop::Style::StringLiterals#message", "RuboCop::Cop::Style::StringLiterals#offense?",
                   "RuboCop::Cop::Style::StringLiterals#on_dstr",
-                  "RuboCop::Cop::Style::StringLiteralsInInterpolation#autocorrect",
-                  "RuboCop::Cop::Style::StringLiteralsInInterpolation#message",
                   "RuboCop::Cop::Style::StringLiteralsInInterpolation#offense?"],
                  box_names(dot).grep(focus).sort
-    assert_includes dot, "\\lFocus: 8 matches, all shown; 70 unrelated methods hidden\\l"
+    assert_includes dot, "\\lFocus: 6 matches, all shown; 70 unrelated methods hidden\\l"
     assert_equal 80, box_names(dot).size
 
     wide = profile.to_dot(focus: /RuboCop::Cop::Style/)
-    assert_includes wide, "\\lFocus: 724 matches, 80 shown; 70 unrelated methods hidden\\lNot shown: "
+    assert_includes wide, "\\lFocus: 645 matches, 80 shown; 70 unrelated methods hidden\\lNot shown: "
     assert_equal 80, box_names(wide).grep(/RuboCop::Cop::Style/).size, "every box a match"
   end
 
@@ -126,8 +125,8 @@ class TestRealGraphs < Minitest::Test
     assert_empty box_names(diff.to_dot).grep(focus)
     dot = diff.to_dot(focus: focus)
     assert_equal box_names(profile.to_dot(focus: focus)).grep(focus).sort, box_names(dot).grep(focus).sort
-    assert_equal 8, box_names(dot).grep(focus).size
-    assert_includes dot, "\\lFocus: 8 matches, all shown; 14 unrelated methods hidden\\l"
+    assert_equal 6, box_names(dot).grep(focus).size
+    assert_includes dot, "\\lFocus: 6 matches, all shown; 14 unrelated methods hidden\\l"
     assert_equal 80, box_names(dot).size
   end
 

@@ -3,12 +3,12 @@ require "tracegraph/formats/grouping_advice"
 
 # The real programs' graphs by class, file and gem (docs/real-programs.md):
 # every grouping holds more of the self time than the methods do, the sums
-# stay whole, and the command advises on rubocop, whose methods hold under 60%.
+# stay whole, and the command advises on rubocop when its methods' boxes hold under 60%.
 class TestRealGraphsGrouped < Minitest::Test
   FIXTURES = File.expand_path("../../fixtures/real", __dir__)
   # Groups in each fixture, by class, file and gem, as measured.
-  GROUPS = {"rubocop" => [791, 907, 28], "rdoc" => [183, 249, 21], "kramdown" => [91, 131, 13],
-            "rake" => [107, 135, 12], "sinatra" => [146, 155, 17]}.freeze
+  GROUPS = {"rubocop" => [769, 881, 27], "rdoc" => [162, 213, 14], "kramdown" => [66, 100, 9],
+            "rake" => [107, 135, 12], "sinatra" => [164, 155, 17]}.freeze
   # Shares measured (docs/real-programs.md), less a point or two for changes to the box choice.
   MIN_SHARE = {class: 85, file: 84, gem: 98}.freeze
 
@@ -37,12 +37,14 @@ class TestRealGraphsGrouped < Minitest::Test
       assert_operator held, :>, by_method, "#{name} by #{grouping}"
       assert_operator held, :>=, MIN_SHARE.fetch(grouping), "#{name} by #{grouping}"
     end
-    note = Tracegraph::Formats::GroupingAdvice.note(profile, {})
-    if name == "rubocop"
-      assert_equal "the graph's boxes hold 59.9% of self time, spread over 6,172 methods; " \
-                   "--group-by gem would hold 99.5%, class 88%, file 87.5%", note
-    else
-      assert_nil note, name
-    end
+    # At the default 80 boxes no fixture is under 60% (rubocop's, recorded
+    # on 2026-11-26, holds 62.1%; the one before held 59.9% and was advised
+    # on); at 50 boxes rubocop is, and the command says which grouping helps.
+    assert_nil Tracegraph::Formats::GroupingAdvice.note(profile, {}), name
+    return unless name == "rubocop"
+
+    assert_equal "the graph's boxes hold 58% of self time, spread over 5,830 methods; " \
+                 "--group-by gem would hold 99.6%, class 85.5%, file 83.7%",
+                 Tracegraph::Formats::GroupingAdvice.note(profile, {max_nodes: 50})
   end
 end

@@ -113,7 +113,7 @@ class TestSizeByAllocations < TracegraphTest
                          "Dropped 1 node (total < 6 objects)\\l"
     assert_includes box(dot, "Object#garbage"), "\\nself 10 ns (10.0%)\\ntotal 10 ns (10.0%)\\nallocs 1,000 (99.5%)"
     assert_includes box(dot, "Object#garbage"), "fontsize=24.0,"
-    assert_includes dot, "N1 -> N2 [label=\" \u00d71 \u00b7 10 ns \u00b7 1,000 objects \""
+    assert_includes dot, "N1 -> N2 [label=\" \u00d71 \\n 10 ns \u00b7 1,000 objects \""
 
     _, err, status = tracegraph("render", path("a.json"), "--size-by", "time", "-o", "t.dot")
     assert status.success?, err

@@ -37,7 +37,7 @@ class TestChainFold < TracegraphTest
     assert_equal ["Folded 3 pass-through frames into 1 bold arrow (their tooltips name them)"], notes
 
     dot = profile.to_dot(node_fraction: 0, edge_fraction: 0)
-    assert_match(/label=" via 3 frames · ×1 · [\d.]+ .?s "/, dot)
+    assert_match(/label=" via 3 frames · ×1 \\n [\d.]+ .?s "/, dot)
     assert_includes dot, "through (folded, each with one caller and one callee):\\n  TestChainFold::Spine#cli\\n  " \
                          "TestChainFold::Spine#environment\\n  TestChainFold::Spine#command"
     _, err, status = Open3.capture3("dot", "-Tsvg", stdin_data: dot)
