@@ -5,14 +5,11 @@
 # does not fail the report: it is written without the graph view and says
 # why, since its table and method pages need no layout.
 require "tracegraph/formats/dot"
-require "tracegraph/model/option_checks"
+require "tracegraph/formats/graphviz_run"
 
 module Tracegraph
   module Formats
     module HtmlGraph
-      # As TRACEGRAPH_DOT_TIMEOUT does for rendered graphs.
-      DEFAULT_TIMEOUT = 120
-
       module_function
 
       # [the SVG as a String, nil] or [nil, why there is no graph].
@@ -28,24 +25,18 @@ module Tracegraph
         end
       end
 
-      def timeout = OptionChecks.seconds_from_env!("TRACEGRAPH_DOT_TIMEOUT", DEFAULT_TIMEOUT)
-
-      # dot's SVG of dot_path, in a process group of its own, stopped
-      # after the timeout (0: none).
+      # dot's SVG of dot_path, stopped after TRACEGRAPH_DOT_TIMEOUT
+      # (GraphvizRun).
       def run_dot(dot_path)
         require "tempfile" # on first use: it costs every `require "tracegraph"` 8 ms
-        limit = timeout
+        limit = GraphvizRun.timeout
         Tempfile.create(["tracegraph-report", ".svg"]) do |out|
           Tempfile.create("tracegraph-report-err") do |err|
-            pid = Process.spawn("dot", "-Tsvg", dot_path, in: File::NULL, out: out.path, err: err, pgroup: true)
-            waiter = Process.detach(pid)
-            unless waiter.join(limit.zero? ? nil : limit)
-              stop(pid)
-              waiter.join
+            unless (status = GraphvizRun.run(["dot", "-Tsvg", dot_path], limit, out: out.path, err: err))
               return [nil, "Graphviz did not lay the graph out within #{format('%g', limit)} s " \
                            "(TRACEGRAPH_DOT_TIMEOUT=seconds allows longer)"]
             end
-            unless waiter.value.success?
+            unless status.success?
               return [nil, "Graphviz could not lay the graph out (#{File.read(err.path).lines.first&.strip})"]
             end
 
@@ -56,12 +47,6 @@ module Tracegraph
         [nil, "Graphviz's `dot` was not installed when this report was written (apt-get install graphviz)"]
       rescue Error => e # a timeout setting that is not a number of seconds
         [nil, "Graphviz was not run: #{e.message}"]
-      end
-
-      def stop(pid)
-        Process.kill(:KILL, -pid)
-      rescue Errno::ESRCH
-        nil
       end
     end
   end

@@ -4,7 +4,7 @@
 # the .dot kept. (rubocop with --max-nodes 0 is 6,847 boxes and 21,118
 # arrows: dot had not finished after 120 s.)
 require "tempfile"
-require "tracegraph/model/option_checks"
+require "tracegraph/formats/graphviz_run"
 
 module Tracegraph
   # A signal (SIGINT from Ctrl-C, SIGTERM) stopped Graphviz while it drew
@@ -42,8 +42,6 @@ module Tracegraph
     # crossing-minimisation passes grow faster than the edge count).
     LARGE_NODES = 400
     LARGE_EDGES = 1500
-    # TRACEGRAPH_DOT_TIMEOUT (seconds) overrides it; 0 waits for ever.
-    DEFAULT_TIMEOUT = 120
 
     module_function
 
@@ -67,7 +65,7 @@ module Tracegraph
         "--max-nodes 80 (the default), --node-fraction 0.01, or --focus REGEX"
     end
 
-    def timeout = OptionChecks.seconds_from_env!("TRACEGRAPH_DOT_TIMEOUT", DEFAULT_TIMEOUT)
+    def timeout = Formats::GraphvizRun.timeout
 
     # Runs dot; raises Tracegraph::Error if it fails, is missing or takes
     # longer than the timeout (then it is killed). dot runs in a process
@@ -100,37 +98,15 @@ module Tracegraph
       end
     end
 
-    # dot's status, or nil if it ran past limit seconds (0: no limit).
-    # Unless it finished, dot is stopped and the partial path removed,
-    # however the wait ends: the limit, a signal's exception (Ctrl-C's
-    # Interrupt, SIGTERM's SignalException), which becomes
-    # RenderInterrupted, any other (a program's trap("INT") { exit }), or
-    # this thread being killed as the process ends (a server's thread).
-    # Signals' exceptions and kills are held off but for the wait itself,
-    # so none lands between the spawn and the wait, leaving dot unwatched.
+    # dot's status, or nil if it ran past limit seconds (0: no limit);
+    # unless it finished, dot is stopped and the partial path removed
+    # (Formats::GraphvizRun.run, which says why signals are held off
+    # around the spawn). A signal's exception (Ctrl-C's Interrupt,
+    # SIGTERM's SignalException) becomes RenderInterrupted.
     def spawn_and_wait(command, err, limit, dot_path, path)
-      Thread.handle_interrupt(Object => :never) do
-        pid = Process.spawn(*command, in: File::NULL, out: File::NULL, err: err, pgroup: true)
-        waiter = Process.detach(pid)
-        begin
-          done = Thread.handle_interrupt(Object => :immediate) { waiter.join(limit.zero? ? nil : limit) }
-          done&.value
-        rescue SignalException => e
-          raise RenderInterrupted.new(e.signo, path: path, dot_path: dot_path)
-        ensure
-          unless done
-            stop(pid)
-            waiter.join
-            File.delete(path) if File.exist?(path)
-          end
-        end
-      end
-    end
-
-    def stop(pid)
-      Process.kill(:KILL, -pid)
-    rescue Errno::ESRCH
-      nil
+      Formats::GraphvizRun.run(command, limit, err: err, partial: path)
+    rescue SignalException => e
+      raise RenderInterrupted.new(e.signo, path: path, dot_path: dot_path)
     end
   end
 end
