@@ -269,6 +269,27 @@ class TestGCNode < TracegraphTest
     refute_match(/GC:/, quiet.to_dot)
   end
 
+  # Grouping puts the step, marking and sweeping in one box, but the
+  # legend's GC line is the recording's: the same, to the character, at
+  # every grain (it once said "marking 0 ns · sweeping 0 ns" when grouped),
+  # in the DOT legend (which the HTML report draws too) and the flat table.
+  def test_grouped_legend_keeps_the_gc_line
+    profile = without_automatic_gc { Tracegraph.profile(call_tree: true) { collect(3) } }
+    gc_line = ->(dot) { dot[/\\lGC: (?:[^\\]|\\l    )+\\l/] }
+    method_line = gc_line.(profile.to_dot)
+    assert_match(/marking (?!0 ns)/, method_line)
+    assert_match(/sweeping (?!0 ns)/, method_line)
+    %i[class file gem].each do |grouping|
+      assert_equal method_line, gc_line.(profile.to_dot(group_by: grouping)), grouping
+      grouped = profile.group_by(grouping)
+      assert_equal profile.gc, grouped.gc, grouping
+      # The graph's own copies (hubs split, chains folded) keep it too.
+      assert_equal profile.gc, grouped.split_hubs.first.fold_chains.first.gc, grouping
+      flat, grouped_flat = [profile, grouped].map { |p| StringIO.new.tap { |io| p.print_flat(io) }.string[/^GC: .*$/] }
+      assert_equal flat, grouped_flat, grouping
+    end
+  end
+
   # The public-API build of the hook (no VM reads) records GC the same way.
   def test_without_vm_reads
     script = <<~'RUBY'

@@ -94,7 +94,7 @@ module Tracegraph
           limit!(options[:allocations], v, "--fail-on-allocations")
         end
         o.on("--ignore NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates",
-             "(the gates only: the graph still draws it)") do |v|
+             "(the gates only: the graph still draws it; --hide hides from the graph)") do |v|
           options[:ignore] << v
         end
         o.on("--min-share PCT", Float, "Skip methods under PCT percent of the total in --fail-on-time (default 5)") do |v|
@@ -106,6 +106,11 @@ module Tracegraph
         o.on("--focus REGEX", String, "Graph: draw methods matching REGEX (in either profile) first, then their",
              "callers and callees, then the paths to the roots; hide what neither leads to nor from them") do |v|
           options[:dot][:focus] = v
+        end
+        # Not --ignore, which was the gates' (a glob, for CI scripts) before the graph could hide.
+        o.on("--hide REGEX", String, "Graph: hide methods matching REGEX (in either profile); paths through them",
+             "stay, dotted (what --ignore REGEX is in tracegraph render). The gates still check them") do |v|
+          options[:dot][:ignore] = DotOptions.regexp("--hide", v)
         end
         o.on("--size-by WHAT", %w[time allocations], "Size and colour boxes by the change in time (default) or in",
              "allocations (both profiles recorded with --allocations)") { |v| options[:dot][:size_by] = v }

@@ -31,7 +31,9 @@
 #   :gem     the gem its file is in ("parser 3.1"), "(ruby) json" for
 #            Ruby's own library, "app" for the rest; C methods, whose
 #            gem cannot be told from the profile, go to "(C) methods"
-# The garbage collector's steps are "(garbage collection)" in every grouping.
+# The garbage collector's steps are "(garbage collection)" in every grouping;
+# the grouped profile's gc (GCStats) is the methods' own, marking and
+# sweeping included.
 module Tracegraph
   class Profile
     GROUPINGS = %i[method class file gem].freeze
@@ -50,7 +52,9 @@ module Tracegraph
       members = methods.group_by { |m| group_of[m] }
       groups = members.to_h { |name, ms| [name, group_stats(name, ms)] }
       add_group_calls_and_totals(groups, group_of)
-      grouped = derived(methods: groups.values, edges: group_edges(groups, group_of))
+      # The GC group holds the marking and sweeping nodes too, so the legend's
+      # GC line (runs, steps, marking, sweeping) is kept from the methods'.
+      grouped = derived(methods: groups.values, edges: group_edges(groups, group_of), gc_stats: gc)
       grouped.send(:grouped_from, grouping, members, methods.size)
       grouped.runs = group_runs(members) if runs
       grouped

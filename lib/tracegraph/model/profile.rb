@@ -174,8 +174,10 @@ module Tracegraph
     end
 
     # allocations: whether the methods and edges carry allocation counts.
+    # gc: a GCStats to keep as it is, for a profile whose GC nodes are no
+    # longer three (grouped: model/group_by.rb); gc_runs is then unused.
     def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0,
-                   wall_time: nil, allocations: false)
+                   wall_time: nil, allocations: false, gc: nil)
       @clock = clock.to_sym
       @threads = threads.freeze
       @methods = methods.freeze
@@ -184,6 +186,7 @@ module Tracegraph
       @complete = complete
       @call_tree = call_tree
       @gc_runs = gc_runs
+      @kept_gc = @gc = gc
       @wall_time = wall_time
       @allocations = allocations ? true : false
       @by_name = methods.group_by(&:name)
@@ -192,6 +195,7 @@ module Tracegraph
     # Garbage collection while recording (a GCStats), from the GC nodes and
     # the count of collections. All zero when GC did not run (or was
     # disabled), and for profiles recorded before tracegraph showed GC.
+    # A grouped profile keeps its recording's (see initialize).
     def gc
       @gc ||= begin
         step, marking, sweeping = GC_NODES.map { |name| self[name] }

@@ -114,6 +114,41 @@ class TestDiffCli < Minitest::Test
     assert_match(/^tracegraph diff: focus: invalid regular expression "\("/, err)
   end
 
+  # --hide is the graph's ignore (render's --ignore REGEX): the matches are
+  # gone from the drawing, their paths dotted, and the gates check them as
+  # before; --ignore still leaves methods out of the gates only.
+  def test_hide_is_the_graphs_and_leaves_the_gates_alone
+    # (in order of name: fresh and gone, a few ns each, swap places by their times)
+    boxes = ->(name) { File.read(File.join(@dir, name)).scan(/^  N\d+ \[label="(.*?)\\n/).flatten.sort }
+    gate = ["--fail-on-calls", "0", "--node-fraction", "0"]
+    _, whole_err, status = tracegraph("diff", *gate, "-o", "whole.dot", @base, @head)
+    assert_equal 3, status.exitstatus, whole_err
+    _, err, status = tracegraph("diff", *gate, "--hide", "Integer#\\+", "-o", "hidden.dot", @base, @head)
+    assert_equal 3, status.exitstatus, err
+    assert_equal ["Integer#+", "Module#method_added", "Object#fresh", "Object#gone", "Object#hot", "Range#each",
+                  "block in Object#hot"], boxes.("whole.dot")
+    assert_equal ["Module#method_added", "Object#fresh", "Object#gone", "Object#hot", "Range#each",
+                  "block in Object#hot"], boxes.("hidden.dot")
+    assert_includes File.read(File.join(@dir, "hidden.dot")), "\\lIgnored 1 method\\l"
+    assert_match(/calls of Integer#\+ 100 -> 3,000, \+2900\.0%: more than the allowed ±0%: FAILED/, err)
+    assert_equal whole_err.sub("whole.dot", "hidden.dot"), err, "the gate reports the same"
+
+    # Each its own: the gates leave Integer#+ out and the graph draws it;
+    # the graph hides Range#each (a path through it, dotted) and the gates check it.
+    _, err, status = tracegraph("diff", *gate, "--ignore", "Integer#*", "--hide", "Range", "-o", "both.dot",
+                                @base, @head)
+    assert_equal 3, status.exitstatus, err
+    refute_match(/Integer#\+/, err)
+    assert_match(/ 6 method checks, 3 failed /, err)
+    assert_equal ["Integer#+", "Module#method_added", "Object#fresh", "Object#gone", "Object#hot",
+                  "block in Object#hot"], boxes.("both.dot")
+    assert_match(/^  N1 -> N2 \[label=" via 1 frame "[^\n]*style=dotted/, File.read(File.join(@dir, "both.dot")))
+
+    _, err, status = tracegraph("diff", "--hide", "(", @base, @head)
+    assert_equal 2, status.exitstatus
+    assert_match(/^tracegraph diff: --hide: invalid regular expression "\("/, err)
+  end
+
   def test_normalize
     _, err, status = tracegraph("diff", "--normalize", "-o", "n.dot", @base, @head)
     assert status.success?, err
