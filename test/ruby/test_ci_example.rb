@@ -181,7 +181,7 @@ class TestCiExample < Minitest::Test
     assert_match(/ 30,010 -> 30,010  \(C\) methods$/, out)
     assert_match(/ 30,004 -> 30,004  examples$/, out)
     refute_match(/Math\.sqrt/, out)
-    assert_match(/: 2 method checks, 0 failed \(3 and 3 runs\)$/, out, "the calls gate looks at the 2 groups")
+    assert_match(/: 2 gem checks, 0 failed \(3 and 3 runs\)$/, out, "the calls gate looks at the 2 groups")
     diff = File.read(File.join(root, "graphs/diff.dot"))
     assert_equal ["(C) methods", "examples"], diff.scan(/^  N\d+ \[label="([^"\\]+)/).flatten.sort
     assert_includes diff, "\\lGrouped by gem: 10 methods in 2 gems and libraries\\l"

@@ -11,7 +11,8 @@ module Tracegraph
       max_nodes: ["--max-nodes N", Integer, "Show at most N methods (default %s, 0 = all)"],
       focus: ["--focus REGEX", String, "Draw methods matching REGEX first, then their callers and callees,",
                     "then the paths to the roots; hide what neither leads to nor from them"],
-      ignore: ["--ignore REGEX", String, "Hide methods matching REGEX (paths through them stay, dotted)"],
+      # --hide too: the name tracegraph diff gives it, where --ignore is the gates'.
+      ignore: [["--ignore REGEX", "--hide REGEX"], String, "Hide methods matching REGEX (paths through them stay, dotted)"],
       split_hubs: ["--[no-]split-hubs", TrueClass,
                    "One box per caller for an iterator several methods call with their own blocks (default on)"],
       fold_chains: ["--[no-]fold-chains", TrueClass,
@@ -28,7 +29,7 @@ module Tracegraph
     def self.define(parser, dot_options)
       FLAGS.each do |key, (flag, type, *help)|
         help = help.map { |line| line.include?("%s") ? format(line, Formats::Dot::DEFAULTS[key]) : line }
-        parser.on(flag, type, *help) { |value| dot_options[key] = value }
+        parser.on(*Array(flag), type, *help) { |value| dot_options[key] = value }
       end
       parser.on("--thread NAME|ID", String, "Show only this thread (a name, a glob such as 'puma srv tp *', or",
                 "an id); give it again for more. Records the call tree") do |value|

@@ -112,7 +112,8 @@ module Tracegraph
       per_method = checks.reject { |c| c.kind == :total }
       return if per_method.empty?
 
-      io.puts "tracegraph diff: #{per_method.size} method check#{per_method.size == 1 ? '' : 's'}, " \
+      # "2 gem checks" when --group-by gem made the rows gems.
+      io.puts "tracegraph diff: #{per_method.size} #{@diff.head.grouping} check#{per_method.size == 1 ? '' : 's'}, " \
               "#{per_method.count(&:failed?)} failed#{noise_note}#{noisy_calls_note(per_method)}"
     end
 
@@ -129,8 +130,17 @@ module Tracegraph
       noisy = checks.count(&:noisy?)
       return "" if noisy.zero?
 
-      "; #{noisy} method#{noisy == 1 ? '' : 's'} varied in calls between runs and #{noisy == 1 ? 'was' : 'were'} " \
+      "; #{plural(noisy, @diff.head.grouping)} varied in calls between runs and #{noisy == 1 ? 'was' : 'were'} " \
         "compared within that"
+    end
+
+    # "1 method", "3 classes": a count of what the rows are.
+    def plural(count, grouping)
+      noun = if count == 1 then grouping.to_s
+             elsif grouping == :class then "classes"
+             else "#{grouping}s"
+             end
+      "#{count} #{noun}"
     end
 
     def clock = "#{@diff.head.clock} time"

@@ -67,13 +67,15 @@ class TestRenderCli < Minitest::Test
     assert_equal Tracegraph::Profile::DOT_DEFAULTS.keys, Tracegraph::GraphOptions::FLAGS.keys
     saved = Tracegraph::Profile.load_json(@plain)
     default = Dir.chdir(@dir) { saved.to_dot }
+    # Every name of each flag (--ignore is --hide too).
     {node_fraction: 0.3, edge_fraction: 0.5, max_nodes: 1, focus: "leaf", ignore: "Object#hot"}.each do |key, value|
-      flag = Tracegraph::GraphOptions::FLAGS.fetch(key).first.split.first
-      _, err, status = tracegraph("render", @plain, flag, value.to_s, "-o", "#{key}.dot")
-      assert status.success?, err
-      expected = Dir.chdir(@dir) { saved.to_dot(key => value) }
-      refute_equal default, expected, "#{key}=#{value} must change this graph"
-      assert_equal expected, File.read(path("#{key}.dot")), flag
+      Array(Tracegraph::GraphOptions::FLAGS.fetch(key).first).map { |f| f.split.first }.each do |flag|
+        _, err, status = tracegraph("render", @plain, flag, value.to_s, "-o", "#{key}.dot")
+        assert status.success?, err
+        expected = Dir.chdir(@dir) { saved.to_dot(key => value) }
+        refute_equal default, expected, "#{key}=#{value} must change this graph"
+        assert_equal expected, File.read(path("#{key}.dot")), flag
+      end
     end
     _, err, status = tracegraph("render", @plain, "--focus", "leaf", "--ignore", "Range#each", "--max-nodes", "2",
                                 "-o", "all.dot")

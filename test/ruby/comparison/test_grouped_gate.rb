@@ -58,6 +58,7 @@ class TestGroupedGate < Minitest::Test
     refute g.failed?, report
     g, report = gate(base, runs([200, 160, 240, 180, 220])) # Worker +50%
     assert g.failed?, report
+    assert_match(/: 1 class check, 1 failed \(5 and 5 runs\)/, report, "the rows are classes")
     assert_match(/Worker/, report)
     refute_match(/Worker#work/, report)
   end
