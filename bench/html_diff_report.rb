@@ -9,6 +9,8 @@
 # when its first view is drawn and the time from asking for the table
 # of changes by self time to its being drawn; the medians of 3 loads,
 # each in a fresh browser. Prints one JSON line a profile.
+# MAX_NODES=40 draws the diff graph with at most that many methods
+# (tracegraph diff --max-nodes; the default is 80).
 #   ruby -Ilib bench/html_diff_report.rb [NAME...]     (default: all of them)
 require "json"
 require "open3"
@@ -31,7 +33,7 @@ Dir.mktmpdir("tracegraph-diff-html-bench") do |dir|
     diff = Tracegraph::Profile.load_json(real).diff(Tracegraph::Profile.load_json(File.join(dir, "slower.json")))
     path = File.join(dir, "#{name}.html")
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-    diff.write_html(path)
+    diff.write_html(path, **(ENV["MAX_NODES"] ? {max_nodes: Integer(ENV["MAX_NODES"])} : {}))
     write_seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
     html = File.read(path)
     loads = Array.new(3) do
@@ -39,7 +41,8 @@ Dir.mktmpdir("tracegraph-diff-html-bench") do |dir|
       abort "bench: #{name}: #{err}" unless status.success?
       JSON.parse(out)
     end
-    puts JSON.generate("profile" => name, "rows" => diff.rows.size, "write_seconds" => write_seconds.round(2),
+    puts JSON.generate("profile" => name, "max_nodes" => Integer(ENV.fetch("MAX_NODES", 80)),
+                       "rows" => diff.rows.size, "write_seconds" => write_seconds.round(2),
                        "graph" => !html.include?('"svg":null'), "file_mb" => (File.size(path) / 1e6).round(2),
                        "page_ready_ms" => median(loads.map { |l| l["pageReadyMs"] }),
                        "changes_ms" => median(loads.map { |l| l["changes"]["self"]["ms"] }),

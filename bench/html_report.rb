@@ -21,8 +21,11 @@
 # fragment to the drawing, and flame_draw_ms, the drawing alone), a click
 # that zooms into a frame (zoom_draw_ms, the drawing; zoom_click_ms, from
 # the click until the new drawing is seen) and one that zooms out; and the
-# page opened at #flame directly (flame_ready_ms). PROFILE=path.json uses
-# a profile recorded before instead of recording one.
+# page opened at #flame directly (flame_ready_ms); also the packed tree's
+# share of the file (tree_mb) and the least and most time the page took to
+# unpack it on the 3 openings (flame_unpack_ms, #flame-view's
+# data-unpack-ms). PROFILE=path.json uses a profile recorded before
+# instead of recording one.
 #   ruby -Ilib bench/html_report.rb --flame
 require "json"
 require "open3"
@@ -78,7 +81,9 @@ Dir.mktmpdir("tracegraph-html-bench") do |dir|
     flame = ->(key) { median(flames.map { |f| key.(f["flame"]) }) }
     puts JSON.generate({"profile" => "rubocop with its call tree", "call_tree_nodes" => profile.call_tree.size,
                         "folded_calls" => profile.call_tree.folded_calls}.merge(numbers).merge(
+                          "tree_mb" => (File.read(path)[/"tree":"([^"]*)"/, 1].to_s.bytesize / 1e6).round(2),
                           "flame_show_ms" => flame.(->(f) { f["showMs"] }),
+                          "flame_unpack_ms" => flames.map { |f| f["flame"]["shown"]["unpackMs"] }.minmax,
                           "flame_draw_ms" => flame.(->(f) { f["shown"]["drawMs"] }),
                           "frames_drawn" => flame.(->(f) { f["shown"]["frames"] }),
                           "zoom_draw_ms" => flame.(->(f) { f["zoomedIn"]["drawMs"] }),
