@@ -200,18 +200,18 @@ static VALUE module_name(VALUE mod, VALUE memo)
     VALUE superclass = Qnil;
     if (!NIL_P(e.file)) {
         VALUE short_path = memo_short_path(memo, e.file);
-        name = rb_str_new_cstr(is_class ? "#<Class:" : "#<Module:");
+        name = rb_utf8_str_new_cstr(is_class ? "#<Class:" : "#<Module:");
         rb_str_cat(name, RSTRING_PTR(short_path), RSTRING_LEN(short_path));
         char line[24];   /* rb_str_catf's formatter cost more than the rest of the name */
         int n = snprintf(line, sizeof line, ":%ld>", e.line);
         rb_str_cat(name, line, n);
     } else if (is_class && !NIL_P(superclass = rb_class_superclass(mod))) {
         VALUE super_name = module_name(superclass, memo);
-        name = rb_str_new_cstr("#<Class < ");
+        name = rb_utf8_str_new_cstr("#<Class < ");
         rb_str_cat(name, RSTRING_PTR(super_name), RSTRING_LEN(super_name));
         rb_str_cat_cstr(name, ">");
     } else {
-        name = rb_str_new_cstr(is_class ? "#<Class>" : "#<Module>");
+        name = rb_utf8_str_new_cstr(is_class ? "#<Class>" : "#<Module>");
     }
     rb_hash_aset(names, mod, name);
     RB_GC_GUARD(e.file);
@@ -228,7 +228,7 @@ static VALUE object_name(VALUE object, VALUE memo)
     name = rb_funcall(rb_const_get_at(mTracegraph, id_naming), id_constant_holding, 1, object);
     if (!RB_TYPE_P(name, T_STRING)) {
         VALUE class_name = module_name(rb_obj_class(object), memo);
-        name = rb_str_new_cstr("#<");
+        name = rb_utf8_str_new_cstr("#<");
         rb_str_cat(name, RSTRING_PTR(class_name), RSTRING_LEN(class_name));
         rb_str_cat_cstr(name, ">");
     }
