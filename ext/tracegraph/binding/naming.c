@@ -253,22 +253,24 @@ static VALUE owner_name(VALUE arg)
 
 /* Tracegraph._module_name(mod) and ._object_name(object), for
  * Tracegraph::Naming: the same rule, with a memo of their own. */
+static VALUE name_alone(VALUE (*namer)(VALUE, VALUE), VALUE target)
+{
+    VALUE memo = naming_pass_new();
+    VALUE name = rb_str_dup(namer(target, memo));
+    RB_GC_GUARD(memo);
+    return name;
+}
+
 static VALUE module_name_method(VALUE self, VALUE mod)
 {
     (void)self;
-    VALUE memo = naming_pass_new();
-    VALUE name = rb_str_dup(module_name(mod, memo));
-    RB_GC_GUARD(memo);
-    return name;
+    return name_alone(module_name, mod);
 }
 
 static VALUE object_name_method(VALUE self, VALUE object)
 {
     (void)self;
-    VALUE memo = naming_pass_new();
-    VALUE name = rb_str_dup(object_name(object, memo));
-    RB_GC_GUARD(memo);
-    return name;
+    return name_alone(object_name, object);
 }
 
 typedef struct naming_call {
