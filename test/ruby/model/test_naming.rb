@@ -127,9 +127,8 @@ class TestNaming < TracegraphTest
   end
 
   # Anonymous owners made in a loop, by Class.new, Struct.new and
-  # Module.new, keep the names Naming gives them (the extension names
-  # those with a method of their own itself: naming.c's
-  # defined_module_name). The classes one line makes share that line's
+  # Module.new, keep the names Naming gives them (naming.c's owner_name
+  # names both). The classes one line makes share that line's
   # name, however many there are; their singleton methods are "."; classes
   # the program no longer holds are named too; and the heap has moved under
   # them (test/torture/test_gc_torture.rb names them with the collector
