@@ -136,8 +136,8 @@ File.write(File.join(__dir__, "STOP.md"), <<~MD)
   #{Time.now.utc.strftime('%Y-%m-%d')}, Ruby #{RUBY_VERSION}, the fastest of #{ROUNDS} rounds each:
   #{METHODS} methods, each the one method of its class, called once. Named
   classes are named by the extension, and anonymous ones too, by where
-  they were defined (`naming.c`'s `defined_module_name`, with the rule of
-  `Tracegraph::Naming`). Load average when it began: #{LOAD}
+  they were defined (`naming.c`'s `owner_name`, which
+  `Tracegraph::Naming` calls too). Load average when it began: #{LOAD}
   (2 cores, shared with other work: read the ratios, and compare
   instruction counts, not milliseconds, between versions).
 

@@ -2,13 +2,16 @@
  * naming.c - method and block names and source locations, at stop.
  *
  * Names are the same in every run: anonymous owners and singleton classes
- * of other objects, which Ruby names by memory address, are named by
- * Tracegraph::Naming (lib/tracegraph/naming.rb), and so are blocks, the
- * way backtraces print them.
+ * of other objects, which Ruby names by memory address, are named here by
+ * where they were defined (owner_name, the one implementation of the rule;
+ * Tracegraph::Naming.module_name and .object_name call it), and blocks the
+ * way backtraces print them (Tracegraph::Naming.block_name).
  *
- * Anonymous modules with a Ruby method of their own, the common case
- * (Class.new and Struct.new in a loop), are named here by the same rule,
- * without a call to Ruby each (defined_module_name).
+ * The Ruby this file calls is work only Ruby does, and none of it names an
+ * owner, so no call comes back here: Tracegraph.short_path and
+ * .working_dir_prefix (paths), Naming.template_name (ActionView's compiled
+ * templates), Naming.constant_holding (a plain object held by a constant,
+ * "ENV") and Naming.block_name.
  *
  * Uses: naming.h, session.h (the method_key type only), core tg_gc.h.
  */
@@ -23,8 +26,8 @@
 #include "tg_gc.h"
 
 static VALUE mTracegraph;
-static ID id_attached, id_instance_method, id_source_location, id_naming, id_block_name, id_begin_pass, id_end_pass,
-    id_bind_call, id_short_path;
+static ID id_attached, id_instance_method, id_source_location, id_naming, id_block_name, id_bind_call, id_short_path,
+    id_working_dir_prefix, id_pwd, id_template_name, id_constant_holding, id_compare_by_identity;
 
 /* A block's first line: in its key without the VM reads, else its iseq's. */
 static int block_line(const method_key *k)
@@ -52,57 +55,9 @@ static VALUE singleton_object(VALUE singleton_class)
 #endif
 }
 
-/* A class or module with a permanent name (not "#<Class:0x...>", nor
- * nested in one): its path is stable from run to run. */
-static bool named_module(VALUE mod)
+static bool is_module(VALUE v)
 {
-    VALUE name = rb_mod_name(mod);
-    return RB_TYPE_P(name, T_STRING) && !memchr(RSTRING_PTR(name), '<', (size_t)RSTRING_LEN(name));
-}
-
-/* ---- anonymous modules, by where they were defined ------------------- */
-
-/* Tracegraph::Naming.module_name names an anonymous module by the first of
- * its own methods written in Ruby: "#<Class:app/jobs.rb:12>". Programs
- * that call Struct.new or Class.new in a loop have thousands of them, so
- * that common case is named here, with the same rule and the same result,
- * without calling Ruby per module; what Naming decides otherwise (no own
- * method with a location: by its superclass; a method that may be a
- * compiled template; a temporary name) is left to it. */
-
-/* Module.instance_method(:instance_method): bound to each module, it
- * is not looked up again in every new class's empty method cache. */
-static VALUE um_instance_method;
-
-/* One pass's memo (naming_begin_pass to naming_end_pass), a global the
- * collector marks and pins: [{module => name}.compare_by_identity, the
- * last file shortened, its short path]. */
-static VALUE pass_memo = Qnil;
-enum { MEMO_NAMES, MEMO_FILE, MEMO_SHORT };
-
-/* The earliest [file, line] so far, as Array#min orders them; `other` if
- * a location was not a [String, Integer] pair. */
-typedef struct earliest {
-    VALUE file;
-    long line;
-    bool other;
-} earliest;
-
-static void keep_earliest(earliest *e, VALUE location)
-{
-    if (NIL_P(location)) return;
-    VALUE file = RB_TYPE_P(location, T_ARRAY) && RARRAY_LEN(location) == 2 ? RARRAY_AREF(location, 0) : Qnil;
-    VALUE line = RB_TYPE_P(location, T_ARRAY) && RARRAY_LEN(location) == 2 ? RARRAY_AREF(location, 1) : Qnil;
-    if (!RB_TYPE_P(file, T_STRING) || !FIXNUM_P(line)) {
-        e->other = true;
-        return;
-    }
-    if (!NIL_P(e->file)) {
-        int order = rb_str_cmp(file, e->file);
-        if (order > 0 || (order == 0 && FIX2LONG(line) >= e->line)) return;
-    }
-    e->file = file;
-    e->line = FIX2LONG(line);
+    return RB_TYPE_P(v, T_CLASS) || RB_TYPE_P(v, T_MODULE);
 }
 
 /* Whether `str` has the two bytes `a` `b` in a row. */
@@ -114,29 +69,106 @@ static bool has_pair(VALUE str, char a, char b)
     return false;
 }
 
-/* "#<Class:file:line>" for an anonymous module with an own Ruby method,
- * memoized for the pass; Qnil to ask Naming. Under rb_protect. */
-static VALUE defined_module_name(VALUE mod)
-{
-    /* This pass's memo, held here: the Ruby called below may let another
-     * thread run, whose own stop would replace the global. */
-    VALUE memo = pass_memo;
-    if (NIL_P(memo) || !(RB_TYPE_P(mod, T_CLASS) || RB_TYPE_P(mod, T_MODULE))) return Qnil;
-    VALUE names = RARRAY_AREF(memo, MEMO_NAMES);
-    VALUE name = rb_hash_lookup2(names, mod, Qundef);
-    if (name != Qundef) return name;
-    VALUE own = rb_mod_name(mod);   /* a temporary name, say: Naming keeps it */
-    if (RB_TYPE_P(own, T_STRING) && !has_pair(own, '#', '<')) return Qnil;
+/* ---- a naming pass's memo ------------------------------------------- */
 
+/* One stop names thousands of methods of a few owners (a Struct's
+ * members), and Struct.new or Class.new in a loop make thousands of
+ * anonymous owners in a few files. The pass's memo is a Ruby Array that
+ * its caller holds in a local variable (the stack scan marks and pins
+ * it), never a global, so that two threads stopping at once, or a stop
+ * and a call of Naming.module_name, each have their own:
+ *   [{module or object => its name}.compare_by_identity,
+ *    {file => short path}, the working directory (false until read),
+ *    the last file shortened, its short path]. */
+enum { MEMO_NAMES, MEMO_PATHS, MEMO_PWD, MEMO_FILE, MEMO_SHORT, MEMO_SIZE };
+
+VALUE naming_pass_new(void)
+{
+    VALUE names = rb_hash_new();
+    rb_funcall(names, id_compare_by_identity, 0);
+    return rb_ary_new_from_args(MEMO_SIZE, names, rb_hash_new(), Qfalse, Qnil, Qnil);
+}
+
+/* Tracegraph.short_path(file), from the working directory as the pass
+ * first read it; each file shortened once. */
+static VALUE memo_short_path(VALUE memo, VALUE file)
+{
+    if (RARRAY_AREF(memo, MEMO_FILE) == file) return RARRAY_AREF(memo, MEMO_SHORT);
+    VALUE paths = RARRAY_AREF(memo, MEMO_PATHS);
+    VALUE short_path = rb_hash_lookup2(paths, file, Qundef);
+    if (short_path == Qundef) {
+        VALUE pwd = RARRAY_AREF(memo, MEMO_PWD);
+        if (pwd == Qfalse) {
+            pwd = rb_funcall(mTracegraph, id_working_dir_prefix, 0);
+            rb_ary_store(memo, MEMO_PWD, pwd);
+        }
+        VALUE options = rb_hash_new();
+        rb_hash_aset(options, ID2SYM(id_pwd), pwd);
+        VALUE args[2] = {file, options};
+        short_path = rb_obj_as_string(rb_funcallv_kw(mTracegraph, id_short_path, 2, args, RB_PASS_KEYWORDS));
+        rb_hash_aset(paths, file, short_path);
+    }
+    rb_ary_store(memo, MEMO_FILE, file);
+    rb_ary_store(memo, MEMO_SHORT, short_path);
+    return short_path;
+}
+
+/* ---- owners, by where they were defined ------------------------------- */
+
+/* Module.instance_method(:instance_method): bound to each module, it
+ * is not looked up again in every new class's empty method cache, and no
+ * class's own instance_method runs. */
+static VALUE um_instance_method;
+
+/* The earliest [file, line] so far, as Array#min orders them. */
+typedef struct earliest {
+    VALUE file;
+    long line;
+} earliest;
+
+/* A location that is not [String, Integer, ...] (none is, from Ruby) is
+ * passed over. */
+static void keep_earliest(earliest *e, VALUE location)
+{
+    if (!RB_TYPE_P(location, T_ARRAY) || RARRAY_LEN(location) < 2) return;
+    VALUE file = RARRAY_AREF(location, 0), line = RARRAY_AREF(location, 1);
+    if (!RB_TYPE_P(file, T_STRING) || !FIXNUM_P(line)) return;
+    if (!NIL_P(e->file)) {
+        int order = rb_str_cmp(file, e->file);
+        if (order > 0 || (order == 0 && FIX2LONG(line) >= e->line)) return;
+    }
+    e->file = file;
+    e->line = FIX2LONG(line);
+}
+
+/* Whether instance method `sym`, defined at `location`, is a template
+ * ActionView compiled into its anonymous view class: which of those exist
+ * depends on what has been rendered, so they do not name it. Only a name
+ * with "__" can be one (Naming.template_name says). */
+static bool compiled_template(VALUE sym, VALUE location)
+{
+    VALUE name = rb_sym2str(sym);
+    if (!has_pair(name, '_', '_') || !RB_TYPE_P(location, T_ARRAY) || RARRAY_LEN(location) < 1) return false;
+    VALUE label = rb_str_plus(rb_str_new_cstr("#"), name);
+    VALUE naming = rb_const_get_at(mTracegraph, id_naming);
+    return RTEST(rb_funcall(naming, id_template_name, 2, label, RARRAY_AREF(location, 0)));
+}
+
+/* The earliest location of the methods a module defines itself: instance
+ * methods of every visibility (not compiled templates), then singleton
+ * methods. Module's and Kernel's own methods are called, never a
+ * module's overrides: no user code runs. */
+static earliest definition_location(VALUE mod)
+{
     const VALUE no = Qfalse;
-    VALUE lists[2] = {rb_class_instance_methods(1, &no, mod), rb_class_private_instance_methods(1, &no, mod)};
     earliest e = {.file = Qnil};
+    VALUE lists[2] = {rb_class_instance_methods(1, &no, mod), rb_class_private_instance_methods(1, &no, mod)};
     for (int l = 0; l < 2; l++) {
         for (long i = 0; i < RARRAY_LEN(lists[l]); i++) {
             VALUE sym = RARRAY_AREF(lists[l], i);
-            if (has_pair(rb_sym2str(sym), '_', '_')) return Qnil;   /* maybe a compiled template */
             VALUE um = rb_funcall(um_instance_method, id_bind_call, 2, mod, sym);
-            keep_earliest(&e, rb_funcall(um, id_source_location, 0));
+            VALUE location = rb_funcall(um, id_source_location, 0);
+            if (!compiled_template(sym, location)) keep_earliest(&e, location);
         }
     }
     VALUE singletons = rb_obj_singleton_methods(1, &no, mod);
@@ -145,45 +177,100 @@ static VALUE defined_module_name(VALUE mod)
     RB_GC_GUARD(lists[0]);
     RB_GC_GUARD(lists[1]);
     RB_GC_GUARD(singletons);
-    if (e.other || NIL_P(e.file)) return Qnil;
+    return e;
+}
 
-    if (RARRAY_AREF(memo, MEMO_FILE) != e.file) {
-        VALUE naming = rb_const_get_at(mTracegraph, id_naming);
-        rb_ary_store(memo, MEMO_SHORT, rb_funcall(naming, id_short_path, 1, e.file));
-        rb_ary_store(memo, MEMO_FILE, e.file);
+/* A module's name: its own (Module#name's, not a class's own `name`) if
+ * it has one not nested in an anonymous module; else where it was
+ * defined, by the first of its own methods written in Ruby (by file and
+ * line): "#<Class:app/jobs.rb:12>"; else, for a class, by its superclass:
+ * "#<Class < Struct>"; else "#<Class>" or "#<Module>". Raises TypeError
+ * for what is not a module. A memo's string: dup it to change it. */
+static VALUE module_name(VALUE mod, VALUE memo)
+{
+    if (!is_module(mod)) rb_raise(rb_eTypeError, "not a class or module: %" PRIsVALUE, rb_any_to_s(mod));
+    VALUE own = rb_mod_name(mod);   /* a temporary name (Module#set_temporary_name) too */
+    if (RB_TYPE_P(own, T_STRING) && !has_pair(own, '#', '<')) return own;
+    VALUE names = RARRAY_AREF(memo, MEMO_NAMES);
+    VALUE name = rb_hash_lookup2(names, mod, Qundef);
+    if (name != Qundef) return name;
+
+    bool is_class = RB_TYPE_P(mod, T_CLASS);
+    earliest e = definition_location(mod);
+    VALUE superclass = Qnil;
+    if (!NIL_P(e.file)) {
+        VALUE short_path = memo_short_path(memo, e.file);
+        name = rb_utf8_str_new_cstr(is_class ? "#<Class:" : "#<Module:");
+        rb_str_cat(name, RSTRING_PTR(short_path), RSTRING_LEN(short_path));
+        char line[24];   /* rb_str_catf's formatter cost more than the rest of the name */
+        int n = snprintf(line, sizeof line, ":%ld>", e.line);
+        rb_str_cat(name, line, n);
+    } else if (is_class && !NIL_P(superclass = rb_class_superclass(mod))) {
+        VALUE super_name = module_name(superclass, memo);
+        name = rb_utf8_str_new_cstr("#<Class < ");
+        rb_str_cat(name, RSTRING_PTR(super_name), RSTRING_LEN(super_name));
+        rb_str_cat_cstr(name, ">");
+    } else {
+        name = rb_utf8_str_new_cstr(is_class ? "#<Class>" : "#<Module>");
     }
-    VALUE short_path = RARRAY_AREF(memo, MEMO_SHORT);
-    if (!RB_TYPE_P(short_path, T_STRING)) return Qnil;
-    name = rb_str_new_cstr(RB_TYPE_P(mod, T_CLASS) ? "#<Class:" : "#<Module:");
-    rb_str_cat(name, RSTRING_PTR(short_path), RSTRING_LEN(short_path));
-    char line[24];   /* rb_str_catf's formatter cost more than the rest of the name */
-    int n = snprintf(line, sizeof line, ":%ld>", e.line);
-    rb_str_cat(name, line, n);
     rb_hash_aset(names, mod, name);
+    RB_GC_GUARD(e.file);
+    return name;
+}
+
+/* A plain object's name: the top-level constant that holds it (ENV,
+ * ARGF), else its class's: "#<Object>". */
+static VALUE object_name(VALUE object, VALUE memo)
+{
+    VALUE names = RARRAY_AREF(memo, MEMO_NAMES);
+    VALUE name = rb_hash_lookup2(names, object, Qundef);
+    if (name != Qundef) return name;
+    name = rb_funcall(rb_const_get_at(mTracegraph, id_naming), id_constant_holding, 1, object);
+    if (!RB_TYPE_P(name, T_STRING)) {
+        VALUE class_name = module_name(rb_obj_class(object), memo);
+        name = rb_utf8_str_new_cstr("#<");
+        rb_str_cat(name, RSTRING_PTR(class_name), RSTRING_LEN(class_name));
+        rb_str_cat_cstr(name, ">");
+    }
+    rb_hash_aset(names, object, name);
+    return name;
+}
+
+typedef struct owner_args {
+    VALUE owner, memo;
+} owner_args;
+
+/* What goes before a method's name: its module's name, or for a singleton
+ * class, the name of the module or object it belongs to. Under
+ * rb_protect. */
+static VALUE owner_name(VALUE arg)
+{
+    const owner_args *a = (const owner_args *)arg;
+    if (!(RB_TYPE_P(a->owner, T_CLASS) && FL_TEST(a->owner, FL_SINGLETON))) return module_name(a->owner, a->memo);
+    VALUE attached = singleton_object(a->owner);
+    return is_module(attached) ? module_name(attached, a->memo) : object_name(attached, a->memo);
+}
+
+/* Tracegraph._module_name(mod) and ._object_name(object), for
+ * Tracegraph::Naming: the same rule, with a memo of their own. */
+static VALUE name_alone(VALUE (*namer)(VALUE, VALUE), VALUE target)
+{
+    VALUE memo = naming_pass_new();
+    VALUE name = rb_str_dup(namer(target, memo));
     RB_GC_GUARD(memo);
     return name;
 }
 
-static VALUE protected_module_name(VALUE mod)
+static VALUE module_name_method(VALUE self, VALUE mod)
 {
-    int state = 0;
-    VALUE name = rb_protect(defined_module_name, mod, &state);
-    if (state) {
-        rb_set_errinfo(Qnil);
-        return Qnil;
-    }
-    return name;
+    (void)self;
+    return name_alone(module_name, mod);
 }
 
-typedef struct naming_args {
-    VALUE klass, attached;
-} naming_args;
-
-/* Tracegraph::Naming.owner(klass, attached), under rb_protect. */
-static VALUE naming_owner(VALUE arg)
+static VALUE object_name_method(VALUE self, VALUE object)
 {
-    const naming_args *a = (const naming_args *)arg;
-    return rb_funcall(rb_const_get_at(mTracegraph, rb_intern("Naming")), rb_intern("owner"), 2, a->klass, a->attached);
+    (void)self;
+    return name_alone(object_name, object);
 }
 
 typedef struct naming_call {
@@ -233,49 +320,24 @@ static VALUE block_location(VALUE frame, int line)
 }
 
 /* "Class#meth" for instance methods, "Class.meth" for singleton methods of
- * a class or module. Anonymous owners and singleton classes of other
- * objects, which Ruby names by memory address, are named by
- * Tracegraph::Naming (lib/tracegraph/naming.rb) so that names are the
- * same in every run. */
-static VALUE method_name(const method_key *k)
+ * a class, module or object, the owner named by owner_name. */
+static VALUE method_name(const method_key *k, VALUE memo)
 {
     /* A GC pseudo-method (session_gc_method). */
     if (NIL_P(k->klass)) return rb_utf8_str_new_cstr(tg_gc_node_name((uint32_t)k->mid));
-    VALUE owner = k->klass, name = Qnil, attached = Qnil;
-    const char *separator = "#";
-    if (RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON)) {
-        attached = singleton_object(owner);
-        if ((RB_TYPE_P(attached, T_CLASS) || RB_TYPE_P(attached, T_MODULE)) && named_module(attached)) {
-            separator = ".";
-            name = rb_str_dup(rb_class_path(attached));
-        }
-    } else if (named_module(owner)) {
-        name = rb_str_dup(rb_class_path(owner));
+    VALUE owner = k->klass;
+    const char *separator = RB_TYPE_P(owner, T_CLASS) && FL_TEST(owner, FL_SINGLETON) ? "." : "#";
+    int state = 0;
+    owner_args args = {owner, memo};
+    VALUE name = rb_protect(owner_name, (VALUE)&args, &state);
+    if (state || !RB_TYPE_P(name, T_STRING)) {
+        rb_set_errinfo(Qnil);
+        name = rb_any_to_s(owner);
+        separator = "#";
     }
-    if (NIL_P(name)) {
-        /* An anonymous module, or its singleton class: see defined_module_name. */
-        VALUE defined = NIL_P(attached) ? protected_module_name(owner)
-                        : (RB_TYPE_P(attached, T_CLASS) || RB_TYPE_P(attached, T_MODULE)) ? protected_module_name(attached)
-                                                                                            : Qnil;
-        if (!NIL_P(defined)) {
-            name = as_utf8(rb_str_dup(defined));
-            separator = NIL_P(attached) ? "#" : ".";
-        }
-    }
-    if (NIL_P(name)) {
-        int state = 0;
-        naming_args args = {owner, attached};
-        VALUE pair = rb_protect(naming_owner, (VALUE)&args, &state);
-        if (state || !RB_TYPE_P(pair, T_ARRAY) || RARRAY_LEN(pair) != 2) {
-            rb_set_errinfo(Qnil);
-            pair = rb_ary_new_from_args(2, rb_any_to_s(owner), rb_str_new_cstr("#"));
-        }
-        /* A path in the name may be in any encoding: label it UTF-8
-         * before the method name joins it (Profile.clean_name scrubs). */
-        name = as_utf8(rb_str_dup(rb_obj_as_string(rb_ary_entry(pair, 0))));
-        VALUE sep = rb_ary_entry(pair, 1);
-        separator = RB_TYPE_P(sep, T_STRING) && RSTRING_LEN(sep) == 1 && RSTRING_PTR(sep)[0] == '.' ? "." : "#";
-    }
+    /* A path in the name may be in any encoding: label a copy UTF-8
+     * before the method name joins it (Profile.clean_name scrubs). */
+    name = as_utf8(rb_str_dup(name));
     rb_str_cat_cstr(name, separator);
     VALUE mname = rb_id2str(k->mid);
     /* Bytes, whatever either part's encoding: the whole is labelled UTF-8
@@ -286,12 +348,12 @@ static VALUE method_name(const method_key *k)
 }
 
 /* "block in Foo#bar" and the like: see block_label_name. */
-static VALUE block_name(const method_key *k)
+static VALUE block_name(const method_key *k, VALUE memo)
 {
     VALUE owner_name = Qnil;
     if (k->owner && k->owner_mid) {
         method_key owner = {.klass = k->owner, .mid = k->owner_mid};
-        owner_name = method_name(&owner);
+        owner_name = method_name(&owner, memo);
     }
     return block_label_name(k->klass, block_line(k), k->owner, k->owner_mid, owner_name);
 }
@@ -322,37 +384,9 @@ VALUE naming_location(const method_key *k)
     return loc;
 }
 
-/* Tracegraph::Naming.begin_pass or .end_pass, under rb_protect: a
- * failure costs only the cache. */
-static VALUE call_naming(VALUE id)
+VALUE naming_name(const method_key *k, VALUE pass)
 {
-    return rb_funcall(rb_const_get_at(mTracegraph, id_naming), (ID)id, 0);
-}
-
-static void naming_pass(ID id)
-{
-    int state = 0;
-    rb_protect(call_naming, (VALUE)id, &state);
-    if (state) rb_set_errinfo(Qnil);
-}
-
-void naming_begin_pass(void)
-{
-    VALUE names = rb_hash_new();
-    rb_funcall(names, rb_intern("compare_by_identity"), 0);
-    pass_memo = rb_ary_new_from_args(3, names, Qnil, Qnil);
-    naming_pass(id_begin_pass);
-}
-
-void naming_end_pass(void)
-{
-    pass_memo = Qnil;
-    naming_pass(id_end_pass);
-}
-
-VALUE naming_name(const method_key *k)
-{
-    return k->is_block ? block_name(k) : method_name(k);
+    return k->is_block ? block_name(k, pass) : method_name(k, pass);
 }
 
 void naming_init(VALUE mod)
@@ -363,11 +397,15 @@ void naming_init(VALUE mod)
     id_source_location = rb_intern("source_location");
     id_naming = rb_intern("Naming");
     id_block_name = rb_intern("block_name");
-    id_begin_pass = rb_intern("begin_pass");
-    id_end_pass = rb_intern("end_pass");
     id_bind_call = rb_intern("bind_call");
     id_short_path = rb_intern("short_path");
+    id_working_dir_prefix = rb_intern("working_dir_prefix");
+    id_pwd = rb_intern("pwd");
+    id_template_name = rb_intern("template_name");
+    id_constant_holding = rb_intern("constant_holding");
+    id_compare_by_identity = rb_intern("compare_by_identity");
     um_instance_method = rb_funcall(rb_cModule, id_instance_method, 1, ID2SYM(id_instance_method));
     rb_gc_register_mark_object(um_instance_method);
-    rb_gc_register_address(&pass_memo);
+    rb_define_singleton_method(mod, "_module_name", module_name_method, 1);
+    rb_define_singleton_method(mod, "_object_name", object_name_method, 1);
 }

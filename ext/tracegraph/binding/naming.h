@@ -9,20 +9,23 @@
 
 #include "session.h"
 
+/* A naming pass: the memo of one profile's naming, so that the working
+ * directory is read once and each owner named and each file shortened
+ * once, not once per method (10,000 anonymous classes asked the kernel
+ * 10,000 times). Hold it in a local variable while naming: it is no
+ * global, so two threads stopping at once each have their own. */
+VALUE naming_pass_new(void);
+
 /* "Class#meth", "Class.meth", "block in Foo#bar", or a GC pseudo-method's
  * name; a UTF-8-labelled String. May call Ruby (Tracegraph::Naming). */
-VALUE naming_name(const method_key *k);
+VALUE naming_name(const method_key *k, VALUE pass);
 
 /* [file, line] of a Ruby method or block, or [nil, nil] for C methods,
  * GC pseudo-methods and methods that no longer exist. */
 VALUE naming_location(const method_key *k);
 
-/* Bracket the naming of one profile's methods: Tracegraph::Naming then
- * reads the working directory once and shortens each file once, not once
- * per method (10,000 anonymous classes asked the kernel 10,000 times). */
-void naming_begin_pass(void);
-void naming_end_pass(void);
-
+/* Also defines Tracegraph._module_name and ._object_name, which
+ * Tracegraph::Naming.module_name and .object_name call. */
 void naming_init(VALUE mTracegraph);
 
 #endif

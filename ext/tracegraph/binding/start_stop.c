@@ -170,12 +170,12 @@ static VALUE build_result(void)
         rb_ary_push(threads, rb_ary_new_from_args(2, S.threads[i].thread, ULL2NUM(S.prof.thread_time[i])));
 
     VALUE methods = rb_ary_new_capa(S.prof.method_count);
-    naming_begin_pass();
+    VALUE pass = naming_pass_new();
     for (uint32_t i = 0; i < S.prof.method_count; i++) {
         const tg_method_stats *m = &S.prof.methods[i];
         VALUE loc = naming_location(&S.keys[i]);
         VALUE row = rb_ary_new_from_args(
-            7, naming_name(&S.keys[i]), rb_ary_entry(loc, 0),
+            7, naming_name(&S.keys[i], pass), rb_ary_entry(loc, 0),
             rb_ary_entry(loc, 1),
             S.keys[i].is_c ? Qtrue : Qfalse, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time));
         if (S.allocations) {
@@ -185,7 +185,7 @@ static VALUE build_result(void)
         }
         rb_ary_push(methods, row);
     }
-    naming_end_pass();
+    RB_GC_GUARD(pass);
 
     VALUE edges = rb_ary_new_capa(S.prof.edge_count);
     for (uint32_t i = 0; i < S.prof.edge_count; i++) {
@@ -332,7 +332,6 @@ static VALUE stop_method(VALUE mod)
     if (FIXNUM_P(priority)) protected_priority(set_priority, INT2FIX(3));
     int state = 0;
     VALUE result = rb_protect(build_result_protected, Qnil, &state);
-    if (state) naming_end_pass(); /* build_result stopped halfway */
     if (FIXNUM_P(priority)) protected_priority(set_priority, priority);
     session_free();
     if (state) rb_jump_tag(state);

@@ -127,9 +127,8 @@ class TestNaming < TracegraphTest
   end
 
   # Anonymous owners made in a loop, by Class.new, Struct.new and
-  # Module.new, keep the names Naming gives them (the extension names
-  # those with a method of their own itself: naming.c's
-  # defined_module_name). The classes one line makes share that line's
+  # Module.new, keep the names Naming gives them (naming.c's owner_name
+  # names both). The classes one line makes share that line's
   # name, however many there are; their singleton methods are "."; classes
   # the program no longer holds are named too; and the heap has moved under
   # them (test/torture/test_gc_torture.rb names them with the collector
@@ -158,5 +157,54 @@ class TestNaming < TracegraphTest
     assert_equal [1, 1], calls["#<Class:#{file}:#{line + 7}>#gone"]
     assert_equal "#<Class:#{file}:#{line}>", Tracegraph::Naming.module_name(classes[0])
     refute profile.methods.any? { |m| m.name.include?("0x") }, profile.methods.map(&:name).inspect
+  end
+
+  # Naming.module_name and .object_name give the names the profile gives
+  # the same owners: one rule (naming.c's owner_name) names both. Asked
+  # here before the profile, and the classes it drops asked before they
+  # are dropped.
+  module Refined
+    OWNER = [nil]
+    refine(String) do
+      OWNER[0] = self
+      def tracegraph_refined = 5
+    end
+  end
+  using Refined
+
+  def test_ruby_and_the_profile_name_owners_alike
+    looped = 3.times.map { |i| Class.new { define_method(:run) { i }; def self.make = new } }
+    struct = Struct.new(:a) { def total = a + 1 }
+    mixin = Module.new { def mixed = 3 }
+    host = Object.new.extend(mixin)
+    plain = Object.new
+    def plain.solo = 6
+    dropped = Class.new { def gone = 4 }
+    refinement = Refined::OWNER[0]
+    expected = looped.map { |c| "#{Tracegraph::Naming.module_name(c)}#run" } +
+               looped.map { |c| "#{Tracegraph::Naming.module_name(c)}.make" } +
+               ["#{Tracegraph::Naming.module_name(struct)}#total", "#{Tracegraph::Naming.module_name(mixin)}#mixed",
+                "#{Tracegraph::Naming.object_name(plain)}.solo", "#{Tracegraph::Naming.module_name(dropped)}#gone"]
+    expected << "#{Tracegraph::Naming.module_name(refinement)}#tracegraph_refined" if refinement
+    profile = Tracegraph.profile(blocks: false) do
+      looped.each { |c| c.make.run }
+      struct.new(1).total
+      host.mixed
+      plain.solo
+      "x".tracegraph_refined
+      dropped.new.gone
+      dropped = nil # held by nothing now but the profile
+      GC.start
+      GC.compact
+    end
+
+    names = profile.methods.map(&:name)
+    expected.uniq.each { |name| assert_includes names, name }
+    refute names.any? { |n| n.include?("0x") }, names.inspect
+    file = Tracegraph.short_path(__FILE__)
+    assert_match(/\A#<Class:#{Regexp.escape(file)}:\d+>#run\z/, expected[0])
+    assert_equal "#<Object>.solo", expected[8]
+    assert_equal Encoding::UTF_8, expected[0].encoding
+    assert_equal "#<Class < Struct>", Tracegraph::Naming.module_name(Struct.new(:b)), "no Ruby method: by its superclass"
   end
 end
