@@ -12,6 +12,38 @@ class TestApi < TracegraphTest
     assert_equal 1, Tracegraph.profile { Integer("1") }.methods.count { |m| m.name == "Kernel#Integer" }
   end
 
+  # Stop names anonymous classes by calling Ruby, where another thread may
+  # run: here one waits inside that naming (Tracegraph.working_dir_prefix)
+  # while another starts. The start is refused with an error that says
+  # why, the stop's profile is whole, and the profiler works afterwards.
+  # (Before, the start cleared the session under the stop, and the stop
+  # then freed the new session's tables with its hook installed.)
+  def test_a_start_while_another_thread_stops_is_refused
+    anonymous = Class.new { def work = 1 }
+    reached = Queue.new
+    go_on = Queue.new
+    original = Tracegraph.method(:working_dir_prefix)
+    Tracegraph.define_singleton_method(:working_dir_prefix) do
+      reached << true
+      go_on.pop
+      original.call
+    end
+    Tracegraph.start
+    3.times { anonymous.new.work }
+    stopper = Thread.new { Tracegraph.stop }
+    reached.pop
+    error = assert_raises(Tracegraph::Error) { Tracegraph.start }
+    assert_match(/another thread is stopping the profiler: start again once its Tracegraph\.stop returns/, error.message)
+    go_on << true
+    profile = stopper.value
+    assert_equal 3, profile.methods.find { |m| m.name.end_with?("#work") && m.name.start_with?("#<Class:") }.calls
+    assert_equal 1, Tracegraph.profile { Integer("1") }.methods.count { |m| m.name == "Kernel#Integer" }
+  ensure
+    Tracegraph.singleton_class.send(:remove_method, :working_dir_prefix) rescue nil
+    Tracegraph.define_singleton_method(:working_dir_prefix, original) if original
+    Tracegraph.stop if Tracegraph.running?
+  end
+
   def test_start_inside_a_profiled_block_raises
     assert_raises(Tracegraph::Error) { Tracegraph.profile { Tracegraph.start } }
     refute Tracegraph.running?

@@ -196,7 +196,8 @@ static VALUE render_dot(VALUE arg)
      *  [self allocations, allocations (a count per method), total, allocations per edge,
      *   a tooltip line of types per method or nil] or nil,
      *  what sizes the graph: :time or :allocations (which needs the allocations),
-     *  more tooltip lines (per method, or nil)] */
+     *  more tooltip lines (per method, or nil),
+     *  the self amounts of the profile's methods in that metric, or nil (see tg_dot_options.held_whole)] */
     VALUE o = a->options;
     tg_dot_options opts;
     tg_dot_options_default(&opts);
@@ -250,6 +251,8 @@ static VALUE render_dot(VALUE arg)
 
     b->tooltips = strings_from(rb_ary_entry(o, 15), nm);
     opts.tooltips = b->tooltips;
+    VALUE held_whole = rb_ary_entry(o, 16);
+    if (!NIL_P(held_whole)) opts.held_whole = NUM2ULL(held_whole);
 
     size_t len = 0;
     b->output = tg_dot_render(&report, &opts, &len);

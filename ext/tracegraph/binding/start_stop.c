@@ -77,6 +77,13 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
  * records blocks as frames (block_frames.h); allocations counts the
  * objects allocated in each method (alloc_events.h); hide_next_block
  * leaves out the block the calling thread runs next (Tracegraph.profile's). */
+/* True while Tracegraph._stop builds the profile. That calls Ruby (naming,
+ * the thread's priority), so another thread may run and call _start,
+ * whose memset of the session would pull the tables from under the stop
+ * (and the stop's session_free would then free the new session's, with
+ * its hook installed). A flag of its own: S is what _start clears. */
+static bool stopping;
+
 static VALUE start_method(int argc, VALUE *argv, VALUE mod)
 {
     rb_check_arity(argc, 10, 10);
@@ -85,6 +92,7 @@ static VALUE start_method(int argc, VALUE *argv, VALUE mod)
           allocations = argv[8], hide_next_block = argv[9];
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
+    if (stopping) rb_raise(eError, "another thread is stopping the profiler: start again once its Tracegraph.stop returns");
     tg_clock_kind kind = clock_from_symbol(clock);
     measure_vm_layout();
 
@@ -328,12 +336,14 @@ static VALUE stop_method(VALUE mod)
             if (S.contexts[c]->ctx.thread == i) tg_profiler_close_all(&S.prof, &S.contexts[c]->ctx, at);
     }
 
+    stopping = true;
     VALUE priority = protected_priority(get_priority, Qnil);
     if (FIXNUM_P(priority)) protected_priority(set_priority, INT2FIX(3));
     int state = 0;
     VALUE result = rb_protect(build_result_protected, Qnil, &state);
     if (FIXNUM_P(priority)) protected_priority(set_priority, priority);
     session_free();
+    stopping = false;
     if (state) rb_jump_tag(state);
     return result;
 }

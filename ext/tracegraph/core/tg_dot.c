@@ -48,6 +48,7 @@ void tg_dot_options_default(tg_dot_options *o)
     o->edge_allocations = NULL;
     o->allocation_types = NULL;
     o->metric = TG_DOT_BY_TIME;
+    o->held_whole = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -253,7 +254,8 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
         tg_buf_printf(&line, "Showing %s of %s methods", tg_format_count(c1, sizeof c1, p->g.kept),
                       tg_format_count(c2, sizeof c2, r->method_count));
     tg_style_put_legend_line(b, &line);
-    tg_buf_printf(&line, "The boxes hold %s of %s", tg_format_percent(t1, sizeof t1, p->shown_self, p->whole), held);
+    uint64_t held_whole = o->held_whole ? o->held_whole : p->whole;
+    tg_buf_printf(&line, "The boxes hold %s of %s", tg_format_percent(t1, sizeof t1, p->shown_self, held_whole), held);
     tg_style_put_legend_line(b, &line);
     tg_style_put_focus_lines(b, &p->g, report_name, r);
     if (p->g.ignored) {

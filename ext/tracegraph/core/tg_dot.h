@@ -69,6 +69,11 @@ typedef struct tg_dot_options {
      * go by allocations (self_allocations, allocations, edge_allocations and total_allocations, which
      * must all be given; without them the graph goes by time). */
     tg_dot_metric metric;
+    /* What the legend's "The boxes hold X%" is a share of: the self amounts
+     * of the profile's methods, in the metric; 0: the metric's whole. They
+     * are the same number but in a profile of medians (--runs), whose self
+     * times, each a median of its own, need not add up to its median total. */
+    uint64_t held_whole;
 } tg_dot_options;
 
 void tg_dot_options_default(tg_dot_options *o);

@@ -52,7 +52,17 @@ module Tracegraph
                                 Tracegraph.short_paths(graph.methods.map(&:file)),
                                 method_total(graph, profile),
                                 via.empty? ? nil : graph.edges.map { |e| via[e] },
-                                legend_allocations(graph), o[:size_by], tooltips(graph, profile)])
+                                legend_allocations(graph), o[:size_by], tooltips(graph, profile),
+                               held_whole(profile, o[:size_by])])
+      end
+
+      # What "The boxes hold X%" is a share of: the self amounts of the
+      # profile's methods (before folding, whose frames no box holds). In a
+      # recorded profile they add up to its total; in a profile of medians
+      # (--runs) each is a median of its own: on a busy machine the demo's
+      # boxes, all but one drawn, held "61.8%" of the median total.
+      def held_whole(profile, size_by)
+        size_by == :allocations ? profile.methods.sum(&:self_allocations) : profile.methods.sum(&:self_time)
       end
 
       # The methods the boxes stand for, when it is not one box a method

@@ -82,6 +82,32 @@ class TestDot < TracegraphTest
     assert_renders(dot)
   end
 
+  # In a profile of medians (--runs) each number is a median of its own:
+  # here the medians of work's and tidy's self times (100 ns each, from
+  # runs where they traded places) and main's (1) add up to 201 ns, and the
+  # median total is 211. The legend's share is of the 201 its boxes can
+  # hold: all drawn, 100%, not 95.3%.
+  def test_a_median_profiles_boxes_hold_a_share_of_its_self_times
+    run = lambda do |work, tidy|
+      main = Tracegraph::MethodStats.new(name: "Object#main", file: "/app/main.rb", line: 1, calls: 1,
+                                         total_time: work + tidy + 1, self_time: 1, c_method: false)
+      callees = {"Worker#work" => work, "Worker#tidy" => tidy}.map do |name, ns|
+        Tracegraph::MethodStats.new(name: name, file: "/app/worker.rb", line: 5, calls: 1, total_time: ns,
+                                    self_time: ns, c_method: false)
+      end
+      edges = callees.map do |m|
+        Tracegraph::EdgeStats.new(caller: main, callee: m, calls: 1, total_time: m.total_time, self_time: m.self_time)
+      end
+      Tracegraph::Profile.new(clock: :cpu, methods: [main, *callees], edges: edges,
+                              threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: main.total_time)])
+    end
+    median = Tracegraph::Profile.median([run.(100, 100), run.(200, 10), run.(10, 200)])
+    assert_equal [211, 201], [median.total_time, median.methods.sum(&:self_time)]
+    dot = median.to_dot
+    assert_includes dot, "Showing 3 of 3 methods\\lThe boxes hold 100.0% of self time\\l"
+    assert_includes run.(100, 100).to_dot, "The boxes hold 100.0% of self time"
+  end
+
   def test_the_biggest_self_time_is_the_biggest_box
     dot = demo_profile.to_dot(split_hubs: false) # one box per method
     sizes = dot.scan(/^\s*N\d+ \[label="([^\\"]+)[^\n]*fontsize=([\d.]+)/).to_h { |n, s| [n, s.to_f] }

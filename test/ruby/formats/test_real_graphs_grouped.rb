@@ -37,7 +37,9 @@ class TestRealGraphsGrouped < Minitest::Test
       assert_operator held, :>, by_method, "#{name} by #{grouping}"
       assert_operator held, :>=, MIN_SHARE.fetch(grouping), "#{name} by #{grouping}"
     end
-    assert_equal ADVICE[name], Tracegraph::Formats::GroupingAdvice.note(profile, {}), name
+    advice = Tracegraph::Formats::GroupingAdvice.note(profile, {})
+    # (assert_equal nil fails on the minitest of Ruby 3.4.)
+    ADVICE.key?(name) ? assert_equal(ADVICE[name], advice, name) : assert_nil(advice, name)
   end
 
   # At the default 80 boxes, the advice on the fixtures of 2026-11-26
