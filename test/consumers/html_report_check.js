@@ -115,8 +115,17 @@ async function checkFlame(page, params) {
         .map((tr) => [tr.children[0].textContent, tr.children[1].textContent, tr.children[2].title, tr.children[4].title])
     };
   });
+  // The hash changes at once, but the view is rebuilt in the hashchange
+  // event that follows: until then the old view, drawn, is still there.
+  // So the old one is marked stale first, and only a fresh one counts (a
+  // slow page, under ASan, was read before its zoom was drawn).
+  const markStale = () => page.evaluate(() => {
+    const view = document.querySelector("#flame-view");
+    if (view) view.dataset.stale = "1";
+  });
   const drawn = async (previousHash) => {
-    await page.waitForFunction((h) => location.hash !== h && (document.querySelector("#flame-view[data-draw-ms]") || document.querySelector("#no-flame")),
+    await page.waitForFunction((h) => location.hash !== h &&
+      (document.querySelector("#flame-view[data-draw-ms]:not([data-stale])") || document.querySelector("#no-flame")),
       { timeout: 30000 }, previousHash);
   };
   const started = Date.now();
@@ -142,6 +151,7 @@ async function checkFlame(page, params) {
   if (!result.hover) return result;
   let hash = await page.evaluate(() => location.hash);
   const clicked = Date.now();
+  await markStale();
   await page.mouse.click(point.x, point.y);
   await drawn(hash);
   const zoomMs = Date.now() - clicked;
@@ -149,6 +159,7 @@ async function checkFlame(page, params) {
   result.zoomedIn.clickMs = zoomMs;
   result.zoomedIn.hover = await hover();
   hash = result.zoomedIn.hash;
+  await markStale();
   await page.mouse.click(point.x, point.y);
   await drawn(hash);
   result.zoomedOut = await state();
