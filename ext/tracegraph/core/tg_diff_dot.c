@@ -406,11 +406,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     }
     tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
     tg_style_put_passed_line(b, &d->g);
-    for (size_t i = 0; i < o->note_count; i++) {
-        if (!o->notes[i]) continue;
-        tg_buf_puts(&line, o->notes[i]);
-        tg_style_put_legend_line(b, &line);
-    }
+    tg_style_put_note_lines(b, o->notes, o->note_count);
     tg_buf_puts(b, "\\l");
     if (d->by_allocations) {
         tg_buf_puts(&line, "Box size = head self allocations");

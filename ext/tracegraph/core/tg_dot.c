@@ -265,11 +265,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     }
     tg_style_put_dropped_lines(b, &p->g, o->max_nodes, p->by_allocations, "");
     tg_style_put_passed_line(b, &p->g);
-    for (size_t i = 0; i < o->note_count; i++) {
-        if (!o->notes[i]) continue;
-        tg_buf_puts(&line, o->notes[i]);
-        tg_style_put_legend_line(b, &line);
-    }
+    tg_style_put_note_lines(b, o->notes, o->note_count);
     tg_buf_puts(b, "\\l");
     if (p->by_allocations) {
         tg_buf_puts(&line, "Box size = self allocations \xC2\xB7 colour = total allocations");

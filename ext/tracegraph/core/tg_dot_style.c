@@ -333,6 +333,17 @@ void tg_style_put_passed_line(tg_buf *b, const tg_graph *g)
     tg_buf_free(&line);
 }
 
+void tg_style_put_note_lines(tg_buf *b, const char *const *notes, size_t count)
+{
+    tg_buf line = TG_BUF_INIT;
+    for (size_t i = 0; i < count; i++) {
+        if (!notes[i]) continue;
+        tg_buf_puts(&line, notes[i]);
+        tg_style_put_legend_line(b, &line);
+    }
+    tg_buf_free(&line);
+}
+
 void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
                               const char *short_file)
 {

@@ -80,6 +80,10 @@ void tg_style_put_via_names(tg_buf *b, const tg_graph *g, const tg_graph_edge *e
  * to the roots left to dotted edges (tg_graph's `passed`), if any. */
 void tg_style_put_passed_line(tg_buf *b, const tg_graph *g);
 
+/* The caller's legend lines on what was done to the graph ("Grouped by
+ * gem: ...", "Split per caller: ..."), count of them; NULL ones skipped. */
+void tg_style_put_note_lines(tg_buf *b, const char *const *notes, size_t count);
+
 /* A box label's first lines: the name, wrapped after "::", "#", "." or a
  * space when long, then
  * short_file:line if given (a path for people: "rubocop/cli.rb"), else

@@ -135,13 +135,7 @@ module Tracegraph
     end
 
     # "1 method", "3 classes": a count of what the rows are.
-    def plural(count, grouping)
-      noun = if count == 1 then grouping.to_s
-             elsif grouping == :class then "classes"
-             else "#{grouping}s"
-             end
-      "#{count} #{noun}"
-    end
+    def plural(count, grouping) = "#{count} #{count == 1 ? grouping : Profile::GROUPING_PLURALS.fetch(grouping)}"
 
     def clock = "#{@diff.head.clock} time"
 

@@ -74,7 +74,7 @@ module Tracegraph
       # The legend's line on a grouped profile: "Grouped by class: 6,172 methods in 791 classes"
       # (under 60 characters, as legend lines should be; the tooltips name each group's methods).
       def grouping_note(profile)
-        what = {class: "classes", file: "files", gem: "gems and libraries"}.fetch(profile.grouping)
+        what = "#{Profile::GROUPING_PLURALS.fetch(profile.grouping)}#{' and libraries' if profile.grouping == :gem}"
         "Grouped by #{profile.grouping}: #{Tracegraph.group_digits(profile.grouped_methods)} methods in " \
           "#{Tracegraph.group_digits(profile.methods.size)} #{what}"
       end

@@ -37,6 +37,8 @@
 module Tracegraph
   class Profile
     GROUPINGS = %i[method class file gem].freeze
+    # What more than one of each grouping's groups are called in messages.
+    GROUPING_PLURALS = {method: "methods", class: "classes", file: "files", gem: "gems"}.freeze
     # How many of a group's methods its tooltip names, heaviest (self) first.
     GROUP_TOOLTIP_METHODS = 8
 
