@@ -22,6 +22,7 @@
 require "tracegraph/version"
 require "tracegraph/tracegraph"
 require "tracegraph/frame_probe"
+require "tracegraph/calibration"
 require "tracegraph/model/naming"
 require "tracegraph/model/option_checks"
 require "tracegraph/model/profile"
@@ -31,7 +32,11 @@ require "tracegraph/comparison/diff_html"
 
 module Tracegraph
   THREADS = %i[all current].freeze
-  START_OPTIONS = %i[clock c_calls blocks call_tree max_call_tree_nodes exact_clock threads gc allocations].freeze
+  START_OPTIONS = %i[clock c_calls blocks call_tree max_call_tree_nodes exact_clock threads gc allocations
+                     raw_times].freeze
+  # c_calls: true traces the C methods a program calls; :all also the
+  # basic operators Ruby otherwise runs inline (see start).
+  C_CALLS = [true, false, :all].freeze
   DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
   # The core's limit (TG_CALLTREE_MAX_NODES): node indexes stay below the
   # codes of the threads' roots.
@@ -46,7 +51,17 @@ module Tracegraph
     #   clock:   :wall (CLOCK_MONOTONIC, default; read through the TSC where
     #            the kernel keeps time with it), :cpu (process CPU time),
     #            :thread_cpu (the running thread's CPU time)
-    #   c_calls: also trace methods implemented in C (default true)
+    #   c_calls: also trace methods implemented in C (default true): the
+    #            C methods the program calls (String#gsub, Array#sort,
+    #            JSON.parse). Not the basic operators on core classes that
+    #            Ruby runs inline without a call (1 + 2, a[i], x == y):
+    #            their time is their caller's, as in the unprofiled program.
+    #            :all traces those too, but Ruby then runs them as calls,
+    #            for the rest of the process (docs/accuracy.md); false
+    #            traces Ruby methods only.
+    #   raw_times: keep tracing's own cost in the times (default false:
+    #            the calibrated cost of each event is taken out, see
+    #            Tracegraph::Calibration and docs/accuracy.md)
     #   blocks:  give each block a node of its own, "block in Foo#bar",
     #            below the method that runs it (default true); false
     #            charges a block's work to whatever runs it (Array#each)
@@ -70,7 +85,7 @@ module Tracegraph
     #              each call, self and total (default false; Ruby's
     #              allocator is slower while they are counted)
     def start(**options)
-      _start(*parse_start_options(options, hide_next_call: false), false)
+      start_recording(options, hide_next_call: false, hide_next_block: false)
       @start_options = options
       nil
     end
@@ -81,7 +96,7 @@ module Tracegraph
     # returns or raises, through the at_exit handlers: stop it at the end
     # (the tracegraph command does, with ProcessEnd.call_at_end).
     def profile_main(iseq, **options)
-      _start(*parse_start_options(options, hide_next_call: true), false)
+      start_recording(options, hide_next_call: true, hide_next_block: false)
       @start_options = options
       iseq.eval
     end
@@ -113,7 +128,8 @@ module Tracegraph
       thread = Thread.current
       priority = thread.priority
       thread.priority = 3
-      @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME)
+      warn_of_c_calls(raw[9]&.last)
+      @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, event_costs: @recording_costs)
     ensure
       thread.priority = priority if thread
     end
@@ -173,7 +189,7 @@ module Tracegraph
 
       paused = paused?
       _stop
-      _start(*parse_start_options(@start_options, hide_next_call: false), false)
+      start_recording(@start_options, hide_next_call: false, hide_next_block: false) # costs: the parent's
       _pause if paused
       nil
     end
@@ -185,7 +201,7 @@ module Tracegraph
 
       # As start, but the block given here is not a node of its own: what
       # it calls are the roots, as without blocks.
-      _start(*parse_start_options(options, hide_next_call: false), true)
+      start_recording(options, hide_next_call: false, hide_next_block: true)
       @start_options = options
       begin
         yield
@@ -195,7 +211,48 @@ module Tracegraph
       @last_profile
     end
 
+    # What one traced event costs the program with these start options,
+    # in nanoseconds, inside the frame and outside it, by kind:
+    # {ruby: {inside:, outside:}, block: {...}, c: {...}}. Measured once per
+    # process and set of options (Tracegraph::Calibration), and taken out
+    # of every profile's times unless raw_times: true.
+    def event_costs(**options)
+      calibrated_costs(parse_start_options(options, hide_next_call: false))
+    end
+
     private
+
+    # What the recording's C-call tracing came to (the extension says):
+    # said on stderr where it is not what c_calls: true promises.
+    def warn_of_c_calls(traced)
+      return unless @start_options && @start_options.fetch(:c_calls, true) == true
+
+      if traced == false
+        warn "tracegraph: C methods were not traced: this Ruby's record of the events hooks want was not " \
+             "found (docs/accuracy.md); c_calls: :all traces them, making Ruby's operators calls for good"
+      elsif traced == :rewritten
+        warn "tracegraph: another event hook was added or removed while recording, and Ruby made its " \
+             "operators (1 + 2, a[i]) calls for good: they are in this profile as calls (docs/accuracy.md)"
+      end
+    end
+
+    # _start with the options checked, and the calibrated event costs
+    # (measured first, before the recording starts, the first time these
+    # options are used in this process).
+    def start_recording(options, hide_next_call:, hide_next_block:)
+      args = parse_start_options(options, hide_next_call: hide_next_call)
+      raise Error, "already started: call Tracegraph.stop first" if running?
+
+      costs = options[:raw_times] == true ? nil : calibrated_costs(args)
+      _start(*args, hide_next_block, costs && Calibration.flat(costs))
+      @recording_costs = costs
+    end
+
+    def calibrated_costs(args)
+      key = args.dup
+      key[2] = false # hide_next_call changes nothing in what an event costs
+      (@calibrated_costs ||= {})[key] ||= Calibration.measure { |costs| _start(*key, false, costs) }.freeze
+    end
 
     # The arguments of _start: clock, c_calls, hide_next_call (without C
     # calls the load/eval to hide is not traced anyway), call-tree node
@@ -210,9 +267,15 @@ module Tracegraph
       unless CLOCKS.include?(clock)
         raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
       end
-      flags = %i[c_calls blocks call_tree exact_clock gc allocations]
-      c_calls, blocks, call_tree, exact_clock, gc, allocations = flags.map do |key|
-        OptionChecks.boolean!(key, options.fetch(key, %i[c_calls blocks gc].include?(key)))
+      c_calls = options.fetch(:c_calls, true)
+      c_calls = c_calls.to_sym if c_calls.is_a?(String)
+      unless C_CALLS.include?(c_calls)
+        raise ArgumentError, "c_calls must be true, false or :all, not #{options[:c_calls].inspect[0, 40]}"
+      end
+      OptionChecks.boolean!(:raw_times, options.fetch(:raw_times, false))
+      flags = %i[blocks call_tree exact_clock gc allocations]
+      blocks, call_tree, exact_clock, gc, allocations = flags.map do |key|
+        OptionChecks.boolean!(key, options.fetch(key, %i[blocks gc].include?(key)))
       end
       max_nodes = options.fetch(:max_call_tree_nodes, DEFAULT_MAX_CALL_TREE_NODES)
       unless max_nodes.is_a?(Integer) && max_nodes.between?(1, MAX_CALL_TREE_NODES)
@@ -224,7 +287,7 @@ module Tracegraph
       unless THREADS.include?(threads)
         raise ArgumentError, "threads must be :all or :current, not #{options[:threads].inspect}"
       end
-      [clock, c_calls, hide_next_call && c_calls, call_tree ? max_nodes : 0, exact_clock, threads == :current, gc,
+      [clock, c_calls, hide_next_call && c_calls != false, call_tree ? max_nodes : 0, exact_clock, threads == :current, gc,
        blocks, allocations]
     end
   end

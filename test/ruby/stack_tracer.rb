@@ -73,7 +73,10 @@ class StackTracer
     @gate = gate
     @ignored_threads = ignore_threads.to_h { |t| [t, true] }.compare_by_identity
     tracegraph = defined?(::Tracegraph) ? ::Tracegraph.singleton_class : nil
-    @ignored = [tracegraph, StackTracer, TracePoint].compact
+    # Tracegraph's calibration (at a start, inside Tracegraph.running?) is
+    # recorded apart and thrown away: not part of any profile.
+    calibration = defined?(::Tracegraph::Calibration) ? [::Tracegraph::Calibration.singleton_class, ::Tracegraph::Calibration::Subject] : []
+    @ignored = [tracegraph, StackTracer, TracePoint, *calibration].compact
     @edges = Hash.new(0)
     # Call paths as a tree, so a call costs the same at any depth: node
     # ids index @paths ([parent id or nil, name]) and @path_calls.

@@ -51,11 +51,11 @@ class TestApi < TracegraphTest
 
   def test_unknown_options_and_clocks_name_the_bad_value_and_the_allowed_ones
     error = assert_raises(ArgumentError) { Tracegraph.start(clok: :wall) }
-    assert_match(/unknown option :clok \(allowed: :clock, :c_calls, :blocks, :call_tree, :max_call_tree_nodes, :exact_clock, :threads, :gc, :allocations\)/, error.message)
+    assert_match(/unknown option :clok \(allowed: :clock, :c_calls, :blocks, :call_tree, :max_call_tree_nodes, :exact_clock, :threads, :gc, :allocations, :raw_times\)/, error.message)
     error = assert_raises(ArgumentError) { Tracegraph.start(clock: :gpu) }
     assert_match(/unknown clock :gpu \(allowed: :wall, :cpu, :thread_cpu\)/, error.message)
     error = assert_raises(ArgumentError) { Tracegraph.start(c_calls: "yes") }
-    assert_match(/c_calls must be true or false/, error.message)
+    assert_match(/c_calls must be true, false or :all, not "yes"/, error.message)
     error = assert_raises(ArgumentError) { Tracegraph.start(blocks: nil) }
     assert_match(/blocks must be true or false, not nil/, error.message)
     refute Tracegraph.running?

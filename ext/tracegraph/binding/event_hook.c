@@ -211,7 +211,7 @@ static TG_SLOW_PATH void on_thread_event(rb_trace_arg_t *arg, rb_event_flag_t ev
 {
     thread_rec *th = session_event_thread(arg);
     if (!th) return;
-    uint64_t now = session_event_time(th);
+    uint64_t now = session_event_time_less(th, 0, 0);
     if (event & RUBY_EVENT_FIBER_SWITCH) {
         session_switch_fiber(th, arg, now);
         th->last_now = now;
@@ -263,7 +263,8 @@ static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
     uint64_t position = vm_reads ? session_frame_position(arg, c_method) : 0;
-    uint64_t now = session_event_time(th);   /* after our bookkeeping */
+    const uint64_t *cost = S.event_cost[c_method ? SESSION_COST_C : SESSION_COST_RUBY];
+    uint64_t now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE], cost[SESSION_COST_INSIDE]);   /* after our bookkeeping */
     if (vm_reads) {
         tg_profiler_drop_stale(&S.prof, ctx, position, now);
         if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
@@ -290,7 +291,8 @@ static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bo
     if (m >= METHOD_IGNORED) return;   /* ours, or a return from before the start */
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
-    uint64_t now = session_event_time(th);   /* before our bookkeeping */
+    const uint64_t *cost = S.event_cost[c_method ? SESSION_COST_C : SESSION_COST_RUBY];
+    uint64_t now = session_event_time_less(th, cost[SESSION_COST_INSIDE], cost[SESSION_COST_OUTSIDE]);   /* before our bookkeeping */
     tg_context *ctx = &th->current->ctx;
     if (!vm_reads) {
         tg_profiler_return_rare(&S.prof, ctx, m, 0, now);
@@ -310,12 +312,13 @@ static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
     if (call && RB_UNLIKELY(S.hide_next_block) && hide_block()) return;
-    uint64_t now = call ? 0 : session_event_time(th);   /* a return: before our bookkeeping */
+    const uint64_t *cost = S.event_cost[SESSION_COST_BLOCK];
+    uint64_t now = call ? 0 : session_event_time_less(th, cost[SESSION_COST_INSIDE], cost[SESSION_COST_OUTSIDE]);   /* a return: before our bookkeeping */
     uint32_t m = vm_reads ? block_method_vm(arg, call) : block_public(arg, call, last_call, ctx);
     if (m >= METHOD_IGNORED) return;
     uint64_t position = vm_reads ? session_frame_position(arg, false) : 0;
     if (call) {
-        now = session_event_time(th);   /* a call: after it */
+        now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE], cost[SESSION_COST_INSIDE]);   /* a call: after it */
         if (vm_reads) {
             tg_profiler_drop_stale(&S.prof, ctx, position, now);
             if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
@@ -382,7 +385,7 @@ static TG_SLOW_PATH void paused_return(rb_trace_arg_t *arg, bool c_method)
     if (m >= METHOD_IGNORED) return;
     thread_rec *th = session_event_thread(arg);
     if (!th) return;
-    th->last_now = session_event_time(th);
+    th->last_now = session_event_time_less(th, 0, 0);
     tg_context *ctx = &th->current->ctx;
     if (!ctx->suspended) return;   /* a stack first seen during the pause: no frames */
     uint64_t at = ctx->suspended_at;
@@ -396,7 +399,7 @@ static TG_SLOW_PATH void paused_block_return(rb_trace_arg_t *arg)
 {
     thread_rec *th = session_event_thread(arg);
     if (!th) return;
-    th->last_now = session_event_time(th);
+    th->last_now = session_event_time_less(th, 0, 0);
     tg_context *ctx = &th->current->ctx;
     if (!ctx->suspended) return;
     uint32_t m = session_vm.trusted ? block_method_vm(arg, false) : block_public(arg, false, TG_NONE, ctx);

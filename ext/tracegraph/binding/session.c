@@ -114,8 +114,11 @@ static thread_rec *register_thread(VALUE thread, VALUE fiber)
     if (index == TG_NONE) return NULL;
     context_rec *ctx = new_context(fiber, index);
     if (!ctx || !tg_pairmap_insert(&S.thread_index, (uint64_t)thread, 0, index)) return NULL;
-    S.threads[index] = (thread_rec){.thread = thread, .current = ctx, .unresolved = fiber == Qfalse ? ctx : NULL};
-    return &S.threads[index];
+    thread_rec *th = &S.threads[index];
+    *th = (thread_rec){.thread = thread, .current = ctx, .unresolved = fiber == Qfalse ? ctx : NULL};
+    /* Its time line less tracing's cost starts at the clock, now. */
+    th->raw_last = th->less_last = session_event_time(th);
+    return th;
 }
 
 thread_rec *session_current_thread(VALUE fiber)
@@ -148,7 +151,7 @@ tg_context *session_event_context(rb_trace_arg_t *arg, uint64_t *now)
     if (RTEST(S.only_thread) && rb_thread_current() != S.only_thread) return NULL;
     thread_rec *th = session_event_thread(arg);
     if (!th) return NULL;
-    *now = th->last_now = session_event_time(th);
+    *now = th->last_now = session_event_time_less(th, 0, 0);
     return &th->current->ctx;
 }
 

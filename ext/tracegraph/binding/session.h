@@ -68,6 +68,11 @@ typedef struct thread_rec {
     uint64_t last_now;      /* clock at its last event: closes its frames at stop
                                in :thread_cpu mode, where our clock is not its clock */
     cpu_estimate clock;
+    /* Its time line without tracing's own cost (session_event_time_less):
+     * the clock's reading at its last event, the same moment with the cost
+     * taken out, and the cost taken out so far. */
+    uint64_t raw_last, less_last, cost_removed;
+    uint64_t cost_after_last;   /* the part of its last event's cost after its reading */
 } thread_rec;
 
 /* A direct-mapped cache from an event's method key to the method index:
@@ -82,6 +87,13 @@ typedef struct method_cache_entry {
     ID b;
     uint32_t method;  /* an index, or METHOD_IGNORED */
 } method_cache_entry;
+
+/* The kinds of event whose cost is calibrated: a Ruby method's call or
+ * return, a block's, a C method's. Each has two parts: the one inside the
+ * frame (after a call's clock reading, before a return's) and the one
+ * outside it, in the caller's time. */
+enum { SESSION_COST_RUBY, SESSION_COST_BLOCK, SESSION_COST_C, SESSION_COST_KINDS };
+enum { SESSION_COST_INSIDE, SESSION_COST_OUTSIDE };
 
 struct session {
     bool running;
@@ -126,6 +138,16 @@ struct session {
     /* Wall time while recording (CLOCK_MONOTONIC, read outside the hook):
      * what the threads' times are set against in the legend. */
     uint64_t wall_started, wall_paused_at, wall_paused, wall_time;
+    /* What one event costs the program, by kind (ns on the session's
+     * clock, measured by Tracegraph::Calibration): taken out of the time
+     * between events, see session_event_time_less. All 0 with raw_times. */
+    uint64_t event_cost[SESSION_COST_KINDS][2];
+    /* The default C-call tracing: Ruby's "ever enabled" record keeps these
+     * C-event bits, as before the start (vm_event_flags.h); see start_stop.c */
+    bool c_calls_called_only;
+    rb_event_flag_t c_ever_before;
+    bool c_held, c_rewritten;
+    uint64_t cost_removed;      /* at stop: the threads' cost_removed added up */
 };
 
 /* The one session, recording or not. Named short: the hook reads it on
@@ -196,6 +218,42 @@ static inline uint64_t session_event_time(thread_rec *th)
  * way (session.c), remembering the execution context it was found for.
  * NULL if out of memory. */
 TG_SLOW_PATH thread_rec *session_event_thread(rb_trace_arg_t *arg);
+
+/* Thread `th`'s time line with tracing's cost taken out, at the clock
+ * reading `raw` (session_event_time's, on that thread's clock) of an event
+ * that cost the program `before` until the reading and `after` from it:
+ * every event costs the VM's call into the hook and the hook itself, and
+ * that lands in the time between two readings. Each interval loses what
+ * the events at its two ends cost inside it, as calibrated, but keeps at
+ * least a nanosecond: time never runs backwards, and a call that ran
+ * took some time (and shows in pprof and flame graphs, which drop zeros). A frame then
+ * spans its own work, as in the unprofiled program, and so do its
+ * callers. Python's profile module does the same with its calibrated bias. */
+static TG_ALWAYS_INLINE uint64_t session_time_less(thread_rec *th, uint64_t raw, uint64_t before, uint64_t after)
+{
+    uint64_t gap = raw > th->raw_last ? raw - th->raw_last : 0;
+    uint64_t cost = th->cost_after_last + before;
+    uint64_t take = gap <= cost ? (gap ? gap - 1 : 0) : cost;
+    th->raw_last = raw;
+    th->cost_after_last = after;
+    th->cost_removed += take;
+    return th->less_last += gap - take;
+}
+
+/* The session's clock at an event on thread `th`, less tracing's cost
+ * (session_time_less). Every time the profiler keeps for a thread comes
+ * from here or from session_time_at. */
+static TG_ALWAYS_INLINE uint64_t session_event_time_less(thread_rec *th, uint64_t before, uint64_t after)
+{
+    return session_time_less(th, session_event_time(th), before, after);
+}
+
+/* Thread `th`'s time line at the reading `raw`, taken outside its events
+ * (pause, resume, stop): no cost to take out, and nothing moves back. */
+static inline uint64_t session_time_at(thread_rec *th, uint64_t raw)
+{
+    return th->less_last + (raw > th->raw_last ? raw - th->raw_last : 0);
+}
 
 /* The running thread: the same execution context as the last event
  * means the same thread, with no lookup. (A fiber switch changes it too;

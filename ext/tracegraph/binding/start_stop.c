@@ -22,22 +22,64 @@
 #include "native_call_tree.h"
 #include "ruby_vm_probe.h"
 #include "session.h"
+#include "vm_event_flags.h"
 
 static VALUE mTracegraph, eError;
 
 /* ---- the hooks ---------------------------------------------------------- */
 
-/* Installs `func` for `events`: for every thread, or with threads:
- * :current for the one thread, whose filter Ruby applies before calling
- * us, so other threads never reach the hook. */
-static void install_hook(rb_event_hook_func_t func, rb_event_flag_t events)
+static void add_hook(rb_event_hook_func_t func, rb_event_flag_t events)
 {
     rb_event_hook_flag_t flags = RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG;
-    S.hook = func;
     if (RTEST(S.only_thread)) rb_thread_add_event_hook2(S.only_thread, func, events, Qnil, flags);
     else rb_add_event_hook2(func, events, Qnil, flags);
 }
 
+/* ---- C calls without rewriting Ruby's operators (vm_event_flags.h) ------
+ *
+ * With c_calls: true, Ruby's "ever enabled" record must say C events were
+ * on whenever hooks change while our C hook is live: else Ruby sees them
+ * as new and rewrites every operator into a call. And it must say they
+ * were never on the rest of the time, or Ruby rewrites every instruction
+ * sequence it compiles meanwhile (a profiled script's whole code). So it
+ * is held around each change of our hooks, and put back right after. A
+ * change by someone else (a program's TracePoint) while we record cannot
+ * be held: Ruby then rewrites, and the record gains the C bits, which the
+ * next hold sees (S.c_rewritten, said in the profile). */
+static void c_ever_hold(void)
+{
+    if (!S.c_calls_called_only || S.c_held) return;
+    if (vm_event_flags_c_ever() != S.c_ever_before) S.c_rewritten = true;
+    vm_event_flags_set_c_ever(VM_EVENT_FLAGS_C);
+    S.c_held = true;
+}
+
+static void c_ever_release(void)
+{
+    if (!S.c_held) return;
+    vm_event_flags_set_c_ever(S.c_ever_before);
+    S.c_held = false;
+}
+
+/* Installs `func` for `events`: for every thread, or with threads:
+ * :current for the one thread, whose filter Ruby applies before calling
+ * us, so other threads never reach the hook. With c_calls: true the C
+ * events are a second hook of the same function, added while held (the
+ * caller releases); the others go first, unheld, so that events new to
+ * Ruby rewrite the instructions for themselves only. */
+static void install_hook(rb_event_hook_func_t func, rb_event_flag_t events)
+{
+    S.hook = func;
+    if (!S.c_calls_called_only || !(events & VM_EVENT_FLAGS_C)) {
+        add_hook(func, events);
+        return;
+    }
+    add_hook(func, events & ~(rb_event_flag_t)VM_EVENT_FLAGS_C);
+    c_ever_hold();
+    add_hook(func, events & VM_EVENT_FLAGS_C);
+}
+
+/* Removes every hook of the function installed now (both halves). */
 static void remove_hook(void)
 {
     if (RTEST(S.only_thread)) rb_thread_remove_event_hook(S.only_thread, S.hook);
@@ -86,14 +128,33 @@ static bool stopping;
 
 static VALUE start_method(int argc, VALUE *argv, VALUE mod)
 {
-    rb_check_arity(argc, 10, 10);
+    rb_check_arity(argc, 11, 11);
     VALUE clock = argv[0], c_calls = argv[1], hide_next_call = argv[2], call_tree_nodes = argv[3],
           exact_clock = argv[4], current_thread_only = argv[5], gc = argv[6], blocks = argv[7],
-          allocations = argv[8], hide_next_block = argv[9];
+          allocations = argv[8], hide_next_block = argv[9], event_costs = argv[10];
     (void)mod;
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
     if (stopping) rb_raise(eError, "another thread is stopping the profiler: start again once its Tracegraph.stop returns");
     tg_clock_kind kind = clock_from_symbol(clock);
+    /* [ruby inside, ruby outside, block inside, block outside, c inside,
+     * c outside]: ns per event (Tracegraph::Calibration), or nil. */
+    uint64_t costs[SESSION_COST_KINDS][2] = {{0}};
+    if (!NIL_P(event_costs)) {
+        Check_Type(event_costs, T_ARRAY);
+        if (RARRAY_LEN(event_costs) != 2 * SESSION_COST_KINDS)
+            rb_raise(rb_eArgError, "event costs: %d numbers, not %ld", 2 * SESSION_COST_KINDS,
+                     RARRAY_LEN(event_costs));
+        for (int i = 0; i < 2 * SESSION_COST_KINDS; i++)
+            costs[i / 2][i % 2] = NUM2ULL(rb_ary_entry(event_costs, i));
+    }
+    /* c_calls: true traces the C methods called, without rewriting Ruby's
+     * inlined operators into calls, where this Ruby lets us (the probe,
+     * vm_event_flags.c); :all traces those as well. Before any hook. */
+    bool called_only = c_calls == Qtrue;
+    if (called_only && !vm_event_flags_found()) {
+        c_calls = Qfalse;
+        hide_next_call = Qfalse;   /* the load to hide is a C call: not traced now */
+    }
     measure_vm_layout();
 
     memset(&S, 0, sizeof S);
@@ -116,6 +177,9 @@ static VALUE start_method(int argc, VALUE *argv, VALUE mod)
     S.use_tsc = (kind == TG_CLOCK_WALL ? !RTEST(exact_clock) : S.estimate_cpu) && session_tsc_ready();
     S.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
     if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
+    S.c_calls_called_only = called_only && RTEST(c_calls);
+    S.c_ever_before = vm_event_flags_c_ever();
+    memcpy(S.event_cost, costs, sizeof costs);
     S.blocks = RTEST(blocks);
     if (S.blocks) S.events |= RUBY_EVENT_B_CALL | RUBY_EVENT_B_RETURN;
     S.last_call = TG_NONE;
@@ -139,6 +203,7 @@ static VALUE start_method(int argc, VALUE *argv, VALUE mod)
     if (RTEST(gc)) gc_events_start(&S.prof);
     /* Last of all: from here to the return nothing allocates. */
     if (S.allocations) alloc_events_start(&S.prof);
+    c_ever_release();
     return Qnil;
 }
 
@@ -206,10 +271,14 @@ static VALUE build_result(void)
         }
         rb_ary_push(edges, row);
     }
-    return rb_ary_new_from_args(9, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
+    VALUE c_calls = S.c_calls_called_only          ? (S.c_rewritten ? ID2SYM(rb_intern("rewritten")) : Qtrue)
+                    : (S.events & RUBY_EVENT_C_CALL) ? ID2SYM(rb_intern("all"))
+                                                     : Qfalse;
+    VALUE tracing = rb_ary_new_from_args(2, ULL2NUM(S.cost_removed), c_calls);
+    return rb_ary_new_from_args(10, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
                                 (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, call_tree,
                                 S.gc ? gc_events_result() : Qnil, ULL2NUM(S.wall_time),
-                                S.allocations ? Qtrue : Qfalse);
+                                S.allocations ? Qtrue : Qfalse, tracing);
 }
 
 static VALUE build_result_protected(VALUE unused)
@@ -227,10 +296,10 @@ static VALUE build_result_protected(VALUE unused)
  * constant ahead. */
 static uint64_t thread_clock_now(thread_rec *th, VALUE me, uint64_t now)
 {
-    return th->thread == me                 ? session_event_time(th)
+    return th->thread == me                 ? session_event_time_less(th, 0, 0)
            : S.clock == TG_CLOCK_THREAD_CPU ? th->last_now
-           : S.estimate_cpu                 ? (now > th->clock.value ? now : th->clock.value)
-                                            : now;
+           : S.estimate_cpu                 ? session_time_at(th, now > th->clock.value ? now : th->clock.value)
+                                            : session_time_at(th, now);
 }
 
 /* Tracegraph._pause: stops every running stack's clock and stops
@@ -243,6 +312,7 @@ static VALUE pause_method(VALUE mod)
     /* The GC and allocation hooks go first and come back last (resume_method,
      * start_method): they are never on without the main hook, and nothing
      * allocated here or in the Ruby that pauses is counted. */
+    c_ever_hold();
     if (S.allocations) alloc_events_stop();
     if (S.gc) gc_events_pause();
     remove_hook();
@@ -261,6 +331,7 @@ static VALUE pause_method(VALUE mod)
     rb_event_flag_t events = RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
     events |= S.events & (RUBY_EVENT_C_RETURN | RUBY_EVENT_B_RETURN);
     install_hook(event_hook_paused(), events);
+    c_ever_release();
     return Qnil;
 }
 
@@ -272,6 +343,7 @@ static VALUE resume_method(VALUE mod)
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start and Tracegraph.pause first");
     if (!S.paused) rb_raise(eError, "not paused: call Tracegraph.pause first");
+    c_ever_hold();
     remove_hook();
     uint64_t now = session_clock_read();
     VALUE me = rb_thread_current();
@@ -285,6 +357,7 @@ static VALUE resume_method(VALUE mod)
     install_hook(event_hook_recording(), S.events);
     if (S.gc) gc_events_resume();
     if (S.allocations) alloc_events_start(&S.prof);
+    c_ever_release();
     return Qnil;
 }
 
@@ -318,9 +391,14 @@ static VALUE stop_method(VALUE mod)
 {
     (void)mod;
     if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
+    c_ever_hold();
     if (S.allocations) alloc_events_stop();   /* first, as in pause_method */
     if (S.gc) gc_events_stop();
     remove_hook();
+    /* As before the start; unless Ruby rewrote the operators for someone
+     * else's hook meanwhile, which may still want C events. */
+    if (S.c_rewritten) S.c_held = false;
+    c_ever_release();
     S.running = false;
     uint64_t wall_end = S.paused ? S.wall_paused_at : tg_clock_read(CLOCK_MONOTONIC);
     S.wall_time = wall_end - S.wall_started - S.wall_paused;
@@ -334,6 +412,7 @@ static VALUE stop_method(VALUE mod)
         uint64_t at = thread_clock_now(th, me, now);
         for (uint32_t c = 0; c < S.context_count; c++)
             if (S.contexts[c]->ctx.thread == i) tg_profiler_close_all(&S.prof, &S.contexts[c]->ctx, at);
+        S.cost_removed += th->cost_removed;
     }
 
     stopping = true;

@@ -19,6 +19,8 @@
  *   dot_render.c        Ruby profile data -> tg_report -> the DOT writers
  *   ruby_vm.h           the VM-internal reads (inline), checked by
  *   ruby_vm_probe.c     the probe, once
+ *   vm_event_flags.c    Ruby's records of the events hooks want, found by a
+ *                       probe: C calls traced without rewriting operators
  *
  * Names. A function or variable that one binding file shares with others
  * is named after the file that defines it: session_event_time is in
@@ -31,6 +33,7 @@
  * #include lines for cycles. The order, from the bottom:
  *   ruby_vm.h, block_frames, native_call_tree, dot_render
  *   ruby_vm_probe <- ruby_vm.h
+ *   vm_event_flags
  *   session <- ruby_vm.h, block_frames
  *   naming <- session.h (the method_key type)
  *   event_hook, gc_events, alloc_events <- session (+ block_frames)
@@ -45,6 +48,7 @@
 #include "native_call_tree.h"
 #include "session.h"
 #include "start_stop.h"
+#include "vm_event_flags.h"
 
 RUBY_FUNC_EXPORTED void Init_tracegraph(void)
 {
@@ -57,4 +61,5 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     start_stop_init(mTracegraph, eError);
     dot_render_init(mTracegraph);
     native_call_tree_init(mTracegraph, eError);
+    vm_event_flags_init(mTracegraph);
 }

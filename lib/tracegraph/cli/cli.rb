@@ -120,6 +120,13 @@ module Tracegraph
           options[:start][:clock] = v.to_sym
         end
         o.on("--no-c-calls", "Record only methods written in Ruby") { options[:start][:c_calls] = false }
+        o.on("--all-c-calls", "Also record the operators Ruby runs inline (1 + 2, a[i]) as calls; Ruby then",
+             "runs them as calls, slower, for the rest of the process (docs/accuracy.md)") do
+          options[:start][:c_calls] = :all
+        end
+        o.on("--raw-times", "Keep tracing's own cost in the times (by default it is measured and taken out)") do
+          options[:start][:raw_times] = true
+        end
         o.on("--no-gc", "Leave garbage collection out (its time stays in the methods it interrupted)") do
           options[:start][:gc] = false
         end

@@ -28,7 +28,8 @@ module Tracegraph
       @output = File.expand_path(env.fetch("TRACEGRAPH_OUTPUT", "call_graph.dot"))
       @start_options = {}
       @start_options[:clock] = env["TRACEGRAPH_CLOCK"].to_sym if set?("TRACEGRAPH_CLOCK")
-      @start_options[:c_calls] = boolean("TRACEGRAPH_C_CALLS") if set?("TRACEGRAPH_C_CALLS")
+      @start_options[:c_calls] = c_calls("TRACEGRAPH_C_CALLS") if set?("TRACEGRAPH_C_CALLS")
+      @start_options[:raw_times] = boolean("TRACEGRAPH_RAW_TIMES") if set?("TRACEGRAPH_RAW_TIMES")
       @start_options[:gc] = boolean("TRACEGRAPH_GC") if set?("TRACEGRAPH_GC")
       @start_options[:blocks] = boolean("TRACEGRAPH_BLOCKS") if set?("TRACEGRAPH_BLOCKS")
       @start_options[:allocations] = boolean("TRACEGRAPH_ALLOCATIONS") if set?("TRACEGRAPH_ALLOCATIONS")
@@ -51,6 +52,11 @@ module Tracegraph
     private
 
     def set?(name) = !@env[name].to_s.empty?
+
+    # A boolean, or "all" (c_calls: :all).
+    def c_calls(name)
+      @env[name].strip.downcase == "all" ? :all : boolean(name)
+    end
 
     def boolean(name)
       case @env[name].downcase

@@ -87,6 +87,8 @@ module Tracegraph
       options = []
       options += ["--clock", @start_options[:clock].to_s] if @start_options[:clock]
       options << "--no-c-calls" if @start_options[:c_calls] == false
+      options << "--all-c-calls" if @start_options[:c_calls] == :all
+      options << "--raw-times" if @start_options[:raw_times]
       options << "--no-gc" if @start_options[:gc] == false
       options << "--no-blocks" if @start_options[:blocks] == false
       options << "--allocations" if @start_options[:allocations]

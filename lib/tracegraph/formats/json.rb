@@ -33,6 +33,13 @@
 # left out); files without it load with no counts by type. Readers that do
 # not know it ignore it, so it needs no new version.
 #
+# "raw_times": false says tracing's own cost was taken out of the times,
+# and "tracing_cost" what: {"removed": ns in all, "event_costs": {"ruby":
+# {"inside": 4, "outside": 19}, "block": {...}, "c": {...}}} (ns per event,
+# inside the frame and in its caller; see Tracegraph::Calibration).
+# "raw_times": true, or no "raw_times" at all (files from before it), says
+# the times hold it. Readers that do not know them ignore both.
+#
 # Version 2 added "wall_time" (wall-clock time while recording, or null),
 # each method's "waiting" (it blocks its thread: Tracegraph::WAITING_METHODS;
 # written for readers, and worked out from the name on load), and, for a
@@ -72,9 +79,19 @@ module Tracegraph
              "total_time" => e.total_time, "self_time" => e.self_time}.merge(allocations_to_h(p, e))
           end,
           "gc" => p.gc.to_h.transform_keys(&:to_s)
-        }.merge(view_to_h(p), p.allocations? ? {"allocations" => true} : {},
+        }.merge(tracing_to_h(p), view_to_h(p), p.allocations? ? {"allocations" => true} : {},
                 p.call_tree ? {"call_tree" => call_tree_to_h(p)} : {},
                 p.runs ? {"runs" => p.runs.to_h(p.methods)} : {})
+      end
+
+      # "raw_times" always (files without it are from before tracegraph took
+      # tracing's cost out, so they hold raw times), and what was taken out.
+      def tracing_to_h(profile)
+        cost = profile.tracing_cost
+        return {"raw_times" => true} unless cost
+
+        costs = cost.event_costs.to_h { |kind, parts| [kind.to_s, parts.transform_keys(&:to_s)] }
+        {"raw_times" => false, "tracing_cost" => {"removed" => cost.removed, "event_costs" => costs}}
       end
 
       def generate(profile, *args) = JSON.generate(to_h(profile), *args)
@@ -194,7 +211,8 @@ module Tracegraph
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges,
                   program: program, complete: @data.fetch("complete", true) == true,
                   call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods, threads) : nil,
-                  gc_runs: gc_runs, wall_time: optional_count("wall_time"), allocations: @allocations)
+                  gc_runs: gc_runs, wall_time: optional_count("wall_time"), allocations: @allocations,
+                  tracing_cost: tracing_cost)
              .tap { |p| view_of(p, threads) }
     end
 
@@ -250,6 +268,24 @@ module Tracegraph
     # A non-negative integer that may be absent or null.
     def optional_count(key)
       @data[key].nil? ? nil : count!(@data, key, "the document")
+    end
+
+    # nil for raw times: "raw_times" true, or missing (older files).
+    def tracing_cost
+      raw = @data.fetch("raw_times", true)
+      fail!("raw_times must be true or false, not #{raw.inspect[0, 40]}") unless [true, false].include?(raw)
+      return nil if raw
+
+      object!(@data["tracing_cost"], "tracing_cost")
+      costs = @data["tracing_cost"]["event_costs"]
+      object!(costs, "tracing_cost.event_costs")
+      event_costs = %w[ruby block c].to_h do |kind|
+        where = "tracing_cost.event_costs.#{kind}"
+        object!(costs[kind], where)
+        [kind.to_sym, %w[inside outside].to_h { |part| [part.to_sym, count!(costs[kind], part, where)] }]
+      end
+      Profile::TracingCost.new(removed: count!(@data["tracing_cost"], "removed", "tracing_cost"),
+                               event_costs: event_costs)
     end
 
     def gc_runs

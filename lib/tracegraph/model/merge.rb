@@ -20,7 +20,17 @@ module Tracegraph
       new(clock: clock, threads: merge_threads(profiles), methods: methods.values,
           edges: merge_edges(profiles, methods, allocations), program: profiles.first.program,
           complete: profiles.all?(&:complete?), gc_runs: profiles.sum { |p| p.gc.runs },
-          wall_time: profiles.all?(&:wall_time) ? profiles.sum(&:wall_time) : nil, allocations: allocations)
+          wall_time: profiles.all?(&:wall_time) ? profiles.sum(&:wall_time) : nil, allocations: allocations,
+          tracing_cost: merged_tracing_cost(profiles) { |removed| removed.sum })
+    end
+
+    # The profiles' tracing costs combined (the removed times by `combine`),
+    # or nil if any holds raw times: then the combination does too, in part.
+    def self.merged_tracing_cost(profiles)
+      return nil if profiles.any?(&:raw_times?)
+
+      costs = profiles.map(&:tracing_cost)
+      TracingCost.new(removed: yield(costs.map(&:removed)), event_costs: costs.first.event_costs)
     end
 
     # profiles as an Array, and their one clock; raises ArgumentError for

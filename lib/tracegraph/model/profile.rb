@@ -114,16 +114,30 @@ module Tracegraph
     GC_SWEEPING_NODE = "(garbage collection: sweeping)"
     GC_NODES = [GC_NODE, GC_MARKING_NODE, GC_SWEEPING_NODE].freeze
 
-    attr_reader :clock, :threads, :methods, :edges, :program, :call_tree
+    attr_reader :clock, :threads, :methods, :edges, :program, :call_tree, :tracing_cost
+
+    # Whether the times still hold tracing's own cost (see TracingCost).
+    def raw_times? = @tracing_cost.nil?
 
     # Wall-clock time while recording, from start to stop less pauses
     # (nanoseconds), or nil for a profile saved before it was kept. With
     # several threads, total_time (their times summed) can exceed it.
     attr_reader :wall_time
 
+    # Tracing's own cost, taken out of the times (raw_times: false, the
+    # default): removed is how much in all (ns, all threads), event_costs
+    # what one event of each kind cost ({ruby:, block:, c:}, ns; see
+    # Tracegraph::Calibration). A profile whose times still hold it
+    # (raw_times: true, and every profile recorded before tracegraph took
+    # it out) has none: tracing_cost is nil and raw_times? true.
+    TracingCost = Struct.new(:removed, :event_costs, keyword_init: true)
+
     # Builds a profile from the extension's plain-data result.
-    def self.from_native(raw, program: nil)
-      clock, threads, methods, edges, complete, tree, gc, wall_time, allocations = raw
+    # event_costs: what the recording took out per event, or nil (raw times).
+    def self.from_native(raw, program: nil, event_costs: nil)
+      clock, threads, methods, edges, complete, tree, gc, wall_time, allocations, tracing = raw
+      removed, = tracing
+      tracing_cost = event_costs && TracingCost.new(removed: removed || 0, event_costs: event_costs)
       methods = methods.map do |name, file, line, c_method, calls, total, self_time, allocs, self_allocs, by_type|
         name = Profile.clean_name(name)
         file &&= Profile.clean_name(file)
@@ -145,7 +159,8 @@ module Tracegraph
       unused = reserved.filter_map { |i| methods[i] if i >= 0 && methods[i].calls.zero? }
       methods -= unused unless unused.empty?
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
-          call_tree: call_tree, gc_runs: gc_runs, wall_time: wall_time, allocations: allocations)
+          call_tree: call_tree, gc_runs: gc_runs, wall_time: wall_time, allocations: allocations,
+          tracing_cost: tracing_cost)
     end
 
     # [folded_calls, NativeCallTree]
@@ -176,8 +191,9 @@ module Tracegraph
     # allocations: whether the methods and edges carry allocation counts.
     # gc: a GCStats to keep as it is, for a profile whose GC nodes are no
     # longer three (grouped: model/group_by.rb); gc_runs is then unused.
+    # tracing_cost: a TracingCost, or nil for raw times.
     def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0,
-                   wall_time: nil, allocations: false, gc: nil)
+                   wall_time: nil, allocations: false, gc: nil, tracing_cost: nil)
       @clock = clock.to_sym
       @threads = threads.freeze
       @methods = methods.freeze
@@ -189,6 +205,7 @@ module Tracegraph
       @kept_gc = @gc = gc
       @wall_time = wall_time
       @allocations = allocations ? true : false
+      @tracing_cost = tracing_cost
       @by_name = methods.group_by(&:name)
     end
 

@@ -126,7 +126,8 @@ module Tracegraph
                     edges: median_edges(per_run, methods, allocations), program: profiles.first.program,
                     complete: profiles.all?(&:complete?), gc_runs: median_of(profiles.map { |p| p.gc.runs }),
                     wall_time: profiles.all?(&:wall_time) ? median_of(profiles.map(&:wall_time)) : nil,
-                    allocations: allocations)
+                    allocations: allocations,
+                    tracing_cost: merged_tracing_cost(profiles) { |removed| median_of(removed) })
       profile.send(:viewed_from, median_of(profiles.map(&:recorded_threads)),
                    median_of(profiles.map(&:hidden_waiting)))
       names = per_run.flat_map { |p| p.methods.map(&:name) }.uniq

@@ -148,7 +148,7 @@ module Tracegraph
                 gc_stats: @kept_gc)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges, program: program,
                   complete: complete?, call_tree: call_tree, gc_runs: gc.runs, wall_time: wall_time,
-                  allocations: allocations?, gc: gc_stats)
+                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost)
              .tap { |profile| profile.send(:viewed_from, recorded_threads, hidden_waiting) }
     end
   end

@@ -8,8 +8,8 @@ class TestDiffCli < Minitest::Test
     @dir = Dir.mktmpdir("tracegraph-diff-cli")
     # Range#each: C on every Ruby (Integer#times is Ruby code from 3.3,
     # which would add its own Integer#< and #succ calls).
-    @base = write_profile("base.json", "def hot = (1..100).each { 1 + 1 }\ndef gone = 1\nhot; gone\n")
-    @head = write_profile("head.json", "def hot = (1..3000).each { 1 + 1 }\ndef fresh = 2\nhot; fresh\n")
+    @base = write_profile("base.json", "def hot = (1..100).each { 1.pred }\ndef gone = 1\nhot; gone\n")
+    @head = write_profile("head.json", "def hot = (1..3000).each { 1.pred }\ndef fresh = 2\nhot; fresh\n")
   end
 
   def teardown
@@ -68,17 +68,17 @@ class TestDiffCli < Minitest::Test
   end
 
   def test_fail_on_calls_with_per_method_limits_and_ignores
-    # hot calls Range#each once in both; Integer#+ 100 -> 3000 times;
+    # hot calls Range#each once in both; Integer#pred 100 -> 3000 times;
     # gone and fresh come and go.
     out, err, status = tracegraph("diff", "--text", "--fail-on-calls", "0", @base, @head)
     assert_equal 3, status.exitstatus, out + err
-    assert_match(/calls of Integer#\+ 100 -> 3,000, \+2900\.0%: more than the allowed ±0%: FAILED/, err)
+    assert_match(/calls of Integer#pred 100 -> 3,000, \+2900\.0%: more than the allowed ±0%: FAILED/, err)
     assert_match(/calls of Object#fresh 0 -> 1, new: more than the allowed ±0%: FAILED/, err)
     assert_match(/calls of Object#gone 1 -> 0, -100\.0%: more than the allowed ±0%: FAILED/, err)
     refute_match(/Range#each/, err, "unchanged counts pass")
 
-    # (the block that calls Integer#+ runs as often: ignored with the methods)
-    _, err, status = tracegraph("diff", "--fail-on-calls", "0", "--fail-on-calls", "Integer#+=3000",
+    # (the block that calls Integer#pred runs as often: ignored with the methods)
+    _, err, status = tracegraph("diff", "--fail-on-calls", "0", "--fail-on-calls", "Integer#pred=3000",
                                 "--ignore", "Object#*", "--ignore", "block in Object#*", @base, @head)
     assert status.success?, err
     assert_match(/method checks, 0 failed \(one run each/, err)
@@ -102,12 +102,12 @@ class TestDiffCli < Minitest::Test
     boxes = ->(name) { File.read(File.join(@dir, name)).scan(/^  N\d+ \[label="(.*?)\\n/).flatten }
     _, err, status = tracegraph("diff", "--focus", "block in", "-o", "f.dot", @base, @head)
     assert status.success?, err
-    assert_equal ["Object#hot", "Range#each", "block in Object#hot", "Integer#+"], boxes.("f.dot")
+    assert_equal ["Object#hot", "Range#each", "block in Object#hot", "Integer#pred"], boxes.("f.dot")
     assert_includes File.read(File.join(@dir, "f.dot")), "\\lFocus: 1 match, shown; 3 unrelated methods hidden\\l"
 
-    _, err, status = tracegraph("diff", "--ignore", "Integer#+", "--node-fraction", "0", "-o", "i.dot", @base, @head)
+    _, err, status = tracegraph("diff", "--ignore", "Integer#pred", "--node-fraction", "0", "-o", "i.dot", @base, @head)
     assert status.success?, err
-    assert_includes boxes.("i.dot"), "Integer#+"
+    assert_includes boxes.("i.dot"), "Integer#pred"
 
     _, err, status = tracegraph("diff", "--focus", "(", @base, @head)
     assert_equal 2, status.exitstatus
@@ -123,24 +123,24 @@ class TestDiffCli < Minitest::Test
     gate = ["--fail-on-calls", "0", "--node-fraction", "0"]
     _, whole_err, status = tracegraph("diff", *gate, "-o", "whole.dot", @base, @head)
     assert_equal 3, status.exitstatus, whole_err
-    _, err, status = tracegraph("diff", *gate, "--hide", "Integer#\\+", "-o", "hidden.dot", @base, @head)
+    _, err, status = tracegraph("diff", *gate, "--hide", "Integer#pred", "-o", "hidden.dot", @base, @head)
     assert_equal 3, status.exitstatus, err
-    assert_equal ["Integer#+", "Module#method_added", "Object#fresh", "Object#gone", "Object#hot", "Range#each",
+    assert_equal ["Integer#pred", "Module#method_added", "Object#fresh", "Object#gone", "Object#hot", "Range#each",
                   "block in Object#hot"], boxes.("whole.dot")
     assert_equal ["Module#method_added", "Object#fresh", "Object#gone", "Object#hot", "Range#each",
                   "block in Object#hot"], boxes.("hidden.dot")
     assert_includes File.read(File.join(@dir, "hidden.dot")), "\\lIgnored 1 method\\l"
-    assert_match(/calls of Integer#\+ 100 -> 3,000, \+2900\.0%: more than the allowed ±0%: FAILED/, err)
+    assert_match(/calls of Integer#pred 100 -> 3,000, \+2900\.0%: more than the allowed ±0%: FAILED/, err)
     assert_equal whole_err.sub("whole.dot", "hidden.dot"), err, "the gate reports the same"
 
-    # Each its own: the gates leave Integer#+ out and the graph draws it;
+    # Each its own: the gates leave Integer#pred out and the graph draws it;
     # the graph hides Range#each (a path through it, dotted) and the gates check it.
     _, err, status = tracegraph("diff", *gate, "--ignore", "Integer#*", "--hide", "Range", "-o", "both.dot",
                                 @base, @head)
     assert_equal 3, status.exitstatus, err
-    refute_match(/Integer#\+/, err)
+    refute_match(/Integer#pred/, err)
     assert_match(/ 6 method checks, 3 failed /, err)
-    assert_equal ["Integer#+", "Module#method_added", "Object#fresh", "Object#gone", "Object#hot",
+    assert_equal ["Integer#pred", "Module#method_added", "Object#fresh", "Object#gone", "Object#hot",
                   "block in Object#hot"], boxes.("both.dot")
     assert_match(/^  N1 -> N2 \[label=" via 1 frame "[^\n]*style=dotted/, File.read(File.join(@dir, "both.dot")))
 
@@ -169,9 +169,9 @@ class TestDiffCli < Minitest::Test
     assert_equal diff.rows.map { |r| [r.name, r.status.to_s, r.base_calls, r.head_calls, r.base_self, r.head_self] },
                  data["rows"].map { |r| r.values_at(0, 4, 5, 6, 7, 8) }
     assert_equal true, data["gate"]["failed"]
-    assert_equal ["Integer#+", "Object#fresh", "Object#gone", "block in Object#hot"], data["gate"]["failed_names"].sort
-    assert_equal "calls of Integer#+ 100 -> 3,000, +2900.0%: more than the allowed ±0%: FAILED",
-                 data["gate"]["lines"].find { |line| line.start_with?("calls of Integer#+") }
+    assert_equal ["Integer#pred", "Object#fresh", "Object#gone", "block in Object#hot"], data["gate"]["failed_names"].sort
+    assert_equal "calls of Integer#pred 100 -> 3,000, +2900.0%: more than the allowed ±0%: FAILED",
+                 data["gate"]["lines"].find { |line| line.start_with?("calls of Integer#pred") }
     if system("command -v dot > /dev/null 2>&1")
       assert_equal File.read(File.join(@dir, "d.dot")).scan(/^  N\d+ \[/).size + 2, # and the legend's two
                    data["svg"].scan('class="node"').size, "the graph -o d.dot draws, laid out"

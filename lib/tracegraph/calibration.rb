@@ -1,0 +1,137 @@
+module Tracegraph
+  # Measures what one traced event costs the program, so that the profile
+  # can take it out of its times (see session_time_less in the extension,
+  # and docs/accuracy.md).
+  #
+  # Every call and return the profiler sees costs the program the VM's
+  # call into the hook and the hook itself: tens of nanoseconds, which
+  # lands in the time of whatever runs around the event. A method called
+  # 300,000 times pays it 600,000 times, so without this its time, and its
+  # callers', grows by the tracing it attracts rather than by its work.
+  #
+  # How: four loops run the same number of iterations, unprofiled and then
+  # under a real recording with the very options of the profile to come:
+  # an empty loop, and loops that also call an empty Ruby method, a method
+  # that yields to an empty block, and a C method. Tracing's cost per
+  # iteration is (profiled - unprofiled) / iterations; the empty loop's is
+  # subtracted from the others (with c_calls: :all its operators are calls
+  # too), which leaves the cost of one call and its return, per kind. The
+  # fastest of several rounds is kept (noise only ever adds time).
+  #
+  # Where that cost lands matters as much: the hook reads the clock late
+  # in a call and early in a return, so most of it falls outside the
+  # frame, in its caller's time. The part inside is what the recording
+  # itself says an empty method, block or C method took: its recorded
+  # time per call. Each event is given half of each part.
+  module Calibration
+    ITERATIONS = 10_000
+    ROUNDS = 5
+
+    # The methods run while calibrating. Recorded like any other code, in a
+    # recording that is thrown away.
+    class Subject
+      def empty; end
+
+      def yields
+        yield
+      end
+
+      def loop_empty(n)
+        i = 0
+        i += 1 while i < n
+      end
+
+      def loop_ruby(n)
+        i = 0
+        while i < n
+          empty
+          i += 1
+        end
+      end
+
+      def loop_block(n)
+        i = 0
+        while i < n
+          yields {}
+          i += 1
+        end
+      end
+
+      # A C method that does almost nothing, and that no Ruby runs inline.
+      C_METHOD = %i[itself hash object_id].find do |name|
+        Object.instance_method(name).source_location.nil?
+      end || :itself
+
+      class_eval <<~RUBY, __FILE__, __LINE__ + 1
+        def loop_c(n)
+          i = 0
+          while i < n
+            #{C_METHOD}
+            i += 1
+          end
+        end
+      RUBY
+    end
+
+    LOOPS = %i[loop_empty loop_ruby loop_block loop_c].freeze
+
+    module_function
+
+    KINDS = %i[ruby block c].freeze
+
+    # {ruby: {inside:, outside:}, block: ..., c: ...}: nanoseconds per
+    # event. `start` starts a recording with the profile's options and no
+    # costs taken out (it is given nil); it is stopped and thrown away here.
+    def measure(&start)
+      subject = Subject.new
+      LOOPS.each { |name| subject.public_send(name, 100) } # warm
+      plain = fastest(subject)
+      start.call(nil)
+      begin
+        traced = fastest(subject)
+      ensure
+        raw = Tracegraph._stop
+      end
+      per = LOOPS.to_h { |name| [name, (traced[name] - plain[name]).to_f / ITERATIONS] }
+      pairs = {ruby: per[:loop_ruby] - per[:loop_empty], block: per[:loop_block] - per[:loop_ruby],
+               c: per[:loop_c] - per[:loop_empty]}
+      inside = inside_times(raw)
+      KINDS.to_h do |kind|
+        pair = [pairs[kind], 0].max
+        within = (inside[kind] || 0).clamp(0, pair)
+        [kind, {inside: (within / 2).round, outside: ((pair - within) / 2).round}]
+      end
+    end
+
+    # What the recording says each kind's empty frame took per call, from
+    # _stop's rows ([name, file, line, c?, calls, total, ...]); a kind not
+    # recorded (blocks: false, c_calls: false) is missing.
+    def inside_times(raw)
+      rows = raw[2].to_h { |name, _file, _line, _c, calls, total| [name, [calls, total]] }
+      names = {ruby: "#{Subject.name}#empty", block: "block in #{Subject.name}#loop_block",
+               c: "Kernel##{Subject::C_METHOD}"}
+      names.filter_map do |kind, name|
+        calls, total = rows[name]
+        [kind, total.to_f / calls] if calls&.positive?
+      end.to_h
+    end
+
+    # The costs as _start takes them: [ruby inside, ruby outside, block
+    # inside, ...].
+    def flat(costs) = KINDS.flat_map { |kind| costs.fetch(kind).values_at(:inside, :outside) }
+
+    # Each loop's fastest round, in nanoseconds.
+    def fastest(subject)
+      LOOPS.to_h do |name|
+        best = Float::INFINITY
+        ROUNDS.times do
+          t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+          subject.public_send(name, ITERATIONS)
+          elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) - t0
+          best = elapsed if elapsed < best
+        end
+        [name, best]
+      end
+    end
+  end
+end
