@@ -147,9 +147,11 @@ end
 # A summary cell: a factor, ∞ for a method missing, n/a for options refused.
 def cell(value) = value == :na ? "n/a" : factor(value)
 
+# As bench/run.rb says it: -dirty when the checkout has changes.
 def revision
-  out, status = Open3.capture2("git", "-C", ROOT, "rev-parse", "--short", "HEAD")
-  status.success? ? out.strip : "unknown"
+  IO.popen(["git", "-C", ROOT, "describe", "--always", "--dirty"], err: File::NULL, &:read).strip
+rescue Errno::ENOENT
+  "unknown (no git)"
 end
 
 def command
