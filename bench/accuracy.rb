@@ -123,9 +123,10 @@ def workload_report(workload, result)
       reported ? "#{percent(reported)} (#{factor(f)})" : factor(nil)
     end
     range = "#{percent(t['shares'].min)}–#{percent(t['shares'].max)}"
-    [short(target), median(t["calls"]).round, "**#{percent(true_share)}** (#{range})", *cells]
+    same_run = median(t["inclusive_ns"].zip(t["wrapped_run_ns"]).map { |ns, run| ns.fdiv(run) })
+    [short(target), median(t["calls"]).round, "**#{percent(true_share)}** (#{range})", percent(same_run), *cells]
   end
-  worst_row = ["**worst ratio**", "", "", *LABELS.map { |label| "**#{cell(worst[label])}**" }]
+  worst_row = ["**worst ratio**", "", "", "", *LABELS.map { |label| "**#{cell(worst[label])}**" }]
   slowdowns = LABELS.to_h do |label|
     [label, worst[label] == :na ? :na : median(configs[label]["seconds"]) / unprofiled]
   end
@@ -137,7 +138,8 @@ def workload_report(workload, result)
 
     #{workload.summary}. Unprofiled: #{format('%.0f', unprofiled * 1000)} ms a run (median of #{TRUTH_RUNS}).
 
-    #{table(['method', 'calls a run', 'true share (its range)', *LABELS.map { |l| "`#{l}`" }], rows + [worst_row])}
+    #{table(['method', 'calls a run', 'true share (its range)', 'same run', *LABELS.map { |l| "`#{l}`" }],
+            rows + [worst_row])}
     The truth's wrapper costs #{format('%.0f', truth['wrapper_ns'])} ns per outermost call inside its own timing,
     subtracted from each target: at most #{format('%.2f%%', correction * 100)} of the run here.
   MD
@@ -218,9 +220,14 @@ report = <<~MD
   `profile[method].total_time / profile.total_time`, the median of #{PROFILE_RUNS}
   profiled runs. Every measurement is a fresh `ruby` process
   (`bench/accuracy_run.rb`) that runs the workload once unprofiled to
-  warm up; no CPU is pinned. The ratio is reported ÷ true, inverted when
-  below 1: how many times too large or too small the profile's share is
-  (1.00× is exact), and a workload's worst ratio is its largest.
+  warm up; no CPU is pinned. "Same run" is a cross-check of the truth:
+  the method's time over the time of the wrapped run it was measured in,
+  which the load cannot move between numerator and denominator but which
+  counts the wrapper's own cost; where it is far from the true share, the
+  load changed between runs (the truth's range says by how much). The
+  ratio is reported ÷ true, inverted when below 1: how many times too
+  large or too small the profile's share is (1.00× is exact), and a
+  workload's worst ratio is its largest.
 
   ## Worst ratio (reported ÷ true share, or its inverse)
 

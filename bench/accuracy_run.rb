@@ -63,6 +63,11 @@ end
 # target's time over the same round's whole run, and the median of the
 # rounds' shares is reported.
 #
+# Each wrapped run is timed whole too ("wrapped_run_ns"): the target's time
+# over its own run's is a cross-check that the load cannot move between a
+# numerator and a denominator measured a second apart, though it counts
+# the wrapper's cost in the run.
+#
 # The part of the wrapper's own cost that falls inside the timed region
 # (the second half of one clock read, the first of the other, the super
 # call) is measured on an empty method (calibrate_wrapper) and subtracted,
@@ -150,13 +155,15 @@ def truth(work)
   wrappers = WORKLOAD.targets.to_h { |t| [t, Wrapper.new(t)] } # after: rubocop loads parts as it runs
   wrapper_ns = calibrate_wrapper
   whole = []
-  targets = WORKLOAD.targets.to_h { |t| [t, {"inclusive_ns" => [], "calls" => [], "shares" => []}] }
+  targets = WORKLOAD.targets.to_h { |t| [t, {"inclusive_ns" => [], "calls" => [], "shares" => [], "wrapped_run_ns" => []}] }
   RUNS.times do
     whole << timed_run(work)
     wrappers.each do |target, wrapper|
       GC.start
+      started = now_ns
       ns, calls = wrapper.measure { work.call }
       row = targets[target]
+      row["wrapped_run_ns"] << now_ns - started
       row["inclusive_ns"] << ns
       row["calls"] << calls
       row["shares"] << [ns - (calls * wrapper_ns), 0].max.fdiv(whole.last)

@@ -57,15 +57,17 @@ class TestAccuracyBench < Minitest::Test
     all = tables(out)
     labels = CONFIGS.map { |c| "`#{c}`" }
     head, rows = all.fetch("### tiny_calls")
-    assert_equal ["method", "calls a run", "true share (its range)", *labels], head
+    assert_equal ["method", "calls a run", "true share (its range)", "same run", *labels], head
     assert_equal [*TARGETS, "**worst ratio**"], rows.map(&:first)
-    rows.first(TARGETS.size).each do |method, calls, truth, default, no_c, refused|
+    rows.first(TARGETS.size).each do |method, calls, truth, same_run, default, no_c, refused|
       assert_operator Integer(calls), :>, 0, method
       assert_operator share(truth), :>, 0, "#{method}'s true share"
       assert_operator share(truth), :<=, 1, "#{method}'s true share"
       low, high = truth.scan(/(\d+\.\d)%/).drop(1).flatten.map { |s| Float(s) / 100 }
       assert_operator low, :<=, share(truth), "#{method}: range #{truth}"
       assert_operator high, :>=, share(truth), "#{method}: range #{truth}"
+      assert_operator share(same_run), :>, 0, "#{method}'s share of its own wrapped run"
+      assert_operator share(same_run), :<=, 1, "#{method}'s share of its own wrapped run"
       [default, no_c].each do |c|
         assert_match(/\A\d+\.\d% \(\d+\.\d\d×\)\z/, c, method)
         assert_operator share(c), :>, 0, "#{method}: #{c}"
