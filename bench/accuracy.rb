@@ -6,7 +6,7 @@
 # that time lands in the methods that make many calls (or many C calls),
 # so their shares grow and the others' shrink; this measures by how much.
 #
-#   ruby -Ilib bench/accuracy.rb          (rake bench:accuracy; 5 to 10 minutes)
+#   ruby -Ilib bench/accuracy.rb          (rake bench:accuracy; 3 to 5 minutes)
 #
 # Environment:
 #   CONFIGS='{}; c_calls: false'   the configurations, one column each (the
