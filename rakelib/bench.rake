@@ -34,6 +34,12 @@ namespace :bench do
     ruby "-Ilib", "bench/real_graphs.rb"
   end
 
+  desc "Each method's share of the run without a profiler against its share in tracegraph's profile, per " \
+       "configuration, on five workloads (bench/accuracy.rb; QUICK=1, CONFIGS, WORKLOADS); writes bench/ACCURACY.md"
+  task accuracy: :compile do
+    ruby "-Ilib", "bench/accuracy.rb"
+  end
+
   desc "The CI gate's false alarms and detection: 31 unchanged and 30 slowed measurements (bench/gate.rb); writes bench/GATE.md"
   task gate: :compile do
     ruby "-Ilib", "bench/gate.rb"

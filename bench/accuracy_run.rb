@@ -1,0 +1,205 @@
+# One process of bench/accuracy.rb (which starts each in a fresh `ruby`):
+#
+#   ruby -Ilib bench/accuracy_run.rb truth WORKLOAD RUNS
+#   ruby -Ilib bench/accuracy_run.rb profile WORKLOAD RUNS 'c_calls: false'
+#
+# prints one JSON line on stdout (see the two modes below), or
+# {"skipped": why} when the workload cannot run here (rubocop missing).
+#
+# Why a process each: installing a C-call hook (tracegraph with c_calls)
+# permanently slows the operators Ruby inlines (Integer#+, #<, Array#[]...)
+# in that process, even after the hook is removed, so a "truth" run after a
+# profiled one would not be the program's true speed; and one profiler
+# configuration must not slow another's runs the same way. The truth mode
+# never loads tracegraph at all.
+require "json"
+require_relative "accuracy_workloads"
+require_relative "accuracy_options"
+
+mode, workload_name, runs, options_text = ARGV
+unless %w[truth profile].include?(mode) && workload_name && runs && (mode == "truth" || options_text)
+  abort "usage: accuracy_run.rb truth WORKLOAD RUNS | accuracy_run.rb profile WORKLOAD RUNS OPTIONS"
+end
+RUNS = Integer(runs)
+WORKLOAD = AccuracyWorkloads.fetch(workload_name)
+
+def now_ns = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+
+def median(values)
+  sorted = values.sort
+  mid = sorted.size / 2
+  sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
+end
+
+work = WORKLOAD.setup.call
+if work.is_a?(String)
+  puts JSON.generate("skipped" => work)
+  exit
+end
+
+# Times one run of the workload (nanoseconds), from the same heap state.
+def timed_run(work)
+  GC.start
+  started = now_ns
+  work.call
+  now_ns - started
+end
+
+# --- truth: the program's own times, without a profiler -------------------
+#
+# A target's inclusive time is measured by a wrapper prepended to its owner,
+# which reads the clock around the outermost calls only: the depth check
+# makes a recursive call pass straight through, so its time is not counted
+# twice (a profile's total_time counts it once too). The counters are
+# globals because a global is the cheapest thing for the wrapper to read
+# and write, and only one wrapper is installed at a time.
+#
+# Only one target is wrapped in a run, because a wrapper costs time itself
+# and would slow the others' runs; the whole run is timed in runs of its
+# own with no wrapper at all, and that is each share's denominator. The
+# runs are interleaved, round by round (whole, target 1, target 2, ...), so
+# that the machine's load drifting during the minute this takes moves the
+# numerator and the denominator of a round alike; a round's share is its
+# target's time over the same round's whole run, and the median of the
+# rounds' shares is reported.
+#
+# Each wrapped run is timed whole too ("wrapped_run_ns"): the target's time
+# over its own run's is a cross-check that the load cannot move between a
+# numerator and a denominator measured a second apart, though it counts
+# the wrapper's cost in the run.
+#
+# The part of the wrapper's own cost that falls inside the timed region
+# (the second half of one clock read, the first of the other, the super
+# call) is measured on an empty method (calibrate_wrapper) and subtracted,
+# per outermost call; it matters only for targets called thousands of
+# times (rubocop's lexer), and is reported.
+$accuracy_depth = 0
+$accuracy_ns = 0
+$accuracy_calls = 0
+
+WRAPPER = <<~'RUBY'
+  def %<name>s(...)
+    return super(...) if $accuracy_depth > 0 # an inner, recursive call: not timed again
+
+    $accuracy_depth = 1
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+    begin
+      super(...)
+    ensure
+      $accuracy_ns += Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) - started
+      $accuracy_calls += 1
+      $accuracy_depth = 0
+    end
+  end
+RUBY
+
+# A module prepended to the target's owner (once: a module cannot be taken
+# out again), in which the wrapper is defined for a run and removed after
+# it. Empty, it costs nothing: calls resolve past it to the method and are
+# cached there.
+class Wrapper
+  def initialize(target)
+    owner_name, kind, @method = target.match(/\A(.+?)([#.])([^#.]+)\z/)&.captures
+    raise ArgumentError, "#{target.inspect} is not Class#method or Class.method" unless @method
+
+    owner = Object.const_get(owner_name)
+    owner = owner.singleton_class if kind == "."
+    unless owner.method_defined?(@method) || owner.private_method_defined?(@method)
+      raise ArgumentError, "#{target} is not defined"
+    end
+
+    @module = Module.new
+    owner.prepend(@module)
+  end
+
+  # Runs the block with the wrapper installed; returns [nanoseconds in the
+  # outermost calls, their number].
+  def measure
+    $accuracy_ns = 0
+    $accuracy_calls = 0
+    @module.module_eval(format(WRAPPER, name: @method), __FILE__, __LINE__)
+    begin
+      yield
+    ensure
+      @module.send(:remove_method, @method)
+    end
+    [$accuracy_ns, $accuracy_calls]
+  end
+end
+
+class Calibration
+  def empty = nil
+end
+
+# Nanoseconds the wrapper adds inside its own timed region per outermost
+# call: its time around an empty method, the median of 7 batches.
+def calibrate_wrapper
+  wrapper = Wrapper.new("Calibration#empty")
+  object = Calibration.new
+  calls = 100_000
+  per_call = Array.new(7) do
+    ns, = wrapper.measure do
+      i = 0
+      while i < calls
+        object.empty
+        i += 1
+      end
+    end
+    ns.fdiv(calls)
+  end
+  median(per_call)
+end
+
+def truth(work)
+  work.call # warm up: lazy requires, method caches, the heap's growth
+  wrappers = WORKLOAD.targets.to_h { |t| [t, Wrapper.new(t)] } # after: rubocop loads parts as it runs
+  wrapper_ns = calibrate_wrapper
+  whole = []
+  targets = WORKLOAD.targets.to_h { |t| [t, {"inclusive_ns" => [], "calls" => [], "shares" => [], "wrapped_run_ns" => []}] }
+  RUNS.times do
+    whole << timed_run(work)
+    wrappers.each do |target, wrapper|
+      GC.start
+      started = now_ns
+      ns, calls = wrapper.measure { work.call }
+      row = targets[target]
+      row["wrapped_run_ns"] << now_ns - started
+      row["inclusive_ns"] << ns
+      row["calls"] << calls
+      row["shares"] << [ns - (calls * wrapper_ns), 0].max.fdiv(whole.last)
+    end
+  end
+  {"whole_ns" => whole, "wrapper_ns" => wrapper_ns, "targets" => targets}
+end
+
+# --- profile: the same program under Tracegraph.profile(**options) ---------
+#
+# Each run's share of a target is profile[target].total_time (inclusive,
+# counted once under recursion) over profile.total_time, and its time is the
+# whole Tracegraph.profile call (start, the workload, stop and building the
+# Profile, as `rake bench` times it). A target missing from the profile
+# has no share (null).
+def profile(work, options_text)
+  require "tracegraph"
+  options = AccuracyOptions.parse(options_text)
+  work.call # warm up, unprofiled
+  begin
+    Tracegraph.profile(**options) {} # only to see whether this tracegraph takes these options
+  rescue ArgumentError => e
+    return {"unsupported" => e.message}
+  end
+  seconds = []
+  shares = WORKLOAD.targets.to_h { |t| [t, []] }
+  RUNS.times do
+    GC.start
+    started = now_ns
+    result = Tracegraph.profile(**options) { work.call }
+    seconds << (now_ns - started) / 1e9
+    total = result.total_time.to_f
+    shares.each { |target, list| list << (result[target] && result[target].total_time / total) }
+  end
+  {"seconds" => seconds, "shares" => shares}
+end
+
+result = mode == "truth" ? truth(work) : profile(work, options_text)
+puts JSON.generate(result)

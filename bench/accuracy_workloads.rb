@@ -1,0 +1,241 @@
+# The workloads of bench/accuracy.rb: each a program run again and again,
+# and the methods whose share of it the bench measures (its targets).
+#
+# They are here, not in bench/workloads/, because every file there is a
+# workload of `rake bench` (Workloads.names lists the directory).
+#
+# Every target is a Ruby method called a few times per run, each call doing
+# a lot: bench/accuracy_run.rb measures the truth by wrapping the target, and
+# a wrapper costs time itself (about 70 ns per call inside its own timing
+# here, more around it), which would swamp the time of a one-line method
+# called 300,000 times (the profiler's error on such a method shows in its
+# caller's share instead). Only the lexer's #advance in rubocop is called
+# thousands of times; the wrapper's calibrated cost is subtracted there
+# (see accuracy_run.rb).
+#
+# Sizes are for about 0.2 to 0.5 s a run unprofiled on the 2-core machine
+# of bench/ACCURACY.md; QUICK=1 (a smoke run) makes them about 5x shorter.
+module AccuracyWorkloads
+  # name: as WORKLOADS= names it; summary: one line for the report;
+  # targets: method names as tracegraph names them; setup: called once in
+  # the child before anything else, returns what runs the workload once
+  # (anything with #call), or a String saying why it cannot run here.
+  Workload = Struct.new(:name, :summary, :targets, :setup, keyword_init: true)
+
+  def self.quick? = ENV["QUICK"] == "1" || ENV["BENCH_QUICK"] == "1"
+
+  # A workload is rounds of the same calls: n of them, or a fifth as many
+  # in a smoke run (QUICK=1), whose calls are then the same size as the
+  # real run's, only fewer. (Not fewer still: a run much shorter than the
+  # scheduler's 10 ms slices is mostly noise.)
+  def self.rounds(n) = quick? ? (n / 5.0).ceil : n
+
+  # 1. Many tiny Ruby calls beside the same kind of time spent in a few
+  # bigger C calls: the profiler's cost per call lands on the first.
+  module TinyCalls
+    ROUNDS = AccuracyWorkloads.rounds(20)
+    TEXT = ("The quick brown fox jumps over the lazy dog. " * 25).freeze # 1,125 bytes
+
+    def self.tiny(x) = x + 1
+
+    # calls tiny n times (300,000 at full size)
+    def self.many_tiny(n)
+      s = 0
+      i = 0
+      while i < n
+        s = tiny(s)
+        i += 1
+      end
+      s
+    end
+
+    # n calls of String#tr over a kilobyte: the work is in C, in few calls
+    def self.few_big(n)
+      i = 0
+      while i < n
+        TEXT.tr("a-y", "b-z")
+        i += 1
+      end
+    end
+
+    def self.run
+      ROUNDS.times do
+        many_tiny(300_000)
+        few_big(600)
+      end
+    end
+  end
+
+  # 2. An arithmetic loop (its + and < are instructions Ruby inlines, until
+  # a C-call hook makes each a method call) beside string work done in a
+  # few big C calls.
+  module ArithVsString
+    ROUNDS = AccuracyWorkloads.rounds(10)
+    TEXT = Array.new(40) { |i| "word#{i} alpha beta, gamma; delta" }.join(" ").freeze # 1,269 bytes
+
+    def self.arith(n)
+      s = 0
+      i = 0
+      while i < n
+        s += i
+        i += 1
+      end
+      s
+    end
+
+    # n calls in all, a third each of gsub, scan and split
+    def self.string_c(n)
+      i = 0
+      while i < n
+        case i % 3
+        when 0 then TEXT.gsub(/[aeiou]/, "*")
+        when 1 then TEXT.scan(/\w+/)
+        else TEXT.split(" ")
+        end
+        i += 1
+      end
+    end
+
+    def self.run
+      ROUNDS.times do
+        arith(2_000_000)
+        string_c(400)
+      end
+    end
+  end
+
+  # 3. Many short C calls on strings beside tiny Ruby calls: each side pays
+  # a profiler per call, but only one of them is there without C calls.
+  module CStringVsTiny
+    ROUNDS = AccuracyWorkloads.rounds(4)
+    WORD = "Tracegraph".freeze
+
+    def self.short_c(n)
+      i = 0
+      while i < n
+        WORD.upcase
+        WORD.start_with?("Tr")
+        WORD.reverse
+        WORD.include?("ace")
+        i += 1
+      end
+    end
+
+    def self.double(x) = x * 2
+    def self.add(a, b) = a + b
+
+    def self.tiny_ruby(n)
+      s = 0
+      i = 0
+      while i < n
+        s = add(double(i), s)
+        i += 1
+      end
+      s
+    end
+
+    def self.run
+      ROUNDS.times do
+        short_c(250_000)
+        tiny_ruby(1_200_000)
+      end
+    end
+  end
+
+  # 4. Small blocks run by each, map and times, beside a big sort in C.
+  module Blocks
+    ROUNDS = AccuracyWorkloads.rounds(15)
+    NUMBERS = Array.new(100) { |i| (i * 7919) % 100 }.freeze
+    FLOATS = Array.new(20_000) { |i| ((i * 7919) % 20_011) / 3.0 }.freeze
+
+    def self.small_blocks(n)
+      s = 0
+      n.times do
+        NUMBERS.each { |x| s += x }
+        NUMBERS.map { |x| x * 2 }
+        10.times { |j| s += j }
+      end
+      s
+    end
+
+    def self.sort_c(n)
+      n.times { FLOATS.sort }
+    end
+
+    def self.run
+      ROUNDS.times do
+        small_blocks(2_000)
+        sort_c(4)
+      end
+    end
+  end
+
+  # 5. A real program: rubocop (Debian's package) inspecting three of its
+  # own source files in this process, with its result cache off and its
+  # default configuration, from an empty directory so that no project's
+  # .rubocop.yml or Gemfile is found.
+  module Rubocop
+    FILES = %w[style/conditional_assignment.rb style/block_delimiters.rb style/safe_navigation.rb]
+            .first(AccuracyWorkloads.quick? ? 1 : 3).freeze
+
+    def self.setup
+      begin
+        spec = Gem::Specification.find_by_name("rubocop")
+      rescue Gem::MissingSpecError
+        return "rubocop is not installed (apt-get install rubocop)"
+      end
+      require "rubocop"
+      require "tmpdir"
+      require "stringio"
+      Dir.chdir(Dir.mktmpdir("tracegraph-accuracy"))
+      files = FILES.map { |f| File.join(spec.gem_dir, "lib/rubocop/cop", f) }
+      args = ["--cache", "false", "--force-default-config", "--format", "quiet", *files]
+      lambda do
+        out = $stdout
+        # its report of the offenses it finds (not to a File: rubocop closes
+        # a formatter's output when it is a File)
+        $stdout = StringIO.new
+        RuboCop::CLI.new.run(args.dup) # it takes the options out of the array it is given
+      ensure
+        $stdout = out
+      end
+    end
+  end
+
+  def self.plain(mod) = -> { mod.method(:run) }
+
+  ALL = [
+    Workload.new(name: "tiny_calls",
+                 summary: "#{TinyCalls::ROUNDS} rounds of: a method calling a one-line method 300,000 times, " \
+                          "then one calling String#tr on 1 KB 600 times",
+                 targets: %w[AccuracyWorkloads::TinyCalls.many_tiny AccuracyWorkloads::TinyCalls.few_big],
+                 setup: plain(TinyCalls)),
+    Workload.new(name: "arith_vs_string",
+                 summary: "#{ArithVsString::ROUNDS} rounds of: a while loop of 2,000,000 additions, " \
+                          "then 400 gsub/scan/split calls on 1.3 KB",
+                 targets: %w[AccuracyWorkloads::ArithVsString.arith AccuracyWorkloads::ArithVsString.string_c],
+                 setup: plain(ArithVsString)),
+    Workload.new(name: "c_string_vs_tiny",
+                 summary: "#{CStringVsTiny::ROUNDS} rounds of: 1,000,000 short C calls on a 10-byte string, " \
+                          "then 2,400,000 calls of one-line Ruby methods",
+                 targets: %w[AccuracyWorkloads::CStringVsTiny.short_c AccuracyWorkloads::CStringVsTiny.tiny_ruby],
+                 setup: plain(CStringVsTiny)),
+    Workload.new(name: "blocks",
+                 summary: "#{Blocks::ROUNDS} rounds of: 2,000 times each and map over 100 numbers " \
+                          "and 10.times, with small blocks, then sorting 20,000 floats 4 times",
+                 targets: %w[AccuracyWorkloads::Blocks.small_blocks AccuracyWorkloads::Blocks.sort_c],
+                 setup: plain(Blocks)),
+    Workload.new(name: "rubocop",
+                 summary: "rubocop inspecting #{Rubocop::FILES.size} of its own files in-process " \
+                          "(--cache false, its default config)",
+                 targets: %w[Parser::Lexer#advance Parser::Base#parse RuboCop::Cop::Commissioner#investigate],
+                 setup: -> { Rubocop.setup })
+  ].freeze
+
+  def self.names = ALL.map(&:name)
+
+  def self.fetch(name)
+    ALL.find { |w| w.name == name } or
+      raise ArgumentError, "unknown workload #{name.inspect} (have: #{names.join(', ')})"
+  end
+end

@@ -1,0 +1,97 @@
+require_relative "test_helper"
+require_relative "cli_helper"
+
+# bench/accuracy.rb (rake bench:accuracy) runs and says something sane: a
+# QUICK run of one small workload, as a user would start it, whose tables
+# parse and hold shares between 0 and 1. How accurate the profile is, is
+# the bench's to say, not a timed test's: nothing here compares the
+# profile's shares with the truth.
+class TestAccuracyBench < Minitest::Test
+  include CliHelper
+
+  BENCH = File.join(CliHelper::ROOT, "bench/accuracy.rb")
+  TARGETS = %w[TinyCalls.many_tiny TinyCalls.few_big].freeze
+  # A configuration no tracegraph takes: its column must be n/a, not a failure.
+  REFUSED = "no_such_option: true".freeze
+  CONFIGS = ["{}", "c_calls: false", REFUSED].freeze
+
+  def setup
+    @dir = Dir.mktmpdir("tracegraph-accuracy-test")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+  end
+
+  # Each table of a Markdown text, after the heading above it: {heading =>
+  # [header cells, rows of cells]}.
+  def tables(markdown)
+    heading = nil
+    found = {}
+    markdown.each_line(chomp: true) do |line|
+      if line.start_with?("#")
+        heading = line
+      elsif line.start_with?("|")
+        cells = line.split("|")[1..].map(&:strip)
+        table = (found[heading] ||= [])
+        table << cells unless cells.all?("---")
+      end
+    end
+    found.transform_values { |(head, *rows)| [head, rows] }
+  end
+
+  def share(cell)
+    value = cell[/\A\**(\d+(?:\.\d+)?)%/, 1] or flunk("no share in #{cell.inspect}")
+    Float(value) / 100
+  end
+
+  def test_quick_run_of_one_workload_prints_sane_tables
+    out_file = File.join(@dir, "ACCURACY.md")
+    env = {"QUICK" => "1", "WORKLOADS" => "tiny_calls", "CONFIGS" => CONFIGS.join("; "), "ACCURACY_OUT" => out_file}
+    out, err, status = ruby(BENCH, env: env)
+    assert status.success?, "bench failed:\n#{err}"
+    assert_equal out, File.read(out_file), "the report written is the one printed"
+    assert_match(/^- Load average .* at start: [\d.]+ [\d.]+ [\d.]+; at end: [\d.]+ [\d.]+ [\d.]+$/, out)
+    assert_match(/^- Ruby: #{Regexp.escape(RUBY_DESCRIPTION)}$/, out)
+
+    all = tables(out)
+    labels = CONFIGS.map { |c| "`#{c}`" }
+    head, rows = all.fetch("### tiny_calls")
+    assert_equal ["method", "calls a run", "true share (its range)", "same run", *labels], head
+    assert_equal [*TARGETS, "**worst ratio**"], rows.map(&:first)
+    rows.first(TARGETS.size).each do |method, calls, truth, same_run, default, no_c, refused|
+      assert_operator Integer(calls), :>, 0, method
+      assert_operator share(truth), :>, 0, "#{method}'s true share"
+      assert_operator share(truth), :<=, 1, "#{method}'s true share"
+      low, high = truth.scan(/(\d+\.\d)%/).drop(1).flatten.map { |s| Float(s) / 100 }
+      assert_operator low, :<=, share(truth), "#{method}: range #{truth}"
+      assert_operator high, :>=, share(truth), "#{method}: range #{truth}"
+      assert_operator share(same_run), :>, 0, "#{method}'s share of its own wrapped run"
+      assert_operator share(same_run), :<=, 1, "#{method}'s share of its own wrapped run"
+      [default, no_c].each do |c|
+        assert_match(/\A\d+\.\d% \(\d+\.\d\d×\)\z/, c, method)
+        assert_operator share(c), :>, 0, "#{method}: #{c}"
+        assert_operator share(c), :<=, 1, "#{method}: #{c}"
+        assert_operator Float(c[/\((\d+\.\d+)×\)/, 1]), :>=, 1, "a ratio is >= 1 by construction: #{c}"
+      end
+      assert_equal "n/a", refused
+    end
+
+    head, rows = all.fetch("## Worst ratio (reported ÷ true share, or its inverse)")
+    assert_equal ["workload", *labels], head
+    assert_equal 1, rows.size
+    name, default, no_c, refused = rows.first
+    assert_equal "tiny_calls", name
+    [default, no_c].each { |c| assert_match(/\A\d+\.\d\d×\z/, c) }
+    assert_equal "n/a", refused
+    assert_match(/^- `#{REFUSED}`: n\/a, Tracegraph.profile refused it: unknown option :no_such_option/, out)
+
+    head, rows = all.fetch("## Slowdown (profiled ÷ unprofiled wall time)")
+    assert_equal ["workload", "unprofiled", *labels], head
+    name, unprofiled, default, no_c, refused = rows.first
+    assert_equal "tiny_calls", name
+    assert_match(/\A\d+ ms\z/, unprofiled)
+    [default, no_c].each { |c| assert_operator Float(c.delete_suffix("×")), :>, 0 }
+    assert_equal "n/a", refused
+  end
+end
