@@ -11,7 +11,7 @@
 # Environment:
 #   CONFIGS='{}; c_calls: false'   the configurations, one column each (the
 #                                  syntax is in bench/accuracy_options.rb);
-#                                  default: {}; c_calls: true; c_calls: false;
+#                                  default: {}; c_calls: :all; c_calls: false;
 #                                  raw_times: true. One the profiler refuses
 #                                  (ArgumentError: an option it lacks) is n/a.
 #   WORKLOADS=tiny_calls,blocks    which workloads (default: all five)

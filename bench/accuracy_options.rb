@@ -10,7 +10,7 @@
 # bench. An option the profiler does not know is not an error here: the
 # bench prints n/a for it (Tracegraph.profile raises ArgumentError).
 module AccuracyOptions
-  DEFAULT = "{}; c_calls: true; c_calls: false; raw_times: true"
+  DEFAULT = "{}; c_calls: :all; c_calls: false; raw_times: true"
 
   # "a: 1; {b: :x}" => [{a: 1}, {b: :x}]
   def self.parse_list(text)
