@@ -216,4 +216,19 @@ class TestAccuracy < TracegraphTest
     assert_match(/raw_times must be true or false/, error.message)
     refute Tracegraph.running?
   end
+
+  # Like with like: raw times against times less tracing's cost would show
+  # every method changed by what tracing costs it.
+  def test_raw_and_corrected_times_are_not_compared_or_combined
+    corrected = Tracegraph.profile { many_tiny_calls }
+    raw = Tracegraph.profile(raw_times: true) { many_tiny_calls }
+    diff = raw.diff(corrected)
+    error = assert_raises(ArgumentError) { Tracegraph::DiffGate.new(diff, time: {default: 10, methods: {}}) }
+    assert_match(/base has raw times .* and head has tracing's cost taken out: their times cannot be compared/,
+                 error.message)
+    Tracegraph::DiffGate.new(diff, calls: {default: 0, methods: {}}) # counts compare whatever the times
+    assert_match(/raw times -> less tracing \(not comparable!\)/, diff.send(:summary_line))
+    error = assert_raises(ArgumentError) { Tracegraph::Profile.merge([corrected, raw]) }
+    assert_match(/cannot merge profiles with raw times and profiles with tracing's cost taken out/, error.message)
+  end
 end

@@ -219,6 +219,10 @@ module Tracegraph
       pct = total_change_percent
       change = pct ? format("%+.1f%%", pct) : "n/a"
       clocks = base.clock == head.clock ? base.clock.to_s : "#{base.clock} -> #{head.clock} (different clocks!)"
+      if base.raw_times? != head.raw_times?
+        clocks += ", #{base.raw_times? ? 'raw times' : 'less tracing'} -> " \
+                  "#{head.raw_times? ? 'raw times' : 'less tracing'} (not comparable!)"
+      end
       allocated = if allocations?
                     ", allocations #{Tracegraph.group_digits(base.total_allocations)} -> " \
                       "#{Tracegraph.group_digits(head.total_allocations)}"

@@ -89,6 +89,7 @@ module Tracegraph
         raise ArgumentError, "base was recorded with the #{diff.base.clock} clock and head with #{diff.head.clock}: " \
                              "their times cannot be compared"
       end
+      check_same_times!(diff) if total || time
       diff.check_allocations!("compared") if allocations
       @checks = []
       @checks << total_check(total) if total
@@ -136,6 +137,18 @@ module Tracegraph
 
     # "1 method", "3 classes": a count of what the rows are.
     def plural(count, grouping) = "#{count} #{count == 1 ? grouping : Profile::GROUPING_PLURALS.fetch(grouping)}"
+
+    # Times with tracing's cost taken out against raw ones would show every
+    # method faster (or slower) by what tracing costs it: refused, saying
+    # which is which (docs/accuracy.md).
+    def check_same_times!(diff)
+      return if diff.base.raw_times? == diff.head.raw_times?
+
+      raw, corrected = diff.base.raw_times? ? %w[base head] : %w[head base]
+      raise ArgumentError, "#{raw} has raw times (recorded with --raw-times, or by a tracegraph from before it " \
+                           "took tracing's cost out) and #{corrected} has tracing's cost taken out: their times " \
+                           "cannot be compared; record both the same way (docs/accuracy.md)"
+    end
 
     def clock = "#{@diff.head.clock} time"
 

@@ -45,6 +45,10 @@ module Tracegraph
       end
       clocks = profiles.map(&:clock).uniq
       raise ArgumentError, "cannot #{verb} profiles of different clocks (#{clocks.join(', ')})" if clocks.size > 1
+      if profiles.map(&:raw_times?).uniq.size > 1
+        raise ArgumentError, "cannot #{verb} profiles with raw times and profiles with tracing's cost taken out " \
+                             "(docs/accuracy.md)"
+      end
 
       [profiles, clocks.first]
     end

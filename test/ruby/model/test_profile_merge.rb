@@ -83,7 +83,7 @@ class TestProfileMerge < TracegraphTest
   def test_an_incomplete_profile_makes_the_merge_incomplete
     first, second = two_profiles
     incomplete = Tracegraph::Profile.new(clock: second.clock, threads: second.threads, methods: second.methods,
-                                         edges: second.edges, complete: false)
+                                         edges: second.edges, complete: false, tracing_cost: second.tracing_cost)
     refute Tracegraph::Profile.merge([first, incomplete]).complete?
   end
 
