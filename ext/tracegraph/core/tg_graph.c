@@ -115,28 +115,6 @@ static int compare_by_self(const void *pa, const void *pb)
     return compare_nodes(pa, pb);
 }
 
-/* Marks every node reachable from a focus match, along calls backward: its ancestors. */
-static void mark_ancestors(const tg_graph_input *in, const adjacency *a, uint8_t *mark, uint32_t *queue)
-{
-    size_t head = 0, tail = 0;
-    for (size_t m = 0; m < in->node_count; m++) {
-        if (in->focus[m]) {
-            mark[m] = 1;
-            queue[tail++] = (uint32_t)m;
-        }
-    }
-    while (head < tail) {
-        uint32_t m = queue[head++];
-        for (size_t k = a->in_start[m]; k < a->in_start[m + 1]; k++) {
-            uint32_t next = in->links[a->in[k]].from;
-            if (!mark[next]) {
-                mark[next] = 1;
-                queue[tail++] = next;
-            }
-        }
-    }
-}
-
 /* Writes into `out` (room for strlen(name) + 1) the name of the method or
  * block a block belongs to, as hub_split.rb reads it: "Foo#bar" for "block
  * in Foo#bar", "block in Foo#bar" for "block (2 levels) in Foo#bar",
@@ -153,6 +131,61 @@ static bool block_owner(const char *name, char *out)
     if (sscanf(name, "block (%u levels) in %n", &levels, &used) != 1 || used == 0 || levels < 2) return false;
     if (levels == 2) sprintf(out, "block in %s", name + used);
     else sprintf(out, "block (%u levels) in %s", levels - 1, name + used);
+    return true;
+}
+
+/* The caller of `hub` named `owner`, or UINT32_MAX. */
+static uint32_t caller_named(const tg_graph_input *in, const adjacency *a, uint32_t hub, const char *owner)
+{
+    for (size_t k = a->in_start[hub]; k < a->in_start[hub + 1]; k++) {
+        uint32_t from = in->links[a->in[k]].from;
+        if (strcmp(in->names[from], owner) == 0) return from;
+    }
+    return UINT32_MAX;
+}
+
+/*
+ * Marks the matches' ancestors: the methods a match is reached from, up
+ * its callers' chains. A block's caller is often a hub that runs many
+ * methods' blocks (Array#each); when the method the block belongs to
+ * calls that hub itself, the chain goes on to it alone: the hub's other
+ * callers called it with other blocks, and are not on the way to the
+ * match. Otherwise (no such call: the hub is reached through something
+ * else), every caller is. `expanded` is scratch (n bytes, zeroed).
+ */
+static bool mark_ancestors(const tg_graph_input *in, const adjacency *a, uint8_t *up, uint8_t *expanded,
+                           uint32_t *queue)
+{
+    size_t n = in->node_count, head = 0, tail = 0, longest = 0;
+    for (size_t m = 0; m < n; m++) {
+        size_t len = strlen(in->names[m]);
+        if (len > longest) longest = len;
+    }
+    char *owner = malloc(longest + 1);
+    if (!owner) return false;
+    for (size_t m = 0; m < n; m++) {
+        if (in->focus[m]) {
+            up[m] = expanded[m] = 1;
+            queue[tail++] = (uint32_t)m;
+        }
+    }
+    while (head < tail) {
+        uint32_t m = queue[head++];
+        bool block = block_owner(in->names[m], owner);
+        for (size_t k = a->in_start[m]; k < a->in_start[m + 1]; k++) {
+            uint32_t hub = in->links[a->in[k]].from, next = hub;
+            uint32_t by_owner = block && hub != m ? caller_named(in, a, hub, owner) : UINT32_MAX;
+            if (by_owner != UINT32_MAX && by_owner != hub) {
+                up[hub] = 1;   /* on the chain, but only the block's owner is above it */
+                next = by_owner;
+            }
+            if (!expanded[next]) {
+                up[next] = expanded[next] = 1;
+                queue[tail++] = next;
+            }
+        }
+    }
+    free(owner);
     return true;
 }
 
@@ -284,8 +317,10 @@ static bool apply_focus(tg_graph *g, const tg_graph_input *in, const adjacency *
     if (ok && in->focus_paths) {   /* only paths through a match: every node is on one */
         memset(down, 1, n);
     } else if (ok) {
-        mark_ancestors(in, a, up, queue);
-        ok = mark_descendants(in, a, up, down, queue);
+        /* `down` is the walk up's scratch, then cleared for the walk down. */
+        ok = mark_ancestors(in, a, up, down, queue);
+        if (ok) memset(down, 0, n);
+        ok = ok && mark_descendants(in, a, up, down, queue);
     }
     for (size_t m = 0; ok && m < n; m++) {
         if (in->focus[m]) g->focus_matches++;
