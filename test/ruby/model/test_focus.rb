@@ -85,4 +85,21 @@ class TestFocus < TracegraphTest
     assert_nil profile.focus_paths(/\ANothing::Here\z/)
     assert_match(/\\lFocus: no method matches; \d+ unrelated methods hidden\\l/, profile.to_dot(focus: /\ANothing::Here\z/))
   end
+
+  # The diff graph (comparison/diff.rb) follows the same rule, both runs' paths.
+  def test_the_diff_graph_keeps_the_same_paths
+    base = record(call_tree: true)
+    head = record(call_tree: true)
+    dot = base.diff(head).to_dot(focus: /monthly_totals/, max_nodes: 30)
+    boxes = box_names(dot)
+    assert_includes boxes, SMALL
+    assert_includes boxes, "TestFocus::Book#run"
+    refute_includes boxes, BIG
+    refute_includes boxes, "String#split"
+    assert_includes dot, "\\lFocus on the call paths through the matches\\l"
+
+    walked = record(call_tree: false).then { |p| p.diff(p) }.to_dot(focus: /monthly_totals/, max_nodes: 30)
+    refute_includes box_names(walked), BIG
+    assert_includes walked, "\\lFocus by methods, not paths: --call-tree for exact paths\\l"
+  end
 end
