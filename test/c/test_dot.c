@@ -709,9 +709,22 @@ START_TEST(focus_keeps_ancestors_and_descendants)
     ck_assert_has(s, "Comparable#<=>");
     ck_assert_lacks(s, "Kernel#fib");            /* sibling branch: unrelated */
     ck_assert_lacks(s, "Tiny#t");
-    ck_assert_has(s, "Focus: 1 match, shown; 2 unrelated methods hidden\\l");
+    ck_assert_has(s, "Focus: 1 match, shown; 2 unrelated methods hidden\\l"
+                     "Focus by methods, not paths: --call-tree for exact paths\\l");
     ck_assert_lacks(s, "dotted");                /* unrelated methods never bridge */
     free(s);
+
+    /* A report already cut to the call paths through the matches (a call
+     * tree's) is not walked again: the methods left out before are the
+     * unrelated ones. */
+    o.focus_paths = true;
+    o.focus_left_out = 5;
+    s = render(&r, &o);
+    ck_assert_has(s, "Focus: 1 match, shown; 5 unrelated methods hidden\\l"
+                     "Focus on the call paths through the matches\\l");
+    free(s);
+    o.focus_paths = false;
+    o.focus_left_out = 0;
 
     /* Three matches, two boxes: the heavier two are drawn, the legend names the third. */
     uint8_t three[NREF] = { [ASET] = 1, [CMP] = 1, [TINY] = 1 };

@@ -5,6 +5,7 @@
  * on small hand-built inputs.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -281,6 +282,63 @@ START_TEST(focus_hides_unrelated_nodes_and_they_never_bridge)
 }
 END_TEST
 
+
+/*
+ * A hub above and below the match, as the method graph of
+ *   run: [-> { load }, -> { totals }].each { |job| instance_exec(&job) }
+ *   totals: rows.each_with_object(h) { ... }
+ * draws it: run -> each -> block in run -> instance_exec -> the two
+ * lambdas; totals -> each_with_object -> each -> block in totals. each is
+ * an ancestor of totals and one of its descendants: going down through it
+ * would bring in load and its parse. Only the blocks of methods reached
+ * going down are taken from it. Going up, each's other caller (report,
+ * with a block of its own) is not on the way: run's block is run's.
+ */
+START_TEST(focus_does_not_walk_down_through_a_hub_above_the_match)
+{
+    enum { H_RUN, H_EACH, H_BLOCK_RUN, H_EXEC, H_LAMBDA_LOAD, H_LOAD, H_PARSE, H_LAMBDA_TOTALS, H_TOTALS, H_EWO,
+           H_BLOCK_TOTALS, H_TO_I, H_REPORT, H_BLOCK_REPORT, H_N };
+    static const uint64_t total[] = { 1000, 1000, 990, 985, 960, 955, 950, 25, 24, 20, 18, 5, 300, 290 };
+    static const uint64_t self[] = { 0, 10, 5, 25, 5, 5, 950, 1, 4, 2, 13, 5, 10, 290 };
+    static const char *const names[] = { "Book#run", "Array#each", "block in Book#run", "BasicObject#instance_exec",
+                                         "block in Book#run", "Book#load", "Book#parse", "block in Book#run",
+                                         "Book#totals", "Enumerable#each_with_object", "block in Book#totals",
+                                         "String#to_i", "Book#report", "block in Book#report" };
+    static const uint8_t focus[H_N] = { [H_TOTALS] = 1 };
+    static const tg_graph_link links[] = {
+        CALL(H_RUN, H_EACH, 1000),          CALL(H_EACH, H_BLOCK_RUN, 990),    CALL(H_BLOCK_RUN, H_EXEC, 985),
+        CALL(H_EXEC, H_LAMBDA_LOAD, 960),   CALL(H_LAMBDA_LOAD, H_LOAD, 955),  CALL(H_LOAD, H_PARSE, 950),
+        CALL(H_EXEC, H_LAMBDA_TOTALS, 25),  CALL(H_LAMBDA_TOTALS, H_TOTALS, 24), CALL(H_TOTALS, H_EWO, 20),
+        CALL(H_EWO, H_EACH, 19),            CALL(H_EACH, H_BLOCK_TOTALS, 18),  CALL(H_BLOCK_TOTALS, H_TO_I, 5),
+        CALL(H_REPORT, H_EACH, 290),        CALL(H_EACH, H_BLOCK_REPORT, 290),
+    };
+    tg_graph_input in = input(H_N, total, self, names, links, LEN(links));
+    in.focus = focus;
+    tg_graph g;
+    ck_assert(tg_graph_build(&g, &in));
+    ck_assert_uint_eq(g.focus_matches, 1);
+    ck_assert_uint_eq(g.unrelated, 5);
+    ck_assert_uint_eq(g.state[H_REPORT], TG_GRAPH_UNRELATED);
+    ck_assert_uint_eq(g.state[H_BLOCK_REPORT], TG_GRAPH_UNRELATED);
+    ck_assert_uint_eq(g.state[H_LAMBDA_LOAD], TG_GRAPH_UNRELATED);
+    ck_assert_uint_eq(g.state[H_LOAD], TG_GRAPH_UNRELATED);
+    ck_assert_uint_eq(g.state[H_PARSE], TG_GRAPH_UNRELATED);
+    static const uint32_t kept[] = { H_RUN, H_EACH, H_BLOCK_RUN, H_EXEC, H_LAMBDA_TOTALS, H_TOTALS, H_EWO,
+                                     H_BLOCK_TOTALS, H_TO_I };
+    for (size_t i = 0; i < LEN(kept); i++) ck_assert_uint_eq(g.state[kept[i]], TG_GRAPH_KEPT);
+    tg_graph_free(&g);
+
+    /* Given only the call paths through the match (focus_paths), nothing is walked or hidden. */
+    in.focus_paths = true;
+    in.focus_left_out = 7;
+    ck_assert(tg_graph_build(&g, &in));
+    ck_assert(g.focus_paths);
+    ck_assert_uint_eq(g.unrelated, 7);
+    ck_assert_uint_eq(g.kept, H_N);
+    tg_graph_free(&g);
+}
+END_TEST
+
 /*
  * main -> run -> a -> a1, and run -> b -> b1 (tiny), b -> b2, run -> c.
  * Focus on a1 and b1: b2 and c are unrelated; b1 is under the node cut
@@ -459,6 +517,7 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, a_dotted_edge_beside_another_path_is_redundant);
     tcase_add_test(tc, ghost_links_are_drawn_after_calls_and_never_bridged_through);
     tcase_add_test(tc, focus_hides_unrelated_nodes_and_they_never_bridge);
+    tcase_add_test(tc, focus_does_not_walk_down_through_a_hub_above_the_match);
     tcase_add_test(tc, focus_draws_the_matches_first_then_their_callers_and_callees_then_the_roots);
     tcase_add_test(tc, ties_go_to_the_tie_break_then_the_name);
     tcase_add_test(tc, a_box_with_many_children_has_them_in_rows);

@@ -583,6 +583,119 @@ START_TEST(every_allocation_failure_is_reported_and_frees_everything)
 END_TEST
 #endif
 
+/* ---- focus: only the paths through a match ---------------------------- */
+
+enum { F_MAIN, F_EACH, F_BLOCK_SMALL, F_SMALL, F_LEAF, F_BLOCK_BIG, F_PARSE, F_METHODS };
+
+/* One hub runs two blocks: a small method's, and a big parse's. */
+static const tg_calltree_node hub_tree[] = {
+    {ROOT(0), F_MAIN, 1, 1000, 10},   /* 0 main */
+    {0, F_EACH, 1, 990, 20},          /* 1 main > each */
+    {1, F_BLOCK_SMALL, 5, 30, 5},     /* 2 main > each > block in small's caller */
+    {2, F_SMALL, 5, 25, 15},          /* 3 ... > small */
+    {3, F_LEAF, 10, 10, 10},          /* 4 ... > small > leaf */
+    {1, F_BLOCK_BIG, 5, 940, 40},     /* 5 main > each > block in parse's caller */
+    {5, F_PARSE, 5, 900, 900},        /* 6 ... > parse */
+};
+
+static const tg_calltree_allocations hub_counts[] = {
+    {100, 1}, {99, 2}, {7, 1}, {6, 2}, {4, 4}, {90, 10}, {80, 80},
+};
+
+static const bool small_focus[F_METHODS] = {[F_SMALL] = true};
+
+START_TEST(a_focus_keeps_only_the_paths_through_its_matches)
+{
+    tg_tree_stats_input in = input(hub_tree, 7, F_METHODS, 1);
+    in.focus = small_focus;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    /* Callers on the way count their calls and only the match's time. */
+    ck_method(&s, F_MAIN, 1, 25, 0);
+    ck_method(&s, F_EACH, 1, 25, 0);
+    ck_method(&s, F_BLOCK_SMALL, 5, 25, 0);
+    ck_method(&s, F_SMALL, 5, 25, 15);
+    ck_method(&s, F_LEAF, 10, 10, 10);
+    /* The big parse under the same hub is not on such a path. */
+    ck_method(&s, F_BLOCK_BIG, 0, 0, 0);
+    ck_method(&s, F_PARSE, 0, 0, 0);
+    ck_assert_uint_eq(s.edge_count, 4);
+    ck_edge(&s, 0, F_MAIN, F_EACH, 1, 25, 0);
+    ck_edge(&s, 1, F_EACH, F_BLOCK_SMALL, 5, 25, 0);
+    ck_edge(&s, 2, F_BLOCK_SMALL, F_SMALL, 5, 25, 15);
+    ck_edge(&s, 3, F_SMALL, F_LEAF, 10, 10, 10);
+    ck_assert_uint_eq(s.thread_time[0], 25);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(a_focus_with_hidden_methods_and_allocations)
+{
+    tg_tree_stats_input in = input(hub_tree, 7, F_METHODS, 1);
+    bool hidden[F_METHODS] = {[F_LEAF] = true};
+    in.focus = small_focus;
+    in.hidden = hidden;
+    in.allocations = hub_counts;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, F_MAIN, 1, 15, 0);
+    ck_method(&s, F_EACH, 1, 15, 0);
+    ck_method(&s, F_SMALL, 5, 15, 15);
+    ck_method(&s, F_LEAF, 0, 0, 0);
+    ck_method(&s, F_PARSE, 0, 0, 0);
+    ck_assert_uint_eq(s.hidden_time, 10);
+    ck_allocations(&s.method_allocations[F_MAIN], 2, 0);
+    ck_allocations(&s.method_allocations[F_SMALL], 2, 2);
+    ck_allocations(&s.method_allocations[F_PARSE], 0, 0);
+    ck_assert_uint_eq(s.edge_count, 3);
+    ck_allocations(&s.edge_allocations[0], 2, 0);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+/* main > a > b > a > leaf, and main > b > a, focused on a: a match under
+ * a match counts whole, once; b is under a match on one path and above
+ * one on the other. */
+START_TEST(a_focus_counts_matches_under_matches_once)
+{
+    enum { M, A, B, L, N };
+    static const tg_calltree_node nodes[] = {
+        {ROOT(0), M, 1, 200, 20},   /* 0 main */
+        {0, A, 1, 120, 40},         /* 1 main > a */
+        {1, B, 1, 80, 30},          /* 2 main > a > b */
+        {2, A, 1, 50, 45},          /* 3 main > a > b > a */
+        {3, L, 1, 5, 5},            /* 4 ... > a > leaf */
+        {0, B, 2, 60, 50},          /* 5 main > b */
+        {5, A, 2, 10, 10},          /* 6 main > b > a */
+    };
+    bool focus[N] = {[A] = true};
+    tg_tree_stats_input in = input(nodes, 7, N, 1);
+    in.focus = focus;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_method(&s, M, 1, 130, 0);
+    ck_method(&s, A, 4, 130, 95);
+    ck_method(&s, B, 3, 90, 30);   /* whole under a; only a's 10 above it */
+    ck_method(&s, L, 1, 5, 5);
+    ck_assert_uint_eq(s.thread_time[0], 130);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(a_focus_without_a_match_counts_nothing)
+{
+    tg_tree_stats_input in = input(hub_tree, 7, F_METHODS, 1);
+    bool none[F_METHODS] = {0};
+    in.focus = none;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    for (uint32_t m = 0; m < F_METHODS; m++) ck_method(&s, m, 0, 0, 0);
+    ck_assert_uint_eq(s.edge_count, 0);
+    ck_assert_uint_eq(s.thread_time[0], 0);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("tree_stats");
@@ -604,6 +717,10 @@ int main(void)
     tcase_add_test(tc, allocations_add_up_per_thread_and_for_all);
     tcase_add_test(tc, allocations_count_recursion_once);
     tcase_add_test(tc, hidden_allocations_leave_their_callers_totals);
+    tcase_add_test(tc, a_focus_keeps_only_the_paths_through_its_matches);
+    tcase_add_test(tc, a_focus_with_hidden_methods_and_allocations);
+    tcase_add_test(tc, a_focus_counts_matches_under_matches_once);
+    tcase_add_test(tc, a_focus_without_a_match_counts_nothing);
 #ifdef TG_TEST_WRAP_ALLOC
     tcase_add_loop_test(tc, every_allocation_failure_is_reported_and_frees_everything, 0, 2);
 #endif

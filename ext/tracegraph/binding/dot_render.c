@@ -197,7 +197,9 @@ static VALUE render_dot(VALUE arg)
      *   a tooltip line of types per method or nil] or nil,
      *  what sizes the graph: :time or :allocations (which needs the allocations),
      *  more tooltip lines (per method, or nil),
-     *  the self amounts of the profile's methods in that metric, or nil (see tg_dot_options.held_whole)] */
+     *  the self amounts of the profile's methods in that metric, or nil (see tg_dot_options.held_whole),
+ *  a focus's [whether the report is only the call paths through its matches,
+ *   the methods it left out before], or nil] */
     VALUE o = a->options;
     tg_dot_options opts;
     tg_dot_options_default(&opts);
@@ -253,6 +255,12 @@ static VALUE render_dot(VALUE arg)
     opts.tooltips = b->tooltips;
     VALUE held_whole = rb_ary_entry(o, 16);
     if (!NIL_P(held_whole)) opts.held_whole = NUM2ULL(held_whole);
+    VALUE focus_paths = rb_ary_entry(o, 17);
+    if (!NIL_P(focus_paths)) {
+        Check_Type(focus_paths, T_ARRAY);
+        opts.focus_paths = RTEST(rb_ary_entry(focus_paths, 0));
+        opts.focus_left_out = NUM2SIZET(rb_ary_entry(focus_paths, 1));
+    }
 
     size_t len = 0;
     b->output = tg_dot_render(&report, &opts, &len);
@@ -315,7 +323,8 @@ static VALUE render_diff_dot(VALUE arg)
     /* [node_fraction, edge_fraction, max_nodes, normalize, cwd,
      *  base's and head's allocations (each as for _render_dot) or nil,
      *  what sizes the graph: :time or :allocations (which needs both),
-     *  focus and ignore: each nil or [base's flags, head's flags], one per method,
+     *  focus and ignore: each nil or [base's flags, head's flags], one per method;
+ *   a focus may add whether both reports are only its call paths, and the methods left out before,
      *  notes (legend lines) or nil] */
     VALUE o = a->options;
     tg_diff_dot_options opts;
@@ -346,6 +355,8 @@ static VALUE render_diff_dot(VALUE arg)
         Check_Type(focus, T_ARRAY);
         opts.base_focus = b->base_focus = flags_from(rb_ary_entry(focus, 0), (long)base.method_count);
         opts.head_focus = b->focus = flags_from(rb_ary_entry(focus, 1), (long)head.method_count);
+        opts.focus_paths = RTEST(rb_ary_entry(focus, 2));
+        if (!NIL_P(rb_ary_entry(focus, 3))) opts.focus_left_out = NUM2SIZET(rb_ary_entry(focus, 3));
     }
     if (!NIL_P(ignore)) {
         Check_Type(ignore, T_ARRAY);

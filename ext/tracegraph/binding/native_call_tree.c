@@ -248,8 +248,8 @@ static VALUE native_tree_view(VALUE self, VALUE thread_flags, VALUE hidden_flags
 typedef struct stats_args {
     tg_tree_stats_input in;
     tg_tree_stats out;
-    VALUE thread_flags, hidden_flags;
-    bool *threads, *hidden;
+    VALUE thread_flags, hidden_flags, focus_flags;
+    bool *threads, *hidden, *focus;
 } stats_args;
 
 /* Appends [total allocations, self allocations] to a stats row. */
@@ -264,6 +264,7 @@ static VALUE stats_body(VALUE arg)
     stats_args *a = (stats_args *)arg;
     a->in.threads = a->threads = flags_of(a->thread_flags, a->in.thread_count, "thread flags");
     a->in.hidden = a->hidden = flags_of(a->hidden_flags, a->in.method_count, "hidden methods");
+    a->in.focus = a->focus = flags_of(a->focus_flags, a->in.method_count, "focus matches");
     tg_tree_stats_status status = tg_tree_stats_compute(&a->in, &a->out);
     if (status == TG_TREE_STATS_NO_MEMORY) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
     if (status != TG_TREE_STATS_OK) rb_raise(rb_eArgError, "malformed call tree");
@@ -293,24 +294,27 @@ static VALUE stats_cleanup(VALUE arg)
     tg_tree_stats_free(&a->out);
     free(a->threads);
     free(a->hidden);
+    free(a->focus);
     return Qnil;
 }
 
-/* NativeCallTree#_stats(method_count, thread_flags, hidden_flags or nil)
+/* NativeCallTree#_stats(method_count, thread_flags, hidden_flags or nil,
+ * focus_flags or nil)
  * -> [[[calls, total, self(, allocations, self allocations)] per method],
  * [[caller, callee, calls, total, self(, allocations, self allocations)],
  * ...], [time per thread], hidden_time]: the method and edge statistics
  * of the flagged threads' paths without the hidden methods
- * (tg_tree_stats_compute), with the allocation counts if this tree has
- * them. */
-static VALUE native_tree_stats(VALUE self, VALUE method_count, VALUE thread_flags, VALUE hidden_flags)
+ * (tg_tree_stats_compute), only the paths through the focus matches if
+ * flagged, with the allocation counts if this tree has them. */
+static VALUE native_tree_stats(VALUE self, VALUE method_count, VALUE thread_flags, VALUE hidden_flags,
+                               VALUE focus_flags)
 {
     Check_Type(thread_flags, T_ARRAY);
     const native_tree *t = native_tree_of(self);
     stats_args a = {.in = {.nodes = t->nodes, .allocations = t->allocations, .node_count = t->count,
                            .method_count = NUM2UINT(method_count),
                            .thread_count = (uint32_t)RARRAY_LEN(thread_flags)},
-                    .thread_flags = thread_flags, .hidden_flags = hidden_flags};
+                    .thread_flags = thread_flags, .hidden_flags = hidden_flags, .focus_flags = focus_flags};
     return rb_ensure(stats_body, (VALUE)&a, stats_cleanup, (VALUE)&a);
 }
 
@@ -449,6 +453,6 @@ void native_call_tree_init(VALUE mTracegraph, VALUE error)
     rb_define_method(cNativeCallTree, "allocations?", native_tree_allocations_p, 0);
     rb_define_method(cNativeCallTree, "_rows", native_tree_rows, 0);
     rb_define_method(cNativeCallTree, "_view", native_tree_view, 3);
-    rb_define_method(cNativeCallTree, "_stats", native_tree_stats, 3);
+    rb_define_method(cNativeCallTree, "_stats", native_tree_stats, 4);
     rb_define_method(cNativeCallTree, "_write", native_tree_write, 5);
 }

@@ -50,6 +50,8 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
     o->base_allocations = o->head_allocations = NULL;
     o->metric = TG_DOT_BY_TIME;
     o->base_focus = o->head_focus = NULL;
+    o->focus_paths = false;
+    o->focus_left_out = 0;
     o->base_ignore = o->head_ignore = NULL;
     o->notes = NULL;
     o->note_count = 0;
@@ -174,6 +176,7 @@ static bool plan_graph(diff *d, const tg_diff_dot_options *o)
                               .links = links, .link_count = d->m.edge_count, .whole = d->grand,
                               .node_fraction = o->node_fraction, .edge_fraction = o->edge_fraction,
                               .max_nodes = o->max_nodes, .ignore = ignore, .focus = focus,
+                              .focus_paths = o->focus_paths, .focus_left_out = o->focus_left_out,
                               .cap = TG_GRAPH_CAP_COVERAGE, .hidden = TG_GRAPH_HIDDEN_WIDEST };
         ok = tg_graph_build(&d->g, &in);
     }

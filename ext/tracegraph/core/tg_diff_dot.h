@@ -66,6 +66,8 @@ typedef struct tg_diff_dot_options {
      * callers and callees, then the paths to the roots, and hides what neither leads to nor from
      * them (as tg_dot_options.focus); ignored methods are hidden, paths through them dotted. */
     const uint8_t *base_focus, *head_focus;
+    bool focus_paths;            /* both reports hold only the call paths through a match (tg_dot_options') */
+    size_t focus_left_out;       /* the merged methods left out of the reports before, as unrelated */
     const uint8_t *base_ignore, *head_ignore;
     const char *const *notes;    /* note_count more legend lines (what was done to the graph), or NULL */
     size_t note_count;

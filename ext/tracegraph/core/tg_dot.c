@@ -30,6 +30,8 @@ void tg_dot_options_default(tg_dot_options *o)
     o->edge_fraction = TG_GRAPH_DEFAULT_EDGE_FRACTION;
     o->max_nodes = TG_GRAPH_DEFAULT_MAX_NODES;
     o->focus = NULL;
+    o->focus_paths = false;
+    o->focus_left_out = 0;
     o->ignore = NULL;
     o->cwd = NULL;
     o->waiting = NULL;
@@ -117,6 +119,7 @@ static bool plan_graph(plan *p)
                               .links = links, .link_count = r->edge_count, .whole = p->whole,
                               .node_fraction = o->node_fraction, .edge_fraction = o->edge_fraction,
                               .max_nodes = o->max_nodes, .ignore = o->ignore, .focus = o->focus,
+                              .focus_paths = o->focus_paths, .focus_left_out = o->focus_left_out,
                               .cap = TG_GRAPH_CAP_COVERAGE, .hidden = TG_GRAPH_HIDDEN_WIDEST };
         ok = tg_graph_build(&p->g, &in);
     }

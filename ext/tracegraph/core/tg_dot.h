@@ -33,6 +33,8 @@ typedef struct tg_dot_options {
     const uint8_t *focus;   /* NULL, or per-method flags (method_count long): 1 = matches --focus. When set, keep
                                only nodes that match or lie on a caller/callee path through a matching node
                                (ancestors and descendants in the edge graph) */
+    bool focus_paths;       /* the report holds only the call paths through a focus match (a call tree's) */
+    size_t focus_left_out;  /* with a focus: the methods left out of the report before, as unrelated */
     const uint8_t *ignore;  /* NULL, or per-method flags: 1 = drop this node (paths through it become dotted edges) */
     const char *cwd;        /* working directory; file paths under it are shown relative. May be NULL */
     const uint8_t *waiting; /* NULL, or per-method flags: 1 = blocks its thread (sleep, join, I/O waits): drawn

@@ -305,6 +305,11 @@ void tg_style_put_focus_lines(tg_buf *b, const tg_graph *g, const char *(*name_o
             tg_buf_printf(&line, " and %s more", tg_format_count(c1, sizeof c1, g->focus_unshown_count - named));
         tg_style_put_legend_line(b, &line);
     }
+    if (g->focus_matches) {
+        tg_buf_puts(&line, g->focus_paths ? "Focus on the call paths through the matches"
+                                          : "Focus by methods, not paths: --call-tree for exact paths");
+        tg_style_put_legend_line(b, &line);
+    }
     tg_buf_free(&line);
 }
 

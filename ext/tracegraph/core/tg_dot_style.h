@@ -65,7 +65,8 @@ const char *tg_style_format_amount(char *out, size_t size, bool objects, uint64_
 void tg_style_put_dropped_lines(tg_buf *b, const tg_graph *g, size_t max_nodes, bool objects, const char *qualifier);
 
 /* The legend's lines on a focus: how many methods match and how many of
- * them are shown, how many unrelated ones are hidden, and the heaviest of
+ * them are shown, how many unrelated ones are hidden, whether it kept the
+ * call paths through the matches or worked by methods, and the heaviest of
  * the matches the cap left out, named by name_of(ctx, node). Nothing
  * without a focus. */
 void tg_style_put_focus_lines(tg_buf *b, const tg_graph *g, const char *(*name_of)(const void *ctx, uint32_t node),

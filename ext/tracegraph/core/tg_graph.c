@@ -11,6 +11,7 @@
  */
 #include "tg_graph.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,48 +115,218 @@ static int compare_by_self(const void *pa, const void *pb)
     return compare_nodes(pa, pb);
 }
 
-/* Marks every node reachable from a focus match, along calls forward or backward. */
-static void mark_reachable(const tg_graph_input *in, const adjacency *a, bool forward, uint8_t *mark,
+/* Writes into `out` (room for strlen(name) + 1) the name of the method or
+ * block a block belongs to, as hub_split.rb reads it: "Foo#bar" for "block
+ * in Foo#bar", "block in Foo#bar" for "block (2 levels) in Foo#bar",
+ * "block (2 levels) in Foo#bar" for "block (3 levels) ...". False for a
+ * name that is not a block's. */
+static bool block_owner(const char *name, char *out)
+{
+    if (strncmp(name, "block in ", 9) == 0) {
+        strcpy(out, name + 9);
+        return true;
+    }
+    unsigned levels;
+    int used = 0;
+    if (sscanf(name, "block (%u levels) in %n", &levels, &used) != 1 || used == 0 || levels < 2) return false;
+    if (levels == 2) sprintf(out, "block in %s", name + used);
+    else sprintf(out, "block (%u levels) in %s", levels - 1, name + used);
+    return true;
+}
+
+/* The caller of `hub` named `owner`, or UINT32_MAX. */
+static uint32_t caller_named(const tg_graph_input *in, const adjacency *a, uint32_t hub, const char *owner)
+{
+    for (size_t k = a->in_start[hub]; k < a->in_start[hub + 1]; k++) {
+        uint32_t from = in->links[a->in[k]].from;
+        if (strcmp(in->names[from], owner) == 0) return from;
+    }
+    return UINT32_MAX;
+}
+
+/*
+ * Marks the matches' ancestors: the methods a match is reached from, up
+ * its callers' chains. A block's caller is often a hub that runs many
+ * methods' blocks (Array#each); when the method the block belongs to
+ * calls that hub itself, the chain goes on to it alone: the hub's other
+ * callers called it with other blocks, and are not on the way to the
+ * match. Otherwise (no such call: the hub is reached through something
+ * else), every caller is. `expanded` is scratch (n bytes, zeroed).
+ */
+static bool mark_ancestors(const tg_graph_input *in, const adjacency *a, uint8_t *up, uint8_t *expanded,
                            uint32_t *queue)
 {
-    size_t head = 0, tail = 0;
-    for (size_t m = 0; m < in->node_count; m++) {
+    size_t n = in->node_count, head = 0, tail = 0, longest = 0;
+    for (size_t m = 0; m < n; m++) {
+        size_t len = strlen(in->names[m]);
+        if (len > longest) longest = len;
+    }
+    char *owner = malloc(longest + 1);
+    if (!owner) return false;
+    for (size_t m = 0; m < n; m++) {
         if (in->focus[m]) {
-            mark[m] = 1;
+            up[m] = expanded[m] = 1;
             queue[tail++] = (uint32_t)m;
         }
     }
-    const size_t *start = forward ? a->out_start : a->in_start;
-    const size_t *list = forward ? a->out : a->in;
     while (head < tail) {
         uint32_t m = queue[head++];
-        for (size_t k = start[m]; k < start[m + 1]; k++) {
-            const tg_graph_link *l = &in->links[list[k]];
-            uint32_t next = forward ? l->to : l->from;
-            if (!mark[next]) {
-                mark[next] = 1;
+        bool block = block_owner(in->names[m], owner);
+        for (size_t k = a->in_start[m]; k < a->in_start[m + 1]; k++) {
+            uint32_t hub = in->links[a->in[k]].from, next = hub;
+            uint32_t by_owner = block && hub != m ? caller_named(in, a, hub, owner) : UINT32_MAX;
+            if (by_owner != UINT32_MAX && by_owner != hub) {
+                up[hub] = 1;   /* on the chain, but only the block's owner is above it */
+                next = by_owner;
+            }
+            if (!expanded[next]) {
+                up[next] = expanded[next] = 1;
                 queue[tail++] = next;
             }
         }
     }
+    free(owner);
+    return true;
 }
 
-/* Hides nodes unrelated to the focus: neither ancestors nor descendants of a match. */
+/* A node by its name, to look methods up by name. */
+typedef struct named {
+    const char *name;
+    uint32_t node;
+} named;
+
+static int compare_named(const void *pa, const void *pb)
+{
+    const named *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->node > b->node) - (a->node < b->node);
+}
+
+/* The state of the walk down (mark_descendants). */
+typedef struct descent {
+    const tg_graph_input *in;
+    const adjacency *a;
+    const uint8_t *up;           /* the matches' ancestors */
+    uint8_t *down;               /* reached going down */
+    uint32_t *queue;
+    size_t tail;
+    uint32_t *stopped;           /* ancestors reached going down, not walked through */
+    size_t stopped_count;
+    named *by_name;              /* the nodes by name, sorted once needed; NULL before */
+    char *owner;                 /* scratch for block_owner, as long as the longest name */
+} descent;
+
+static void reach_down(descent *d, uint32_t m)
+{
+    if (d->down[m]) return;
+    d->down[m] = 1;
+    d->queue[d->tail++] = m;
+}
+
+/* Is `m` a block of a method (or block) reached going down? */
+static bool owner_reached(descent *d, uint32_t m)
+{
+    if (!block_owner(d->in->names[m], d->owner)) return false;
+    size_t lo = 0, hi = d->in->node_count;
+    while (lo < hi) {   /* the first node whose name is not below the owner's */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(d->by_name[mid].name, d->owner) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i < d->in->node_count && strcmp(d->by_name[i].name, d->owner) == 0; i++)
+        if (d->down[d->by_name[i].node]) return true;
+    return false;
+}
+
+/* Sorts the nodes by name for owner_reached, and makes room for its owners' names. */
+static bool sort_by_name(descent *d)
+{
+    size_t n = d->in->node_count, longest = 0;
+    d->by_name = malloc((n + 1) * sizeof *d->by_name);
+    if (!d->by_name) return false;
+    for (size_t m = 0; m < n; m++) {
+        d->by_name[m] = (named){ d->in->names[m], (uint32_t)m };
+        size_t len = strlen(d->in->names[m]);
+        if (len > longest) longest = len;
+    }
+    qsort(d->by_name, n, sizeof *d->by_name, compare_named);
+    d->owner = malloc(longest + 1);
+    return d->owner != NULL;
+}
+
+/*
+ * The descendants of the matches, without the descendants of their
+ * ancestors. In a method graph a hub can be both: Array#each called by a
+ * match's iterator and by the match's callers, with everyone's blocks.
+ * Going down, such a node (an ancestor that is not a match) is reached
+ * but not walked through: from it the walk goes on only to other
+ * ancestors (which are drawn anyway) and, once nothing else is reached,
+ * to the blocks of methods reached going down ("block in Foo#bar" is
+ * Foo#bar's, as hub_split.rb reads it), until nothing more is reached.
+ * Returns false on out-of-memory.
+ */
+static bool mark_descendants(const tg_graph_input *in, const adjacency *a, const uint8_t *up, uint8_t *down,
+                             uint32_t *queue)
+{
+    size_t n = in->node_count;
+    descent d = { .in = in, .a = a, .up = up, .down = down, .queue = queue,
+                  .stopped = malloc((n + 1) * sizeof *d.stopped) };
+    bool ok = d.stopped != NULL;
+    for (size_t m = 0; ok && m < n; m++)
+        if (in->focus[m]) reach_down(&d, (uint32_t)m);
+    size_t head = 0;
+    for (bool grew = ok; grew;) {
+        while (head < d.tail) {
+            uint32_t m = queue[head++];
+            bool through = !up[m] || in->focus[m];
+            if (!through) d.stopped[d.stopped_count++] = m;   /* each node is queued once */
+            for (size_t k = a->out_start[m]; k < a->out_start[m + 1]; k++) {
+                uint32_t next = in->links[a->out[k]].to;
+                if (through || up[next]) reach_down(&d, next);
+            }
+        }
+        grew = false;
+        if (d.stopped_count && !d.by_name && !sort_by_name(&d)) {
+            ok = false;
+            break;
+        }
+        size_t before = d.tail;
+        for (size_t i = 0; i < d.stopped_count; i++) {
+            uint32_t h = d.stopped[i];
+            for (size_t k = a->out_start[h]; k < a->out_start[h + 1]; k++) {
+                uint32_t c = in->links[a->out[k]].to;
+                if (!down[c] && owner_reached(&d, c)) reach_down(&d, c);
+            }
+        }
+        grew = d.tail > before;
+    }
+    free(d.stopped);
+    free(d.by_name);
+    free(d.owner);
+    return ok;
+}
+
+/* Hides nodes unrelated to the focus: neither ancestors of a match (the
+ * methods it is reached from) nor its descendants (mark_descendants). */
 static bool apply_focus(tg_graph *g, const tg_graph_input *in, const adjacency *a)
 {
     size_t n = in->node_count;
     uint8_t *down = calloc(n + 1, 1), *up = calloc(n + 1, 1);
     uint32_t *queue = malloc((n + 1) * sizeof *queue);
     bool ok = down && up && queue;
-    if (ok) {
-        mark_reachable(in, a, true, down, queue);
-        mark_reachable(in, a, false, up, queue);
-        for (size_t m = 0; m < n; m++) {
-            if (in->focus[m]) g->focus_matches++;
-            if (g->state[m] == TG_GRAPH_KEPT && !down[m] && !up[m]) {
-                g->state[m] = TG_GRAPH_UNRELATED;
-                g->unrelated++;
-            }
+    if (ok && in->focus_paths) {   /* only paths through a match: every node is on one */
+        memset(down, 1, n);
+    } else if (ok) {
+        /* `down` is the walk up's scratch, then cleared for the walk down. */
+        ok = mark_ancestors(in, a, up, down, queue);
+        if (ok) memset(down, 0, n);
+        ok = ok && mark_descendants(in, a, up, down, queue);
+    }
+    for (size_t m = 0; ok && m < n; m++) {
+        if (in->focus[m]) g->focus_matches++;
+        if (g->state[m] == TG_GRAPH_KEPT && !down[m] && !up[m]) {
+            g->state[m] = TG_GRAPH_UNRELATED;
+            g->unrelated++;
         }
     }
     free(down);
@@ -370,6 +541,8 @@ static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency 
         }
     }
     g->focus = in->focus != NULL;
+    g->focus_paths = g->focus && in->focus_paths;
+    if (g->focus) g->unrelated = in->focus_left_out;
     if (in->focus && !apply_focus(g, in, fa)) return false;
     g->node_cut = tg_report_cut_off(in->node_fraction, in->whole);
     g->edge_cut = tg_report_cut_off(in->edge_fraction, in->whole);

@@ -14,7 +14,12 @@
  *   1. ignore flags hide nodes; paths through them become dotted edges;
  *   2. focus flags hide every node that is neither an ancestor nor a
  *      descendant of a match, along links and ghosts (no dotted edges
- *      through those);
+ *      through those): the methods a match is reached from, going up
+ *      its callers' chains, and those it reaches, going down; never the
+ *      other callees of an ancestor or the other callers of a
+ *      descendant. That is all a method graph can tell; an input of
+ *      only the paths through a match (focus_paths, from a call tree)
+ *      is exact;
  *   3. nodes whose total is under node_fraction of the whole are cut,
  *      except a focus's matches and their callers and callees;
  *   4. of the rest, max_nodes are kept (0: all). With a focus: the
@@ -102,6 +107,12 @@ typedef struct tg_graph_input {
     size_t max_nodes;            /* 0 = no cap */
     const uint8_t *ignore;       /* NULL, or per node: 1 = hide */
     const uint8_t *focus;        /* NULL, or per node: 1 = a match */
+    /* With a focus: whether its nodes and links are already only the call
+     * paths through a match (a call tree's: then no walk is needed and
+     * the legend says so), and how many nodes it left out before that,
+     * which the legend counts as unrelated. */
+    bool focus_paths;
+    size_t focus_left_out;
     tg_graph_cap cap;
     tg_graph_hidden hidden;
 } tg_graph_input;
@@ -133,6 +144,7 @@ typedef struct tg_graph {
     uint64_t node_cut, edge_cut;   /* the smallest total a node, and an edge, needs to be drawn */
     uint64_t cap_cut;              /* the heaviest total the cap dropped */
     bool focus;                    /* focus flags were given */
+    bool focus_paths;              /* the input was only the paths through the matches */
     size_t focus_matches;          /* nodes matching them */
     size_t focus_shown;            /* of those, kept */
     uint32_t *focus_unshown;       /* the matches the cap left out, heaviest total first */

@@ -10,6 +10,7 @@
 typedef struct step {
     uint32_t node;
     uint32_t edge;   /* from its parent's method; NONE for a bottom frame */
+    bool under;      /* with focus flags: the node is a match or under one */
 } step;
 
 typedef struct work {
@@ -17,6 +18,10 @@ typedef struct work {
     tg_tree_stats *out;
     uint64_t *effective;                    /* per node: total minus hidden time beneath */
     uint64_t *effective_allocations;        /* the same for objects, if counted; else NULL */
+    /* With focus flags only; else NULL: */
+    uint8_t *reaches;                       /* per node: a match is at or beneath it (not through hidden ones) */
+    uint64_t *above;                        /* per node: the effective totals of the outermost matches beneath */
+    uint64_t *above_allocations;            /* the same for objects, if counted; else NULL */
     uint32_t *first_child, *next_sibling;   /* per node; NONE ends a list */
     uint32_t *first_root;                   /* per thread */
     step *path;                             /* the counted nodes from the bottom */
@@ -28,6 +33,11 @@ typedef struct work {
 static bool is_hidden(const work *w, uint32_t node)
 {
     return w->in->hidden && w->in->hidden[w->in->nodes[node].method];
+}
+
+static bool is_match(const work *w, uint32_t node)
+{
+    return w->in->focus[w->in->nodes[node].method];
 }
 
 /* ---- effective totals and links -------------------------------------------- */
@@ -42,11 +52,26 @@ static void settle(uint64_t *effective, uint32_t i, uint32_t parent, bool root, 
     effective[i] = beneath < total ? total - beneath : 0;
 }
 
+/* With focus flags: node i, its effective totals settled, passes to its
+ * parent whether a match is at or beneath it, and how much of its time
+ * (and objects) is in the outermost matches: all of it for a match, what
+ * its children passed it for any other node. A hidden node passes nothing. */
+static void settle_focus(work *w, uint32_t i, uint32_t parent, bool root, bool hidden)
+{
+    if (root || hidden) return;
+    bool match = is_match(w, i);
+    if (!match && !w->reaches[i]) return;
+    w->reaches[parent] = 1;
+    w->above[parent] += match ? w->effective[i] : w->above[i];
+    if (w->above_allocations)
+        w->above_allocations[parent] += match ? w->effective_allocations[i] : w->above_allocations[i];
+}
+
 /* One backward pass: children come after their parents, so a node's hidden
  * time is complete when it is reached. It then passes to the parent either
  * its whole total (a hidden node, the outermost so far) or the hidden time
- * beneath it; allocation counts the same. The same pass links children in
- * creation order. */
+ * beneath it; allocation counts the same, and the focus's amounts
+ * (settle_focus). The same pass links children in creation order. */
 static void prepare(work *w)
 {
     const tg_tree_stats_input *in = w->in;
@@ -55,12 +80,18 @@ static void prepare(work *w)
         memset(w->effective_allocations, 0, (size_t)in->node_count * sizeof *w->effective_allocations);
     memset(w->first_child, 0xFF, (size_t)in->node_count * sizeof *w->first_child);
     memset(w->first_root, 0xFF, (size_t)in->thread_count * sizeof *w->first_root);
+    if (w->reaches) {
+        memset(w->reaches, 0, (size_t)in->node_count * sizeof *w->reaches);
+        memset(w->above, 0, (size_t)in->node_count * sizeof *w->above);
+    }
+    if (w->above_allocations) memset(w->above_allocations, 0, (size_t)in->node_count * sizeof *w->above_allocations);
     for (uint32_t i = in->node_count; i-- > 0;) {
         const tg_calltree_node *n = &in->nodes[i];
         bool root = tg_calltree_is_root(n->parent), hidden = is_hidden(w, i);
         settle(w->effective, i, n->parent, root, hidden, n->total_time);
         if (w->effective_allocations)
             settle(w->effective_allocations, i, n->parent, root, hidden, in->allocations[i].total);
+        if (w->reaches) settle_focus(w, i, n->parent, root, hidden);
         uint32_t *head = root ? &w->first_root[tg_calltree_root_thread(n->parent)] : &w->first_child[n->parent];
         w->next_sibling[i] = *head;
         *head = i;
@@ -102,8 +133,9 @@ static void add_allocations(tg_allocation_stats *a, uint64_t self, bool outermos
 }
 
 /* Counts node `i` of thread `t`, `depth` counted nodes above the bottom,
- * and puts it on the path. */
-static bool enter(work *w, uint32_t t, uint32_t i, size_t depth)
+ * and puts it on the path. A node above a focus match (not `under` one)
+ * counts its calls, no self time, and the matches' time beneath it. */
+static bool enter(work *w, uint32_t t, uint32_t i, size_t depth, bool under)
 {
     const tg_calltree_node *n = &w->in->nodes[i];
     tg_tree_stats *out = w->out;
@@ -115,26 +147,29 @@ static bool enter(work *w, uint32_t t, uint32_t i, size_t depth)
         w->path_capacity = capacity;
     }
     const tg_calltree_allocations *counts = w->in->allocations ? &w->in->allocations[i] : NULL;
+    bool above = w->reaches && !under;
+    uint64_t self_time = above ? 0 : n->self_time, total = above ? w->above[i] : w->effective[i];
+    uint64_t self_objects = counts && !above ? counts->self : 0;
+    uint64_t total_objects = !counts ? 0 : above ? w->above_allocations[i] : w->effective_allocations[i];
     uint32_t e = NONE;
     if (depth > 0) {
         e = edge_for(w, w->in->nodes[n->parent].method, n->method);
         if (e == NONE) return false;
         tg_edge_stats *es = &out->edges[e];
         es->calls += n->calls;
-        es->self_time += n->self_time;
+        es->self_time += self_time;
         bool outermost = es->active++ == 0;
-        if (outermost) es->total_time += w->effective[i];
-        if (counts) add_allocations(&out->edge_allocations[e], counts->self, outermost, w->effective_allocations[i]);
+        if (outermost) es->total_time += total;
+        if (counts) add_allocations(&out->edge_allocations[e], self_objects, outermost, total_objects);
     }
     tg_method_stats *ms = &out->methods[n->method];
     ms->calls += n->calls;
-    ms->self_time += n->self_time;
+    ms->self_time += self_time;
     bool outermost = ms->active++ == 0;
-    if (outermost) ms->total_time += w->effective[i];
-    if (counts)
-        add_allocations(&out->method_allocations[n->method], counts->self, outermost, w->effective_allocations[i]);
-    out->thread_time[t] += n->self_time;
-    w->path[depth] = (step){i, e};
+    if (outermost) ms->total_time += total;
+    if (counts) add_allocations(&out->method_allocations[n->method], self_objects, outermost, total_objects);
+    out->thread_time[t] += self_time;
+    w->path[depth] = (step){i, e, under};
     return true;
 }
 
@@ -145,7 +180,8 @@ static void leave(work *w, step s)
 }
 
 /* Depth first over thread t's paths, children in creation order; a hidden
- * node is not entered, so its subtree is skipped. */
+ * node is not entered, so its subtree is skipped, nor (with focus flags)
+ * is a node that is neither a match, under one, nor above one. */
 static bool walk_thread(work *w, uint32_t t)
 {
     size_t depth = 0;
@@ -156,7 +192,12 @@ static bool walk_thread(work *w, uint32_t t)
                 w->out->hidden_time += w->in->nodes[i].total_time;
                 i = w->next_sibling[i];
             } else {
-                if (!enter(w, t, i, depth)) return false;
+                bool under = w->reaches && ((depth > 0 && w->path[depth - 1].under) || is_match(w, i));
+                if (w->reaches && !under && !w->reaches[i]) {
+                    i = w->next_sibling[i];
+                    continue;
+                }
+                if (!enter(w, t, i, depth, under)) return false;
                 depth++;
                 i = w->first_child[i];
             }
@@ -192,6 +233,12 @@ tg_tree_stats_status tg_tree_stats_compute(const tg_tree_stats_input *in, tg_tre
         w.effective_allocations = malloc(nodes * sizeof *w.effective_allocations);
         ok = out->method_allocations && w.effective_allocations;
     }
+    if (ok && in->focus) {
+        w.reaches = malloc(nodes * sizeof *w.reaches);
+        w.above = malloc(nodes * sizeof *w.above);
+        ok = w.reaches && w.above;
+        if (ok && in->allocations) ok = (w.above_allocations = malloc(nodes * sizeof *w.above_allocations)) != NULL;
+    }
     ok = ok && tg_pairmap_init(&w.edge_index, 64);
     if (ok) {
         prepare(&w);
@@ -200,6 +247,9 @@ tg_tree_stats_status tg_tree_stats_compute(const tg_tree_stats_input *in, tg_tre
     }
     free(w.effective);
     free(w.effective_allocations);
+    free(w.reaches);
+    free(w.above);
+    free(w.above_allocations);
     free(w.first_child);
     free(w.next_sibling);
     free(w.first_root);

@@ -27,9 +27,17 @@
  *  - Allocation counts, when the tree has them, follow the same rules as
  *    time: self counts add up, a hidden subtree's total allocations come
  *    off every ancestor's, and totals count recursion once.
+ *  - With focus flags, only the paths through a match count, as pprof's
+ *    -focus keeps only the samples with a matching frame: a match and
+ *    every node under it count whole; a node above a match (a caller on
+ *    a path that reaches one) counts its calls, no self time, and as its
+ *    total only the effective totals of the outermost matches beneath it
+ *    (allocations the same); every other node is left out with its
+ *    subtree. So a hub such as Array#each keeps only the part of its time
+ *    spent on the way to a match. Hidden methods are left out first.
  *
  * Cost: O(nodes) time (plus the edge map); memory is 16 bytes per node (24
- * with allocation counts), 8 per frame of the deepest counted path, and
+ * with allocation counts; with focus flags, 9 more, and 8 more with both), 8 per frame of the deepest counted path, and
  * the results. The walk keeps its path in an array, not on the C stack:
  * any depth works.
  */
@@ -50,6 +58,7 @@ typedef struct tg_tree_stats_input {
     uint32_t thread_count;
     const bool *threads;   /* thread_count entries: which threads count; NULL = all */
     const bool *hidden;    /* method_count entries: methods left out with their callees; NULL = none */
+    const bool *focus;     /* method_count entries: only paths through these count; NULL = every path */
 } tg_tree_stats_input;
 
 typedef struct tg_tree_stats {

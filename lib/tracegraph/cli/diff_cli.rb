@@ -103,8 +103,8 @@ module Tracegraph
         o.on("--node-fraction F", Float, "Hide methods under this share of total time") { |v| options[:dot][:node_fraction] = v }
         o.on("--edge-fraction F", Float, "Hide calls under this share of total time") { |v| options[:dot][:edge_fraction] = v }
         o.on("--max-nodes N", Integer, "Show at most N methods (0 = all)") { |v| options[:dot][:max_nodes] = v }
-        o.on("--focus REGEX", String, "Graph: draw methods matching REGEX (in either profile) first, then their",
-             "callers and callees, then the paths to the roots; hide what neither leads to nor from them") do |v|
+        o.on("--focus REGEX", String, "Graph: draw only the call paths through methods matching REGEX (in either",
+             "profile; exact when both have a call tree, else by methods)") do |v|
           options[:dot][:focus] = v
         end
         # Not --ignore, which was the gates' (a glob, for CI scripts) before the graph could hide.

@@ -9,8 +9,8 @@ module Tracegraph
       node_fraction: ["--node-fraction F", Float, "Hide methods under this share of total time (default %s)"],
       edge_fraction: ["--edge-fraction F", Float, "Hide calls under this share of total time (default %s)"],
       max_nodes: ["--max-nodes N", Integer, "Show at most N methods (default %s, 0 = all)"],
-      focus: ["--focus REGEX", String, "Draw methods matching REGEX first, then their callers and callees,",
-                    "then the paths to the roots; hide what neither leads to nor from them"],
+      focus: ["--focus REGEX", String, "Draw only the call paths through methods matching REGEX: exact with",
+                    "a call tree (--call-tree), else by methods (what leads to them, what they call)"],
       # --hide too: the name tracegraph diff gives it, where --ignore is the gates'.
       ignore: [["--ignore REGEX", "--hide REGEX"], String, "Hide methods matching REGEX (paths through them stay, dotted)"],
       split_hubs: ["--[no-]split-hubs", TrueClass,

@@ -139,19 +139,37 @@ module Tracegraph
     #   size_by:       :time, or :allocations (both profiles need allocation counts): box size by
     #                  head's self allocations, colour by their change, red where a method's own
     #                  allocations grew; the fractions and max_nodes go by objects. Labels give both.
-    #   focus:         Regexp/String: draw the methods whose name matches it (in either run) first,
-    #                  never cut for their size, then their callers and callees, then the paths to
-    #                  the roots; hide what neither leads to nor from them (as Profile#to_dot)
+    #   focus:         Regexp/String: as Profile#to_dot's, in both runs: only the call paths through
+    #                  the methods whose name matches it when both have a call tree and a match,
+    #                  else the methods a match is reached from and those it reaches; the matches
+    #                  first, never cut for their size, then their callers and callees
     #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
     def to_dot(**options)
       o = DiffDotOptions.parse(options)
       by_allocations = o[:size_by] == :allocations
       check_allocations!("drawn") if by_allocations
-      counts = by_allocations ? [base, head].map { |side| Formats::Dot.legend_allocations(side) } : [nil, nil]
-      Tracegraph._render_diff_dot(*Formats::Dot.report_parts(base), *Formats::Dot.report_parts(head),
+      sides, focus = focused_sides(o[:focus])
+      counts = by_allocations ? sides.map { |side| Formats::Dot.legend_allocations(side) } : [nil, nil]
+      Tracegraph._render_diff_dot(*Formats::Dot.report_parts(sides[0]), *Formats::Dot.report_parts(sides[1]),
                                   [o[:node_fraction], o[:edge_fraction], o[:max_nodes], o[:normalize], Dir.pwd,
-                                   *counts, o[:size_by], name_flags(o[:focus]), name_flags(o[:ignore]),
+                                   *counts, o[:size_by], focus, name_flags(o[:ignore], sides),
                                    head.grouping == :method ? nil : [Formats::Dot.grouping_note(head)]])
+    end
+
+    # [[base, head] to draw, the focus as _render_diff_dot takes it]: with
+    # a focus both runs' call paths through it (Profile#focus_paths) when
+    # both can give them, and the methods that left out, by name across the
+    # runs; else both whole, for the walk by methods.
+    def focused_sides(pattern)
+      return [[base, head], nil] unless pattern
+
+      paths = [base, head].map { |side| side.focus_paths(pattern) }
+      return [[base, head], name_flags(pattern) + [false, 0]] if paths.any?(&:nil?)
+
+      sides = paths.map(&:first)
+      names = ->(list) { list.flat_map { |side| side.methods.map(&:name) }.uniq }
+      left_out = names.call([base, head]).size - names.call(sides).size
+      [sides, name_flags(pattern, sides) + [true, left_out]]
     end
 
     # Writes the differential DOT graph to path; returns the path.
@@ -190,8 +208,8 @@ module Tracegraph
     private
 
     # nil, or [base's, head's] flags, one per method: its name matches pattern.
-    def name_flags(pattern)
-      pattern && [base, head].map { |side| side.methods.map { |m| pattern.match?(m.name) } }
+    def name_flags(pattern, sides = [base, head])
+      pattern && sides.map { |side| side.methods.map { |m| pattern.match?(m.name) } }
     end
 
     # Methods of one profile by name; same-named ones (anonymous owners) are summed.

@@ -17,9 +17,11 @@ module Tracegraph
       #   node_fraction: drop methods under this share of total time (0.005; 0 keeps all)
       #   edge_fraction: drop calls under this share of total time (0.001; 0 keeps all)
       #   max_nodes:     keep at most this many methods, by total time (80; 0 = no cap)
-      #   focus:         Regexp/String: draw the methods matching it first (never cut for their size),
-      #                  then their callers and callees, then the paths to the roots; hide what
-      #                  neither leads to nor from a match
+      #   focus:         Regexp/String: only the call paths through the methods matching it (with a
+      #                  call tree: the matches' callers on those paths, with only that part of
+      #                  their time, and what the matches call; see model/focus.rb), or without
+      #                  one the methods a match is reached from and those it reaches; the
+      #                  matches first (never cut for their size), then their callers and callees
       #   ignore:        Regexp/String: hide matching methods (paths through them stay, dotted)
       #   split_hubs:    draw an iterator many methods call with their own blocks as one box
       #                  per caller, where the profile says exactly what is whose (true; see model/hub_split.rb)
@@ -37,12 +39,15 @@ module Tracegraph
           raise Error, "size_by: :allocations needs allocation counts, and this profile has none: " \
                        "record with allocations: true (tracegraph --allocations)"
         end
+        tracing = profile.tracing_cost && tracing_note(profile)
+        profile, focus_paths, focus_note = focus_paths(profile, o[:focus])
         profile = profile.group_by(o[:group_by])
         graph, context, notes = o[:split_hubs] ? profile.split_hubs : [profile, {}, []]
         notes = [grouping_note(profile)] + notes if profile.grouping != :method
         graph, via, fold_notes = o[:fold_chains] ? graph.fold_chains : [graph, {}, []]
         notes += fold_notes
-        notes << tracing_note(profile) if profile.tracing_cost
+        notes << tracing if tracing
+        notes << focus_note if focus_note
         focus = o[:focus] && graph.methods.map { |m| o[:focus].match?(m.name) }
         ignore = o[:ignore] && graph.methods.map { |m| o[:ignore].match?(m.name) }
         waiting = graph.methods.map(&:waiting?)
@@ -54,7 +59,27 @@ module Tracegraph
                                 method_total(graph, profile),
                                 via.empty? ? nil : graph.edges.map { |e| via[e] },
                                 legend_allocations(graph), o[:size_by], tooltips(graph, profile),
-                               held_whole(profile, o[:size_by])])
+                               held_whole(profile, o[:size_by]), focus_paths])
+      end
+
+      # [the profile to draw, [whether it is only the call paths through
+      # the focus, how many methods that left out] for the legend, its
+      # note or nil]. Without a call tree (or a method matching), the
+      # graph's walk by methods does the focusing (tg_graph.c).
+      def focus_paths(profile, pattern)
+        return [profile, nil, nil] unless pattern
+
+        focused, left_out = profile.focus_paths(pattern)
+        return [profile, [false, 0], nil] unless focused
+
+        [focused, [true, left_out], focus_time_note(focused.total_time, profile.total_time)]
+      end
+
+      # "Paths through the focus: 12.0 ms of 2.40 s (0.5%)": what the
+      # graph's times and percentages are out of.
+      def focus_time_note(kept, whole)
+        share = whole.positive? ? format(" (%.1f%%)", 100.0 * kept / whole) : ""
+        "Paths through the focus: #{Tracegraph.human_time(kept)} of #{Tracegraph.human_time(whole)}#{share}"
       end
 
       # What "The boxes hold X%" is a share of: the self amounts of the

@@ -105,10 +105,26 @@ module Tracegraph
       hidden = hide ? recorded.map(&:waiting?) : nil
       # The numbers come from the whole tree (tg_tree_stats.c); the tree
       # kept (tg_calltree_filter) is the view's own, for its stack outputs.
-      method_rows, edge_rows, thread_times, hidden_time = native._stats(recorded.size, thread_flags, hidden)
+      method_rows, edge_rows, thread_times, hidden_time = native._stats(recorded.size, thread_flags, hidden, nil)
       kept, = native._view(thread_flags, hidden, recorded.size)
 
-      # Rows end in [allocations, self allocations] when the tree has them.
+      new_methods, new_edges = stats_from_rows(recorded, method_rows, edge_rows)
+      new_threads = chosen.map do |t|
+        ThreadStats.new(id: t.id, name: t.name, total_time: thread_times[tree_threads.index { |r| r.id == t.id }])
+      end
+      # The kept tree's method indexes are the recording's; its nodes name
+      # the view's MethodStats.
+      tree_methods = recorded.each_with_index.map { |m, i| new_methods[i] || m }
+      tree = CallTree.new(folded_calls: call_tree.folded_calls, native: kept, methods: tree_methods,
+                          threads: call_tree.native_threads)
+      derived(methods: new_methods.values, edges: new_edges, threads: new_threads, call_tree: tree,
+              hidden_waiting: hidden_waiting + hidden_time)
+    end
+
+    # {recorded index => MethodStats} of the methods called, and their
+    # EdgeStats, from NativeCallTree#_stats's rows. Rows end in
+    # [allocations, self allocations] when the tree has them.
+    def stats_from_rows(recorded, method_rows, edge_rows)
       new_methods = {}
       method_rows.each_with_index do |(calls, total, self_time, allocations, self_allocations), i|
         next if calls.zero?
@@ -123,16 +139,7 @@ module Tracegraph
                       total_time: total, self_time: self_time,
                       allocations: allocations, self_allocations: self_allocations)
       end
-      new_threads = chosen.map do |t|
-        ThreadStats.new(id: t.id, name: t.name, total_time: thread_times[tree_threads.index { |r| r.id == t.id }])
-      end
-      # The kept tree's method indexes are the recording's; its nodes name
-      # the view's MethodStats.
-      tree_methods = recorded.each_with_index.map { |m, i| new_methods[i] || m }
-      tree = CallTree.new(folded_calls: call_tree.folded_calls, native: kept, methods: tree_methods,
-                          threads: call_tree.native_threads)
-      derived(methods: new_methods.values, edges: new_edges, threads: new_threads, call_tree: tree,
-              hidden_waiting: hidden_waiting + hidden_time)
+      [new_methods, new_edges]
     end
 
     def viewed_from(recorded_threads, hidden_waiting)

@@ -109,11 +109,11 @@ class TestRealGraphs < Minitest::Test
                   "RuboCop::Cop::Style::StringLiterals#on_dstr",
                   "RuboCop::Cop::Style::StringLiteralsInInterpolation#offense?"],
                  box_names(dot).grep(focus).sort
-    assert_includes dot, "\\lFocus: 6 matches, all shown; 70 unrelated methods hidden\\l"
+    assert_includes dot, "\\lFocus: 6 matches, all shown; 2,303 unrelated methods hidden\\l"
     assert_equal 80, box_names(dot).size
 
     wide = profile.to_dot(focus: /RuboCop::Cop::Style/)
-    assert_includes wide, "\\lFocus: 645 matches, 80 shown; 70 unrelated methods hidden\\lNot shown: "
+    assert_includes wide, "\\lFocus: 645 matches, 80 shown; 1,987 unrelated methods hidden\\lNot shown: "
     assert_equal 80, box_names(wide).grep(/RuboCop::Cop::Style/).size, "every box a match"
   end
 
@@ -126,7 +126,7 @@ class TestRealGraphs < Minitest::Test
     dot = diff.to_dot(focus: focus)
     assert_equal box_names(profile.to_dot(focus: focus)).grep(focus).sort, box_names(dot).grep(focus).sort
     assert_equal 6, box_names(dot).grep(focus).size
-    assert_includes dot, "\\lFocus: 6 matches, all shown; 14 unrelated methods hidden\\l"
+    assert_includes dot, "\\lFocus: 6 matches, all shown; 1,958 unrelated methods hidden\\l"
     assert_equal 80, box_names(dot).size
   end
 
