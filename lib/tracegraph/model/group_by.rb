@@ -112,6 +112,19 @@ module Tracegraph
       end
     end
 
+    # For a grouped profile: {method name => [self time, calls, whether it
+    # is a C method]} of a group's methods (of a C method, the part of it
+    # the group holds); {} for no such group.
+    def group_members(group)
+      return {} unless @members
+
+      (@members[group.to_s] || []).each_with_object({}) do |m, h|
+        sums = h[m.name] ||= [0, 0, @origin.key?(m)]
+        sums[0] += m.self_time
+        sums[1] += m.calls
+      end
+    end
+
     # For a grouped profile: {group MethodStats => a tooltip naming its
     # heaviest methods}, else {}.
     def group_tooltips
