@@ -109,7 +109,9 @@ module Tracegraph
         numbers = QUANTITIES.to_h do |q|
           [q, CSplit.apportion(m[q], w[q].values.sum.positive? ? w[q] : fallback)]
         end
-        groups = numbers.values.flat_map(&:keys).uniq
+        # A group whose share rounds to nothing gets no piece.
+        groups = numbers.values.flat_map { |n| n.reject { |_, v| v.nil? || v.zero? }.keys }.uniq
+        groups = [@top] if groups.empty?
         groups.to_h { |g| [g, piece(m, g, numbers.to_h { |q, n| [q, m[q] && (n[g] || 0)] })] }
       end
 
@@ -131,7 +133,13 @@ module Tracegraph
         from = shares(e.caller)
         from = {@top => 1.0} if from.empty?
         parts = QUANTITIES.to_h { |q| [q, CSplit.apportion(e[q], from)] }
-        from.each_key.map do |g|
+        # A part that rounds to no call and no time is left out: a C method
+        # called from hundreds of groups would otherwise split every edge
+        # of its callees hundreds of ways.
+        from.each_key.filter_map do |g|
+          next if parts[:calls][g].zero? && parts[:total_time][g].zero? && parts[:self_time][g].zero? &&
+                  !parts[:allocations][g]&.positive?
+
           caller = @own[e.caller] ? e.caller : piece(e.caller, g)
           callee = @own[e.callee] ? e.callee : piece(e.callee, g)
           EdgeStats.new(caller: caller, callee: callee, calls: parts[:calls][g], total_time: parts[:total_time][g],
