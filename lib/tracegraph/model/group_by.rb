@@ -3,34 +3,50 @@
 # thousands of methods (rubocop's over 6,000: no 80 methods hold most of
 # it, but a few dozen classes or a handful of gems do).
 #
-# The numbers are sums of the methods' own, so they stay exact:
-#   - a group's calls are the calls into it from outside it, plus its
-#     methods' calls from no caller (the roots of the stacks);
-#   - its self time (and self allocations) is the sum of its methods';
-#     a call inside the group is no arrow, its time stays the group's self;
-#   - its total time counts each moment once, however deep the group
-#     recurses into itself. With a call tree (call_tree: true) it is the
-#     time of the paths that enter the group, summed over the outermost
-#     entries: exact. Without one it is the time of the calls that enter
-#     the group from outside (and of its root calls), less what of them
-#     is inside a call of the group already, estimated (see Reentry); a
-#     method that recurses can hide a root call's time (its callers'
-#     edges then hold more than it), so the total is kept at least the
-#     group's self time and each of its methods' totals, and at most the
-#     profile's total.
-#   - an arrow between two groups sums the method edges between them.
+# A C method is no group of its own: its time is the time of the Ruby
+# code that called it (Array#each called from jekyll's code is jekyll's),
+# and a group's tooltip names the C methods it holds. C methods called by
+# no Ruby method (the bottom of a stack: Kernel#load of the script, a
+# method_added of the top level) are "(C) methods". Blocks are their
+# method's: "block in Foo#bar" is Foo's.
 #
-# What a group is (GROUPINGS):
+# Each moment is counted once (model/group_sums.rb computes them):
+#   - a group's self time (and self allocations) is the sum of its
+#     methods' (with the part of each C method it holds), so the groups'
+#     add up to the profile's; a call inside the group is no arrow;
+#   - its calls are the calls into it from another group or from no caller;
+#   - its total time is the time when any of its methods is on the stack,
+#     however deep the group recurses into itself;
+#   - an arrow A -> B is the time spent in B's methods called from A's,
+#     its outermost calls only: an A -> B call inside another A -> B call
+#     is not added again, so no arrow holds more than its callee's total,
+#     its caller's, or the whole. Its calls are every call from A into B.
+# With a call tree (call_tree: true, and not cut at max_call_tree_nodes)
+# all of it is exact: one walk of the tree's paths gives each node its
+# group (a C method's: its nearest Ruby ancestor's) and counts totals and
+# arrows at the outermost nodes that enter them. Without one:
+#   - a C method is shared between its callers' groups by its edges from
+#     them, which hold its calls and times per caller exactly (from
+#     another C method, shared as that one is; model/group_c_split.rb);
+#   - a group's total is the time of the calls that enter it from
+#     outside (and of its root calls), less what of them is inside a call
+#     of the group already, estimated (see GroupSums::Reentry), and kept
+#     between the group's self time (or its biggest method's total) and
+#     the whole;
+#   - an arrow sums the method edges between the two groups, which count
+#     nested calls again, bounded by its callee's total, its caller's and
+#     the whole: an estimate, and the graph's legend says so ("Arrows
+#     estimated: record with --call-tree for exact ones").
+#
+# What a group is (GROUPINGS), for a method that is not a C method:
 #   :method  no grouping (the profile itself)
 #   :class   the method's owner: "Foo#bar", "Foo.bar" and "block in
 #            Foo#bar" are Foo's; "<main>", "<top (required)>" and class
 #            bodies are "(top level)"
 #   :file    the file it is defined in, as labels show it (relative to the
-#            current directory or the gem, "(ruby) json/common.rb"); a C
-#            method has no file and goes to "(C) Owner"
+#            current directory or the gem, "(ruby) json/common.rb")
 #   :gem     the gem its file is in ("parser 3.1"), "(ruby) json" for
-#            Ruby's own library, "app" for the rest; C methods, whose
-#            gem cannot be told from the profile, go to "(C) methods"
+#            Ruby's own library, "app" for the rest
 # The garbage collector's steps are "(garbage collection)" in every grouping;
 # the grouped profile's gc (GCStats) is the methods' own, marking and
 # sweeping included.
@@ -57,7 +73,8 @@ module Tracegraph
       # The GC group holds the marking and sweeping nodes too, so the legend's
       # GC line (runs, steps, marking, sweeping) is kept from the methods'.
       grouped = derived(methods: sums.groups.values, edges: sums.arrows.values, gc_stats: gc)
-      grouped.send(:grouped_from, grouping, sums.members, methods.size, sums.origin, !sums.exact)
+      estimated = (call_tree ? :cut_tree : :no_tree) unless sums.exact
+      grouped.send(:grouped_from, grouping, sums.members, methods.size, sums.origin, estimated)
       grouped.runs = group_runs(sums.members, sums.origin) if runs
       grouped
     end
@@ -76,8 +93,10 @@ module Tracegraph
     # How many methods the boxes stand for (methods.size unless grouped).
     def grouped_methods = @grouped_methods || methods.size
 
-    # For a grouped profile made without a call tree: its arrows are
-    # estimates (sums of method edges, bounded), not exact.
+    # For a grouped profile whose arrows are estimates (sums of method
+    # edges, bounded), why: :no_tree (recorded without call_tree: true) or
+    # :cut_tree (the tree reached max_call_tree_nodes and folded calls
+    # into their ancestors); false when they are exact.
     def arrows_estimated? = @arrows_estimated || false
 
     # For a grouped profile: the name of the group a method (a MethodStats
@@ -183,6 +202,7 @@ module Tracegraph
     module Grouping
       TOP_LEVEL = "(top level)"
       GC_GROUP = "(garbage collection)"
+      # C methods no Ruby method called (see above), in every grouping.
       C_METHODS = "(C) methods"
       APP = "app"
       # First directories of a relative path that are an application's
@@ -208,7 +228,6 @@ module Tracegraph
 
       def file(m)
         return GC_GROUP if GC_NODES.include?(m.name)
-        return "(C) #{klass(m)}" unless m.file
 
         Tracegraph.short_path(m.file)
       end
@@ -230,7 +249,6 @@ module Tracegraph
       #                                    directory are "app"
       def gem(m)
         return GC_GROUP if GC_NODES.include?(m.name)
-        return C_METHODS unless m.file
 
         gem_of_path(m.file)
       end

@@ -165,6 +165,17 @@ class TestGroupBy < TracegraphTest
     end
   end
 
+  # A call tree cut at max_call_tree_nodes folded calls into their
+  # ancestors: it cannot say which group they were in, so the edges decide.
+  def test_a_cut_call_tree_gives_estimated_arrows_and_says_why
+    profile = Tracegraph.profile(gc: false, call_tree: true, max_call_tree_nodes: 3) { 5.times { [1].sum + 1.pred } }
+    assert_operator profile.call_tree.folded_calls, :>, 0
+    grouped = profile.group_by(:class)
+    assert_equal :cut_tree, grouped.arrows_estimated?
+    assert_includes profile.to_dot(group_by: :class), "Arrows estimated: the call tree was cut at its size"
+    assert_equal :no_tree, strip_tree(profile).group_by(:class).arrows_estimated?
+  end
+
   def strip_tree(profile)
     Tracegraph::Profile.new(clock: profile.clock, methods: profile.methods, edges: profile.edges, threads: profile.threads)
   end
