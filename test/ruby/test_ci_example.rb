@@ -187,7 +187,10 @@ class TestCiExample < Minitest::Test
     refute_match(/Math\.sqrt/, out)
     assert_match(/: #{gems.size} gem checks, 0 failed \(3 and 3 runs\)$/, out, "the calls gate looks at the groups")
     diff = File.read(File.join(root, "graphs/diff.dot"))
-    assert_equal gems, diff.scan(/^  N\d+ \[label="([^"\\]+)/).flatten.sort
+    # (The box of C methods no Ruby method called holds too little to draw.)
+    boxes = diff.scan(/^  N\d+ \[label="([^"\\]+)/).flatten.sort
+    assert_includes boxes, "examples"
+    assert_empty boxes - gems
     assert_includes diff, "\\lGrouped by gem: #{recorded.methods.size} methods in #{gems.size} gems and libraries\\l"
   end
 

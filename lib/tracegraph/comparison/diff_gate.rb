@@ -175,7 +175,32 @@ module Tracegraph
                 elsif c.above_limit? then "above the allowed #{allowed} but within the noise between runs"
                 else "within the allowed #{allowed}"
                 end
-      "#{what} #{values}, #{change}: #{verdict}#{variation(c)}"
+      "#{what} #{values}, #{change}: #{verdict}#{variation(c)}#{member_note(c)}"
+    end
+
+    # For a group's row (--group-by): which of its methods moved the most,
+    # and the C method that did, if another: "; most of the change:
+    # Array#sort (C), self 10.0 ms -> 50.0 ms". A C method is in the groups
+    # whose code called it, so this is where the gate can name it.
+    def member_note(c)
+      return "" unless %i[time calls].include?(c.kind) && @diff.head.grouping != :method
+
+      i = c.kind == :time ? 0 : 1
+      base = @diff.base.group_members(c.name)
+      head = @diff.head.group_members(c.name)
+      moved = ->(n) { (head.dig(n, i) || 0) - (base.dig(n, i) || 0) }
+      names = (base.keys | head.keys).reject { |n| moved.(n).zero? }.sort_by { |n| [-moved.(n).abs, n] }
+      c_name = names.find { |n| (head[n] || base[n])[2] }
+      picked = [names.first, c_name].compact.uniq
+      return "" if picked.empty?
+
+      "; most of the change: " + picked.map do |n|
+        b = base.dig(n, i) || 0
+        h = head.dig(n, i) || 0
+        values = i.zero? ? "self #{Tracegraph.human_time(b)} -> #{Tracegraph.human_time(h)}"
+                         : "calls #{Tracegraph.group_digits(b)} -> #{Tracegraph.group_digits(h)}"
+        "#{Tracegraph.printable(n)}#{' (C)' if (head[n] || base[n])[2]}, #{values}"
+      end.join("; ")
     end
 
     # " (Kernel#is_a? varies by ±1 call between runs)" for a method noisy in calls.

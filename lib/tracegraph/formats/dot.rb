@@ -44,6 +44,7 @@ module Tracegraph
         profile = profile.group_by(o[:group_by])
         graph, context, notes = o[:split_hubs] ? profile.split_hubs : [profile, {}, []]
         notes = [grouping_note(profile)] + notes if profile.grouping != :method
+        notes << ARROWS_ESTIMATED.fetch(profile.arrows_estimated?) if profile.arrows_estimated?
         graph, via, fold_notes = o[:fold_chains] ? graph.fold_chains : [graph, {}, []]
         notes += fold_notes
         notes << tracing if tracing
@@ -104,6 +105,12 @@ module Tracegraph
         "Tracing's cost taken out: #{Tracegraph.human_time(removed)} of " \
           "#{Tracegraph.human_time(profile.total_time + removed)}"
       end
+
+      # The legend's line on a grouped profile without a call tree, whose
+      # arrows are bounded sums of method edges (model/group_sums.rb).
+      # Why: no call tree, or one cut at --max-call-tree-nodes.
+      ARROWS_ESTIMATED = {no_tree: "Arrows estimated: record with --call-tree for exact ones",
+                          cut_tree: "Arrows estimated: the call tree was cut at its size"}.freeze
 
       # The legend's line on a grouped profile: "Grouped by class: 6,172 methods in 791 classes"
       # (under 60 characters, as legend lines should be; the tooltips name each group's methods).

@@ -3,34 +3,50 @@
 # thousands of methods (rubocop's over 6,000: no 80 methods hold most of
 # it, but a few dozen classes or a handful of gems do).
 #
-# The numbers are sums of the methods' own, so they stay exact:
-#   - a group's calls are the calls into it from outside it, plus its
-#     methods' calls from no caller (the roots of the stacks);
-#   - its self time (and self allocations) is the sum of its methods';
-#     a call inside the group is no arrow, its time stays the group's self;
-#   - its total time counts each moment once, however deep the group
-#     recurses into itself. With a call tree (call_tree: true) it is the
-#     time of the paths that enter the group, summed over the outermost
-#     entries: exact. Without one it is the time of the calls that enter
-#     the group from outside (and of its root calls), less what of them
-#     is inside a call of the group already, estimated (see Reentry); a
-#     method that recurses can hide a root call's time (its callers'
-#     edges then hold more than it), so the total is kept at least the
-#     group's self time and each of its methods' totals, and at most the
-#     profile's total.
-#   - an arrow between two groups sums the method edges between them.
+# A C method is no group of its own: its time is the time of the Ruby
+# code that called it (Array#each called from jekyll's code is jekyll's),
+# and a group's tooltip names the C methods it holds. C methods called by
+# no Ruby method (the bottom of a stack: Kernel#load of the script, a
+# method_added of the top level) are "(C) methods". Blocks are their
+# method's: "block in Foo#bar" is Foo's.
 #
-# What a group is (GROUPINGS):
+# Each moment is counted once (model/group_sums.rb computes them):
+#   - a group's self time (and self allocations) is the sum of its
+#     methods' (with the part of each C method it holds), so the groups'
+#     add up to the profile's; a call inside the group is no arrow;
+#   - its calls are the calls into it from another group or from no caller;
+#   - its total time is the time when any of its methods is on the stack,
+#     however deep the group recurses into itself;
+#   - an arrow A -> B is the time spent in B's methods called from A's,
+#     its outermost calls only: an A -> B call inside another A -> B call
+#     is not added again, so no arrow holds more than its callee's total,
+#     its caller's, or the whole. Its calls are every call from A into B.
+# With a call tree (call_tree: true, and not cut at max_call_tree_nodes)
+# all of it is exact: one walk of the tree's paths gives each node its
+# group (a C method's: its nearest Ruby ancestor's) and counts totals and
+# arrows at the outermost nodes that enter them. Without one:
+#   - a C method is shared between its callers' groups by its edges from
+#     them, which hold its calls and times per caller exactly (from
+#     another C method, shared as that one is; model/group_c_split.rb);
+#   - a group's total is the time of the calls that enter it from
+#     outside (and of its root calls), less what of them is inside a call
+#     of the group already, estimated (see GroupSums::Reentry), and kept
+#     between the group's self time (or its biggest method's total) and
+#     the whole;
+#   - an arrow sums the method edges between the two groups, which count
+#     nested calls again, bounded by its callee's total, its caller's and
+#     the whole: an estimate, and the graph's legend says so ("Arrows
+#     estimated: record with --call-tree for exact ones").
+#
+# What a group is (GROUPINGS), for a method that is not a C method:
 #   :method  no grouping (the profile itself)
 #   :class   the method's owner: "Foo#bar", "Foo.bar" and "block in
 #            Foo#bar" are Foo's; "<main>", "<top (required)>" and class
 #            bodies are "(top level)"
 #   :file    the file it is defined in, as labels show it (relative to the
-#            current directory or the gem, "(ruby) json/common.rb"); a C
-#            method has no file and goes to "(C) Owner"
+#            current directory or the gem, "(ruby) json/common.rb")
 #   :gem     the gem its file is in ("parser 3.1"), "(ruby) json" for
-#            Ruby's own library, "app" for the rest; C methods, whose
-#            gem cannot be told from the profile, go to "(C) methods"
+#            Ruby's own library, "app" for the rest
 # The garbage collector's steps are "(garbage collection)" in every grouping;
 # the grouped profile's gc (GCStats) is the methods' own, marking and
 # sweeping included.
@@ -50,15 +66,16 @@ module Tracegraph
       return self if grouping == :method
 
       key = Grouping::BY.fetch(grouping)
-      group_of = methods.each_with_object({}.compare_by_identity) { |m, h| h[m] = Grouping.public_send(key, m) }
-      members = methods.group_by { |m| group_of[m] }
-      groups = members.to_h { |name, ms| [name, group_stats(name, ms)] }
-      add_group_calls_and_totals(groups, group_of)
+      own = methods.each_with_object({}.compare_by_identity) do |m, h|
+        h[m] = Grouping.c_method?(m) ? nil : Grouping.public_send(key, m)
+      end
+      sums = (call_tree && GroupSums.from_tree(self, own)) || GroupSums.from_edges(self, own)
       # The GC group holds the marking and sweeping nodes too, so the legend's
       # GC line (runs, steps, marking, sweeping) is kept from the methods'.
-      grouped = derived(methods: groups.values, edges: group_edges(groups, group_of), gc_stats: gc)
-      grouped.send(:grouped_from, grouping, members, methods.size)
-      grouped.runs = group_runs(members) if runs
+      grouped = derived(methods: sums.groups.values, edges: sums.arrows.values, gc_stats: gc)
+      estimated = (call_tree ? :cut_tree : :no_tree) unless sums.exact
+      grouped.send(:grouped_from, grouping, sums.members, methods.size, sums.origin, estimated)
+      grouped.runs = group_runs(sums.members, sums.origin) if runs
       grouped
     end
 
@@ -76,15 +93,55 @@ module Tracegraph
     # How many methods the boxes stand for (methods.size unless grouped).
     def grouped_methods = @grouped_methods || methods.size
 
+    # For a grouped profile whose arrows are estimates (sums of method
+    # edges, bounded), why: :no_tree (recorded without call_tree: true) or
+    # :cut_tree (the tree reached max_call_tree_nodes and folded calls
+    # into their ancestors); false when they are exact.
+    def arrows_estimated? = @arrows_estimated || false
+
     # For a grouped profile: the name of the group a method (a MethodStats
     # of the profile grouped, or a name: the first method of that name) is
-    # in, "Foo" for "Foo#bar" by class; nil if it is none of them.
+    # in, "Foo" for "Foo#bar" by class; nil if it is none of them. A C
+    # method is in the groups that called it: this is the one that holds
+    # the most of its self time.
     def group_of(method)
       return nil unless @members
 
-      @group_of ||= @members.each_with_object({}.compare_by_identity) { |(group, ms), h| ms.each { |m| h[m] = group } }
-      @group_of_name ||= @members.each_with_object({}) { |(group, ms), h| ms.each { |m| h[m.name] ||= group } }
+      @group_of ||= begin
+        best = {}.compare_by_identity
+        @members.each do |group, ms|
+          ms.each do |piece|
+            m = @origin[piece] || piece
+            best[m] = [piece.self_time, group] if !best[m] || piece.self_time > best[m][0]
+          end
+        end
+        best.transform_values(&:last)
+      end
+      @group_of_name ||= @group_of.each_with_object({}) { |(m, group), h| h[m.name] ||= group }
       method.is_a?(MethodStats) ? @group_of[method] : @group_of_name[method.to_s]
+    end
+
+    # For a grouped profile: {group name => {method name => self time
+    # there}} of the C methods each group holds (those its code called).
+    def group_c_methods
+      return {} unless @members
+
+      @members.transform_values do |ms|
+        ms.select { |m| @origin.key?(m) }.to_h { |m| [m.name, m.self_time] }
+      end
+    end
+
+    # For a grouped profile: {method name => [self time, calls, whether it
+    # is a C method]} of a group's methods (of a C method, the part of it
+    # the group holds); {} for no such group.
+    def group_members(group)
+      return {} unless @members
+
+      (@members[group.to_s] || []).each_with_object({}) do |m, h|
+        sums = h[m.name] ||= [0, 0, @origin.key?(m)]
+        sums[0] += m.self_time
+        sums[1] += m.calls
+      end
     end
 
     # For a grouped profile: {group MethodStats => a tooltip naming its
@@ -95,196 +152,57 @@ module Tracegraph
       @group_tooltips ||= methods.each_with_object({}.compare_by_identity) do |g, h|
         ms = @members.fetch(g.name).sort_by { |m| [-m.self_time, m.name] }
         lines = ms.first(GROUP_TOOLTIP_METHODS).map do |m|
-          "#{m.name}: self #{Tracegraph.human_time(m.self_time)}, #{Tracegraph.group_digits(m.calls)} call#{m.calls == 1 ? '' : 's'}"
+          c = @origin.key?(m) ? " (C)" : ""
+          "#{m.name}#{c}: self #{Tracegraph.human_time(m.self_time)}, #{Tracegraph.group_digits(m.calls)} call#{m.calls == 1 ? '' : 's'}"
         end
         lines << "and #{Tracegraph.group_digits(ms.size - GROUP_TOOLTIP_METHODS)} more" if ms.size > GROUP_TOOLTIP_METHODS
+        c_ms = ms.select { |m| @origin.key?(m) }
+        unless c_ms.empty? || g.name == Grouping::C_METHODS
+          lines << "C methods its code called: #{Tracegraph.group_digits(c_ms.size)}, self " \
+                   "#{Tracegraph.human_time(c_ms.sum(&:self_time))} (#{c_ms.first(3).map(&:name).join(', ')}" \
+                   "#{c_ms.size > 3 ? ', ...' : ''})"
+        end
         h[g] = "#{Tracegraph.group_digits(ms.size)} method#{ms.size == 1 ? "" : "s"}, heaviest first:\n#{lines.join("\n")}"
       end
     end
 
     private
 
-    def grouped_from(grouping, members, method_count)
+    def grouped_from(grouping, members, method_count, origin = {}.compare_by_identity, estimated = false)
       @grouping = grouping
       @members = members
       @grouped_methods = method_count
+      @origin = origin
+      @arrows_estimated = estimated
     end
 
     # The per-run samples of a median profile (tracegraph --runs), per
-    # group: self times summed run by run, which is exact. Calls into a
+    # group: self times summed run by run, which is exact (a C method's
+    # runs shared as its self time is). Calls into a
     # group are not kept per run, so a group's per-run calls are its
     # methods' calls summed: their spread is what the calls gate takes as
     # the noise. Methods in fewer than half the runs (left out of the
     # median profile) are left out of the sums.
-    def group_runs(members)
+    def group_runs(members, origin)
       zero = Array.new(runs.count, 0)
+      part = lambda do |piece, q, samples|
+        whole = origin[piece]
+        return samples unless whole && whole[q].positive?
+
+        samples.map { |v| (v * piece[q]).fdiv(whole[q]).round }
+      end
       by_name = members.transform_values do |ms|
-        [ms.map { |m| runs.self_times(m.name) }.inject(zero) { |a, b| a.zip(b).map(&:sum) },
-         ms.map { |m| runs.calls(m.name) }.inject(zero) { |a, b| a.zip(b).map(&:sum) }]
+        [ms.map { |m| part.(m, :self_time, runs.self_times(m.name)) }.inject(zero) { |a, b| a.zip(b).map(&:sum) },
+         ms.map { |m| part.(m, :calls, runs.calls(m.name)) }.inject(zero) { |a, b| a.zip(b).map(&:sum) }]
       end
       RunSamples.new(count: runs.count, total_times: runs.total_times, by_name: by_name)
-    end
-
-    # A group's MethodStats with the sums that need no edges: self time and
-    # allocations. calls and total_time are filled in by add_group_calls_and_totals.
-    def group_stats(name, ms)
-      types = allocations? && ms.all?(&:allocations_by_type)
-      MethodStats.new(name: name, file: nil, line: nil, c_method: ms.all?(&:c_method),
-                      calls: 0, total_time: 0, self_time: ms.sum(&:self_time),
-                      allocations: allocations? ? 0 : nil,
-                      self_allocations: allocations? ? ms.sum(&:self_allocations) : nil,
-                      allocations_by_type: types ? AllocationTypes.sum(ms.map(&:allocations_by_type)) : nil)
-    end
-
-    def add_group_calls_and_totals(groups, group_of)
-      # Calls and time coming in: from another group, or from no caller
-      # (what a method's own numbers have beyond its callers' edges).
-      incoming = Hash.new { |h, m| h[m] = [0, 0, 0] }.compare_by_identity
-      edges.each do |e|
-        sums = incoming[e.callee]
-        sums[0] += e.calls
-        sums[1] += e.total_time
-        sums[2] += e.allocations || 0
-      end
-      reentry = Reentry.new(edges, group_of, incoming)
-      edges.each do |e|
-        next if group_of[e.caller] == group_of[e.callee]
-
-        g = groups[group_of[e.callee]]
-        g.calls += e.calls
-        outside = 1.0 - reentry.inside_share(e.caller, group_of[e.callee])
-        g.total_time += (e.total_time * outside).round
-        g.allocations += (e.allocations * outside).round if g.allocations
-      end
-      methods.each do |m|
-        calls, total, allocations = incoming[m]
-        g = groups[group_of[m]]
-        g.calls += [m.calls - calls, 0].max
-        g.total_time += [m.total_time - total, 0].max
-        g.allocations += [m.allocations - allocations, 0].max if g.allocations
-      end
-      return totals_from_tree(groups, group_of) if call_tree
-
-      bound_totals(groups, group_of)
-    end
-
-    # The share of a call into a group from another group's method X
-    # that is inside a call of the group already: a block the group's
-    # method passes to an iterator (Set#merge -> Enumerable#each_entry ->
-    # Range#each -> block in Set#merge) re-enters it, and that time is the
-    # group's once. Without a call tree it is estimated from X's callers,
-    # up to DEPTH calls up: the part of X's time its callers had from
-    # inside the group is taken as inside. Exact when each method on the
-    # way is called only from inside the group's calls or only from
-    # outside them; on a recorded program with iterators, within 0.1% of
-    # the call tree's exact totals.
-    class Reentry
-      DEPTH = 4
-
-      # incoming: {MethodStats => [calls, total, allocations] of its callers' edges}
-      def initialize(edges, group_of, incoming)
-        @callers_of = edges.group_by { |e| e.callee.object_id }
-        @group_of = group_of
-        @incoming = incoming
-        @memo = {}
-      end
-
-      def inside_share(x, group) = share(x, group, @memo[group] ||= {}.compare_by_identity, DEPTH)
-
-      private
-
-      def share(x, group, memo, depth)
-        return 1.0 if @group_of[x] == group
-        return memo[x] if memo.key?(x)
-        return 0.0 if depth.zero? || x.total_time.zero?
-
-        memo[x] = 0.0 # a cycle of callers counts as outside
-        callers = @callers_of[x.object_id] || []
-        inside = callers.sum { |e| e.total_time * share(e.caller, group, memo, depth - 1) }
-        memo[x] = [inside.fdiv([x.total_time, @incoming[x][1]].max), 1.0].min
-      end
-    end
-    private_constant :Reentry
-
-    # Recursion makes a method's callers' edges hold more time than the
-    # method (a call inside a call of it is in both), and then its calls
-    # from no caller look like none: a group's total is at least its self
-    # time and each of its methods' totals, and at most the whole.
-    def bound_totals(groups, group_of)
-      methods.group_by { |m| group_of[m] }.each do |name, ms|
-        g = groups[name]
-        g.total_time = g.total_time.clamp([g.self_time, ms.map(&:total_time).max].max, [total_time, g.self_time].max)
-        next unless g.allocations
-
-        g.allocations = [g.allocations, g.self_allocations, ms.map(&:allocations).max].max
-      end
-    end
-
-    # Exact totals from the call tree: the paths that enter a group from
-    # outside it (its outermost entries), each counted once.
-    def totals_from_tree(groups, group_of)
-      by_name = methods.to_h { |m| [m.name, m] }
-      nodes = call_tree.nodes
-      node_group = nodes.map { |n| group_of[n.method] || group_of[by_name[n.method.name]] }
-      return if node_group.any?(&:nil?)
-
-      children = Array.new(nodes.size) { [] }
-      index = {}.compare_by_identity
-      roots = []
-      nodes.each_with_index do |n, i|
-        index[n] = i
-        n.parent ? children[index.fetch(n.parent)] << i : roots << i
-      end
-      groups.each_value do |g|
-        g.total_time = 0
-        g.allocations = 0 if g.allocations
-      end
-      open = Hash.new(0) # group name => how many nodes of the path being walked are in it
-      stack = roots.reverse.map { |i| [i, true] }
-      until stack.empty?
-        i, entering = stack.pop
-        name = node_group[i]
-        unless entering
-          open[name] -= 1
-          next
-        end
-        if open[name].zero?
-          g = groups[name]
-          g.total_time += nodes[i].total_time
-          g.allocations += nodes[i].allocations || 0 if g.allocations
-        end
-        open[name] += 1
-        stack << [i, false]
-        children[i].reverse_each { |c| stack << [c, true] }
-      end
-    end
-
-    # The method edges between different groups, summed per pair of groups.
-    def group_edges(groups, group_of)
-      sums = {}
-      edges.each do |e|
-        from = group_of[e.caller]
-        to = group_of[e.callee]
-        next if from == to
-
-        sum = sums[[from, to]] ||= EdgeStats.new(caller: groups[from], callee: groups[to], calls: 0, total_time: 0,
-                                                 self_time: 0, allocations: allocations? ? 0 : nil,
-                                                 self_allocations: allocations? ? 0 : nil)
-        sum.calls += e.calls
-        sum.total_time += e.total_time
-        sum.self_time += e.self_time
-        next unless allocations?
-
-        sum.allocations += e.allocations
-        sum.self_allocations += e.self_allocations
-      end
-      sums.values
     end
 
     # What group a method is in, per grouping.
     module Grouping
       TOP_LEVEL = "(top level)"
       GC_GROUP = "(garbage collection)"
+      # C methods no Ruby method called (see above), in every grouping.
       C_METHODS = "(C) methods"
       APP = "app"
       # First directories of a relative path that are an application's
@@ -294,6 +212,10 @@ module Tracegraph
       BY = {class: :klass, file: :file, gem: :gem}.freeze
 
       module_function
+
+      # A C method (no file, or recorded as one): its numbers go to its
+      # callers' groups. The garbage collector's nodes are their own group.
+      def c_method?(m) = !GC_NODES.include?(m.name) && (m.c_method || m.file.nil?)
 
       # "Foo" for "Foo#bar", "Foo.bar", "block (2 levels) in Foo#bar".
       def klass(m)
@@ -306,7 +228,6 @@ module Tracegraph
 
       def file(m)
         return GC_GROUP if GC_NODES.include?(m.name)
-        return "(C) #{klass(m)}" unless m.file
 
         Tracegraph.short_path(m.file)
       end
@@ -328,7 +249,6 @@ module Tracegraph
       #                                    directory are "app"
       def gem(m)
         return GC_GROUP if GC_NODES.include?(m.name)
-        return C_METHODS unless m.file
 
         gem_of_path(m.file)
       end
@@ -363,3 +283,4 @@ module Tracegraph
     private_constant :Grouping
   end
 end
+require "tracegraph/model/group_sums"

@@ -59,7 +59,29 @@ class TestGroupedGate < Minitest::Test
     g, report = gate(base, runs([200, 160, 240, 180, 220])) # Worker +50%
     assert g.failed?, report
     assert_match(/: 1 class check, 1 failed \(5 and 5 runs\)/, report, "the rows are classes")
-    assert_match(/Worker/, report)
-    refute_match(/Worker#work/, report)
+    assert_match(/cpu time of Worker 200 ms -> 300 ms/, report)
+    refute_match(/of Worker#work/, report)
+    assert_match(/; most of the change: Worker#work, self 100 ms -> 200 ms$/, report, "the method that moved")
+  end
+
+  # A C method is in the group of the code that called it, and a failing
+  # group's row names it: Worker#work's Array#sort grew.
+  def test_a_failing_groups_row_names_the_c_method_that_changed
+    profile = lambda do |sort|
+      main = Tracegraph::MethodStats.new(name: "Object#main", file: "/app/main.rb", line: 1, calls: 1,
+                                         total_time: (sort + 101) * MS, self_time: 1 * MS, c_method: false)
+      work = Tracegraph::MethodStats.new(name: "Worker#work", file: "/app/worker.rb", line: 5, calls: 10,
+                                         total_time: (sort + 100) * MS, self_time: 100 * MS, c_method: false)
+      c_sort = Tracegraph::MethodStats.new(name: "Array#sort", file: nil, line: nil, calls: 10,
+                                           total_time: sort * MS, self_time: sort * MS, c_method: true)
+      edge = ->(from, to) { Tracegraph::EdgeStats.new(caller: from, callee: to, calls: to.calls, total_time: to.total_time, self_time: to.self_time) }
+      Tracegraph::Profile.new(clock: :cpu, methods: [main, work, c_sort], edges: [edge.(main, work), edge.(work, c_sort)],
+                              threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: main.total_time)])
+    end
+    g, report = gate(profile.(10), profile.(50))
+    assert g.failed?, report
+    assert_nil profile.(10).group_by(:class)["Array"], "no box of its own"
+    assert_match(/cpu time of Worker 110 ms -> 150 ms, .*FAILED; most of the change: Array#sort \(C\), self 10\.0 ms -> 50\.0 ms$/,
+                 report)
   end
 end

@@ -26,11 +26,13 @@ class TestRealGraphs < Minitest::Test
   # gem for a run that is mostly libraries, by class for kramdown, whose
   # time is its own code), every target of issue 29: the boxes hold at
   # least 80% of the self time (here: what the fixtures of 2026-11-26
-  # hold, less a point), the drawing is at most 2,500 points wide
-  # (measured at most 2,401, kramdown by class, with Graphviz 2.42, 2.43
+  # hold, less a point; by gem 98: rubocop's 98.9% since C methods are
+  # their callers' groups'), the drawing is at most 2,500 points wide
+  # (measured at most 1,879, kramdown by class, with Graphviz 2.43 since
+  # C methods are their callers' groups'; 2,401 before, with 2.42, 2.43
   # and 14), dot takes under 5 s, and the diff graph holds to the same.
   RECOMMENDED = {"rubocop" => :gem, "rdoc" => :gem, "kramdown" => :class, "rake" => :gem, "sinatra" => :gem}.freeze
-  RECOMMENDED_MIN_HELD = {gem: 99, class: 97}.freeze
+  RECOMMENDED_MIN_HELD = {gem: 98, class: 97}.freeze
   MAX_WIDTH = 2500
   MAX_SECONDS = 5
 

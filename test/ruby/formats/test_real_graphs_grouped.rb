@@ -7,8 +7,11 @@ require "tracegraph/formats/grouping_advice"
 class TestRealGraphsGrouped < Minitest::Test
   FIXTURES = File.expand_path("../../fixtures/real", __dir__)
   # Groups in each fixture, by class, file and gem, as measured.
-  GROUPS = {"rubocop" => [769, 881, 27], "rdoc" => [162, 213, 14], "kramdown" => [66, 100, 9],
-            "rake" => [107, 135, 12], "sinatra" => [164, 155, 17]}.freeze
+  # (C methods are in their callers' groups: no "(C) Owner" file or C class of their own.)
+  GROUPS = {"rubocop" => [711, 690, 27], "rdoc" => [118, 109, 14], "kramdown" => [39, 57, 9],
+            "rake" => [77, 71, 12], "sinatra" => [123, 85, 17]}.freeze
+  # What of the self time the box of C methods no Ruby method called may hold (issue 36).
+  MAX_C_SHARE = 10
   # Shares measured (docs/real-programs.md), less a point or two for changes to the box choice.
   MIN_SHARE = {class: 85, file: 84, gem: 98}.freeze
 
@@ -29,10 +32,13 @@ class TestRealGraphsGrouped < Minitest::Test
         assert_operator g.self_time, :<=, g.total_time, "#{name}: #{g.name}"
         assert_operator g.total_time, :<=, profile.total_time, "#{name}: #{g.name}"
       end
-      crossing = profile.edges.select do |e|
-        grouped.group_of(e.caller) != grouped.group_of(e.callee)
+      # Each moment once: no arrow holds more than its callee, its caller or the whole.
+      grouped.edges.each do |e|
+        assert_operator e.total_time, :<=, [e.callee.total_time, e.caller.total_time, profile.total_time].min,
+                        "#{name} by #{grouping}: #{e.inspect}"
       end
-      assert_equal crossing.sum(&:calls), grouped.edges.sum(&:calls), "#{name} by #{grouping}: arrows"
+      c_box = grouped.methods.select(&:c_method?).sum(&:self_time)
+      assert_operator 100.0 * c_box / profile.total_time, :<=, MAX_C_SHARE, "#{name} by #{grouping}: C methods' box"
       held = share(profile, group_by: grouping)
       assert_operator held, :>, by_method, "#{name} by #{grouping}"
       assert_operator held, :>=, MIN_SHARE.fetch(grouping), "#{name} by #{grouping}"
@@ -46,10 +52,10 @@ class TestRealGraphsGrouped < Minitest::Test
   # (kramdown's boxes hold 81.9%, rake's 85.8%: none).
   ADVICE = {
     "rubocop" => "the graph's boxes hold 62.1% of self time, spread over 5,830 methods; " \
-                 "--group-by gem would hold 99.6%, class 89.1%, file 87.7%",
+                 "--group-by gem would hold 98.9%, file 88.2%, class 87.9%",
     "rdoc" => "the graph's boxes hold 77.1% of self time, spread over 1,652 methods; " \
-              "--group-by gem would hold 100%, class 97.9%, file 97.5%",
+              "--group-by gem would hold 100%, file 98.4%, class 98.2%",
     "sinatra" => "the graph's boxes hold 77.7% of self time, spread over 1,093 methods; " \
-                 "--group-by gem would hold 99.5%, class 97.1%, file 97.1%"
+                 "--group-by gem would hold 99.4%, file 97.9%, class 96.7%"
   }.freeze
 end

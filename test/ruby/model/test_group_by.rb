@@ -21,7 +21,7 @@ class TestGroupBy < TracegraphTest
         helper
       end
 
-      def helper = [2].sum.pred
+      def helper = [2].sum
     end
   RUBY
 
@@ -46,19 +46,24 @@ class TestGroupBy < TracegraphTest
     alpha = method_named(grouped, "GroupAlpha")
     beta = method_named(grouped, "GroupBeta")
 
-    # Into GroupAlpha: make and run from no caller, the block from
-    # Integer#times, back from GroupBeta#work.
-    into_alpha = make.calls + run.calls + edge_named(profile, "Integer#times", block.name).calls +
-                 edge_named(profile, work.name, back.name).calls
-    assert_equal 12, into_alpha
+    # Into GroupAlpha: make and run from no caller, back from
+    # GroupBeta#work. Integer#times is a C method GroupAlpha#run calls, so
+    # it and the block it calls back are GroupAlpha's: no call into it.
+    into_alpha = make.calls + run.calls + edge_named(profile, work.name, back.name).calls
+    assert_equal 7, into_alpha
     assert_equal into_alpha, alpha.calls
-    assert_equal [make, run, block, back].sum(&:self_time), alpha.self_time
+    # The C methods' self time is their callers' group's: Array#sum's is
+    # split between GroupAlpha#back's calls and GroupBeta#helper's.
+    c_of_alpha = profile.methods.select(&:c_method?).sum(&:self_time) - edge_named(profile, helper.name, "Array#sum").self_time
+    assert_equal [make, run, block, back].sum(&:self_time) + c_of_alpha, alpha.self_time
     # The outermost entries: make, then run (back runs inside run).
     assert_equal make.total_time + run.total_time, alpha.total_time
 
     assert_equal 5, beta.calls
-    assert_equal work.self_time + helper.self_time, beta.self_time
+    assert_equal work.self_time + helper.self_time + edge_named(profile, helper.name, "Array#sum").self_time, beta.self_time
     assert_equal work.total_time, beta.total_time
+    assert_equal({"Array#sum" => edge_named(profile, helper.name, "Array#sum").self_time},
+                 grouped.group_c_methods["GroupBeta"])
 
     assert_equal profile.total_time, grouped.methods.sum(&:self_time)
     assert_equal profile.total_time, grouped.total_time
@@ -77,9 +82,10 @@ class TestGroupBy < TracegraphTest
     back = edge_named(grouped, "GroupBeta", "GroupAlpha")
     assert_equal edge_named(profile, "GroupBeta#work", "GroupAlpha#back").total_time, back.total_time
     assert_nil grouped.edge("GroupAlpha", "GroupAlpha")
-    # Integer#times is Integer's: the arrows go out to it and back in.
-    assert_equal 1, edge_named(grouped, "GroupAlpha", "Integer").calls
-    assert_equal 5, edge_named(grouped, "Integer", "GroupAlpha").calls
+    # Integer#times is a C method GroupAlpha calls: GroupAlpha's, no box of its own.
+    assert_nil grouped["Integer"]
+    assert_equal %w[GroupAlpha GroupBeta], grouped.methods.map(&:name).sort
+    refute grouped.arrows_estimated?
   end
 
   def test_without_a_call_tree_calls_back_into_a_group_are_inside_it
@@ -121,20 +127,97 @@ class TestGroupBy < TracegraphTest
     assert_equal 100, grouped["X"].total_time
   end
 
-  def test_file_groups_and_c_methods_by_owner
+  NESTED = <<~RUBY
+    class NestA
+      def outer(n) = n.times { NestB.new.mid(self) }
+      def inner = NestB.new.leaf
+    end
+    class NestB
+      def mid(a) = a.inner
+      def leaf = [3].sum
+    end
+  RUBY
+
+  # NestA#outer -> NestB#mid -> NestA#inner -> NestB#leaf: a call from A
+  # into B inside another one. The arrow counts the outermost only.
+  def test_an_arrow_counts_each_moment_once_when_groups_recurse_into_each_other
+    profile = Dir.mktmpdir do |dir|
+      File.write(File.join(dir, "nest.rb"), NESTED)
+      load File.join(dir, "nest.rb")
+      Tracegraph.profile(gc: false, call_tree: true) { NestA.new.outer(4) }
+    end
+    grouped = profile.group_by(:class)
+    a_to_b = edge_named(grouped, "NestA", "NestB")
+    outermost = edge_named(profile, "block in NestA#outer", "NestB#mid")
+    nested = edge_named(profile, "NestA#inner", "NestB#leaf")
+    assert_equal outermost.total_time, a_to_b.total_time
+    assert_equal outermost.calls + nested.calls, a_to_b.calls
+    assert_equal method_named(profile, "NestB#mid").total_time, grouped["NestB"].total_time
+    assert_operator a_to_b.total_time, :<=, grouped["NestB"].total_time
+    assert_operator edge_named(grouped, "NestB", "NestA").total_time, :<=, grouped["NestA"].total_time
+
+    # Without the call tree the edges are summed and then bounded: never
+    # above the callee's total, the caller's or the whole.
+    estimated = Tracegraph::Profile.parse_json(profile.to_json).then { |p| p.call_tree ? strip_tree(p) : p }.group_by(:class)
+    assert estimated.arrows_estimated?
+    estimated.edges.each do |e|
+      assert_operator e.total_time, :<=, [e.callee.total_time, e.caller.total_time, estimated.total_time].min, e.inspect
+    end
+  end
+
+  # A call tree cut at max_call_tree_nodes folded calls into their
+  # ancestors: it cannot say which group they were in, so the edges decide.
+  def test_a_cut_call_tree_gives_estimated_arrows_and_says_why
+    profile = Tracegraph.profile(gc: false, call_tree: true, max_call_tree_nodes: 3) { 5.times { [1].sum + 1.pred } }
+    assert_operator profile.call_tree.folded_calls, :>, 0
+    grouped = profile.group_by(:class)
+    assert_equal :cut_tree, grouped.arrows_estimated?
+    assert_includes profile.to_dot(group_by: :class), "Arrows estimated: the call tree was cut at its size"
+    assert_equal :no_tree, strip_tree(profile).group_by(:class).arrows_estimated?
+  end
+
+  def strip_tree(profile)
+    Tracegraph::Profile.new(clock: profile.clock, methods: profile.methods, edges: profile.edges, threads: profile.threads)
+  end
+
+  # Without a call tree a C method is shared between the groups that
+  # called it by its edges from them: calls, times and self time exactly
+  # per caller. What no Ruby method called stays in "(C) methods".
+  def test_without_a_call_tree_a_c_method_is_split_between_its_callers_groups
+    m = ->(name, file, total, self_time, calls = 1) { stats(name, file, calls, total, self_time, c_method: file.nil?) }
+    p_run = m.("P#run", "/g/gems/p-1.0/lib/p.rb", 100, 30)
+    q_run = m.("Q#run", "/g/gems/q-2.0/lib/q.rb", 60, 20)
+    each = m.("Array#each", nil, 100, 40, 5)
+    map = m.("Array#map", nil, 30, 30, 3)
+    e = ->(from, to, calls, total, self_time) {
+      Tracegraph::EdgeStats.new(caller: from, callee: to, calls: calls, total_time: total, self_time: self_time)
+    }
+    # Array#each: 3 calls from P (70 ns, 25 self), 1 from Q (20, 10), 1 from no caller (10, 5).
+    # Array#map: 3 calls from Array#each, shared as Array#each's total is:
+    # 70% P's, 20% Q's, 10% from no caller (30 ns of self: 21, 6 and 3).
+    edges = [e.(p_run, each, 3, 70, 25), e.(q_run, each, 1, 20, 10), e.(each, map, 3, 30, 30)]
+    profile = Tracegraph::Profile.new(clock: :wall, methods: [p_run, q_run, each, map], edges: edges,
+                                      threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: 170)])
+    grouped = profile.group_by(:gem)
+    assert_equal({"p 1.0" => 30 + 25 + 21, "q 2.0" => 20 + 10 + 6, "(C) methods" => 5 + 3},
+                 grouped.methods.to_h { |g| [g.name, g.self_time] }.reject { |_, v| v.zero? })
+    assert_equal profile.methods.sum(&:self_time), grouped.methods.sum(&:self_time)
+    assert_equal({"Array#each" => 25, "Array#map" => 21}, grouped.group_c_methods["p 1.0"])
+    assert_equal 1, grouped["(C) methods"].calls
+    assert grouped["(C) methods"].c_method?
+    refute grouped["p 1.0"].c_method?
+    assert_equal "p 1.0", grouped.group_of(each)
+  end
+
+  def test_file_groups_hold_the_c_methods_their_code_calls
     profile = recorded(call_tree: true)
     grouped = profile.group_by(:file)
     names = grouped.methods.map(&:name)
     alpha_file = names.find { |n| n.end_with?("group_alpha.rb") } || flunk(names.inspect)
     beta_file = names.find { |n| n.end_with?("group_beta.rb") }
+    assert_equal 2, names.size, names.inspect
     assert_equal method_named(profile.group_by(:class), "GroupAlpha").self_time, method_named(grouped, alpha_file).self_time
     assert_equal method_named(profile.group_by(:class), "GroupBeta").self_time, method_named(grouped, beta_file).self_time
-    # Integer's methods without a file: Integer#times on 3.1 (3.3 writes it
-    # in Ruby), Integer#pred on every Ruby.
-    integer_c = profile.methods.select { |m| !m.file && m.name.match?(/\AInteger[#.]/) }
-    refute_empty integer_c
-    assert_equal integer_c.sum(&:self_time), method_named(grouped, "(C) Integer").self_time
-    assert method_named(grouped, "(C) Integer").c_method?
   end
 
   def test_allocations_are_summed_like_time
@@ -197,7 +280,10 @@ class TestGroupBy < TracegraphTest
     dot = profile.to_dot(group_by: :class, node_fraction: 0, edge_fraction: 0)
     assert_match(/Grouped by class: \d+ methods in \d+ classes/, dot)
     assert_match(/label="GroupAlpha\\n/, dot)
-    assert_match(/tooltip="GroupBeta\\n[^"]*2 methods, heaviest first:\\nGroupBeta#(work|helper): self/, dot)
+    assert_match(/tooltip="GroupBeta\\n[^"]*3 methods, heaviest first:\\nGroupBeta#(work|helper): self/, dot)
+    assert_match(/Array#sum \(C\): self [^"]*C methods its code called: 1, self [^"]*\(Array#sum\)"/, dot)
+    refute_includes dot, "Arrows estimated"
+    assert_includes recorded(call_tree: false).to_dot(group_by: :class), "Arrows estimated: record with --call-tree for exact ones"
     assert_raises(ArgumentError) { profile.to_dot(group_by: :lines) }
   end
 
