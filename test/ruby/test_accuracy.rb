@@ -38,28 +38,6 @@ class TestAccuracy < TracegraphTest
     arithmetic
   end
 
-  # Each part's share of mix, timed without any profiler: the median of 5.
-  def true_shares
-    runs = Array.new(5) do
-      t0 = now
-      many_tiny_calls
-      t1 = now
-      string_work
-      t2 = now
-      arithmetic
-      t3 = now
-      [t1 - t0, t2 - t1, t3 - t2].map { |part| part / (t3 - t0) }
-    end
-    runs.transpose.map { |shares| shares.sort[2] }
-  end
-
-  def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-
-  def shares(profile)
-    total = method_named(profile, "TestAccuracy#mix").total_time.to_f
-    %w[many_tiny_calls string_work arithmetic].map { |name| method_named(profile, "TestAccuracy##{name}").total_time / total }
-  end
-
   # The operators, each in a process of its own: once anything in a
   # process has traced C calls the usual way (c_calls: :all, a
   # TracePoint(:c_call), as test oracles here do), Ruby runs the operators
@@ -144,13 +122,53 @@ class TestAccuracy < TracegraphTest
     assert_equal true, found if RUBY_VERSION.start_with?("3.1")
   end
 
+  # In a process of its own, for the reason run_alone gives: here the
+  # operators of the arithmetic and of the loops would be calls.
   def test_the_times_are_the_programs_and_raw_times_keep_the_cost
-    mix
-    truth = true_shares
-    # The median of 3 profiles each: another process on these 2 cores
-    # stretches any one run.
-    corrected = Array.new(3) { shares(Tracegraph.profile { mix }) }.transpose.map { |s| s.sort[1] }
-    raw = Array.new(3) { shares(Tracegraph.profile(raw_times: true) { mix }) }.transpose.map { |s| s.sort[1] }
+    out = run_alone(<<~RUBY)
+      def tiny; end
+
+      def many_tiny_calls
+        i = 0
+        while i < 200_000
+          tiny
+          i += 1
+        end
+      end
+
+      def mix
+        many_tiny_calls
+        string_work
+        arithmetic
+      end
+
+      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      PARTS = %i[many_tiny_calls string_work arithmetic].freeze
+
+      # Each part's share of mix: timed without any profiler, and in
+      # profiles; the median of 5, and of 3 (another process on these
+      # 2 cores stretches any one run).
+      def true_shares
+        runs = Array.new(5) do
+          times = PARTS.map { |part| t0 = now; send(part); now - t0 }
+          times.map { |t| t / times.sum }
+        end
+        runs.transpose.map { |shares| shares.sort[2] }
+      end
+
+      def shares(**options)
+        runs = Array.new(3) do
+          profile = Tracegraph.profile(**options) { mix }
+          total = profile["Object#mix"].total_time.to_f
+          PARTS.map { |part| profile["Object#\#{part}"].total_time / total }
+        end
+        runs.transpose.map { |shares| shares.sort[1] }
+      end
+
+      mix
+      puts [true_shares, shares, shares(raw_times: true)].map { |row| row.join(",") }
+    RUBY
+    truth, corrected, raw = out.map { |row| row.split(",").map(&:to_f) }
     # 200,000 tiny calls attract 400,000 events: raw, their share grows
     # several times beyond what they cost; taken out, it comes back near
     # it (bench/ACCURACY.md has the numbers; this only guards the sense).
