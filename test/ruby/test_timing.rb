@@ -48,11 +48,12 @@ class TestTiming < TracegraphTest
 
   def process_cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond)
 
-  # A profile of the block on a CPU clock, and the CPU the process used
-  # around it (the profile's start and stop included).
-  def cpu_profile(clock, exact, &block)
+  # A profile of the block on a CPU clock, with raw times as the other
+  # tests of the clocks here, and the CPU the process used around it (the
+  # profile's start and stop included).
+  def cpu_profile(clock, exact, raw_times: true, &block)
     before = process_cpu
-    profile = Tracegraph.profile(clock: clock, exact_clock: exact, &block)
+    profile = Tracegraph.profile(clock: clock, exact_clock: exact, raw_times: raw_times, &block)
     [profile, process_cpu - before]
   end
 
@@ -69,10 +70,13 @@ class TestTiming < TracegraphTest
 
   # The threads' times are their own CPU, so they add up to no more than
   # the process used (the profile's start and stop are outside them, and
-  # 10% is left for the estimate and a noisy machine), and to most of it.
+  # 10% is left for the estimate and a noisy machine), and to most of it;
+  # with tracing's cost taken out, they and that cost do.
   def assert_adds_up_to_the_process_cpu(profile, process)
-    assert_operator profile.total_time, :<=, process * 1.1 + 10 * MS, "summed over threads"
-    assert_operator profile.total_time, :>=, process * 0.7, "summed over threads"
+    used = profile.total_time + (profile.tracing_cost&.removed || 0)
+    assert_operator used, :<=, process * 1.1 + 10 * MS, "summed over threads"
+    assert_operator used, :>=, process * 0.7, "summed over threads"
+    assert_operator profile.total_time, :<=, used
     assert_equal profile.threads.sum(&:total_time), profile.total_time
   end
 
@@ -109,6 +113,23 @@ class TestTiming < TracegraphTest
       assert_adds_up_to_the_process_cpu(profile, process)
       assert_consistent profile
     end
+  end
+
+  # By default tracing's cost is taken out of each thread's time line, and
+  # the busy loop's time with it (a clock reading per iteration): the
+  # waiting thread still gets next to nothing, and nothing is counted
+  # twice.
+  def test_cpu_clock_with_tracing_cost_taken_out_charges_a_waiting_thread_its_own_cpu
+    profile, process = cpu_profile(:cpu, false, raw_times: false) do
+      [in_thread("sleeper") { sleepy }, in_thread("busy") { busy }].each(&:join)
+    end
+    refute_nil profile.tracing_cost
+    busy = method_named(profile, "TestTiming#busy").total_time
+    assert_operator busy, :>, 100 * MS
+    assert_operator method_named(profile, "Kernel#sleep").total_time, :<, busy * 0.2
+    assert_operator thread_named(profile, "sleeper").total_time, :<, busy * 0.2
+    assert_adds_up_to_the_process_cpu(profile, process)
+    assert_consistent profile
   end
 
   def test_total_time_is_time_inside_methods
