@@ -49,8 +49,10 @@ module Tracegraph
 
     # Starts profiling the whole process.
     #   clock:   :wall (CLOCK_MONOTONIC, default; read through the TSC where
-    #            the kernel keeps time with it), :cpu (process CPU time),
-    #            :thread_cpu (the running thread's CPU time)
+    #            the kernel keeps time with it), :cpu (CPU time, each
+    #            thread's frames on that thread's own CPU clock, so the
+    #            threads' times add up to the process's), :thread_cpu (the
+    #            same clock, under its older name)
     #   c_calls: also trace methods implemented in C (default true): the
     #            C methods the program calls (String#gsub, Array#sort,
     #            JSON.parse). Not the basic operators on core classes that

@@ -43,6 +43,19 @@ class TestThreadsOption < TracegraphTest
     end
   end
 
+  # On a CPU clock the one thread recorded is charged its own CPU: waiting
+  # in Thread#join for a thread that burns 200 ms, it used next to none,
+  # and the other thread's CPU is in no frame (it was all in the join).
+  def test_a_current_thread_cpu_profile_holds_that_threads_own_cpu_only
+    %i[cpu thread_cpu].each do |clock|
+      profile = Tracegraph.profile(threads: :current, clock: clock) { Thread.new { burn_cpu(0.2) }.join }
+      assert_equal ["main"], profile.threads.map(&:name)
+      assert_operator method_named(profile, "Thread#join").total_time, :<, 40 * MS, clock
+      assert_operator profile.total_time, :<, 40 * MS, clock
+      assert_consistent profile
+    end
+  end
+
   def test_fibers_of_the_current_thread_are_recorded
     profile = Tracegraph.profile(threads: :current, c_calls: false) do
       Fiber.new { 5.times { |i| mine(i) } }.resume

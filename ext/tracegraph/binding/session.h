@@ -66,7 +66,7 @@ typedef struct thread_rec {
     context_rec *current;   /* the stack of the fiber running on this thread */
     context_rec *unresolved; /* its first stack, until we know its fiber */
     uint64_t last_now;      /* clock at its last event: closes its frames at stop
-                               in :thread_cpu mode, where our clock is not its clock */
+                               on the CPU clocks, where our clock is not its clock */
     cpu_estimate clock;
     /* Its time line without tracing's own cost (session_event_time_less):
      * the clock's reading at its last event, the same moment with the cost
@@ -316,7 +316,7 @@ void session_switch_fiber(thread_rec *th, rb_trace_arg_t *arg, uint64_t now);
 void session_end_thread(thread_rec *th, uint64_t now);
 
 /* A reading of the session's clock from any thread (outside the hook):
- * for CPU clocks the calling thread's (or process's) real CPU time. */
+ * for CPU clocks the calling thread's own real CPU time. */
 uint64_t session_clock_read(void);
 
 /* Whether the TSC can stand in for CLOCK_MONOTONIC: calibrates it once

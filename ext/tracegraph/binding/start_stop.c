@@ -291,15 +291,15 @@ static VALUE build_result_protected(VALUE unused)
 
 /* Thread `th`'s clock now, on its own time line, from the calling thread
  * `me` (outside the hook), given `now` = session_clock_read(): the calling
- * thread's is read; another thread's CPU clock cannot be read from here
- * (its time at its last event stands in), and its estimate may run a
- * constant ahead. */
+ * thread's is read; on the CPU clocks, which are each thread's own,
+ * another thread's cannot be read from here, and its time at its last
+ * event stands in (a thread that is not running has used no CPU since,
+ * unless it ran without events, in C). */
 static uint64_t thread_clock_now(thread_rec *th, VALUE me, uint64_t now)
 {
-    return th->thread == me                 ? session_event_time_less(th, 0, 0)
-           : S.clock == TG_CLOCK_THREAD_CPU ? th->last_now
-           : S.estimate_cpu                 ? session_time_at(th, now > th->clock.value ? now : th->clock.value)
-                                            : session_time_at(th, now);
+    return th->thread == me           ? session_event_time_less(th, 0, 0)
+           : S.clock != TG_CLOCK_WALL ? th->last_now
+                                      : session_time_at(th, now);
 }
 
 /* Tracegraph._pause: stops every running stack's clock and stops

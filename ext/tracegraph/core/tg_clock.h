@@ -13,14 +13,18 @@
 
 typedef enum tg_clock_kind {
     TG_CLOCK_WALL,        /* CLOCK_MONOTONIC: elapsed time, sleeps and waits included */
-    TG_CLOCK_CPU,         /* CLOCK_PROCESS_CPUTIME_ID: CPU time of the whole process */
-    TG_CLOCK_THREAD_CPU   /* CLOCK_THREAD_CPUTIME_ID: CPU time of the calling thread */
+    TG_CLOCK_CPU,         /* CPU time: each thread's on its own clock, so they add up to the process's */
+    TG_CLOCK_THREAD_CPU   /* the same, under the name it had when TG_CLOCK_CPU read the process's clock */
 } tg_clock_kind;
 
+/* The clock an event reads, on the thread it fires on. Both CPU kinds read
+ * that thread's own CPU clock: the process's (CLOCK_PROCESS_CPUTIME_ID)
+ * would charge a thread that waits with the CPU other threads use
+ * meanwhile, and count each moment once per thread that has a frame open. */
 static inline clockid_t tg_clock_id(tg_clock_kind kind)
 {
     switch (kind) {
-    case TG_CLOCK_CPU: return CLOCK_PROCESS_CPUTIME_ID;
+    case TG_CLOCK_CPU:
     case TG_CLOCK_THREAD_CPU: return CLOCK_THREAD_CPUTIME_ID;
     default: return CLOCK_MONOTONIC;
     }

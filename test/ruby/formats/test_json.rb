@@ -56,6 +56,17 @@ class TestJson < TracegraphTest
      "edges" => []}
   end
 
+  # Every clock's name loads, whichever tracegraph wrote it: "cpu" files
+  # from before each thread had its own CPU clock, and "thread_cpu", the
+  # name that stayed for it.
+  def test_every_clock_name_loads
+    %w[wall cpu thread_cpu].each do |clock|
+      profile = Tracegraph::Profile.parse_json(JSON.generate(valid.merge("clock" => clock)))
+      assert_equal clock.to_sym, profile.clock
+      assert_equal clock, JSON.parse(profile.to_json)["clock"]
+    end
+  end
+
   def test_malformed_input_is_rejected_with_a_clear_error
     assert_rejects "{\"version\": 1, \"clock\"", "not valid JSON"
     assert_rejects "[1, 2]", "the document must be an object"
