@@ -5,51 +5,25 @@ require "open3"
 # is measured and taken out, and the default C-call tracing leaves Ruby's
 # inlined operators inline, while profiling and after.
 class TestAccuracy < TracegraphTest
-  def tiny; end
-
   # Fixed work, not a time budget: what the unprofiled program would take
-  # is what the corrected profile should say.
-  def many_tiny_calls
-    i = 0
-    while i < 200_000
-      tiny
-      i += 1
+  # is what the corrected profile should say. Defined here, and at the top
+  # level of the processes run_alone starts.
+  WORKLOAD = <<~RUBY
+    def tiny; end
+
+    def many_tiny_calls
+      i = 0
+      while i < 200_000
+        tiny
+        i += 1
+      end
     end
-  end
 
-  def string_work
-    text = "lorem ipsum dolor sit amet " * 400
-    150.times { text.gsub("o", "0").split(" ").sort }
-  end
-
-  def arithmetic
-    i = 0
-    sum = 0
-    while i < 400_000
-      sum += i
-      i += 1
+    def string_work
+      text = "lorem ipsum dolor sit amet " * 400
+      150.times { text.gsub("o", "0").split(" ").sort }
     end
-    sum
-  end
 
-  def mix
-    many_tiny_calls
-    string_work
-    arithmetic
-  end
-
-  # The operators, each in a process of its own: once anything in a
-  # process has traced C calls the usual way (c_calls: :all, a
-  # TracePoint(:c_call), as test oracles here do), Ruby runs the operators
-  # as calls for good, and every later profile of that process sees them.
-  def run_alone(code)
-    out, err, status = Open3.capture3(RbConfig.ruby, "-I#{File.expand_path('../../lib', __dir__)}", "-e",
-                                      "require 'tracegraph'\n#{OPERATORS}\n#{code}")
-    assert status.success?, err
-    out.split
-  end
-
-  OPERATORS = <<~RUBY
     def arithmetic
       i = 0
       sum = 0
@@ -60,9 +34,27 @@ class TestAccuracy < TracegraphTest
       sum
     end
 
-    def string_work = 150.times { ("lorem ipsum " * 400).gsub("o", "0").split(" ").sort }
+    def mix
+      many_tiny_calls
+      string_work
+      arithmetic
+    end
+
     def calls(profile, name) = profile[name]&.calls.to_i
   RUBY
+  class_eval WORKLOAD, __FILE__, __LINE__ - 33
+
+  # The operators, each in a process of its own: once anything in a
+  # process has traced C calls the usual way (c_calls: :all, a
+  # TracePoint(:c_call), as test oracles here do), Ruby runs the operators
+  # as calls for good, and every later profile of that process sees them.
+  def run_alone(code)
+    out, err, status = Open3.capture3(RbConfig.ruby, "-I#{File.expand_path('../../lib', __dir__)}", "-e",
+                                      "require 'tracegraph'\n#{WORKLOAD}\n#{code}")
+    assert status.success?, err
+    out.split
+  end
+
 
   def test_the_default_traces_called_c_methods_but_not_inlined_operators
     out = run_alone(<<~RUBY)
@@ -126,22 +118,6 @@ class TestAccuracy < TracegraphTest
   # operators of the arithmetic and of the loops would be calls.
   def test_the_times_are_the_programs_and_raw_times_keep_the_cost
     out = run_alone(<<~RUBY)
-      def tiny; end
-
-      def many_tiny_calls
-        i = 0
-        while i < 200_000
-          tiny
-          i += 1
-        end
-      end
-
-      def mix
-        many_tiny_calls
-        string_work
-        arithmetic
-      end
-
       def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
       PARTS = %i[many_tiny_calls string_work arithmetic].freeze
 
