@@ -29,6 +29,7 @@ module Tracegraph
         io.puts threads_line(p) if p.threads.size > 1 || p.recorded_threads > 1
         io.puts waiting_line(p, total) if p.waiting_time.positive? || p.hidden_waiting.positive?
         io.puts gc_line(p, total) if p.gc.runs.positive? || p.gc.entries.positive?
+        io.puts tracing_line(p)
         io.puts format("%12s  %10s  %10s  %6s  %s%s", "calls", "self", "total", "self%",
                        p.allocations? ? format("%12s  %12s  ", "self allocs", "total allocs") : "", "method")
         top = p.methods.sort_by { |m| [-m.self_time, -m.total_time, m.name] }.first(limit)
@@ -73,6 +74,15 @@ module Tracegraph
       end
 
       # "Threads: 6 (main, puma srv tp 001, ...), 103 s of thread time in 17.7 s of wall time"
+      # Whether the times hold tracing's own cost (docs/accuracy.md).
+      def tracing_line(profile)
+        cost = profile.tracing_cost
+        return "raw times: tracing's own cost is in them" unless cost
+
+        "tracing's cost taken out: #{Tracegraph.human_time(cost.removed)} of " \
+          "#{Tracegraph.human_time(profile.total_time + cost.removed)}"
+      end
+
       def threads_line(profile)
         p = profile
         of = p.recorded_threads > p.threads.size ? " of #{p.recorded_threads}" : ""
