@@ -76,7 +76,11 @@ class TestAllocations < TracegraphTest
     build = method_named(profile, "TestAllocations#build_strings")
     assert_equal 1001, build.self_allocations
     assert_equal 1001, build.allocations
-    assert_equal 0, method_named(profile, "Array#<<").allocations
+    # list << x runs inline (no call) unless something in this process
+    # traced C calls the usual way before (a test oracle's TracePoint):
+    # then it is a call of Array#<<, which allocates nothing itself.
+    push = profile["Array#<<"]
+    assert_equal 0, push.allocations if push
     assert_predicate profile, :allocations?
     assert_equal 1001, profile.total_allocations
   end
