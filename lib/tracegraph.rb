@@ -130,7 +130,7 @@ module Tracegraph
       thread = Thread.current
       priority = thread.priority
       thread.priority = 3
-      warn_of_c_calls(raw[9]&.last)
+      warn_of_c_calls(raw[9] && raw[9][1])
       @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, event_costs: @recording_costs)
     ensure
       thread.priority = priority if thread
@@ -219,7 +219,7 @@ module Tracegraph
     # process and set of options (Tracegraph::Calibration), and taken out
     # of every profile's times unless raw_times: true.
     def event_costs(**options)
-      calibrated_costs(parse_start_options(options, hide_next_call: false))
+      calibrated_costs(parse_start_options(options, hide_next_call: false)).costs
     end
 
     private
@@ -245,9 +245,9 @@ module Tracegraph
       args = parse_start_options(options, hide_next_call: hide_next_call)
       raise Error, "already started: call Tracegraph.stop first" if running?
 
-      costs = options[:raw_times] == true ? nil : calibrated_costs(args)
-      _start(*args, hide_next_block, costs && Calibration.flat(costs))
-      @recording_costs = costs
+      calibration = options[:raw_times] == true ? nil : calibrated_costs(args)
+      _start(*args, hide_next_block, calibration&.flat)
+      @recording_costs = calibration&.costs
     end
 
     def calibrated_costs(args)

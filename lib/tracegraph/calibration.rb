@@ -79,14 +79,29 @@ module Tracegraph
 
     KINDS = %i[ruby block c].freeze
 
-    # {ruby: {inside:, outside:}, block: ..., c: ...}: nanoseconds per
-    # event. `start` starts a recording with the profile's options and no
-    # costs taken out (it is given nil); it is stopped and thrown away here.
+    # What measure found: costs, {ruby: {inside:, outside:}, block: ...,
+    # c: ...} in nanoseconds per event; hooks, the hook's own mean time per
+    # event in the calibration's loops, {ruby: {call:, return:}, ...}: the
+    # base from which a recording measures what its program's events cost
+    # the hook beyond it (sampled, see session.h).
+    Result = Struct.new(:costs, :hooks, keyword_init: true) do
+      # As _start takes them: per kind [inside, outside, hook at a call,
+      # hook at a return].
+      def flat
+        KINDS.flat_map do |kind|
+          costs.fetch(kind).values_at(:inside, :outside) + hooks.fetch(kind).values_at(:call, :return)
+        end
+      end
+    end
+
+    # A Result. `start` starts a recording with the profile's options and
+    # no costs taken out (it is given [], which also samples the hook's own
+    # time); it is stopped and thrown away here.
     def measure(&start)
       subject = Subject.new
       LOOPS.each { |name| subject.public_send(name, 100) } # warm
       plain = fastest(subject)
-      start.call(nil)
+      start.call([])
       begin
         traced = fastest(subject)
       ensure
@@ -96,11 +111,16 @@ module Tracegraph
       pairs = {ruby: per[:loop_ruby] - per[:loop_empty], block: per[:loop_block] - per[:loop_ruby],
                c: per[:loop_c] - per[:loop_empty]}
       inside = inside_times(raw)
-      KINDS.to_h do |kind|
+      costs = KINDS.to_h do |kind|
         pair = [pairs[kind], 0].max
         within = (inside[kind] || 0).clamp(0, pair)
         [kind, {inside: (within / 2).round, outside: ((pair - within) / 2).round}]
       end
+      means = raw[9][2]
+      hooks = KINDS.each_with_index.to_h do |kind, i|
+        [kind, {call: means[2 * i] || 0, return: means[2 * i + 1] || 0}]
+      end
+      Result.new(costs: costs.freeze, hooks: hooks.freeze)
     end
 
     # What the recording says each kind's empty frame took per call, from
@@ -115,10 +135,6 @@ module Tracegraph
         [kind, total.to_f / calls] if calls&.positive?
       end.to_h
     end
-
-    # The costs as _start takes them: [ruby inside, ruby outside, block
-    # inside, ...].
-    def flat(costs) = KINDS.flat_map { |kind| costs.fetch(kind).values_at(:inside, :outside) }
 
     # Each loop's fastest round, in nanoseconds.
     def fastest(subject)

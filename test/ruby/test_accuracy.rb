@@ -225,4 +225,20 @@ class TestAccuracy < TracegraphTest
     error = assert_raises(ArgumentError) { Tracegraph::Profile.merge([corrected, raw]) }
     assert_match(/cannot merge profiles with raw times and profiles with tracing's cost taken out/, error.message)
   end
+
+  # The hook's own time grows with the program (its tables miss the
+  # caches): it is sampled while recording, by kind and direction, and
+  # what it exceeds the calibration's by is taken out too.
+  def test_the_hooks_own_time_is_sampled_by_kind
+    Tracegraph.start
+    mix
+    raw = Tracegraph._stop
+    means = raw[9][2]
+    assert_equal 6, means.size # ruby, block, c: at a call, at a return
+    means.each { |ns| assert_kind_of Integer, ns }
+    assert(means.all?(&:positive?), means.inspect)
+    Tracegraph.start(raw_times: true)
+    mix
+    assert_equal [nil] * 6, Tracegraph._stop[9][2], "raw times: nothing sampled"
+  end
 end

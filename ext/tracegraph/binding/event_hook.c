@@ -263,8 +263,10 @@ static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
     uint64_t position = vm_reads ? session_frame_position(arg, c_method) : 0;
-    const uint64_t *cost = S.event_cost[c_method ? SESSION_COST_C : SESSION_COST_RUBY];
-    uint64_t now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE], cost[SESSION_COST_INSIDE]);   /* after our bookkeeping */
+    int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
+    const uint64_t *cost = S.event_cost[kind];
+    uint64_t now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + S.cost_extra[kind][SESSION_HOOK_CALL],
+                                           cost[SESSION_COST_INSIDE]);   /* after our bookkeeping */
     if (vm_reads) {
         tg_profiler_drop_stale(&S.prof, ctx, position, now);
         if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
@@ -291,8 +293,10 @@ static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bo
     if (m >= METHOD_IGNORED) return;   /* ours, or a return from before the start */
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
-    const uint64_t *cost = S.event_cost[c_method ? SESSION_COST_C : SESSION_COST_RUBY];
-    uint64_t now = session_event_time_less(th, cost[SESSION_COST_INSIDE], cost[SESSION_COST_OUTSIDE]);   /* before our bookkeeping */
+    int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
+    const uint64_t *cost = S.event_cost[kind];
+    uint64_t now = session_event_time_less(th, cost[SESSION_COST_INSIDE],
+                                           cost[SESSION_COST_OUTSIDE] + S.cost_extra[kind][SESSION_HOOK_RETURN]);   /* before our bookkeeping */
     tg_context *ctx = &th->current->ctx;
     if (!vm_reads) {
         tg_profiler_return_rare(&S.prof, ctx, m, 0, now);
@@ -313,12 +317,14 @@ static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm
     tg_context *ctx = &th->current->ctx;
     if (call && RB_UNLIKELY(S.hide_next_block) && hide_block()) return;
     const uint64_t *cost = S.event_cost[SESSION_COST_BLOCK];
-    uint64_t now = call ? 0 : session_event_time_less(th, cost[SESSION_COST_INSIDE], cost[SESSION_COST_OUTSIDE]);   /* a return: before our bookkeeping */
+    uint64_t now = call ? 0 : session_event_time_less(th, cost[SESSION_COST_INSIDE],
+                                                      cost[SESSION_COST_OUTSIDE] + S.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_RETURN]);   /* a return: before our bookkeeping */
     uint32_t m = vm_reads ? block_method_vm(arg, call) : block_public(arg, call, last_call, ctx);
     if (m >= METHOD_IGNORED) return;
     uint64_t position = vm_reads ? session_frame_position(arg, false) : 0;
     if (call) {
-        now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE], cost[SESSION_COST_INSIDE]);   /* a call: after it */
+        now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + S.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_CALL],
+                                      cost[SESSION_COST_INSIDE]);   /* a call: after it */
         if (vm_reads) {
             tg_profiler_drop_stale(&S.prof, ctx, position, now);
             if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
@@ -348,10 +354,50 @@ static TG_HOOK_PATH void on_return(rb_trace_arg_t *arg, bool c_method)
     return_event(arg, c_method, true);
 }
 
+/* One event of `kind` and `direction`, timed from the hook's entry
+ * (`start`, TSC ticks) to now: its running mean, less the calibration's,
+ * is what the hook costs this program beyond it (S.cost_extra). */
+static TG_SLOW_PATH void sampled_hook_end(int kind, int direction, uint64_t start)
+{
+    S.hook_ticks[kind][direction] += tg_tsc_ticks() - start;
+    uint64_t n = ++S.hook_samples[kind][direction];
+    uint64_t mean = tg_tsc_ticks_to_ns(&session_tsc, S.hook_ticks[kind][direction] / n);
+    uint64_t base = S.hook_base[kind][direction];
+    S.cost_extra[kind][direction] = mean > base ? mean - base : 0;
+}
+
+/* Every SESSION_HOOK_SAMPLE_EVERY-th event, timed (sampled_hook_end). */
+static TG_SLOW_PATH void on_event_sampled(rb_trace_arg_t *arg, rb_event_flag_t event)
+{
+    /* The next one 16 to 47 events on (xorshift): a fixed step would see
+     * only one kind of event in a loop whose events repeat in step. */
+    uint32_t x = S.sample_random;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    S.sample_random = x;
+    S.sample_countdown = SESSION_HOOK_SAMPLE_EVERY / 2 + (x & (SESSION_HOOK_SAMPLE_EVERY - 1));
+    uint64_t start = tg_tsc_ticks();
+    if (event & CALL_EVENTS) {
+        on_call(arg, event & RUBY_EVENT_C_CALL);
+        sampled_hook_end((event & RUBY_EVENT_C_CALL) ? SESSION_COST_C : SESSION_COST_RUBY, SESSION_HOOK_CALL, start);
+    } else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) {
+        on_return(arg, event & RUBY_EVENT_C_RETURN);
+        sampled_hook_end((event & RUBY_EVENT_C_RETURN) ? SESSION_COST_C : SESSION_COST_RUBY, SESSION_HOOK_RETURN, start);
+    } else if (event & BLOCK_EVENTS) {
+        on_block(arg, event & RUBY_EVENT_B_CALL);
+        sampled_hook_end(SESSION_COST_BLOCK, (event & RUBY_EVENT_B_CALL) ? SESSION_HOOK_CALL : SESSION_HOOK_RETURN, start);
+    } else {
+        on_thread_event(arg, event);
+    }
+}
+
 static void on_event(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     rb_event_flag_t event = ruby_vm_trace_arg(arg)->event;
+    if (RB_UNLIKELY(--S.sample_countdown == 0) && S.sample_hooks) {
+        on_event_sampled(arg, event);
+        return;
+    }
     if (event & CALL_EVENTS) on_call(arg, event & RUBY_EVENT_C_CALL);
     else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) on_return(arg, event & RUBY_EVENT_C_RETURN);
     else if (event & BLOCK_EVENTS) on_block(arg, event & RUBY_EVENT_B_CALL);

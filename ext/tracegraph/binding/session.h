@@ -94,6 +94,8 @@ typedef struct method_cache_entry {
  * outside it, in the caller's time. */
 enum { SESSION_COST_RUBY, SESSION_COST_BLOCK, SESSION_COST_C, SESSION_COST_KINDS };
 enum { SESSION_COST_INSIDE, SESSION_COST_OUTSIDE };
+enum { SESSION_HOOK_CALL, SESSION_HOOK_RETURN };
+#define SESSION_HOOK_SAMPLE_EVERY 32
 
 struct session {
     bool running;
@@ -142,6 +144,17 @@ struct session {
      * clock, measured by Tracegraph::Calibration): taken out of the time
      * between events, see session_event_time_less. All 0 with raw_times. */
     uint64_t event_cost[SESSION_COST_KINDS][2];
+    /* The hook's own time grows with the program (a big one's tables miss
+     * the caches), beyond what the calibration's tight loops showed: one
+     * event in SESSION_HOOK_SAMPLE_EVERY is timed from the hook's entry to
+     * its exit (on average; see on_event_sampled), per kind and direction (call, return); the calibration's
+     * own mean (hook_base) is subtracted from the running mean, and what is
+     * left over (cost_extra) is taken out too, outside the frame. */
+    bool sample_hooks;
+    uint32_t sample_countdown, sample_random;
+    uint64_t hook_ticks[SESSION_COST_KINDS][2], hook_samples[SESSION_COST_KINDS][2];
+    uint64_t hook_base[SESSION_COST_KINDS][2];
+    uint64_t cost_extra[SESSION_COST_KINDS][2];
     /* The default C-call tracing: Ruby's "ever enabled" record keeps these
      * C-event bits, as before the start (vm_event_flags.h); see start_stop.c */
     bool c_calls_called_only;

@@ -136,16 +136,23 @@ static VALUE start_method(int argc, VALUE *argv, VALUE mod)
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
     if (stopping) rb_raise(eError, "another thread is stopping the profiler: start again once its Tracegraph.stop returns");
     tg_clock_kind kind = clock_from_symbol(clock);
-    /* [ruby inside, ruby outside, block inside, block outside, c inside,
-     * c outside]: ns per event (Tracegraph::Calibration), or nil. */
-    uint64_t costs[SESSION_COST_KINDS][2] = {{0}};
+    /* Per kind (ruby, block, c): [inside, outside, the hook's own time at a
+     * call, at a return], ns per event (Tracegraph::Calibration); or []:
+     * raw times, but the hook's own time is sampled (the calibration's
+     * recording); or nil: raw times. */
+    uint64_t costs[SESSION_COST_KINDS][2] = {{0}}, hook_base[SESSION_COST_KINDS][2] = {{0}};
+    bool sample_hooks = false;
     if (!NIL_P(event_costs)) {
         Check_Type(event_costs, T_ARRAY);
-        if (RARRAY_LEN(event_costs) != 2 * SESSION_COST_KINDS)
-            rb_raise(rb_eArgError, "event costs: %d numbers, not %ld", 2 * SESSION_COST_KINDS,
-                     RARRAY_LEN(event_costs));
-        for (int i = 0; i < 2 * SESSION_COST_KINDS; i++)
-            costs[i / 2][i % 2] = NUM2ULL(rb_ary_entry(event_costs, i));
+        long n = RARRAY_LEN(event_costs);
+        if (n != 0 && n != 4 * SESSION_COST_KINDS)
+            rb_raise(rb_eArgError, "event costs: %d numbers, not %ld", 4 * SESSION_COST_KINDS, n);
+        for (long i = 0; i < n; i++) {
+            uint64_t v = NUM2ULL(rb_ary_entry(event_costs, i));
+            if (i % 4 < 2) costs[i / 4][i % 4] = v;
+            else hook_base[i / 4][i % 4 - 2] = v;
+        }
+        sample_hooks = session_tsc_ready();
     }
     /* c_calls: true traces the C methods called, without rewriting Ruby's
      * inlined operators into calls, where this Ruby lets us (the probe,
@@ -180,6 +187,10 @@ static VALUE start_method(int argc, VALUE *argv, VALUE mod)
     S.c_calls_called_only = called_only && RTEST(c_calls);
     S.c_ever_before = vm_event_flags_c_ever();
     memcpy(S.event_cost, costs, sizeof costs);
+    memcpy(S.hook_base, hook_base, sizeof hook_base);
+    S.sample_hooks = sample_hooks;
+    S.sample_countdown = SESSION_HOOK_SAMPLE_EVERY;
+    S.sample_random = 0x9E3779B9u;
     S.blocks = RTEST(blocks);
     if (S.blocks) S.events |= RUBY_EVENT_B_CALL | RUBY_EVENT_B_RETURN;
     S.last_call = TG_NONE;
@@ -274,7 +285,15 @@ static VALUE build_result(void)
     VALUE c_calls = S.c_calls_called_only          ? (S.c_rewritten ? ID2SYM(rb_intern("rewritten")) : Qtrue)
                     : (S.events & RUBY_EVENT_C_CALL) ? ID2SYM(rb_intern("all"))
                                                      : Qfalse;
-    VALUE tracing = rb_ary_new_from_args(2, ULL2NUM(S.cost_removed), c_calls);
+    /* The hook's mean time per event (ns) by kind and direction, where
+     * sampled: the calibration keeps it (hook_base of later recordings). */
+    VALUE hook_means = rb_ary_new_capa(2 * SESSION_COST_KINDS);
+    for (int k = 0; k < SESSION_COST_KINDS; k++)
+        for (int d = 0; d < 2; d++)
+            rb_ary_push(hook_means, S.hook_samples[k][d]
+                                        ? ULL2NUM(tg_tsc_ticks_to_ns(&session_tsc, S.hook_ticks[k][d] / S.hook_samples[k][d]))
+                                        : Qnil);
+    VALUE tracing = rb_ary_new_from_args(3, ULL2NUM(S.cost_removed), c_calls, hook_means);
     return rb_ary_new_from_args(10, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
                                 (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, call_tree,
                                 S.gc ? gc_events_result() : Qnil, ULL2NUM(S.wall_time),
