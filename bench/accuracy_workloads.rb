@@ -202,6 +202,54 @@ module AccuracyWorkloads
     end
   end
 
+  # 6. Another real program: jekyll (Debian's package) building a small
+  # site of its own in-process, with a generator plugin that spends its
+  # time in a `while i < n; i += 1; end` loop: the loop that read 67% of a
+  # jekyll build whose 27% it took, when tracing made its operators calls.
+  module Jekyll
+    POSTS = AccuracyWorkloads.quick? ? 12 : 60
+    LOOP = 4_000_000
+
+    # The plugin's loop: a Ruby method called once a build.
+    module BusyLoop
+      def self.spin(n)
+        i = 0
+        i += 1 while i < n
+        i
+      end
+    end
+
+    def self.setup
+      begin
+        require "jekyll"
+      rescue LoadError
+        return "jekyll is not installed (apt-get install jekyll)"
+      end
+      require "tmpdir"
+      source = Dir.mktmpdir("tracegraph-accuracy-jekyll")
+      write_site(source)
+      generator = Class.new(::Jekyll::Generator) do
+        def generate(_site) = BusyLoop.spin(LOOP)
+      end
+      AccuracyWorkloads.const_set(:JekyllBusyGenerator, generator) unless AccuracyWorkloads.const_defined?(:JekyllBusyGenerator)
+      config = ::Jekyll.configuration("source" => source, "destination" => File.join(source, "_site"),
+                                      "quiet" => true, "incremental" => false)
+      lambda do
+        ::Jekyll::Site.new(config).process
+      end
+    end
+
+    def self.write_site(source)
+      Dir.mkdir(File.join(source, "_posts"))
+      File.write(File.join(source, "index.md"), "---\nlayout: null\n---\n# Index\n\n{% for post in site.posts %}* {{ post.title }}\n{% endfor %}\n")
+      POSTS.times do |i|
+        body = (1..20).map { |p| "Paragraph #{p} of post #{i}, with *emphasis* and `code`.\n\n```ruby\ndef x#{p} = #{p} + 1\n```\n" }.join("\n")
+        File.write(File.join(source, "_posts", format("2026-01-%02d-post-%d.md", (i % 28) + 1, i)),
+                   "---\ntitle: Post #{i}\nlayout: null\n---\n#{body}")
+      end
+    end
+  end
+
   def self.plain(mod) = -> { mod.method(:run) }
 
   ALL = [
@@ -229,7 +277,12 @@ module AccuracyWorkloads
                  summary: "rubocop inspecting #{Rubocop::FILES.size} of its own files in-process " \
                           "(--cache false, its default config)",
                  targets: %w[Parser::Lexer#advance Parser::Base#parse RuboCop::Cop::Commissioner#investigate],
-                 setup: -> { Rubocop.setup })
+                 setup: -> { Rubocop.setup }),
+    Workload.new(name: "jekyll",
+                 summary: "jekyll building a site of #{Jekyll::POSTS} posts in-process, with a generator " \
+                          "plugin's loop of #{Jekyll::LOOP} additions",
+                 targets: %w[AccuracyWorkloads::Jekyll::BusyLoop.spin Jekyll::Site#render Jekyll::Site#read],
+                 setup: -> { Jekyll.setup })
   ].freeze
 
   def self.names = ALL.map(&:name)
