@@ -246,8 +246,10 @@ module Tracegraph
       raise Error, "already started: call Tracegraph.stop first" if running?
 
       calibration = options[:raw_times] == true ? nil : calibrated_costs(args)
-      _start(*args, hide_next_block, calibration&.flat)
+      # Everything read before _start: after it, even a Struct's reader is
+      # a call in the profile (Ruby 3.3 and later report them).
       @recording_costs = calibration&.costs
+      _start(*args, hide_next_block, calibration&.flat)
     end
 
     def calibrated_costs(args)
