@@ -84,4 +84,39 @@ class TestGroupedGate < Minitest::Test
     assert_match(/cpu time of Worker 110 ms -> 150 ms, .*FAILED; most of the change: Array#sort \(C\), self 10\.0 ms -> 50\.0 ms$/,
                  report)
   end
+
+  # The GC group holds the collector's steps, which the method-level gate
+  # judges one by one (each under the 5% floor here): grouping must not
+  # make GC gateable where it was not. A step above the floor is gated.
+  def test_the_gc_group_is_gated_only_where_a_step_would_be
+    profile = lambda do |marking, sweeping|
+      gc_total = marking + sweeping + 1
+      main = Tracegraph::MethodStats.new(name: "Object#main", file: "/app/main.rb", line: 1, calls: 1,
+                                         total_time: (100 + gc_total) * MS, self_time: 100 * MS, c_method: false)
+      step = Tracegraph::MethodStats.new(name: Tracegraph::Profile::GC_NODE, file: nil, line: nil, calls: 20,
+                                         total_time: gc_total * MS, self_time: 1 * MS, c_method: false)
+      mark = Tracegraph::MethodStats.new(name: Tracegraph::Profile::GC_MARKING_NODE, file: nil, line: nil, calls: 20,
+                                         total_time: marking * MS, self_time: marking * MS, c_method: false)
+      sweep = Tracegraph::MethodStats.new(name: Tracegraph::Profile::GC_SWEEPING_NODE, file: nil, line: nil,
+                                          calls: 20, total_time: sweeping * MS, self_time: sweeping * MS,
+                                          c_method: false)
+      edge = ->(from, to) { Tracegraph::EdgeStats.new(caller: from, callee: to, calls: to.calls, total_time: to.total_time, self_time: to.self_time) }
+      Tracegraph::Profile.new(clock: :cpu, methods: [main, step, mark, sweep],
+                              edges: [edge.(main, step), edge.(step, mark), edge.(step, sweep)],
+                              threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: main.total_time)])
+    end
+    # 4 + 4 ms of 109: each step 3.7%, the group 8.3%; both +25% (4.5% of 111).
+    base, head = profile.(4, 4), profile.(5, 5)
+    method_gate = Tracegraph::DiffGate.new(base.diff(head), time: {default: 3.0, methods: {}})
+    assert_empty method_gate.checks.select { |c| c.name.to_s.start_with?("(garbage") }, "no step is gated by method"
+    g, report = gate(base, head)
+    assert_equal 11 * MS, head.group_by(:class)[Tracegraph::Profile::GC_NODE].self_time, "the group holds them"
+    assert_nil g.checks.find { |c| c.name == Tracegraph::Profile::GC_NODE }, report
+    refute g.failed?, report
+    # Marking at 10 ms of 115 (8.7%) is gated by method, and so the group is.
+    g, report = gate(profile.(10, 4), profile.(15, 4))
+    assert g.checks.find { |c| c.name == Tracegraph::Profile::GC_NODE }, report
+    assert g.failed?, report
+    assert_match(/most of the change: \(garbage collection: marking\), self 10\.0 ms -> 15\.0 ms$/, report)
+  end
 end
