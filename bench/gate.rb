@@ -9,6 +9,12 @@
 # what other statistics would have done with the same measurements.
 #   ruby -Ilib bench/gate.rb     (GATE_PAIRS=30 GATE_RUNS=10 GATE_CLOCK=cpu GATE_SLOWDOWN=1.2)
 # GATE_DIR=dir keeps the measurements there, and reuses those it finds.
+# GATE_WORKLOAD=jekyll measures a real program instead (a jekyll build
+# whose plugin calls String#count: bench/gate_jekyll_workload.rb), and
+# GATE_GROUP_BY=gem gates by gem (`diff --group-by gem`), where the C
+# method's time is its calling group's: issue 36's check, written to
+# bench/GATE-jekyll-gem.md by
+#   GATE_WORKLOAD=jekyll GATE_GROUP_BY=gem GATE_RUNS=5 GATE_PAIRS=10 ruby -Ilib bench/gate.rb
 require "json"
 require "open3"
 require "rbconfig"
@@ -19,14 +25,17 @@ require "tracegraph"
 ROOT = File.expand_path("..", __dir__)
 EXE = File.join(ROOT, "exe/tracegraph")
 LIB = File.join(ROOT, "lib")
-WORKLOAD = File.join(__dir__, "gate_workload.rb")
+WORKLOADS = {"gate" => "gate_workload.rb", "jekyll" => "gate_jekyll_workload.rb"}.freeze
+WORKLOAD_NAME = ENV.fetch("GATE_WORKLOAD", "gate")
+WORKLOAD = File.join(__dir__, WORKLOADS.fetch(WORKLOAD_NAME) { abort "bench/gate: GATE_WORKLOAD is one of #{WORKLOADS.keys.join(', ')}" })
+GROUP_BY = ENV["GATE_GROUP_BY"]
 PAIRS = Integer(ENV.fetch("GATE_PAIRS", "30"))
 RUNS = Integer(ENV.fetch("GATE_RUNS", "10"))
 CLOCK = ENV.fetch("GATE_CLOCK", "cpu")
 SLOWDOWN = ENV.fetch("GATE_SLOWDOWN", "1.2")
 SLOWED = "String#count"
-GATE = %w[--fail-on-time 10 --fail-on-calls 0].freeze
-OUT = ENV.fetch("GATE_OUT", File.join(__dir__, "GATE.md"))
+GATE = (%w[--fail-on-time 10 --fail-on-calls 0] + (GROUP_BY ? ["--group-by", GROUP_BY] : [])).freeze
+OUT = ENV.fetch("GATE_OUT", File.join(__dir__, WORKLOAD_NAME == "gate" && !GROUP_BY ? "GATE.md" : "GATE-#{WORKLOAD_NAME}-#{GROUP_BY || 'method'}.md"))
 
 def tracegraph(*args, env: {})
   out, err, status = Open3.capture3(env, RbConfig.ruby, "-I", LIB, EXE, *args, chdir: ROOT)
@@ -113,9 +122,9 @@ report = <<~MD
   - Machine: #{`nproc`.strip} CPUs (nproc), load average (1/5/15 min) at start #{load_before}, at end #{File.read('/proc/loadavg').split.first(3).join(' ')}
     (a 2-core VM whose speed drifts: the same program's unprofiled user time varies by a third between runs)
   - Ruby: #{RUBY_DESCRIPTION}
-  - Command: `#{ENV.fetch('GATE_COMMAND', 'rake bench:gate')}` (GATE_PAIRS=#{PAIRS} GATE_RUNS=#{RUNS} GATE_CLOCK=#{CLOCK} GATE_SLOWDOWN=#{SLOWDOWN})
+  - Command: `#{ENV.fetch('GATE_COMMAND', 'rake bench:gate')}` (GATE_WORKLOAD=#{WORKLOAD_NAME} GATE_PAIRS=#{PAIRS} GATE_RUNS=#{RUNS} GATE_CLOCK=#{CLOCK} GATE_SLOWDOWN=#{SLOWDOWN}#{" GATE_GROUP_BY=#{GROUP_BY}" if GROUP_BY})
 
-  Each measurement is `tracegraph --runs #{RUNS} --clock #{CLOCK} -o profile.json bench/gate_workload.rb`
+  Each measurement is `tracegraph --runs #{RUNS} --clock #{CLOCK} -o profile.json bench/#{File.basename(WORKLOAD)}`
   (median total #{Tracegraph.human_time(Tracegraph::RunStats.median(results[:totals]).round)} of #{CLOCK} time per run).
   #{PAIRS + 1} measurements of the unchanged program and #{PAIRS} with #{SLOWED} #{((Float(SLOWDOWN) - 1) * 100).round}% slower
   (same calls, a #{((Float(SLOWDOWN) - 1) * 100).round}% longer text to count) were compared with

@@ -74,7 +74,7 @@ module Tracegraph
       # GC line (runs, steps, marking, sweeping) is kept from the methods'.
       grouped = derived(methods: sums.groups.values, edges: sums.arrows.values, gc_stats: gc)
       estimated = (call_tree ? :cut_tree : :no_tree) unless sums.exact
-      grouped.send(:grouped_from, grouping, sums.members, methods.size, sums.origin, estimated)
+      grouped.send(:grouped_from, grouping, sums.members, methods.size, sums.origin, estimated, self)
       grouped.runs = group_runs(sums.members, sums.origin) if runs
       grouped
     end
@@ -92,6 +92,10 @@ module Tracegraph
 
     # How many methods the boxes stand for (methods.size unless grouped).
     def grouped_methods = @grouped_methods || methods.size
+
+    # The method-level profile a grouped one was made from (self unless
+    # grouped): exact counts are compared per method (comparison/diff_gate.rb).
+    def ungrouped = @ungrouped || self
 
     # For a grouped profile whose arrows are estimates (sums of method
     # edges, bounded), why: :no_tree (recorded without call_tree: true) or
@@ -168,8 +172,9 @@ module Tracegraph
 
     private
 
-    def grouped_from(grouping, members, method_count, origin = {}.compare_by_identity, estimated = false)
+    def grouped_from(grouping, members, method_count, origin = {}.compare_by_identity, estimated = false, source = nil)
       @grouping = grouping
+      @ungrouped = source
       @members = members
       @grouped_methods = method_count
       @origin = origin

@@ -119,4 +119,50 @@ class TestGroupedGate < Minitest::Test
     assert g.failed?, report
     assert_match(/most of the change: \(garbage collection: marking\), self 10\.0 ms -> 15\.0 ms$/, report)
   end
+
+  # Counts are exact per method and gated per method in a grouped diff.
+  # Head's runs call Array#sort 20, 26 and 26 times: its median, 26, is
+  # more than its edges' medians (12 + 12), so grouping gives the C
+  # method's 2 calls "from no caller" to the "(C) methods" group, which
+  # base has not: by group that failed as new, though by method the change
+  # is within the variation between runs. A real change fails, naming the
+  # method and its group.
+  def test_counts_are_gated_per_method_in_a_grouped_diff
+    run = lambda do |from_reader, from_writer|
+      main = Tracegraph::MethodStats.new(name: "Object#main", file: "/app/main.rb", line: 1, calls: 1,
+                                         total_time: 121 * MS, self_time: 1 * MS, c_method: false)
+      sort = Tracegraph::MethodStats.new(name: "Array#sort", file: nil, line: nil, calls: from_reader + from_writer,
+                                         total_time: 20 * MS, self_time: 20 * MS, c_method: true)
+      reader, writer = %w[Reader#read Writer#write].map do |name|
+        Tracegraph::MethodStats.new(name: name, file: "/app/#{name[/\w+/].downcase}.rb", line: 1, calls: 1,
+                                    total_time: 60 * MS, self_time: 50 * MS, c_method: false)
+      end
+      edge = ->(from, to, calls) { Tracegraph::EdgeStats.new(caller: from, callee: to, calls: calls, total_time: 10 * MS, self_time: 10 * MS) }
+      Tracegraph::Profile.new(clock: :cpu, methods: [main, reader, writer, sort],
+                              edges: [edge.(main, reader, 1), edge.(main, writer, 1), edge.(reader, sort, from_reader),
+                                      edge.(writer, sort, from_writer)],
+                              threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: 121 * MS)])
+    end
+    median = ->(pairs) { Tracegraph::Profile.median(pairs.map { |r, w| run.(r, w) }) }
+    calls_gate = lambda do |base, head, methods = {}|
+      g = Tracegraph::DiffGate.new(base.group_by(:class).diff(head.group_by(:class)), calls: {default: 0.0, methods: methods})
+      io = StringIO.new
+      g.report(io)
+      [g, io.string]
+    end
+    base = median.([[10, 10]] * 3)
+    head = median.([[10, 10], [12, 14], [14, 12]])
+    assert_equal [26, 24], [head["Array#sort"].calls, head.edges.select { |e| e.callee.name == "Array#sort" }.sum(&:calls)]
+    assert head.group_by(:class)["(C) methods"], "the C method's calls from no caller"
+    g, report = calls_gate.(base, head)
+    refute g.failed?, report
+    assert_match(/: 4 method checks of counts \(each method in its class\), 0 failed \(3 and 3 runs\); 1 method varied/, report)
+    changed = median.([[12, 12]] * 3)
+    g, report = calls_gate.(base, changed)
+    assert g.failed?, report
+    assert_match(/calls of Array#sort \(in (Reader|Writer)\) 20 -> 24, \+20\.0%: more than the allowed ±0%: FAILED$/, report)
+    group = report[/calls of Array#sort \(in (\w+)\)/, 1]
+    g, report = calls_gate.(base, changed, {group => 25.0})
+    refute g.failed?, "a limit given for the group applies to its methods: #{report}"
+  end
 end
