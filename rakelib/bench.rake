@@ -48,8 +48,8 @@ namespace :bench do
   desc "The CI gate by gem on a jekyll build whose plugin's C method is 20% slower: 11 unchanged and 10 " \
        "slowed measurements of --runs 5 (bench/gate.rb); writes bench/GATE-jekyll-gem.md"
   task gate_by_gem: :compile do
-    ruby({"GATE_WORKLOAD" => "jekyll", "GATE_GROUP_BY" => "gem", "GATE_RUNS" => "5", "GATE_PAIRS" => "10",
-          "GATE_COMMAND" => "rake bench:gate_by_gem"}, "-Ilib", "bench/gate.rb")
+    sh({"GATE_WORKLOAD" => "jekyll", "GATE_GROUP_BY" => "gem", "GATE_RUNS" => "5", "GATE_PAIRS" => "10",
+        "GATE_COMMAND" => "rake bench:gate_by_gem"}, RbConfig.ruby, "-Ilib", "bench/gate.rb")
   end
 
   desc "Grouped views of jekyll, asciidoctor, an rspec suite and a Rails request: arrows within 100% and " \

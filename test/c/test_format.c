@@ -1,7 +1,10 @@
 /* test_format.c - exact strings for times, percentages and counts. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tg_format.h"
 
@@ -68,6 +71,37 @@ START_TEST(seconds_never_switch_unit)
 }
 END_TEST
 
+/* The table every duration format is tested against (C, Ruby, JS). */
+START_TEST(the_shared_table_of_durations)
+{
+    FILE *f = fopen(TG_FIXTURES_DIR "/durations.txt", "r");
+    ck_assert_msg(f != NULL, "cannot open " TG_FIXTURES_DIR "/durations.txt");
+    char line[128];
+    int cases = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        line[strcspn(line, "\n")] = '\0';
+        char *tab = strchr(line, '\t');
+        ck_assert_msg(tab != NULL, "no tab in: %s", line);
+        *tab = '\0';
+        int64_t ns = strtoll(line, NULL, 10);
+        char buf[TG_FORMAT_SIZE];
+        ck_assert_str_eq(tg_format_signed_ns(buf, sizeof buf, ns), tab + 1);
+        if (ns >= 0) ck_assert_str_eq(tg_format_ns(buf, sizeof buf, (uint64_t)ns), tab + 1);
+        cases++;
+    }
+    fclose(f);
+    ck_assert_int_ge(cases, 20);
+}
+END_TEST
+
+START_TEST(the_most_negative_duration)
+{
+    char buf[TG_FORMAT_SIZE];
+    ck_assert_str_eq(tg_format_signed_ns(buf, sizeof buf, INT64_MIN), "-9223372037 s");
+}
+END_TEST
+
 START_TEST(percentages)
 {
     check_pct(0, 100, "0.00%");
@@ -112,6 +146,8 @@ static Suite *format_suite(void)
     tcase_add_test(tc, three_significant_digits);
     tcase_add_test(tc, rounding_carries_into_next_precision_or_unit);
     tcase_add_test(tc, seconds_never_switch_unit);
+    tcase_add_test(tc, the_shared_table_of_durations);
+    tcase_add_test(tc, the_most_negative_duration);
     tcase_add_test(tc, percentages);
     tcase_add_test(tc, counts);
     tcase_add_test(tc, small_destination_is_truncated_not_overrun);

@@ -17,6 +17,7 @@
  *   naming.c            method and block names and locations, at stop
  *   native_call_tree.c  Tracegraph::NativeCallTree and the stack outputs
  *   dot_render.c        Ruby profile data -> tg_report -> the DOT writers
+ *   number_text.c       the core's duration format, for Ruby's text
  *   ruby_vm.h           the VM-internal reads (inline), checked by
  *   ruby_vm_probe.c     the probe, once
  *   vm_event_flags.c    Ruby's records of the events hooks want, found by a
@@ -31,7 +32,7 @@
  * Dependencies run one way: no two files call each other. Each file's
  * header comment lists what it uses; test_binding_layout.rb checks the
  * #include lines for cycles. The order, from the bottom:
- *   ruby_vm.h, block_frames, native_call_tree, dot_render
+ *   ruby_vm.h, block_frames, native_call_tree, dot_render, number_text
  *   ruby_vm_probe <- ruby_vm.h
  *   vm_event_flags
  *   session <- ruby_vm.h, block_frames
@@ -46,6 +47,7 @@
 #include "event_hook.h"
 #include "naming.h"
 #include "native_call_tree.h"
+#include "number_text.h"
 #include "session.h"
 #include "start_stop.h"
 #include "vm_event_flags.h"
@@ -62,4 +64,5 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     dot_render_init(mTracegraph);
     native_call_tree_init(mTracegraph, eError);
     vm_event_flags_init(mTracegraph);
+    number_text_init(mTracegraph);
 }

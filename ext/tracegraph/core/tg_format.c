@@ -50,6 +50,16 @@ const char *tg_format_ns(char *dst, size_t size, uint64_t ns)
     return dst; /* not reached */
 }
 
+const char *tg_format_signed_ns(char *dst, size_t size, int64_t ns)
+{
+    if (ns >= 0) return tg_format_ns(dst, size, (uint64_t)ns);
+    if (size < 2) return tg_format_ns(dst, size, 0);
+    dst[0] = '-';
+    /* -(ns + 1) + 1: INT64_MIN has no positive int64 twin. */
+    tg_format_ns(dst + 1, size - 1, (uint64_t)(-(ns + 1)) + 1);
+    return dst;
+}
+
 const char *tg_format_percent(char *dst, size_t size, uint64_t part, uint64_t whole)
 {
     /* Hundredths of a percent; a double is exact enough for 4 digits. */

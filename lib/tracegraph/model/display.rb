@@ -2,15 +2,11 @@
 # counts with grouped digits, text safe for a terminal, short source
 # paths. Shared by every layer that shows them; pure functions.
 module Tracegraph
-  # 3 significant digits in ns, µs, ms or s, as the graph labels show.
-  def self.human_time(ns)
-    units = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"]]
-    scale, unit = units.find { |s, _| ns >= s } || [1, "ns"]
-    value = ns / scale.to_f
-    digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
-    digits = 0 if unit == "ns"
-    format("%.#{digits}f %s", value, unit)
-  end
+  # 3 significant digits in ns, µs, ms or s: "4.11 µs", "1.00 ms" for
+  # 999,999 ns. The graph's own rule (tg_format.c), called here, so that a
+  # time reads the same in a graph, a table and a log line; the cases are
+  # test/fixtures/durations.txt. A Float is rounded to the nanosecond.
+  def self.human_time(ns) = _human_time(ns)
 
   # Text for a terminal or a CI log: control characters (which could clear
   # the screen or forge log lines) and the Unicode characters that reorder

@@ -11,10 +11,27 @@
 
   // --- formatting ---
   const group = (n) => (n === null || n === undefined) ? "" : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  function time(ns) {
-    const units = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"]];
-    for (const [size, unit] of units) if (Math.abs(ns) >= size) return `${(ns / size).toPrecision(3)} ${unit}`;
-    return `${ns} ns`;
+  // A duration as the graph writes it (tg_format.c's rule, step by step;
+  // the cases are test/fixtures/durations.txt): 3 significant digits in
+  // the largest unit that keeps it at least 1, rounded half up before the
+  // precision is chosen, so 999,999 ns is "1.00 ms"; seconds never switch.
+  const TIME_UNITS = [[1e3, "µs"], [1e6, "ms"], [1e9, "s"]];
+  function time(nanoseconds) {
+    const ns = Math.round(nanoseconds);
+    if (ns < 0) return `-${time(-ns)}`;
+    if (ns < 1000) return `${ns} ns`;
+    for (let u = 0; u < TIME_UNITS.length; u++) {
+      const [size, unit] = TIME_UNITS[u];
+      for (let decimals = 2; decimals >= 0; decimals--) {
+        const scale = 10 ** decimals, step = size / scale;
+        const q = Math.floor(ns / step), r = ns - q * step;
+        const v = r >= step - r ? q + 1 : q;
+        if (v < 1000 || (u === TIME_UNITS.length - 1 && decimals === 0)) {
+          const text = decimals ? `${Math.floor(v / scale)}.${String(v % scale).padStart(decimals, "0")}` : `${v}`;
+          return `${text} ${unit}`;
+        }
+      }
+    }
   }
   const percent = (part, whole) => whole > 0 ? `${(100 * part / whole).toFixed(2)}%` : "";
   const where = (m) => m.file ? `${m.file}:${m.line}` : (m.c ? "(C method)" : "");
