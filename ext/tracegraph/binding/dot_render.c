@@ -15,6 +15,7 @@
 
 #include "tg_diff_dot.h"
 #include "tg_dot.h"
+#include "tg_graph.h"
 #include "tg_report.h"
 
 /* Everything Ruby profiles lend tg_reports while they are rendered. The
@@ -400,6 +401,13 @@ static VALUE render_diff_dot_method(VALUE mod, VALUE base_meta, VALUE base_metho
 
 void dot_render_init(VALUE mTracegraph)
 {
+    /* The graph's defaults have one home, tg_graph.h; Ruby reads them here
+     * (formats/dot.rb, comparison/diff.rb). */
+    VALUE defaults = rb_hash_new();
+    rb_hash_aset(defaults, ID2SYM(rb_intern("node_fraction")), DBL2NUM(TG_GRAPH_DEFAULT_NODE_FRACTION));
+    rb_hash_aset(defaults, ID2SYM(rb_intern("edge_fraction")), DBL2NUM(TG_GRAPH_DEFAULT_EDGE_FRACTION));
+    rb_hash_aset(defaults, ID2SYM(rb_intern("max_nodes")), INT2NUM(TG_GRAPH_DEFAULT_MAX_NODES));
+    rb_define_const(mTracegraph, "GRAPH_DEFAULTS", rb_obj_freeze(defaults));
     rb_define_singleton_method(mTracegraph, "_render_dot", render_dot_method, 4);
     rb_define_singleton_method(mTracegraph, "_render_diff_dot", render_diff_dot_method, 7);
 }

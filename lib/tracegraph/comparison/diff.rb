@@ -25,7 +25,7 @@ module Tracegraph
   end
 
   class ProfileDiff
-    DOT_DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, normalize: false, size_by: :time,
+    DOT_DEFAULTS = {**Tracegraph::GRAPH_DEFAULTS, normalize: false, size_by: :time,
                     focus: nil, ignore: nil}.freeze
 
     # One method's numbers in both runs, matched by name. Times are integer

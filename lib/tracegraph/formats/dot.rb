@@ -6,8 +6,9 @@ require "tracegraph/formats/output_file"
 module Tracegraph
   module Formats
     module Dot
-      DEFAULTS = {node_fraction: 0.005, edge_fraction: 0.001, max_nodes: 80, focus: nil, ignore: nil,
-                  split_hubs: true, fold_chains: true, size_by: :time, group_by: :method}.freeze
+      # The fractions and max_nodes are the C graph pass's (tg_graph.h).
+      DEFAULTS = Tracegraph::GRAPH_DEFAULTS.merge(focus: nil, ignore: nil, split_hubs: true, fold_chains: true,
+                                                  size_by: :time, group_by: :method).freeze
       # What size_by takes: what picks, sizes and colours the boxes and edges.
       SIZE_BY = %i[time allocations].freeze
 

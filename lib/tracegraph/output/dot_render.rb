@@ -62,7 +62,7 @@ module Tracegraph
 
       "#{dot_path} has #{Tracegraph.group_digits(nodes)} boxes and #{Tracegraph.group_digits(edges)} arrows: " \
         "Graphviz may take minutes to lay it out (it stops after #{format('%g', timeout)} s). For a smaller graph: " \
-        "--max-nodes 80 (the default), --node-fraction 0.01, or --focus REGEX"
+        "--max-nodes #{Tracegraph::GRAPH_DEFAULTS[:max_nodes]} (the default), --node-fraction 0.01, or --focus REGEX"
     end
 
     def timeout = Formats::GraphvizRun.timeout
