@@ -158,6 +158,16 @@ class TestAutorun < Minitest::Test
     refute_match(/GC:/, dot)
   end
 
+  def test_a_grouping_setting_draws_groups
+    app = write_script("grouped.rb", "class A; def a = B.new.b; end\nclass B; def b = 1; end\nA.new.a\n")
+    _, err, status = ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_OUTPUT" => "g.dot", "TRACEGRAPH_GROUP_BY" => "class"})
+    assert status.success?, err
+    dot = File.read(File.join(@dir, "g.dot"))
+    assert_match(/Grouped by class: \d+ methods in \d+ classes/, dot)
+    assert_match(/label="A\\n/, dot)
+    refute_match(/Arrows estimated/, dot, "the call tree was recorded")
+  end
+
   def test_blocks_setting
     app = write_script("blocks.rb", "def a = [1, 2].each { b }\ndef b = 1\na\n")
     {"1" => 2, "0" => 0}.each do |setting, block_calls|

@@ -7,8 +7,10 @@
 #   TRACEGRAPH_BLOCKS         1/true (default: blocks as frames) or 0/false
 #   TRACEGRAPH_GC             1/true (default: garbage collection as nodes) or 0/false
 #   TRACEGRAPH_ALLOCATIONS    1/true (count allocations, as allocations: true) or 0/false (default)
-#   TRACEGRAPH_NODE_FRACTION, TRACEGRAPH_EDGE_FRACTION, TRACEGRAPH_MAX_NODES,
-#   TRACEGRAPH_FOCUS, TRACEGRAPH_IGNORE   graph options, as the CLI's flags
+#   TRACEGRAPH_<OPTION>       each graph flag of the command (GraphOptions::FLAGS, so the two
+#                             lists cannot drift): TRACEGRAPH_NODE_FRACTION, _EDGE_FRACTION,
+#                             _MAX_NODES, _FOCUS, _IGNORE, _SPLIT_HUBS, _FOLD_CHAINS (0/1),
+#                             _SIZE_BY, _GROUP_BY, with the values their flags take
 #   TRACEGRAPH_THREADS        threads to show, comma-separated (names, globs or ids), as --thread
 #   TRACEGRAPH_IDLE           show (default) or hide, as --idle
 # (TRACEGRAPH_MAX_PROFILE_BYTES, the largest profile load_json reads, is
@@ -35,11 +37,10 @@ module Tracegraph
       @start_options[:allocations] = boolean("TRACEGRAPH_ALLOCATIONS") if set?("TRACEGRAPH_ALLOCATIONS")
       @start_options[:call_tree] = true if Output.wants_call_tree?([@output])
       @dot_options = {}
-      @dot_options[:node_fraction] = number("TRACEGRAPH_NODE_FRACTION") if set?("TRACEGRAPH_NODE_FRACTION")
-      @dot_options[:edge_fraction] = number("TRACEGRAPH_EDGE_FRACTION") if set?("TRACEGRAPH_EDGE_FRACTION")
-      @dot_options[:max_nodes] = integer("TRACEGRAPH_MAX_NODES") if set?("TRACEGRAPH_MAX_NODES")
-      @dot_options[:focus] = env["TRACEGRAPH_FOCUS"] if set?("TRACEGRAPH_FOCUS")
-      @dot_options[:ignore] = env["TRACEGRAPH_IGNORE"] if set?("TRACEGRAPH_IGNORE")
+      GraphOptions::FLAGS.each do |key, (_, type, *)|
+        name = "TRACEGRAPH_#{key.upcase}"
+        @dot_options[key] = graph_value(name, type) if set?(name)
+      end
       @dot_options[:threads] = env["TRACEGRAPH_THREADS"].split(",").map(&:strip) if set?("TRACEGRAPH_THREADS")
       @dot_options[:idle] = Profile.idle_choice(env["TRACEGRAPH_IDLE"]) if set?("TRACEGRAPH_IDLE")
       @start_options[:call_tree] = true if GraphOptions.needs_call_tree?(@dot_options)
@@ -52,6 +53,20 @@ module Tracegraph
     private
 
     def set?(name) = !@env[name].to_s.empty?
+
+    # A graph flag's value, as OptionParser would read it for the flag.
+    def graph_value(name, type)
+      if type == Float then number(name)
+      elsif type == Integer then integer(name)
+      elsif type == TrueClass then boolean(name)
+      elsif type.is_a?(Array)
+        value = @env[name].strip
+        return value if type.include?(value)
+
+        raise Error, "#{name} must be one of #{type.join(', ')}, not #{@env[name].inspect}"
+      else @env[name]
+      end
+    end
 
     # A boolean, or "all" (c_calls: :all).
     def c_calls(name)
