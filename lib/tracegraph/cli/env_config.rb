@@ -1,9 +1,16 @@
-# Every TRACEGRAPH_* environment variable, read in one place. Used by
-# tracegraph/autorun; a bad value raises Tracegraph::Error naming it.
+# The TRACEGRAPH_* variables that say what autorun records and draws,
+# read in one place. Used by tracegraph/autorun; a bad value raises
+# Tracegraph::Error naming it. (Four others belong to the one thing each
+# sets, and are read there: TRACEGRAPH_DOT_TIMEOUT by
+# formats/graphviz_run.rb, TRACEGRAPH_PIPE_TIMEOUT by output/delivery.rb,
+# TRACEGRAPH_MAX_PROFILE_BYTES by formats/profile_file.rb when a profile
+# is loaded, and TRACEGRAPH_RUN, autorun's own, exported to the processes
+# a run starts, by output/output_naming.rb.)
 #
 #   TRACEGRAPH_OUTPUT         where to write at exit (default call_graph.dot; any name Output.check_path takes)
 #   TRACEGRAPH_CLOCK          wall | cpu | thread_cpu
-#   TRACEGRAPH_C_CALLS        1/true (default) or 0/false
+#   TRACEGRAPH_C_CALLS        1/true (default), 0/false, or all (as --all-c-calls)
+#   TRACEGRAPH_RAW_TIMES      1/true (keep tracing's cost in the times) or 0/false (default)
 #   TRACEGRAPH_BLOCKS         1/true (default: blocks as frames) or 0/false
 #   TRACEGRAPH_GC             1/true (default: garbage collection as nodes) or 0/false
 #   TRACEGRAPH_ALLOCATIONS    1/true (count allocations, as allocations: true) or 0/false (default)
@@ -13,10 +20,6 @@
 #                             _SIZE_BY, _GROUP_BY, with the values their flags take
 #   TRACEGRAPH_THREADS        threads to show, comma-separated (names, globs or ids), as --thread
 #   TRACEGRAPH_IDLE           show (default) or hide, as --idle
-# (TRACEGRAPH_MAX_PROFILE_BYTES, the largest profile load_json reads, is
-# read by tracegraph/formats/profile_file when a profile is loaded. TRACEGRAPH_RUN
-# is autorun's own, exported to the processes a run starts: see
-# tracegraph/output/output_naming.rb.)
 require "tracegraph/output/output"
 require "tracegraph/cli/graph_options"
 
