@@ -1,10 +1,10 @@
 /*
  * dot_render.c - the DOT call graphs' glue: a Ruby profile's plain arrays
- * (prepared by lib code, Profile#native_report_parts) into a tg_report,
+ * (prepared by lib code, Formats::Dot.report_parts) into a tg_report,
  * rendered by the core's writers tg_dot_render and tg_diff_dot_render.
  *
- *   Tracegraph._render_dot        one profile (Tracegraph::DotGraph)
- *   Tracegraph._render_diff_dot   two profiles (Tracegraph::ProfileDiff)
+ *   Tracegraph._render_dot        one profile (formats/dot.rb)
+ *   Tracegraph._render_diff_dot   two profiles (comparison/diff.rb)
  *
  * Uses: dot_render.h, core tg_report.h, tg_dot.h, tg_diff_dot.h. Calls no
  * other binding file.
@@ -111,7 +111,7 @@ static uint8_t *flags_from(VALUE ary, long n)
 
 /*
  * Converts the plain arrays lib code prepares from a Tracegraph::Profile
- * (see Profile#native_report_parts) into a tg_report:
+ * (see Formats::Dot.report_parts) into a tg_report:
  *   meta    [program, clock, total_time, gc]
  *           gc: [runs, entries, time, mark_time, sweep_time], or nil
  *   methods [[name, file, line, is_c, calls, total, self], ...]
@@ -270,7 +270,7 @@ static VALUE render_dot(VALUE arg)
 }
 
 /* Tracegraph._render_dot(meta, methods, edges, options) -> String.
- * Lib code prepares plain arrays; see Tracegraph::DotGraph. */
+ * Lib code prepares plain arrays; see Formats::Dot.generate. */
 static VALUE render_dot_method(VALUE mod, VALUE meta, VALUE methods, VALUE edges, VALUE options)
 {
     (void)mod;

@@ -479,7 +479,7 @@ rb_event_hook_func_t event_hook_paused(void)
 }
 
 /* Tracegraph._hide_methods_of(mod): mod's methods are ours too (the
- * wrappers tracegraph/process_end prepends to exit! and exec), so they
+ * wrappers tracegraph/cli/process_end prepends to exit! and exec), so they
  * are left out of every profile like Tracegraph's own. One module. */
 static VALUE hide_methods_of(VALUE mod, VALUE hidden)
 {

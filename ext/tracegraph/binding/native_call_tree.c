@@ -6,7 +6,7 @@
  *
  *   NativeCallTree._pack, #size, #allocations?, #_rows   the nodes
  *   #_view, #_stats   some threads, or the profile without its waiting
- *                     time (Profile#view, lib/tracegraph/profile_view.rb)
+ *                     time (Profile#view, lib/tracegraph/model/view.rb)
  *   #_write           the stack outputs (:folded, :pprof, :speedscope,
  *                     :firefox), streamed by the core's tg_stacks writers
  *

@@ -1,6 +1,8 @@
-# DOT call graphs. The C emitter (ext/tracegraph/core/tg_dot.c) does the layout
-# decisions: pruning, sizes, colours, legend, escaping. This file only
-# validates options and hands it the profile's numbers.
+# DOT call graphs. The C core makes the decisions: which boxes and arrows
+# are kept (the graph pass, ext/tracegraph/core/tg_graph.c), then sizes,
+# colours, the legend and escaping (the writer, tg_dot.c). This file
+# validates options, applies the model's views (focus, grouping, hub
+# split, chain fold) and hands the C the profile's numbers.
 require "tracegraph/formats/output_file"
 
 module Tracegraph

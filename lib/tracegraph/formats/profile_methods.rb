@@ -7,9 +7,6 @@ module Tracegraph
   class Profile
     # The names these constants had when each format lived in Profile.
     DOT_DEFAULTS = Formats::Dot::DEFAULTS
-    SIZE_BY = Formats::Dot::SIZE_BY
-    JSON_VERSION = Formats::Json::VERSION
-    JSON_VERSIONS = Formats::Json::VERSIONS
     FOLDED_MAX_DEPTH = STACK_MAX_DEPTH
     SPEEDSCOPE_SCHEMA = Formats::Speedscope::SCHEMA
 
