@@ -12,6 +12,7 @@
 #include "dot_render.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "tg_diff_dot.h"
 #include "tg_dot.h"
@@ -183,6 +184,52 @@ typedef struct render_args {
     report_buffers *buffers;
 } render_args;
 
+/* ---- named options ---------------------------------------------------------
+ * Ruby hands each writer its options as a Hash of Symbols, each key read
+ * by its name here: a key missing raises KeyError naming it, and a key
+ * this file does not read raises ArgumentError, so that a slot added on
+ * one side only fails at once instead of shifting every other. */
+
+/* hash[:key]; KeyError if it is missing. */
+static VALUE option(VALUE hash, const char *key)
+{
+    return rb_hash_fetch(hash, ID2SYM(rb_intern(key)));
+}
+
+typedef struct known_keys {
+    const char *what;
+    const char *const *names;
+} known_keys;
+
+static int check_key(VALUE key, VALUE value, VALUE arg)
+{
+    (void)value;
+    const known_keys *k = (const known_keys *)arg;
+    if (SYMBOL_P(key)) {
+        const char *name = rb_id2name(SYM2ID(key));
+        for (const char *const *n = k->names; *n; n++)
+            if (strcmp(*n, name) == 0) return ST_CONTINUE;
+    }
+    rb_raise(rb_eArgError, "%s: unknown option %" PRIsVALUE, k->what, rb_inspect(key));
+    return ST_STOP;
+}
+
+/* Checks that hash is a Hash whose keys are all among names (NULL-ended). */
+static void check_keys(VALUE hash, const char *what, const char *const *names)
+{
+    Check_Type(hash, T_HASH);
+    known_keys k = {what, names};
+    rb_hash_foreach(hash, check_key, (VALUE)&k);
+}
+
+static const char *const DOT_KEYS[] = {
+    "node_fraction", "edge_fraction", "max_nodes", "focus", "ignore", "cwd", "waiting", "threads",
+    "context", "notes", "short_files", "method_total", "edge_via", "allocations", "size_by",
+    "tooltips", "held_whole", "focus_paths", NULL};
+static const char *const THREAD_KEYS[] = {"count", "recorded", "names", "wall_time", "hidden_waiting", NULL};
+static const char *const ALLOCATION_KEYS[] = {"self", "total", "whole", "edges", "types", NULL};
+static const char *const FOCUS_PATH_KEYS[] = {"only_paths", "left_out", NULL};
+
 static VALUE render_dot(VALUE arg)
 {
     render_args *a = (render_args *)arg;
@@ -190,77 +237,69 @@ static VALUE render_dot(VALUE arg)
     tg_report report = report_from_ruby(a->meta, a->methods, a->edges, &b->methods, &b->edges, &b->gc);
     long nm = (long)report.method_count;
 
-    /* [node_fraction, edge_fraction, max_nodes, focus, ignore, cwd, waiting,
-     *  [thread_count, threads_recorded, thread_names, wall_time, hidden_waiting],
-     *  context (a line per method, or nil), notes (legend lines), short file names (per method, or nil),
-     *  the number of methods the boxes stand for, or nil; folded chains (per edge, or nil),
-     *  [self allocations, allocations (a count per method), total, allocations per edge,
-     *   a tooltip line of types per method or nil] or nil,
-     *  what sizes the graph: :time or :allocations (which needs the allocations),
-     *  more tooltip lines (per method, or nil),
-     *  the self amounts of the profile's methods in that metric, or nil (see tg_dot_options.held_whole),
- *  a focus's [whether the report is only the call paths through its matches,
- *   the methods it left out before], or nil] */
+    /* The keys are DOT_KEYS; formats/dot.rb (Formats::Dot.generate) says
+     * what each holds. Per-method arrays have one entry per method. */
     VALUE o = a->options;
+    check_keys(o, "_render_dot", DOT_KEYS);
     tg_dot_options opts;
     tg_dot_options_default(&opts);
-    opts.node_fraction = NUM2DBL(rb_ary_entry(o, 0));
-    opts.edge_fraction = NUM2DBL(rb_ary_entry(o, 1));
-    opts.max_nodes = NUM2SIZET(rb_ary_entry(o, 2));
-    b->focus = flags_from(rb_ary_entry(o, 3), nm);
-    b->ignore = flags_from(rb_ary_entry(o, 4), nm);
+    opts.node_fraction = NUM2DBL(option(o, "node_fraction"));
+    opts.edge_fraction = NUM2DBL(option(o, "edge_fraction"));
+    opts.max_nodes = NUM2SIZET(option(o, "max_nodes"));
+    b->focus = flags_from(option(o, "focus"), nm);
+    b->ignore = flags_from(option(o, "ignore"), nm);
     opts.focus = b->focus;
     opts.ignore = b->ignore;
-    opts.cwd = cstr_or_null(rb_ary_entry(o, 5));
-    b->waiting = flags_from(rb_ary_entry(o, 6), nm);
+    opts.cwd = cstr_or_null(option(o, "cwd"));
+    b->waiting = flags_from(option(o, "waiting"), nm);
     opts.waiting = b->waiting;
-    VALUE threads = rb_ary_entry(o, 7);
+    VALUE threads = option(o, "threads");
     if (!NIL_P(threads)) {
-        Check_Type(threads, T_ARRAY);
-        opts.thread_count = NUM2UINT(rb_ary_entry(threads, 0));
-        opts.threads_recorded = NUM2UINT(rb_ary_entry(threads, 1));
-        opts.thread_names = cstr_or_null(rb_ary_entry(threads, 2));
-        opts.wall_time = NIL_P(rb_ary_entry(threads, 3)) ? 0 : u64(rb_ary_entry(threads, 3));
-        opts.hidden_waiting = u64(rb_ary_entry(threads, 4));
+        check_keys(threads, "_render_dot threads", THREAD_KEYS);
+        opts.thread_count = NUM2UINT(option(threads, "count"));
+        opts.threads_recorded = NUM2UINT(option(threads, "recorded"));
+        opts.thread_names = cstr_or_null(option(threads, "names"));
+        opts.wall_time = NIL_P(option(threads, "wall_time")) ? 0 : u64(option(threads, "wall_time"));
+        opts.hidden_waiting = u64(option(threads, "hidden_waiting"));
     }
-    b->context = strings_from(rb_ary_entry(o, 8), nm);
+    b->context = strings_from(option(o, "context"), nm);
     opts.context = b->context;
-    VALUE notes = rb_ary_entry(o, 9);
+    VALUE notes = option(o, "notes");
     b->notes = strings_from(notes, -1);
     opts.notes = b->notes;
     opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);
-    b->short_files = strings_from(rb_ary_entry(o, 10), nm);
+    b->short_files = strings_from(option(o, "short_files"), nm);
     opts.short_files = b->short_files;
-    opts.method_total = NIL_P(rb_ary_entry(o, 11)) ? 0 : NUM2SIZET(rb_ary_entry(o, 11));
-    b->edge_via = strings_from(rb_ary_entry(o, 12), (long)report.edge_count);
+    opts.method_total = NIL_P(option(o, "method_total")) ? 0 : NUM2SIZET(option(o, "method_total"));
+    b->edge_via = strings_from(option(o, "edge_via"), (long)report.edge_count);
     opts.edge_via = b->edge_via;
-    VALUE allocations = rb_ary_entry(o, 13);
+    VALUE allocations = option(o, "allocations");
     if (!NIL_P(allocations)) {
-        Check_Type(allocations, T_ARRAY);
-        opts.self_allocations = counts_from(rb_ary_entry(allocations, 0), nm, &b->self_allocations);
-        opts.allocations = counts_from(rb_ary_entry(allocations, 1), nm, &b->allocations);
-        opts.total_allocations = u64(rb_ary_entry(allocations, 2));
-        opts.edge_allocations = counts_from(rb_ary_entry(allocations, 3), (long)report.edge_count,
+        check_keys(allocations, "_render_dot allocations", ALLOCATION_KEYS);
+        opts.self_allocations = counts_from(option(allocations, "self"), nm, &b->self_allocations);
+        opts.allocations = counts_from(option(allocations, "total"), nm, &b->allocations);
+        opts.total_allocations = u64(option(allocations, "whole"));
+        opts.edge_allocations = counts_from(option(allocations, "edges"), (long)report.edge_count,
                                             &b->edge_allocations);
-        b->allocation_types = strings_from(rb_ary_entry(allocations, 4), nm);
+        b->allocation_types = strings_from(option(allocations, "types"), nm);
         opts.allocation_types = b->allocation_types;
     }
-    VALUE metric = rb_ary_entry(o, 14);
+    VALUE metric = option(o, "size_by");
     if (!NIL_P(metric)) Check_Type(metric, T_SYMBOL);
     if (!NIL_P(metric) && SYM2ID(metric) == rb_intern("allocations")) {
         if (NIL_P(allocations)) rb_raise(rb_eArgError, "size_by: :allocations needs allocation counts");
         opts.metric = TG_DOT_BY_ALLOCATIONS;
     }
 
-    b->tooltips = strings_from(rb_ary_entry(o, 15), nm);
+    b->tooltips = strings_from(option(o, "tooltips"), nm);
     opts.tooltips = b->tooltips;
-    VALUE held_whole = rb_ary_entry(o, 16);
+    VALUE held_whole = option(o, "held_whole");
     if (!NIL_P(held_whole)) opts.held_whole = NUM2ULL(held_whole);
-    VALUE focus_paths = rb_ary_entry(o, 17);
+    VALUE focus_paths = option(o, "focus_paths");
     if (!NIL_P(focus_paths)) {
-        Check_Type(focus_paths, T_ARRAY);
-        opts.focus_paths = RTEST(rb_ary_entry(focus_paths, 0));
-        opts.focus_left_out = NUM2SIZET(rb_ary_entry(focus_paths, 1));
+        check_keys(focus_paths, "_render_dot focus_paths", FOCUS_PATH_KEYS);
+        opts.focus_paths = RTEST(option(focus_paths, "only_paths"));
+        opts.focus_left_out = NUM2SIZET(option(focus_paths, "left_out"));
     }
 
     size_t len = 0;
@@ -277,7 +316,7 @@ static VALUE render_dot_method(VALUE mod, VALUE meta, VALUE methods, VALUE edges
     Check_Type(meta, T_ARRAY);
     Check_Type(methods, T_ARRAY);
     Check_Type(edges, T_ARRAY);
-    Check_Type(options, T_ARRAY);
+    Check_Type(options, T_HASH);
     report_buffers buffers = {0};
     render_args args = {meta, methods, edges, options, &buffers};
     int state = 0;
@@ -291,22 +330,28 @@ static VALUE render_dot_method(VALUE mod, VALUE meta, VALUE methods, VALUE edges
     return dot;
 }
 
-/* One report's allocation counts for the diff graph, from [self
- * allocations, allocations (a count per method), total, allocations per
- * edge] (as for _render_dot). The arrays go to *self, *total and *edges,
+/* One report's allocation counts for the diff graph, from {self:, total:
+ * (a count per method), whole:, edges:, types:} (as for _render_dot; the
+ * diff graph has no use for types). The arrays go to *self, *total and *edges,
  * which the caller frees even when this raises. */
-static tg_diff_dot_allocations diff_allocations_from(VALUE ary, const tg_report *r, uint64_t **self,
+static tg_diff_dot_allocations diff_allocations_from(VALUE hash, const tg_report *r, uint64_t **self,
                                                      uint64_t **total, uint64_t **edges)
 {
-    Check_Type(ary, T_ARRAY);
+    check_keys(hash, "_render_diff_dot allocations", ALLOCATION_KEYS);
     long nm = (long)r->method_count;
     tg_diff_dot_allocations a;
-    a.self = counts_from(rb_ary_entry(ary, 0), nm, self);
-    a.total = counts_from(rb_ary_entry(ary, 1), nm, total);
-    a.whole = u64(rb_ary_entry(ary, 2));
-    a.edges = counts_from(rb_ary_entry(ary, 3), (long)r->edge_count, edges);
+    a.self = counts_from(option(hash, "self"), nm, self);
+    a.total = counts_from(option(hash, "total"), nm, total);
+    a.whole = u64(option(hash, "whole"));
+    a.edges = counts_from(option(hash, "edges"), (long)r->edge_count, edges);
     return a;
 }
+
+static const char *const DIFF_KEYS[] = {
+    "node_fraction", "edge_fraction", "max_nodes", "normalize", "cwd", "base_allocations", "head_allocations",
+    "size_by", "focus", "ignore", "notes", NULL};
+static const char *const DIFF_FOCUS_KEYS[] = {"base", "head", "only_paths", "left_out", NULL};
+static const char *const SIDE_KEYS[] = {"base", "head", NULL};
 
 typedef struct diff_args {
     VALUE base[3], head[3];   /* meta, methods, edges of each profile */
@@ -321,21 +366,18 @@ static VALUE render_diff_dot(VALUE arg)
     tg_report base = report_from_ruby(a->base[0], a->base[1], a->base[2], &b->base_methods, &b->base_edges, &b->base_gc);
     tg_report head = report_from_ruby(a->head[0], a->head[1], a->head[2], &b->methods, &b->edges, &b->gc);
 
-    /* [node_fraction, edge_fraction, max_nodes, normalize, cwd,
-     *  base's and head's allocations (each as for _render_dot) or nil,
-     *  what sizes the graph: :time or :allocations (which needs both),
-     *  focus and ignore: each nil or [base's flags, head's flags], one per method;
- *   a focus may add whether both reports are only its call paths, and the methods left out before,
-     *  notes (legend lines) or nil] */
+    /* The keys are DIFF_KEYS; comparison/diff.rb (ProfileDiff#to_dot) says
+     * what each holds. */
     VALUE o = a->options;
+    check_keys(o, "_render_diff_dot", DIFF_KEYS);
     tg_diff_dot_options opts;
     tg_diff_dot_options_default(&opts);
-    opts.node_fraction = NUM2DBL(rb_ary_entry(o, 0));
-    opts.edge_fraction = NUM2DBL(rb_ary_entry(o, 1));
-    opts.max_nodes = NUM2SIZET(rb_ary_entry(o, 2));
-    opts.normalize = RTEST(rb_ary_entry(o, 3));
-    opts.cwd = cstr_or_null(rb_ary_entry(o, 4));
-    VALUE base_counts = rb_ary_entry(o, 5), head_counts = rb_ary_entry(o, 6);
+    opts.node_fraction = NUM2DBL(option(o, "node_fraction"));
+    opts.edge_fraction = NUM2DBL(option(o, "edge_fraction"));
+    opts.max_nodes = NUM2SIZET(option(o, "max_nodes"));
+    opts.normalize = RTEST(option(o, "normalize"));
+    opts.cwd = cstr_or_null(option(o, "cwd"));
+    VALUE base_counts = option(o, "base_allocations"), head_counts = option(o, "head_allocations");
     tg_diff_dot_allocations base_allocations, head_allocations;
     if (!NIL_P(base_counts) && !NIL_P(head_counts)) {
         base_allocations = diff_allocations_from(base_counts, &base, &b->base_self_allocations, &b->base_allocations,
@@ -345,26 +387,26 @@ static VALUE render_diff_dot(VALUE arg)
         opts.base_allocations = &base_allocations;
         opts.head_allocations = &head_allocations;
     }
-    VALUE metric = rb_ary_entry(o, 7);
+    VALUE metric = option(o, "size_by");
     if (!NIL_P(metric)) Check_Type(metric, T_SYMBOL);
     if (!NIL_P(metric) && SYM2ID(metric) == rb_intern("allocations")) {
         if (!opts.base_allocations) rb_raise(rb_eArgError, "size_by: :allocations needs both profiles' allocation counts");
         opts.metric = TG_DOT_BY_ALLOCATIONS;
     }
-    VALUE focus = rb_ary_entry(o, 8), ignore = rb_ary_entry(o, 9);
+    VALUE focus = option(o, "focus"), ignore = option(o, "ignore");
     if (!NIL_P(focus)) {
-        Check_Type(focus, T_ARRAY);
-        opts.base_focus = b->base_focus = flags_from(rb_ary_entry(focus, 0), (long)base.method_count);
-        opts.head_focus = b->focus = flags_from(rb_ary_entry(focus, 1), (long)head.method_count);
-        opts.focus_paths = RTEST(rb_ary_entry(focus, 2));
-        if (!NIL_P(rb_ary_entry(focus, 3))) opts.focus_left_out = NUM2SIZET(rb_ary_entry(focus, 3));
+        check_keys(focus, "_render_diff_dot focus", DIFF_FOCUS_KEYS);
+        opts.base_focus = b->base_focus = flags_from(option(focus, "base"), (long)base.method_count);
+        opts.head_focus = b->focus = flags_from(option(focus, "head"), (long)head.method_count);
+        opts.focus_paths = RTEST(option(focus, "only_paths"));
+        opts.focus_left_out = NUM2SIZET(option(focus, "left_out"));
     }
     if (!NIL_P(ignore)) {
-        Check_Type(ignore, T_ARRAY);
-        opts.base_ignore = b->base_ignore = flags_from(rb_ary_entry(ignore, 0), (long)base.method_count);
-        opts.head_ignore = b->ignore = flags_from(rb_ary_entry(ignore, 1), (long)head.method_count);
+        check_keys(ignore, "_render_diff_dot ignore", SIDE_KEYS);
+        opts.base_ignore = b->base_ignore = flags_from(option(ignore, "base"), (long)base.method_count);
+        opts.head_ignore = b->ignore = flags_from(option(ignore, "head"), (long)head.method_count);
     }
-    VALUE notes = rb_ary_entry(o, 10);
+    VALUE notes = option(o, "notes");
     b->notes = strings_from(notes, -1);
     opts.notes = b->notes;
     opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);
@@ -382,7 +424,7 @@ static VALUE render_diff_dot_method(VALUE mod, VALUE base_meta, VALUE base_metho
                                     VALUE head_meta, VALUE head_methods, VALUE head_edges, VALUE options)
 {
     (void)mod;
-    Check_Type(options, T_ARRAY);
+    Check_Type(options, T_HASH);
     report_buffers buffers = {0};
     diff_args args = {{base_meta, base_methods, base_edges}, {head_meta, head_methods, head_edges}, options, &buffers};
     int state = 0;

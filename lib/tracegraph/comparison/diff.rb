@@ -150,10 +150,15 @@ module Tracegraph
       check_allocations!("drawn") if by_allocations
       sides, focus = focused_sides(o[:focus])
       counts = by_allocations ? sides.map { |side| Formats::Dot.legend_allocations(side) } : [nil, nil]
-      Tracegraph._render_diff_dot(*Formats::Dot.report_parts(sides[0]), *Formats::Dot.report_parts(sides[1]),
-                                  [o[:node_fraction], o[:edge_fraction], o[:max_nodes], o[:normalize], Dir.pwd,
-                                   *counts, o[:size_by], focus, name_flags(o[:ignore], sides),
-                                   head.grouping == :method ? nil : [Formats::Dot.grouping_note(head)]])
+      # The C writer's options, by name (binding/dot_render.c reads each
+      # key and refuses one it does not know); focus and ignore are flags
+      # per method of each side, or nil.
+      Tracegraph._render_diff_dot(*Formats::Dot.report_parts(sides[0]), *Formats::Dot.report_parts(sides[1]), {
+        node_fraction: o[:node_fraction], edge_fraction: o[:edge_fraction], max_nodes: o[:max_nodes],
+        normalize: o[:normalize], cwd: Dir.pwd, base_allocations: counts[0], head_allocations: counts[1],
+        size_by: o[:size_by], focus: focus, ignore: name_flags(o[:ignore], sides),
+        notes: head.grouping == :method ? nil : [Formats::Dot.grouping_note(head)]
+      })
     end
 
     # [[base, head] to draw, the focus as _render_diff_dot takes it]: with
@@ -164,12 +169,12 @@ module Tracegraph
       return [[base, head], nil] unless pattern
 
       paths = [base, head].map { |side| side.focus_paths(pattern) }
-      return [[base, head], name_flags(pattern) + [false, 0]] if paths.any?(&:nil?)
+      return [[base, head], name_flags(pattern).merge(only_paths: false, left_out: 0)] if paths.any?(&:nil?)
 
       sides = paths.map(&:first)
       names = ->(list) { list.flat_map { |side| side.methods.map(&:name) }.uniq }
       left_out = names.call([base, head]).size - names.call(sides).size
-      [sides, name_flags(pattern, sides) + [true, left_out]]
+      [sides, name_flags(pattern, sides).merge(only_paths: true, left_out: left_out)]
     end
 
     # Writes the differential DOT graph to path; returns the path.
@@ -208,8 +213,10 @@ module Tracegraph
     private
 
     # nil, or [base's, head's] flags, one per method: its name matches pattern.
+    # {base:, head:} flags per method of each side: whether its name
+    # matches pattern; nil without a pattern.
     def name_flags(pattern, sides = [base, head])
-      pattern && sides.map { |side| side.methods.map { |m| pattern.match?(m.name) } }
+      pattern && %i[base head].zip(sides).to_h { |key, side| [key, side.methods.map { |m| pattern.match?(m.name) }] }
     end
 
     # Methods of one profile by name; same-named ones (anonymous owners) are summed.

@@ -55,28 +55,39 @@ module Tracegraph
         focus = o[:focus] && graph.methods.map { |m| o[:focus].match?(m.name) }
         ignore = o[:ignore] && graph.methods.map { |m| o[:ignore].match?(m.name) }
         waiting = graph.methods.map(&:waiting?)
-        Tracegraph._render_dot(*report_parts(graph),
-                               [o[:node_fraction], o[:edge_fraction], o[:max_nodes], focus, ignore, Dir.pwd,
-                                waiting.any? ? waiting : nil, legend_threads(profile),
-                                context.empty? ? nil : graph.methods.map { |m| context[m] }, notes,
-                                Tracegraph.short_paths(graph.methods.map(&:file)),
-                                method_total(graph, profile),
-                                via.empty? ? nil : graph.edges.map { |e| via[e] },
-                                legend_allocations(graph), o[:size_by], tooltips(graph, profile),
-                               held_whole(profile, o[:size_by]), focus_paths])
+        # The C writer's options, by name (binding/dot_render.c reads each
+        # key and refuses one it does not know). Per-method arrays have an
+        # entry per method of graph, per-edge arrays per edge; nil is none.
+        Tracegraph._render_dot(*report_parts(graph), {
+          node_fraction: o[:node_fraction], edge_fraction: o[:edge_fraction], max_nodes: o[:max_nodes],
+          focus: focus, ignore: ignore,                          # flags per method
+          cwd: Dir.pwd,
+          waiting: waiting.any? ? waiting : nil,                 # flags per method: drawn grey
+          threads: legend_threads(profile),
+          context: context.empty? ? nil : graph.methods.map { |m| context[m] }, # a label line per method
+          notes: notes,                                          # legend lines
+          short_files: Tracegraph.short_paths(graph.methods.map(&:file)),
+          method_total: method_total(graph, profile),            # the methods the boxes stand for
+          edge_via: via.empty? ? nil : graph.edges.map { |e| via[e] }, # folded chains per edge
+          allocations: legend_allocations(graph),
+          size_by: o[:size_by],
+          tooltips: tooltips(graph, profile),                    # more tooltip lines per method
+          held_whole: held_whole(profile, o[:size_by]),
+          focus_paths: focus_paths
+        })
       end
 
-      # [the profile to draw, [whether it is only the call paths through
-      # the focus, how many methods that left out] for the legend, its
-      # note or nil]. Without a call tree (or a method matching), the
-      # graph's walk by methods does the focusing (tg_graph.c).
+      # [the profile to draw, {only_paths: whether it is only the call
+      # paths through the focus, left_out: how many methods that left out}
+      # for the legend, its note or nil]. Without a call tree (or a method
+      # matching), the graph's walk by methods does the focusing (tg_graph.c).
       def focus_paths(profile, pattern)
         return [profile, nil, nil] unless pattern
 
         focused, left_out = profile.focus_paths(pattern)
-        return [profile, [false, 0], nil] unless focused
+        return [profile, {only_paths: false, left_out: 0}, nil] unless focused
 
-        [focused, [true, left_out], focus_time_note(focused.total_time, profile.total_time)]
+        [focused, {only_paths: true, left_out: left_out}, focus_time_note(focused.total_time, profile.total_time)]
       end
 
       # "Paths through the focus: 12.0 ms of 2.40 s (0.5%)": what the
@@ -129,26 +140,27 @@ module Tracegraph
         texts.empty? ? nil : graph.methods.map { |m| texts[m] }
       end
 
-      # [each method's self allocations, each one's total, the profile's
-      # total, each edge's, each method's biggest types ("String 1,000 ·
-      # Array 500", or nil) or nil] for the boxes, their tooltips, the legend
-      # and size_by: :allocations, or nil without allocations. The form the
-      # C emitters take them in, as report_parts is (the diff graph
-      # reads the first four).
+      # {self:, total: each method's self and total allocations, whole: the
+      # profile's, edges: each edge's, types: each method's biggest types
+      # ("String 1,000 · Array 500", or nil) or nil} for the boxes, their
+      # tooltips, the legend and size_by: :allocations, or nil without
+      # allocations. The form the C writers take them in (the diff graph
+      # has no use for types).
       def legend_allocations(profile)
         return nil unless profile.allocations?
 
         methods = profile.methods
         types = methods.map { |m| AllocationTypes.summary(m.allocations_by_type) }
-        [methods.map(&:self_allocations), methods.map(&:allocations), profile.total_allocations,
-         profile.edges.map(&:allocations), types.any? ? types : nil]
+        {self: methods.map(&:self_allocations), total: methods.map(&:allocations), whole: profile.total_allocations,
+         edges: profile.edges.map(&:allocations), types: types.any? ? types : nil}
       end
 
-      # What the legend says of threads: [how many the numbers cover, how
-      # many were recorded, their names, wall time or nil, waiting left out].
+      # What the legend says of threads: how many the numbers cover, how
+      # many were recorded, their names, the wall time or nil, the waiting
+      # left out.
       def legend_threads(profile)
-        [profile.threads.size, profile.recorded_threads, profile.thread_names_summary, profile.wall_time,
-         profile.hidden_waiting]
+        {count: profile.threads.size, recorded: profile.recorded_threads, names: profile.thread_names_summary,
+         wall_time: profile.wall_time, hidden_waiting: profile.hidden_waiting}
       end
 
       # [meta, methods, edges] as plain arrays, the form in which the C

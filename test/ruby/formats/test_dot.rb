@@ -51,6 +51,19 @@ class TestDot < TracegraphTest
   def node_names(dot) = dot.scan(/^\s*N\d+ \[label=".*?", tooltip="([^"\\]*(?:\\.[^"\\]*)*)"/).flatten
                            .map { |t| t.split('\n').first }
 
+  # Ruby hands the C writers their options by name: a key one side has
+  # and the other has not fails at once, naming it, instead of shifting
+  # every slot after it (binding/dot_render.c).
+  def test_the_writers_options_are_named_and_checked
+    meta = [nil, "wall", 0, nil]
+    error = assert_raises(ArgumentError) { Tracegraph._render_dot(meta, [], [], {bogus: 1}) }
+    assert_equal "_render_dot: unknown option :bogus", error.message
+    error = assert_raises(KeyError) { Tracegraph._render_dot(meta, [], [], {node_fraction: 0.1}) }
+    assert_match(/key not found: :edge_fraction/, error.message)
+    error = assert_raises(ArgumentError) { Tracegraph._render_diff_dot(meta, [], [], meta, [], [], {normalise: true}) }
+    assert_equal "_render_diff_dot: unknown option :normalise", error.message
+  end
+
   def test_demo_graph_renders_and_shows_every_method_with_its_numbers
     dot = demo_profile.to_dot
     svg = assert_renders(dot)
