@@ -359,7 +359,9 @@ static TG_HOOK_PATH void on_return(rb_trace_arg_t *arg, bool c_method)
  * is what the hook costs this program beyond it (S.cost_extra). */
 static TG_SLOW_PATH void sampled_hook_end(int kind, int direction, uint64_t start)
 {
-    S.hook_ticks[kind][direction] += tg_tsc_ticks() - start;
+    uint64_t ticks = tg_tsc_ticks() - start;
+    if (tg_tsc_ticks_to_ns(&session_tsc, ticks) > SESSION_HOOK_SAMPLE_MAX_NS) return;
+    S.hook_ticks[kind][direction] += ticks;
     uint64_t n = ++S.hook_samples[kind][direction];
     uint64_t mean = tg_tsc_ticks_to_ns(&session_tsc, S.hook_ticks[kind][direction] / n);
     uint64_t base = S.hook_base[kind][direction];

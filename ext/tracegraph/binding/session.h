@@ -96,6 +96,11 @@ enum { SESSION_COST_RUBY, SESSION_COST_BLOCK, SESSION_COST_C, SESSION_COST_KINDS
 enum { SESSION_COST_INSIDE, SESSION_COST_OUTSIDE };
 enum { SESSION_HOOK_CALL, SESSION_HOOK_RETURN };
 #define SESSION_HOOK_SAMPLE_EVERY 32
+/* A timed event longer than this was interrupted (the thread preempted, a
+ * page fault): the hook takes tens of nanoseconds, a method's first call
+ * about a microsecond. Such a sample is left out of the mean, where one
+ * 4 ms preemption would weigh as much as 100,000 events. */
+#define SESSION_HOOK_SAMPLE_MAX_NS 5000
 
 struct session {
     bool running;
