@@ -13,10 +13,12 @@
  * templates), Naming.constant_holding (a plain object held by a constant,
  * "ENV") and Naming.block_name.
  *
- * Uses: naming.h, session.h (the method_key type only), core tg_gc.h.
+ * Uses: naming.h, session.h (the method_key type only, and ruby_vm.h's
+ * ruby_vm_is_iseq), core tg_gc.h.
  */
 #include "naming.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -389,9 +391,97 @@ VALUE naming_name(const method_key *k, VALUE pass)
     return k->is_block ? block_name(k, pass) : method_name(k, pass);
 }
 
+/* ---- blocks that share a name ---------------------------------------------- */
+
+/* Ruby's rb_iseq_code_location (iseq.c), exported by libruby 3.1, 3.3 and
+ * 3.4 but declared in no public header: looked up at init, so a Ruby
+ * without it still loads, and numbers such blocks by order instead. */
+typedef void iseq_code_location_fn(const void *iseq, int *first_lineno, int *first_column, int *last_lineno,
+                                   int *last_column);
+static iseq_code_location_fn *iseq_code_location;
+
+/* A block's first column (0-based), or -1 when Ruby does not say. */
+static int block_column(const method_key *k)
+{
+    if (!iseq_code_location || !ruby_vm_is_iseq(k->klass)) return -1;
+    int first_line = 0, first_column = -1, last_line = 0, last_column = 0;
+    iseq_code_location((const void *)k->klass, &first_line, &first_column, &last_line, &last_column);
+    return first_column;
+}
+
+typedef struct apart_args {
+    VALUE rows;
+    const method_key *keys;
+} apart_args;
+
+static const char *ordinal_suffix(long n)
+{
+    if (n % 100 >= 11 && n % 100 <= 13) return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+/* One name shared by the blocks at indexes: each gets its column, or, if
+ * two have the same column or Ruby gives none, its order on the line
+ * (by column, else by index: the order recording first met them). */
+static int tell_apart(VALUE name_file_line, VALUE indexes, VALUE arg)
+{
+    if (!RB_TYPE_P(indexes, T_ARRAY)) return ST_CONTINUE;
+    const apart_args *a = (const apart_args *)arg;
+    long n = RARRAY_LEN(indexes);
+    int columns[64];
+    long order[64];
+    if (n > 64) n = 64; /* a line of more than 64 blocks keeps the rest alike */
+    bool distinct = true;
+    for (long i = 0; i < n; i++) {
+        columns[i] = block_column(&a->keys[NUM2LONG(rb_ary_entry(indexes, i))]);
+        order[i] = i;
+        if (columns[i] < 0) distinct = false;
+        for (long j = 0; j < i && distinct; j++)
+            if (columns[j] == columns[i]) distinct = false;
+    }
+    /* Insertion sort of a few entries by column (-1 keeps index order). */
+    for (long i = 1; i < n; i++)
+        for (long j = i; j > 0 && columns[order[j - 1]] > columns[order[j]]; j--) {
+            long t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    VALUE line = rb_ary_entry(name_file_line, 2);
+    for (long rank = 0; rank < n; rank++) {
+        long i = order[rank];
+        VALUE row = rb_ary_entry(a->rows, NUM2LONG(rb_ary_entry(indexes, i)));
+        VALUE name = rb_str_dup(rb_ary_entry(row, 0));
+        char suffix[64];
+        if (distinct) snprintf(suffix, sizeof suffix, " (column %d)", columns[i] + 1);
+        else snprintf(suffix, sizeof suffix, " (%ld%s on line %ld)", rank + 1, ordinal_suffix(rank + 1),
+                      FIXNUM_P(line) ? FIX2LONG(line) : 0L);
+        rb_str_cat_cstr(name, suffix);
+        rb_ary_store(row, 0, as_utf8(name));
+    }
+    return ST_CONTINUE;
+}
+
+void naming_tell_blocks_apart(VALUE rows, const method_key *keys, uint32_t count)
+{
+    VALUE seen = rb_hash_new();   /* [name, file, line] => index, or [indexes] once shared */
+    for (uint32_t i = 0; i < count; i++) {
+        if (!keys[i].is_block) continue;
+        VALUE row = rb_ary_entry(rows, i);
+        VALUE key = rb_ary_new_from_args(3, rb_ary_entry(row, 0), rb_ary_entry(row, 1), rb_ary_entry(row, 2));
+        VALUE found = rb_hash_lookup2(seen, key, Qundef);
+        if (found == Qundef) rb_hash_aset(seen, key, UINT2NUM(i));
+        else if (RB_TYPE_P(found, T_ARRAY)) rb_ary_push(found, UINT2NUM(i));
+        else rb_hash_aset(seen, key, rb_ary_new_from_args(2, found, UINT2NUM(i)));
+    }
+    apart_args a = {rows, keys};
+    rb_hash_foreach(seen, tell_apart, (VALUE)&a);
+    RB_GC_GUARD(seen);
+}
+
 void naming_init(VALUE mod)
 {
     mTracegraph = mod;
+    iseq_code_location = (iseq_code_location_fn *)dlsym(RTLD_DEFAULT, "rb_iseq_code_location");
     id_attached = rb_intern("__attached__");
     id_instance_method = rb_intern("instance_method");
     id_source_location = rb_intern("source_location");

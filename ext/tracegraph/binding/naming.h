@@ -24,6 +24,14 @@ VALUE naming_name(const method_key *k, VALUE pass);
  * GC pseudo-methods and methods that no longer exist. */
 VALUE naming_location(const method_key *k);
 
+/* Tells apart blocks that the rule above names alike: two blocks of one
+ * method that start on one line ("[1].each { a }; 2.times { b }") get the
+ * same name, file and line, and pprof would add them up. In rows (the
+ * stop's [name, file, line, ...] per method, keys alike), each of them
+ * gets its column, 1-based: "block in Foo#bar (column 17)"; where Ruby
+ * does not say, its order on the line: "(2nd on line 7)". */
+void naming_tell_blocks_apart(VALUE rows, const method_key *keys, uint32_t count);
+
 /* Also defines Tracegraph._module_name and ._object_name, which
  * Tracegraph::Naming.module_name and .object_name call. */
 void naming_init(VALUE mTracegraph);

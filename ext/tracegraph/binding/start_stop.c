@@ -269,6 +269,7 @@ static VALUE build_result(void)
         }
         rb_ary_push(methods, row);
     }
+    naming_tell_blocks_apart(methods, S.keys, S.prof.method_count);
     RB_GC_GUARD(pass);
 
     VALUE edges = rb_ary_new_capa(S.prof.edge_count);

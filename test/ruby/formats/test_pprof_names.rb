@@ -21,6 +21,7 @@ class TestPprofNames < TracegraphTest
       class Cart
         def spin(n) = n.times { }
         def work = [1].each { spin(10); [1].each { spin(20); [1].each { spin(30); [1].each { spin(40) } } } }
+        def pair = [1].each { [2].each { spin(23) }; [3].each { spin(24) } }
         def <=>(other) = spin(11)
         def <(other) = spin(12)
         def >(other) = spin(13)
@@ -45,6 +46,7 @@ class TestPprofNames < TracegraphTest
     require_relative "required"
     cart = Shop::Cart.new
     cart.work
+    cart.pair
     cart <=> cart; cart < cart; cart > cart; cart << cart; cart <= cart; cart[0]
     cart.send(:"weird(1)"); cart.send(:"weird(2)")
     Shop::Cart.open
@@ -63,7 +65,9 @@ class TestPprofNames < TracegraphTest
     "::Shop::Cart#weird(1)", "::Shop::Cart#weird(2)", "::Shop::Cart.open",
     "::Shop::Store::Till#work", "::Shop::Store::Till#run", "::Shop::Store::Till.open",
     "block in Shop::Cart#work", "block (2 levels) in Shop::Cart#work", "block (3 levels) in Shop::Cart#work",
-    "block (4 levels) in Shop::Cart#work", "block in <class:Cart>", "block in <main>", "block in <top (required)>",
+    "block (4 levels) in Shop::Cart#work", "block in <class:Cart>",
+    # Two blocks at one level on one line: told apart by their columns.
+    "block (2 levels) in Shop::Cart#pair (column 36)", "block (2 levels) in Shop::Cart#pair (column 59)", "block in <main>", "block in <top (required)>",
     "Integer#<=>", "Integer#<=", "Integer#<", "Integer#>", "Array#<<", "#<Object>.<=>"
   ].freeze
 
