@@ -12,6 +12,6 @@ request = lambda do
   raise "GET /posts: #{status}" unless status == 200
 end
 5.times { request.() }
-Tracegraph.start(call_tree: true)
+Tracegraph.start(call_tree: true, clock: :cpu)
 request.()
 Tracegraph.stop.write_json(ARGV.fetch(0))
