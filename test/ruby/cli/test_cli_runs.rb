@@ -43,7 +43,12 @@ class TestCliRuns < Minitest::Test
     assert_equal [20, 20, 20], profile.runs.calls("Object#step")
     assert_equal profile["Object#step"].self_time, Tracegraph::RunStats.median(profile.runs.self_times("Object#step")).round
     assert_includes File.read(File.join(@dir, "m.dot")), "Object#step"
-    assert_match(/tracegraph: 3 runs, median total cpu time .* ± [\d.]+% \(runs from .* to .*\)/, err)
+    totals = profile.runs.total_times
+    spread = format("%.1f%%", 100.0 * (totals.max - totals.min) / profile.total_time)
+    summary = "tracegraph: 3 runs, median total cpu time #{Tracegraph.human_time(profile.total_time)} (runs from " \
+              "#{Tracegraph.human_time(totals.min)} to #{Tracegraph.human_time(totals.max)}: a spread of #{spread}"
+    assert_includes err, summary, "the spread is the runs' range, in percent of the median"
+    assert_match(/#{Regexp.escape(summary)}; the median's standard error [\d.]+%\)$/, err)
   end
 
   def test_code_given_with_e
