@@ -92,15 +92,19 @@ module Tracegraph
       nil
     end
 
-    # Runs a compiled script (RubyVM::InstructionSequence) as Ruby's main
-    # program, profiling it. The eval call itself is left out, so the
+    # Runs a compiled script (RubyVM::InstructionSequence), or code given
+    # as a String (ruby -e's, named "-e"), as Ruby's main program, profiling
+    # it: code is evaluated at the top level, so its blocks are "block in
+    # <main>" as under ruby -e (a compiled String's top level would be
+    # "<compiled>"). The eval call itself is left out, so the
     # script's own calls are the roots. Profiling goes on after the script
     # returns or raises, through the at_exit handlers: stop it at the end
     # (the tracegraph command does, with ProcessEnd.call_at_end).
     def profile_main(iseq, **options)
+      code = iseq.is_a?(String) ? iseq : nil
       start_recording(options, hide_next_call: true, hide_next_block: false)
       @start_options = options
-      iseq.eval
+      code ? eval(code, TOPLEVEL_BINDING, "-e", 1) : iseq.eval # rubocop:disable Security/Eval
     end
 
     # Stops recording until resume: calls made meanwhile are not recorded

@@ -198,8 +198,13 @@ module Tracegraph
     # The script's name ($0 and __FILE__) and its compiled code: compiled
     # as ruby compiles its main program, so __FILE__ == $0 and the top
     # level is <main>, and never looked up in $LOAD_PATH as `load` would.
+    # -e code is compiled here only to refuse a syntax error before
+    # anything runs, and then run as a String (Tracegraph.profile_main).
     def target(options, argv)
-      return ["-e", RubyVM::InstructionSequence.compile(options[:code], "-e", "-e")] if options[:code]
+      if options[:code]
+        RubyVM::InstructionSequence.compile(options[:code], "-e", "-e")
+        return ["-e", options[:code]]
+      end
 
       script = argv.shift or raise UsageError, "no script given"
       script = find_in_path(script) || script if options[:search_path] # else as named, as ruby -S does

@@ -17,7 +17,7 @@ require "tracegraph/cli/process_end"
 
 module Tracegraph
   class ScriptRun
-    # name: the script's path or "-e"; iseq: it, compiled.
+    # name: the script's path or "-e"; iseq: it, compiled (-e's code: a String).
     def initialize(name, iseq, argv, outputs:, start_options:, dot_options:, flat:, err:)
       @name = name
       @iseq = iseq

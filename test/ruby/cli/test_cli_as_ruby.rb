@@ -134,6 +134,20 @@ class TestCliAsRuby < Minitest::Test
     assert_equal plain.exitstatus, status.exitstatus
   end
 
+  # ruby -e's top level is <main>, and so its blocks are "block in
+  # <main>" (a compiled String's would be "<compiled>").
+  def test_dash_e_code_is_main_as_under_ruby
+    code = "def f = 1; 3.times { f }; puts caller_locations(0, 1)[0].label"
+    plain_out, = ruby("-e", code)
+    out, err, status = tracegraph("-o", "e.json", "-e", code)
+    assert status.success?, err
+    assert_equal plain_out, out
+    profile = Tracegraph::Profile.load_json(File.join(@dir, "e.json"))
+    assert_equal 3, profile["block in <main>"].calls
+    assert_equal 3, profile["Object#f"].calls
+    refute(profile.methods.any? { |m| m.name.include?("<compiled>") })
+  end
+
   def test_a_script_named_like_a_library_is_the_script
     Dir.mkdir(File.join(@dir, "lib"))
     File.write(File.join(@dir, "lib/app.rb"), "puts :library\n")
