@@ -16,7 +16,7 @@
 #   FAIL_ON_CALLS=PCT  a method's call count changed by more than PCT% (0: any change)
 #   FAIL_ON_TIME=PCT   a method's self time grew by more than PCT% and the noise
 #   FAIL_ABOVE=PCT     the total time grew by more than PCT% and the noise
-#   GATE_OPTIONS="..." more tracegraph diff options: --ignore 'Kernel#require*',
+#   GATE_OPTIONS="..." more tracegraph diff options: --exempt 'Kernel#require*',
 #                      --fail-on-calls 'Foo#bar=50', --min-share 2
 # Unset or empty, a gate is off. RUNS defaults to 10, CLOCK to cpu.
 # GROUP_BY=gem (or class, file; default method) draws a box per gem, and

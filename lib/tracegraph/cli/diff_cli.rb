@@ -93,8 +93,19 @@ module Tracegraph
              "(both profiles recorded with --allocations); NAME=PCT sets one method's limit") do |v|
           limit!(options[:allocations], v, "--fail-on-allocations")
         end
-        o.on("--ignore NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates",
+        o.on("--exempt NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates",
              "(the gates only: the graph still draws it; --hide hides from the graph)") do |v|
+          options[:ignore] << v
+        end
+        # --exempt's older name. In tracegraph and render, --ignore hides
+        # boxes; here it exempted methods from the gates, and CI scripts
+        # still give it: it keeps that meaning, and says so once.
+        o.on("--ignore NAME", "The same as --exempt (its older name; in tracegraph and render, --ignore hides)") do |v|
+          unless options[:warned_ignore]
+            @err.puts "tracegraph diff: --ignore is now --exempt: it leaves methods out of the gates " \
+                      "(--hide hides them from the graph, as --ignore does in tracegraph and render)"
+            options[:warned_ignore] = true
+          end
           options[:ignore] << v
         end
         o.on("--min-share PCT", Float, "Skip methods under PCT percent of the total in --fail-on-time (default 5)") do |v|
@@ -107,7 +118,7 @@ module Tracegraph
              "profile; exact when both have a call tree, else by methods)") do |v|
           options[:dot][:focus] = v
         end
-        # Not --ignore, which was the gates' (a glob, for CI scripts) before the graph could hide.
+        # Not --ignore, which was the gates' (a glob, for CI scripts) before the graph could hide: --exempt now.
         o.on("--hide REGEX", String, "Graph: hide methods matching REGEX (in either profile); paths through them",
              "stay, dotted (what --ignore REGEX is in tracegraph render). The gates still check them") do |v|
           options[:dot][:ignore] = DotOptions.regexp("--hide", v)

@@ -11,7 +11,7 @@ module Tracegraph
       max_nodes: ["--max-nodes N", Integer, "Show at most N methods (default %s, 0 = all)"],
       focus: ["--focus REGEX", String, "Draw only the call paths through methods matching REGEX: exact with",
                     "a call tree (--call-tree), else by methods (what leads to them, what they call)"],
-      # --hide too: the name tracegraph diff gives it, where --ignore is the gates'.
+      # --hide too: the name tracegraph diff gives it, where --ignore is --exempt's older name.
       ignore: [["--ignore REGEX", "--hide REGEX"], String, "Hide methods matching REGEX (paths through them stay, dotted)"],
       split_hubs: ["--[no-]split-hubs", TrueClass,
                    "One box per caller for an iterator several methods call with their own blocks (default on)"],

@@ -79,7 +79,7 @@ class TestDiffCli < Minitest::Test
 
     # (the block that calls Integer#pred runs as often: ignored with the methods)
     _, err, status = tracegraph("diff", "--fail-on-calls", "0", "--fail-on-calls", "Integer#pred=3000",
-                                "--ignore", "Object#*", "--ignore", "block in Object#*", @base, @head)
+                                "--exempt", "Object#*", "--exempt", "block in Object#*", @base, @head)
     assert status.success?, err
     assert_match(/method checks, 0 failed \(one run each/, err)
   end
@@ -97,7 +97,7 @@ class TestDiffCli < Minitest::Test
   end
 
   # --focus is the graph's: the block, its caller and callee, and the path
-  # to the root; --ignore is the gates' and leaves the graph whole.
+  # to the root; --exempt is the gates' and leaves the graph whole.
   def test_focus_draws_the_matches_and_ignore_is_for_the_gates
     boxes = ->(name) { File.read(File.join(@dir, name)).scan(/^  N\d+ \[label="(.*?)\\n/).flatten }
     _, err, status = tracegraph("diff", "--focus", "block in", "-o", "f.dot", @base, @head)
@@ -105,9 +105,16 @@ class TestDiffCli < Minitest::Test
     assert_equal ["Object#hot", "Range#each", "block in Object#hot", "Integer#pred"], boxes.("f.dot")
     assert_includes File.read(File.join(@dir, "f.dot")), "\\lFocus: 1 match, shown; 3 unrelated methods hidden\\l"
 
-    _, err, status = tracegraph("diff", "--ignore", "Integer#pred", "--node-fraction", "0", "-o", "i.dot", @base, @head)
+    _, err, status = tracegraph("diff", "--exempt", "Integer#pred", "--node-fraction", "0", "-o", "i.dot", @base, @head)
     assert status.success?, err
     assert_includes boxes.("i.dot"), "Integer#pred"
+
+    # --ignore, --exempt's older name, keeps its meaning and says it once.
+    _, err, status = tracegraph("diff", "--fail-on-calls", "0", "--ignore", "Integer#pred", "--ignore", "*Object#*",
+                                "-o", "o.dot", @base, @head)
+    assert_equal 1, err.scan("--ignore is now --exempt").size, err
+    assert_match(/: \d+ method checks?, 0 failed/, err)
+    assert status.success?, err
 
     _, err, status = tracegraph("diff", "--focus", "(", @base, @head)
     assert_equal 2, status.exitstatus
@@ -135,7 +142,7 @@ class TestDiffCli < Minitest::Test
 
     # Each its own: the gates leave Integer#pred out and the graph draws it;
     # the graph hides Range#each (a path through it, dotted) and the gates check it.
-    _, err, status = tracegraph("diff", *gate, "--ignore", "Integer#*", "--hide", "Range", "-o", "both.dot",
+    _, err, status = tracegraph("diff", *gate, "--exempt", "Integer#*", "--hide", "Range", "-o", "both.dot",
                                 @base, @head)
     assert_equal 3, status.exitstatus, err
     refute_match(/Integer#pred/, err)

@@ -137,7 +137,7 @@ class TestDiffAllocations < Minitest::Test
                   "tracegraph diff: 4 method checks, 1 failed (one run each: the noise is not measured; " \
                   "record with tracegraph --runs 10)"], err.lines.map(&:chomp)
 
-    _, err, status = tracegraph("diff", "--text", "--fail-on-allocations", "30", "--ignore", "Object#extra",
+    _, err, status = tracegraph("diff", "--text", "--fail-on-allocations", "30", "--exempt", "Object#extra",
                                 base_path, head_path)
     assert_equal 0, status.exitstatus, err
     assert_equal "tracegraph diff: 3 method checks, 0 failed (one run each: the noise is not measured; " \
