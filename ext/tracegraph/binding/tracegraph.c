@@ -16,7 +16,7 @@
  *                       every hook, and the result it builds
  *   naming.c            method and block names and locations, at stop
  *   native_call_tree.c  Tracegraph::NativeCallTree and the stack outputs
- *   dot_render.c        Ruby profile data -> tg_report -> the DOT writers
+ *   dot_text.c          Ruby profile data -> tg_report -> the DOT writers
  *   number_text.c       the core's duration format, for Ruby's text
  *   ruby_vm.h           the VM-internal reads (inline), checked by
  *   ruby_vm_probe.c     the probe, once
@@ -32,7 +32,7 @@
  * Dependencies run one way: no two files call each other. Each file's
  * header comment lists what it uses; test_binding_layout.rb checks the
  * #include lines for cycles. The order, from the bottom:
- *   ruby_vm.h, block_frames, native_call_tree, dot_render, number_text
+ *   ruby_vm.h, block_frames, native_call_tree, dot_text, number_text
  *   ruby_vm_probe <- ruby_vm.h
  *   vm_event_flags
  *   session <- ruby_vm.h, block_frames
@@ -43,7 +43,7 @@
  */
 #include <ruby.h>
 
-#include "dot_render.h"
+#include "dot_text.h"
 #include "event_hook.h"
 #include "naming.h"
 #include "native_call_tree.h"
@@ -61,7 +61,7 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     naming_init(mTracegraph);
     event_hook_init(mTracegraph);
     start_stop_init(mTracegraph, eError);
-    dot_render_init(mTracegraph);
+    dot_text_init(mTracegraph);
     native_call_tree_init(mTracegraph, eError);
     vm_event_flags_init(mTracegraph);
     number_text_init(mTracegraph);

@@ -150,7 +150,7 @@ module Tracegraph
       check_allocations!("drawn") if by_allocations
       sides, focus = focused_sides(o[:focus])
       counts = by_allocations ? sides.map { |side| Formats::Dot.legend_allocations(side) } : [nil, nil]
-      # The C writer's options, by name (binding/dot_render.c reads each
+      # The C writer's options, by name (binding/dot_text.c reads each
       # key and refuses one it does not know); focus and ignore are flags
       # per method of each side, or nil.
       Tracegraph._render_diff_dot(*Formats::Dot.report_parts(sides[0]), *Formats::Dot.report_parts(sides[1]), {

@@ -55,7 +55,7 @@ module Tracegraph
         focus = o[:focus] && graph.methods.map { |m| o[:focus].match?(m.name) }
         ignore = o[:ignore] && graph.methods.map { |m| o[:ignore].match?(m.name) }
         waiting = graph.methods.map(&:waiting?)
-        # The C writer's options, by name (binding/dot_render.c reads each
+        # The C writer's options, by name (binding/dot_text.c reads each
         # key and refuses one it does not know). Per-method arrays have an
         # entry per method of graph, per-edge arrays per edge; nil is none.
         Tracegraph._render_dot(*report_parts(graph), {

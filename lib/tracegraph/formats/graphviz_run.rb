@@ -1,6 +1,6 @@
 # Running Graphviz's `dot` within a time limit, for both places that run
 # it: the HTML report's graph view (formats/html_graph.rb) and `-o x.svg`
-# (output/dot_render.rb, a layer above, which adds the size guard, the
+# (output/graphviz_output.rb, a layer above, which adds the size guard, the
 # messages and what a signal means). dot runs in a process group of its
 # own, so the terminal's Ctrl-C does not reach it; whoever runs it stops
 # it: its whole group is killed when the wait ends without its status.

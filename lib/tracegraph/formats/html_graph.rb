@@ -1,6 +1,6 @@
 # The call graph for the HTML report's graph view: the DOT writer's graph
 # (Formats::Dot, its defaults) laid out by Graphviz's `dot -Tsvg`. Unlike
-# `-o x.svg` (output/dot_render.rb, a layer above this one), a missing,
+# `-o x.svg` (output/graphviz_output.rb, a layer above this one), a missing,
 # failing or slow `dot`, or a TRACEGRAPH_DOT_TIMEOUT that is no number,
 # does not fail the report: it is written without the graph view and says
 # why, since its table and method pages need no layout.

@@ -6,7 +6,7 @@
 require "tracegraph/formats/registry"
 require "tracegraph/formats/grouping_advice"
 require "tracegraph/output/broken_pipe"
-require "tracegraph/output/dot_render"
+require "tracegraph/output/graphviz_output"
 require "tracegraph/output/target"
 require "tracegraph/output/delivery"
 

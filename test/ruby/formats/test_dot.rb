@@ -56,7 +56,7 @@ class TestDot < TracegraphTest
 
   # Ruby hands the C writers their options by name: a key one side has
   # and the other has not fails at once, naming it, instead of shifting
-  # every slot after it (binding/dot_render.c).
+  # every slot after it (binding/dot_text.c).
   def test_the_writers_options_are_named_and_checked
     meta = [nil, "wall", 0, nil]
     error = assert_raises(ArgumentError) { Tracegraph._render_dot(meta, [], [], {bogus: 1}) }

@@ -1,6 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
-require "tracegraph/output/dot_render"
+require "tracegraph/output/graphviz_output"
 
 # Ctrl-C (SIGINT) or SIGTERM while Graphviz draws stops dot at once, keeps
 # the .dot and the outputs already written, removes the partial file, and

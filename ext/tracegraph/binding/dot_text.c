@@ -1,15 +1,15 @@
 /*
- * dot_render.c - the DOT call graphs' glue: a Ruby profile's plain arrays
+ * dot_text.c - the DOT call graphs' glue: a Ruby profile's plain arrays
  * (prepared by lib code, Formats::Dot.report_parts) into a tg_report,
  * rendered by the core's writers tg_dot_render and tg_diff_dot_render.
  *
  *   Tracegraph._render_dot        one profile (formats/dot.rb)
  *   Tracegraph._render_diff_dot   two profiles (comparison/diff.rb)
  *
- * Uses: dot_render.h, core tg_report.h, tg_dot.h, tg_diff_dot.h. Calls no
+ * Uses: dot_text.h, core tg_report.h, tg_dot.h, tg_diff_dot.h. Calls no
  * other binding file.
  */
-#include "dot_render.h"
+#include "dot_text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -441,7 +441,7 @@ static VALUE render_diff_dot_method(VALUE mod, VALUE base_meta, VALUE base_metho
     return dot;
 }
 
-void dot_render_init(VALUE mTracegraph)
+void dot_text_init(VALUE mTracegraph)
 {
     /* The graph's defaults have one home, tg_graph.h; Ruby reads them here
      * (formats/dot.rb, comparison/diff.rb). */
