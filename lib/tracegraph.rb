@@ -134,7 +134,7 @@ module Tracegraph
       thread = Thread.current
       priority = thread.priority
       thread.priority = 3
-      warn_of_c_calls(raw[9] && raw[9][1])
+      warn_of_c_calls(raw.dig(:tracing, :c_calls))
       @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, event_costs: @recording_costs)
     ensure
       thread.priority = priority if thread
@@ -253,21 +253,23 @@ module Tracegraph
       # Everything read before _start: after it, even a Struct's reader is
       # a call in the profile (Ruby 3.3 and later report them).
       @recording_costs = calibration&.costs
-      _start(*args, hide_next_block, calibration&.flat)
+      _start(args.merge(hide_next_block: hide_next_block, event_costs: calibration&.flat))
     end
 
     def calibrated_costs(args)
-      key = args.dup
-      key[2] = false # hide_next_call changes nothing in what an event costs
-      (@calibrated_costs ||= {})[key] ||= Calibration.measure { |costs| _start(*key, false, costs) }.freeze
+      # hide_next_call changes nothing in what an event costs.
+      key = args.merge(hide_next_call: false)
+      (@calibrated_costs ||= {})[key] ||= Calibration.measure do |costs|
+        _start(key.merge(hide_next_block: false, event_costs: costs))
+      end.freeze
     end
 
-    # The arguments of _start: clock, c_calls, hide_next_call (without C
-    # calls the load/eval to hide is not traced anyway), call-tree node
-    # cap (0 = no tree), exact_clock, whether to record the calling thread
-    # only, gc, blocks as frames, allocations. (_start's last argument,
-    # whether to leave out the next block the calling thread runs, is added
-    # by the caller.)
+    # The options of _start, by name (binding/start_stop.c reads each):
+    # clock, c_calls, hide_next_call (without C calls the load/eval to hide
+    # is not traced anyway), call_tree_nodes (the cap; 0 = no tree),
+    # exact_clock, current_thread_only, gc, blocks (as frames),
+    # allocations. (hide_next_block, whether to leave out the next block
+    # the calling thread runs, and event_costs are added by the caller.)
     def parse_start_options(options, hide_next_call:)
       OptionChecks.known!(options, START_OPTIONS)
       clock = options.fetch(:clock, :wall)
@@ -295,8 +297,9 @@ module Tracegraph
       unless THREADS.include?(threads)
         raise ArgumentError, "threads must be :all or :current, not #{options[:threads].inspect}"
       end
-      [clock, c_calls, hide_next_call && c_calls != false, call_tree ? max_nodes : 0, exact_clock, threads == :current, gc,
-       blocks, allocations]
+      {clock: clock, c_calls: c_calls, hide_next_call: hide_next_call && c_calls != false,
+       call_tree_nodes: call_tree ? max_nodes : 0, exact_clock: exact_clock, current_thread_only: threads == :current,
+       gc: gc, blocks: blocks, allocations: allocations}
     end
   end
 end

@@ -85,7 +85,7 @@ module Tracegraph
     # base from which a recording measures what its program's events cost
     # the hook beyond it (sampled, see session.h).
     Result = Struct.new(:costs, :hooks, keyword_init: true) do
-      # As _start takes them: per kind [inside, outside, hook at a call,
+      # As _start takes them (event_costs): per kind [inside, outside, hook at a call,
       # hook at a return].
       def flat
         KINDS.flat_map do |kind|
@@ -116,7 +116,7 @@ module Tracegraph
         within = (inside[kind] || 0).clamp(0, pair)
         [kind, {inside: (within / 2).round, outside: ((pair - within) / 2).round}]
       end
-      means = raw[9][2]
+      means = raw.dig(:tracing, :hook_means)
       hooks = KINDS.each_with_index.to_h do |kind, i|
         [kind, {call: means[2 * i] || 0, return: means[2 * i + 1] || 0}]
       end
@@ -124,10 +124,10 @@ module Tracegraph
     end
 
     # What the recording says each kind's empty frame took per call, from
-    # _stop's rows ([name, file, line, c?, calls, total, ...]); a kind not
+    # _stop's method rows ([name, file, line, c?, calls, total, ...]); a kind not
     # recorded (blocks: false, c_calls: false) is missing.
     def inside_times(raw)
-      rows = raw[2].to_h { |name, _file, _line, _c, calls, total| [name, [calls, total]] }
+      rows = raw[:methods].to_h { |name, _file, _line, _c, calls, total| [name, [calls, total]] }
       names = {ruby: "#{Subject.name}#empty", block: "block in #{Subject.name}#loop_block",
                c: "Kernel##{Subject::C_METHOD}"}
       names.filter_map do |kind, name|

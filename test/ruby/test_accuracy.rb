@@ -233,12 +233,12 @@ class TestAccuracy < TracegraphTest
     Tracegraph.start
     mix
     raw = Tracegraph._stop
-    means = raw[9][2]
+    means = raw.dig(:tracing, :hook_means)
     assert_equal 6, means.size # ruby, block, c: at a call, at a return
     means.each { |ns| assert_kind_of Integer, ns }
     assert(means.all?(&:positive?), means.inspect)
     Tracegraph.start(raw_times: true)
     mix
-    assert_equal [nil] * 6, Tracegraph._stop[9][2], "raw times: nothing sampled"
+    assert_equal [nil] * 6, Tracegraph._stop.dig(:tracing, :hook_means), "raw times: nothing sampled"
   end
 end

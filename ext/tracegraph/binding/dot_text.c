@@ -6,7 +6,7 @@
  *   Tracegraph._render_dot        one profile (formats/dot.rb)
  *   Tracegraph._render_diff_dot   two profiles (comparison/diff.rb)
  *
- * Uses: dot_text.h, core tg_report.h, tg_dot.h, tg_diff_dot.h. Calls no
+ * Uses: dot_text.h, named_options.h, core tg_report.h, tg_dot.h, tg_diff_dot.h. Calls no
  * other binding file.
  */
 #include "dot_text.h"
@@ -16,6 +16,7 @@
 
 #include "tg_diff_dot.h"
 #include "tg_dot.h"
+#include "named_options.h"
 #include "tg_graph.h"
 #include "tg_report.h"
 
@@ -184,43 +185,7 @@ typedef struct render_args {
     report_buffers *buffers;
 } render_args;
 
-/* ---- named options ---------------------------------------------------------
- * Ruby hands each writer its options as a Hash of Symbols, each key read
- * by its name here: a key missing raises KeyError naming it, and a key
- * this file does not read raises ArgumentError, so that a slot added on
- * one side only fails at once instead of shifting every other. */
-
-/* hash[:key]; KeyError if it is missing. */
-static VALUE option(VALUE hash, const char *key)
-{
-    return rb_hash_fetch(hash, ID2SYM(rb_intern(key)));
-}
-
-typedef struct known_keys {
-    const char *what;
-    const char *const *names;
-} known_keys;
-
-static int check_key(VALUE key, VALUE value, VALUE arg)
-{
-    (void)value;
-    const known_keys *k = (const known_keys *)arg;
-    if (SYMBOL_P(key)) {
-        const char *name = rb_id2name(SYM2ID(key));
-        for (const char *const *n = k->names; *n; n++)
-            if (strcmp(*n, name) == 0) return ST_CONTINUE;
-    }
-    rb_raise(rb_eArgError, "%s: unknown option %" PRIsVALUE, k->what, rb_inspect(key));
-    return ST_STOP;
-}
-
-/* Checks that hash is a Hash whose keys are all among names (NULL-ended). */
-static void check_keys(VALUE hash, const char *what, const char *const *names)
-{
-    Check_Type(hash, T_HASH);
-    known_keys k = {what, names};
-    rb_hash_foreach(hash, check_key, (VALUE)&k);
-}
+/* ---- named options (named_options.h) ----------------------------------------- */
 
 static const char *const DOT_KEYS[] = {
     "node_fraction", "edge_fraction", "max_nodes", "focus", "ignore", "cwd", "waiting", "threads",
@@ -240,66 +205,66 @@ static VALUE render_dot(VALUE arg)
     /* The keys are DOT_KEYS; formats/dot.rb (Formats::Dot.generate) says
      * what each holds. Per-method arrays have one entry per method. */
     VALUE o = a->options;
-    check_keys(o, "_render_dot", DOT_KEYS);
+    named_options_check(o, "_render_dot", DOT_KEYS);
     tg_dot_options opts;
     tg_dot_options_default(&opts);
-    opts.node_fraction = NUM2DBL(option(o, "node_fraction"));
-    opts.edge_fraction = NUM2DBL(option(o, "edge_fraction"));
-    opts.max_nodes = NUM2SIZET(option(o, "max_nodes"));
-    b->focus = flags_from(option(o, "focus"), nm);
-    b->ignore = flags_from(option(o, "ignore"), nm);
+    opts.node_fraction = NUM2DBL(named_option(o, "node_fraction"));
+    opts.edge_fraction = NUM2DBL(named_option(o, "edge_fraction"));
+    opts.max_nodes = NUM2SIZET(named_option(o, "max_nodes"));
+    b->focus = flags_from(named_option(o, "focus"), nm);
+    b->ignore = flags_from(named_option(o, "ignore"), nm);
     opts.focus = b->focus;
     opts.ignore = b->ignore;
-    opts.cwd = cstr_or_null(option(o, "cwd"));
-    b->waiting = flags_from(option(o, "waiting"), nm);
+    opts.cwd = cstr_or_null(named_option(o, "cwd"));
+    b->waiting = flags_from(named_option(o, "waiting"), nm);
     opts.waiting = b->waiting;
-    VALUE threads = option(o, "threads");
+    VALUE threads = named_option(o, "threads");
     if (!NIL_P(threads)) {
-        check_keys(threads, "_render_dot threads", THREAD_KEYS);
-        opts.thread_count = NUM2UINT(option(threads, "count"));
-        opts.threads_recorded = NUM2UINT(option(threads, "recorded"));
-        opts.thread_names = cstr_or_null(option(threads, "names"));
-        opts.wall_time = NIL_P(option(threads, "wall_time")) ? 0 : u64(option(threads, "wall_time"));
-        opts.hidden_waiting = u64(option(threads, "hidden_waiting"));
+        named_options_check(threads, "_render_dot threads", THREAD_KEYS);
+        opts.thread_count = NUM2UINT(named_option(threads, "count"));
+        opts.threads_recorded = NUM2UINT(named_option(threads, "recorded"));
+        opts.thread_names = cstr_or_null(named_option(threads, "names"));
+        opts.wall_time = NIL_P(named_option(threads, "wall_time")) ? 0 : u64(named_option(threads, "wall_time"));
+        opts.hidden_waiting = u64(named_option(threads, "hidden_waiting"));
     }
-    b->context = strings_from(option(o, "context"), nm);
+    b->context = strings_from(named_option(o, "context"), nm);
     opts.context = b->context;
-    VALUE notes = option(o, "notes");
+    VALUE notes = named_option(o, "notes");
     b->notes = strings_from(notes, -1);
     opts.notes = b->notes;
     opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);
-    b->short_files = strings_from(option(o, "short_files"), nm);
+    b->short_files = strings_from(named_option(o, "short_files"), nm);
     opts.short_files = b->short_files;
-    opts.method_total = NIL_P(option(o, "method_total")) ? 0 : NUM2SIZET(option(o, "method_total"));
-    b->edge_via = strings_from(option(o, "edge_via"), (long)report.edge_count);
+    opts.method_total = NIL_P(named_option(o, "method_total")) ? 0 : NUM2SIZET(named_option(o, "method_total"));
+    b->edge_via = strings_from(named_option(o, "edge_via"), (long)report.edge_count);
     opts.edge_via = b->edge_via;
-    VALUE allocations = option(o, "allocations");
+    VALUE allocations = named_option(o, "allocations");
     if (!NIL_P(allocations)) {
-        check_keys(allocations, "_render_dot allocations", ALLOCATION_KEYS);
-        opts.self_allocations = counts_from(option(allocations, "self"), nm, &b->self_allocations);
-        opts.allocations = counts_from(option(allocations, "total"), nm, &b->allocations);
-        opts.total_allocations = u64(option(allocations, "whole"));
-        opts.edge_allocations = counts_from(option(allocations, "edges"), (long)report.edge_count,
+        named_options_check(allocations, "_render_dot allocations", ALLOCATION_KEYS);
+        opts.self_allocations = counts_from(named_option(allocations, "self"), nm, &b->self_allocations);
+        opts.allocations = counts_from(named_option(allocations, "total"), nm, &b->allocations);
+        opts.total_allocations = u64(named_option(allocations, "whole"));
+        opts.edge_allocations = counts_from(named_option(allocations, "edges"), (long)report.edge_count,
                                             &b->edge_allocations);
-        b->allocation_types = strings_from(option(allocations, "types"), nm);
+        b->allocation_types = strings_from(named_option(allocations, "types"), nm);
         opts.allocation_types = b->allocation_types;
     }
-    VALUE metric = option(o, "size_by");
+    VALUE metric = named_option(o, "size_by");
     if (!NIL_P(metric)) Check_Type(metric, T_SYMBOL);
     if (!NIL_P(metric) && SYM2ID(metric) == rb_intern("allocations")) {
         if (NIL_P(allocations)) rb_raise(rb_eArgError, "size_by: :allocations needs allocation counts");
         opts.metric = TG_DOT_BY_ALLOCATIONS;
     }
 
-    b->tooltips = strings_from(option(o, "tooltips"), nm);
+    b->tooltips = strings_from(named_option(o, "tooltips"), nm);
     opts.tooltips = b->tooltips;
-    VALUE held_whole = option(o, "held_whole");
+    VALUE held_whole = named_option(o, "held_whole");
     if (!NIL_P(held_whole)) opts.held_whole = NUM2ULL(held_whole);
-    VALUE focus_paths = option(o, "focus_paths");
+    VALUE focus_paths = named_option(o, "focus_paths");
     if (!NIL_P(focus_paths)) {
-        check_keys(focus_paths, "_render_dot focus_paths", FOCUS_PATH_KEYS);
-        opts.focus_paths = RTEST(option(focus_paths, "only_paths"));
-        opts.focus_left_out = NUM2SIZET(option(focus_paths, "left_out"));
+        named_options_check(focus_paths, "_render_dot focus_paths", FOCUS_PATH_KEYS);
+        opts.focus_paths = RTEST(named_option(focus_paths, "only_paths"));
+        opts.focus_left_out = NUM2SIZET(named_option(focus_paths, "left_out"));
     }
 
     size_t len = 0;
@@ -337,13 +302,13 @@ static VALUE render_dot_method(VALUE mod, VALUE meta, VALUE methods, VALUE edges
 static tg_diff_dot_allocations diff_allocations_from(VALUE hash, const tg_report *r, uint64_t **self,
                                                      uint64_t **total, uint64_t **edges)
 {
-    check_keys(hash, "_render_diff_dot allocations", ALLOCATION_KEYS);
+    named_options_check(hash, "_render_diff_dot allocations", ALLOCATION_KEYS);
     long nm = (long)r->method_count;
     tg_diff_dot_allocations a;
-    a.self = counts_from(option(hash, "self"), nm, self);
-    a.total = counts_from(option(hash, "total"), nm, total);
-    a.whole = u64(option(hash, "whole"));
-    a.edges = counts_from(option(hash, "edges"), (long)r->edge_count, edges);
+    a.self = counts_from(named_option(hash, "self"), nm, self);
+    a.total = counts_from(named_option(hash, "total"), nm, total);
+    a.whole = u64(named_option(hash, "whole"));
+    a.edges = counts_from(named_option(hash, "edges"), (long)r->edge_count, edges);
     return a;
 }
 
@@ -369,15 +334,15 @@ static VALUE render_diff_dot(VALUE arg)
     /* The keys are DIFF_KEYS; comparison/diff.rb (ProfileDiff#to_dot) says
      * what each holds. */
     VALUE o = a->options;
-    check_keys(o, "_render_diff_dot", DIFF_KEYS);
+    named_options_check(o, "_render_diff_dot", DIFF_KEYS);
     tg_diff_dot_options opts;
     tg_diff_dot_options_default(&opts);
-    opts.node_fraction = NUM2DBL(option(o, "node_fraction"));
-    opts.edge_fraction = NUM2DBL(option(o, "edge_fraction"));
-    opts.max_nodes = NUM2SIZET(option(o, "max_nodes"));
-    opts.normalize = RTEST(option(o, "normalize"));
-    opts.cwd = cstr_or_null(option(o, "cwd"));
-    VALUE base_counts = option(o, "base_allocations"), head_counts = option(o, "head_allocations");
+    opts.node_fraction = NUM2DBL(named_option(o, "node_fraction"));
+    opts.edge_fraction = NUM2DBL(named_option(o, "edge_fraction"));
+    opts.max_nodes = NUM2SIZET(named_option(o, "max_nodes"));
+    opts.normalize = RTEST(named_option(o, "normalize"));
+    opts.cwd = cstr_or_null(named_option(o, "cwd"));
+    VALUE base_counts = named_option(o, "base_allocations"), head_counts = named_option(o, "head_allocations");
     tg_diff_dot_allocations base_allocations, head_allocations;
     if (!NIL_P(base_counts) && !NIL_P(head_counts)) {
         base_allocations = diff_allocations_from(base_counts, &base, &b->base_self_allocations, &b->base_allocations,
@@ -387,26 +352,26 @@ static VALUE render_diff_dot(VALUE arg)
         opts.base_allocations = &base_allocations;
         opts.head_allocations = &head_allocations;
     }
-    VALUE metric = option(o, "size_by");
+    VALUE metric = named_option(o, "size_by");
     if (!NIL_P(metric)) Check_Type(metric, T_SYMBOL);
     if (!NIL_P(metric) && SYM2ID(metric) == rb_intern("allocations")) {
         if (!opts.base_allocations) rb_raise(rb_eArgError, "size_by: :allocations needs both profiles' allocation counts");
         opts.metric = TG_DOT_BY_ALLOCATIONS;
     }
-    VALUE focus = option(o, "focus"), ignore = option(o, "ignore");
+    VALUE focus = named_option(o, "focus"), ignore = named_option(o, "ignore");
     if (!NIL_P(focus)) {
-        check_keys(focus, "_render_diff_dot focus", DIFF_FOCUS_KEYS);
-        opts.base_focus = b->base_focus = flags_from(option(focus, "base"), (long)base.method_count);
-        opts.head_focus = b->focus = flags_from(option(focus, "head"), (long)head.method_count);
-        opts.focus_paths = RTEST(option(focus, "only_paths"));
-        opts.focus_left_out = NUM2SIZET(option(focus, "left_out"));
+        named_options_check(focus, "_render_diff_dot focus", DIFF_FOCUS_KEYS);
+        opts.base_focus = b->base_focus = flags_from(named_option(focus, "base"), (long)base.method_count);
+        opts.head_focus = b->focus = flags_from(named_option(focus, "head"), (long)head.method_count);
+        opts.focus_paths = RTEST(named_option(focus, "only_paths"));
+        opts.focus_left_out = NUM2SIZET(named_option(focus, "left_out"));
     }
     if (!NIL_P(ignore)) {
-        check_keys(ignore, "_render_diff_dot ignore", SIDE_KEYS);
-        opts.base_ignore = b->base_ignore = flags_from(option(ignore, "base"), (long)base.method_count);
-        opts.head_ignore = b->ignore = flags_from(option(ignore, "head"), (long)head.method_count);
+        named_options_check(ignore, "_render_diff_dot ignore", SIDE_KEYS);
+        opts.base_ignore = b->base_ignore = flags_from(named_option(ignore, "base"), (long)base.method_count);
+        opts.head_ignore = b->ignore = flags_from(named_option(ignore, "head"), (long)head.method_count);
     }
-    VALUE notes = option(o, "notes");
+    VALUE notes = named_option(o, "notes");
     b->notes = strings_from(notes, -1);
     opts.notes = b->notes;
     opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);

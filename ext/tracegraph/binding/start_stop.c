@@ -8,7 +8,7 @@
  * the call tree to a NativeCallTree (native_call_tree.h).
  *
  * Uses: start_stop.h, session.h, event_hook.h, gc_events.h,
- * alloc_events.h, naming.h, native_call_tree.h, ruby_vm_probe.h, core
+ * alloc_events.h, named_options.h, naming.h, native_call_tree.h, ruby_vm_probe.h, core
  * tg_profiler.h, tg_calltree.h, tg_clock.h. None of them calls back.
  */
 #include "start_stop.h"
@@ -18,6 +18,7 @@
 #include "alloc_events.h"
 #include "event_hook.h"
 #include "gc_events.h"
+#include "named_options.h"
 #include "naming.h"
 #include "native_call_tree.h"
 #include "ruby_vm_probe.h"
@@ -107,9 +108,10 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
     rb_raise(rb_eArgError, "unknown clock %+" PRIsVALUE " (allowed: :wall, :cpu, :thread_cpu)", sym);
 }
 
-/* Tracegraph._start(clock, c_calls, hide_next_call, call_tree_nodes,
- * exact_clock, current_thread_only, gc, blocks, allocations,
- * hide_next_block): options are validated in Ruby.
+/* Tracegraph._start({clock:, c_calls:, hide_next_call:, call_tree_nodes:,
+ * exact_clock:, current_thread_only:, gc:, blocks:, allocations:,
+ * hide_next_block:, event_costs:}), each read by name (named_options.h):
+ * options are validated in Ruby (Tracegraph.parse_start_options).
  * hide_next_call leaves out the first call made after start: the CLI's
  * `load` of the script, so the script's methods are the roots of the
  * graph. call_tree_nodes > 0 keeps a call tree of at most that many nodes.
@@ -126,13 +128,22 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
  * its hook installed). A flag of its own: S is what _start clears. */
 static bool stopping;
 
-static VALUE start_method(int argc, VALUE *argv, VALUE mod)
+static const char *const START_KEYS[] = {
+    "clock", "c_calls", "hide_next_call", "call_tree_nodes", "exact_clock", "current_thread_only", "gc", "blocks",
+    "allocations", "hide_next_block", "event_costs", NULL};
+
+static VALUE start_method(VALUE mod, VALUE options)
 {
-    rb_check_arity(argc, 11, 11);
-    VALUE clock = argv[0], c_calls = argv[1], hide_next_call = argv[2], call_tree_nodes = argv[3],
-          exact_clock = argv[4], current_thread_only = argv[5], gc = argv[6], blocks = argv[7],
-          allocations = argv[8], hide_next_block = argv[9], event_costs = argv[10];
     (void)mod;
+    named_options_check(options, "_start", START_KEYS);
+    VALUE clock = named_option(options, "clock"), c_calls = named_option(options, "c_calls"),
+          hide_next_call = named_option(options, "hide_next_call"),
+          call_tree_nodes = named_option(options, "call_tree_nodes"),
+          exact_clock = named_option(options, "exact_clock"),
+          current_thread_only = named_option(options, "current_thread_only"), gc = named_option(options, "gc"),
+          blocks = named_option(options, "blocks"), allocations = named_option(options, "allocations"),
+          hide_next_block = named_option(options, "hide_next_block"),
+          event_costs = named_option(options, "event_costs");
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
     if (stopping) rb_raise(eError, "another thread is stopping the profiler: start again once its Tracegraph.stop returns");
     tg_clock_kind kind = clock_from_symbol(clock);
@@ -239,12 +250,24 @@ static VALUE build_call_tree(void)
     return rb_ary_new_from_args(2, folded_calls, tree);
 }
 
-/* Builds the plain-data result that Tracegraph::Profile wraps:
- *   [clock, [[thread, time], ...],
- *    [[name, file, line, is_c, calls, total, self(, allocations, self allocations, {type => self allocations})], ...],
- *    [[caller, callee, calls, total, self(, allocations, self allocations)], ...], complete?, call_tree,
- *    [gc runs, gc step, marking and sweeping method indexes], wall time, allocations?]
- * with the allocation counts only if allocations were counted. */
+/* Builds the plain-data result that Tracegraph::Profile wraps, a Hash:
+ *   clock:       the clock's Symbol
+ *   threads:     [[thread, time], ...]
+ *   methods:     [[name, file, line, is_c, calls, total, self(, allocations, self allocations,
+ *                  {type => self allocations})], ...] (rows: the columns in this order)
+ *   edges:       [[caller, callee, calls, total, self(, allocations, self allocations)], ...]
+ *   complete:    whether nothing was dropped
+ *   call_tree:   nil or [folded_calls, NativeCallTree]
+ *   gc:          nil or [gc runs, gc step, marking and sweeping method indexes]
+ *   wall_time:   ns
+ *   allocations: whether allocations were counted (the rows' allocation columns)
+ *   tracing:     {removed: ns of tracing's cost taken out, c_calls: true, :all, :rewritten or false,
+ *                 hook_means: the hook's mean ns per event by kind and direction, or nil} */
+static void result_set(VALUE hash, const char *key, VALUE value)
+{
+    rb_hash_aset(hash, ID2SYM(rb_intern(key)), value);
+}
+
 static VALUE build_result(void)
 {
     /* First: it frees the call tree's index before the Ruby arrays grow. */
@@ -294,11 +317,22 @@ static VALUE build_result(void)
             rb_ary_push(hook_means, S.hook_samples[k][d]
                                         ? ULL2NUM(tg_tsc_ticks_to_ns(&session_tsc, S.hook_ticks[k][d] / S.hook_samples[k][d]))
                                         : Qnil);
-    VALUE tracing = rb_ary_new_from_args(3, ULL2NUM(S.cost_removed), c_calls, hook_means);
-    return rb_ary_new_from_args(10, ID2SYM(rb_intern(tg_clock_name(S.clock))), threads, methods, edges,
-                                (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue, call_tree,
-                                S.gc ? gc_events_result() : Qnil, ULL2NUM(S.wall_time),
-                                S.allocations ? Qtrue : Qfalse, tracing);
+    VALUE tracing = rb_hash_new();
+    result_set(tracing, "removed", ULL2NUM(S.cost_removed));
+    result_set(tracing, "c_calls", c_calls);
+    result_set(tracing, "hook_means", hook_means);
+    VALUE result = rb_hash_new();
+    result_set(result, "clock", ID2SYM(rb_intern(tg_clock_name(S.clock))));
+    result_set(result, "threads", threads);
+    result_set(result, "methods", methods);
+    result_set(result, "edges", edges);
+    result_set(result, "complete", (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue);
+    result_set(result, "call_tree", call_tree);
+    result_set(result, "gc", S.gc ? gc_events_result() : Qnil);
+    result_set(result, "wall_time", ULL2NUM(S.wall_time));
+    result_set(result, "allocations", S.allocations ? Qtrue : Qfalse);
+    result_set(result, "tracing", tracing);
+    return result;
 }
 
 static VALUE build_result_protected(VALUE unused)
@@ -484,7 +518,7 @@ void start_stop_init(VALUE mod, VALUE error)
 {
     mTracegraph = mod;
     eError = error;
-    rb_define_singleton_method(mTracegraph, "_start", start_method, -1);
+    rb_define_singleton_method(mTracegraph, "_start", start_method, 1);
     rb_define_singleton_method(mTracegraph, "_stop", stop_method, 0);
     rb_define_singleton_method(mTracegraph, "_pause", pause_method, 0);
     rb_define_singleton_method(mTracegraph, "_resume", resume_method, 0);

@@ -135,8 +135,9 @@ module Tracegraph
     # Builds a profile from the extension's plain-data result.
     # event_costs: what the recording took out per event, or nil (raw times).
     def self.from_native(raw, program: nil, event_costs: nil)
-      clock, threads, methods, edges, complete, tree, gc, wall_time, allocations, tracing = raw
-      removed, = tracing
+      clock, threads, methods, edges, complete, tree, gc, wall_time, allocations, tracing =
+        raw.values_at(:clock, :threads, :methods, :edges, :complete, :call_tree, :gc, :wall_time, :allocations, :tracing)
+      removed = tracing && tracing[:removed]
       tracing_cost = event_costs && TracingCost.new(removed: removed || 0, event_costs: event_costs)
       methods = methods.map do |name, file, line, c_method, calls, total, self_time, allocs, self_allocs, by_type|
         name = Profile.clean_name(name)
