@@ -208,63 +208,63 @@ static VALUE render_dot(VALUE arg)
     named_options_check(o, "_render_dot", DOT_KEYS);
     tg_dot_options opts;
     tg_dot_options_default(&opts);
-    opts.node_fraction = NUM2DBL(named_option(o, "node_fraction"));
-    opts.edge_fraction = NUM2DBL(named_option(o, "edge_fraction"));
-    opts.max_nodes = NUM2SIZET(named_option(o, "max_nodes"));
-    b->focus = flags_from(named_option(o, "focus"), nm);
-    b->ignore = flags_from(named_option(o, "ignore"), nm);
+    opts.node_fraction = NUM2DBL(named_options_get(o, "node_fraction"));
+    opts.edge_fraction = NUM2DBL(named_options_get(o, "edge_fraction"));
+    opts.max_nodes = NUM2SIZET(named_options_get(o, "max_nodes"));
+    b->focus = flags_from(named_options_get(o, "focus"), nm);
+    b->ignore = flags_from(named_options_get(o, "ignore"), nm);
     opts.focus = b->focus;
     opts.ignore = b->ignore;
-    opts.cwd = cstr_or_null(named_option(o, "cwd"));
-    b->waiting = flags_from(named_option(o, "waiting"), nm);
+    opts.cwd = cstr_or_null(named_options_get(o, "cwd"));
+    b->waiting = flags_from(named_options_get(o, "waiting"), nm);
     opts.waiting = b->waiting;
-    VALUE threads = named_option(o, "threads");
+    VALUE threads = named_options_get(o, "threads");
     if (!NIL_P(threads)) {
         named_options_check(threads, "_render_dot threads", THREAD_KEYS);
-        opts.thread_count = NUM2UINT(named_option(threads, "count"));
-        opts.threads_recorded = NUM2UINT(named_option(threads, "recorded"));
-        opts.thread_names = cstr_or_null(named_option(threads, "names"));
-        opts.wall_time = NIL_P(named_option(threads, "wall_time")) ? 0 : u64(named_option(threads, "wall_time"));
-        opts.hidden_waiting = u64(named_option(threads, "hidden_waiting"));
+        opts.thread_count = NUM2UINT(named_options_get(threads, "count"));
+        opts.threads_recorded = NUM2UINT(named_options_get(threads, "recorded"));
+        opts.thread_names = cstr_or_null(named_options_get(threads, "names"));
+        opts.wall_time = NIL_P(named_options_get(threads, "wall_time")) ? 0 : u64(named_options_get(threads, "wall_time"));
+        opts.hidden_waiting = u64(named_options_get(threads, "hidden_waiting"));
     }
-    b->context = strings_from(named_option(o, "context"), nm);
+    b->context = strings_from(named_options_get(o, "context"), nm);
     opts.context = b->context;
-    VALUE notes = named_option(o, "notes");
+    VALUE notes = named_options_get(o, "notes");
     b->notes = strings_from(notes, -1);
     opts.notes = b->notes;
     opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);
-    b->short_files = strings_from(named_option(o, "short_files"), nm);
+    b->short_files = strings_from(named_options_get(o, "short_files"), nm);
     opts.short_files = b->short_files;
-    opts.method_total = NIL_P(named_option(o, "method_total")) ? 0 : NUM2SIZET(named_option(o, "method_total"));
-    b->edge_via = strings_from(named_option(o, "edge_via"), (long)report.edge_count);
+    opts.method_total = NIL_P(named_options_get(o, "method_total")) ? 0 : NUM2SIZET(named_options_get(o, "method_total"));
+    b->edge_via = strings_from(named_options_get(o, "edge_via"), (long)report.edge_count);
     opts.edge_via = b->edge_via;
-    VALUE allocations = named_option(o, "allocations");
+    VALUE allocations = named_options_get(o, "allocations");
     if (!NIL_P(allocations)) {
         named_options_check(allocations, "_render_dot allocations", ALLOCATION_KEYS);
-        opts.self_allocations = counts_from(named_option(allocations, "self"), nm, &b->self_allocations);
-        opts.allocations = counts_from(named_option(allocations, "total"), nm, &b->allocations);
-        opts.total_allocations = u64(named_option(allocations, "whole"));
-        opts.edge_allocations = counts_from(named_option(allocations, "edges"), (long)report.edge_count,
+        opts.self_allocations = counts_from(named_options_get(allocations, "self"), nm, &b->self_allocations);
+        opts.allocations = counts_from(named_options_get(allocations, "total"), nm, &b->allocations);
+        opts.total_allocations = u64(named_options_get(allocations, "whole"));
+        opts.edge_allocations = counts_from(named_options_get(allocations, "edges"), (long)report.edge_count,
                                             &b->edge_allocations);
-        b->allocation_types = strings_from(named_option(allocations, "types"), nm);
+        b->allocation_types = strings_from(named_options_get(allocations, "types"), nm);
         opts.allocation_types = b->allocation_types;
     }
-    VALUE metric = named_option(o, "size_by");
+    VALUE metric = named_options_get(o, "size_by");
     if (!NIL_P(metric)) Check_Type(metric, T_SYMBOL);
     if (!NIL_P(metric) && SYM2ID(metric) == rb_intern("allocations")) {
         if (NIL_P(allocations)) rb_raise(rb_eArgError, "size_by: :allocations needs allocation counts");
         opts.metric = TG_DOT_BY_ALLOCATIONS;
     }
 
-    b->tooltips = strings_from(named_option(o, "tooltips"), nm);
+    b->tooltips = strings_from(named_options_get(o, "tooltips"), nm);
     opts.tooltips = b->tooltips;
-    VALUE held_whole = named_option(o, "held_whole");
+    VALUE held_whole = named_options_get(o, "held_whole");
     if (!NIL_P(held_whole)) opts.held_whole = NUM2ULL(held_whole);
-    VALUE focus_paths = named_option(o, "focus_paths");
+    VALUE focus_paths = named_options_get(o, "focus_paths");
     if (!NIL_P(focus_paths)) {
         named_options_check(focus_paths, "_render_dot focus_paths", FOCUS_PATH_KEYS);
-        opts.focus_paths = RTEST(named_option(focus_paths, "only_paths"));
-        opts.focus_left_out = NUM2SIZET(named_option(focus_paths, "left_out"));
+        opts.focus_paths = RTEST(named_options_get(focus_paths, "only_paths"));
+        opts.focus_left_out = NUM2SIZET(named_options_get(focus_paths, "left_out"));
     }
 
     size_t len = 0;
@@ -305,10 +305,10 @@ static tg_diff_dot_allocations diff_allocations_from(VALUE hash, const tg_report
     named_options_check(hash, "_render_diff_dot allocations", ALLOCATION_KEYS);
     long nm = (long)r->method_count;
     tg_diff_dot_allocations a;
-    a.self = counts_from(named_option(hash, "self"), nm, self);
-    a.total = counts_from(named_option(hash, "total"), nm, total);
-    a.whole = u64(named_option(hash, "whole"));
-    a.edges = counts_from(named_option(hash, "edges"), (long)r->edge_count, edges);
+    a.self = counts_from(named_options_get(hash, "self"), nm, self);
+    a.total = counts_from(named_options_get(hash, "total"), nm, total);
+    a.whole = u64(named_options_get(hash, "whole"));
+    a.edges = counts_from(named_options_get(hash, "edges"), (long)r->edge_count, edges);
     return a;
 }
 
@@ -337,12 +337,12 @@ static VALUE render_diff_dot(VALUE arg)
     named_options_check(o, "_render_diff_dot", DIFF_KEYS);
     tg_diff_dot_options opts;
     tg_diff_dot_options_default(&opts);
-    opts.node_fraction = NUM2DBL(named_option(o, "node_fraction"));
-    opts.edge_fraction = NUM2DBL(named_option(o, "edge_fraction"));
-    opts.max_nodes = NUM2SIZET(named_option(o, "max_nodes"));
-    opts.normalize = RTEST(named_option(o, "normalize"));
-    opts.cwd = cstr_or_null(named_option(o, "cwd"));
-    VALUE base_counts = named_option(o, "base_allocations"), head_counts = named_option(o, "head_allocations");
+    opts.node_fraction = NUM2DBL(named_options_get(o, "node_fraction"));
+    opts.edge_fraction = NUM2DBL(named_options_get(o, "edge_fraction"));
+    opts.max_nodes = NUM2SIZET(named_options_get(o, "max_nodes"));
+    opts.normalize = RTEST(named_options_get(o, "normalize"));
+    opts.cwd = cstr_or_null(named_options_get(o, "cwd"));
+    VALUE base_counts = named_options_get(o, "base_allocations"), head_counts = named_options_get(o, "head_allocations");
     tg_diff_dot_allocations base_allocations, head_allocations;
     if (!NIL_P(base_counts) && !NIL_P(head_counts)) {
         base_allocations = diff_allocations_from(base_counts, &base, &b->base_self_allocations, &b->base_allocations,
@@ -352,26 +352,26 @@ static VALUE render_diff_dot(VALUE arg)
         opts.base_allocations = &base_allocations;
         opts.head_allocations = &head_allocations;
     }
-    VALUE metric = named_option(o, "size_by");
+    VALUE metric = named_options_get(o, "size_by");
     if (!NIL_P(metric)) Check_Type(metric, T_SYMBOL);
     if (!NIL_P(metric) && SYM2ID(metric) == rb_intern("allocations")) {
         if (!opts.base_allocations) rb_raise(rb_eArgError, "size_by: :allocations needs both profiles' allocation counts");
         opts.metric = TG_DOT_BY_ALLOCATIONS;
     }
-    VALUE focus = named_option(o, "focus"), ignore = named_option(o, "ignore");
+    VALUE focus = named_options_get(o, "focus"), ignore = named_options_get(o, "ignore");
     if (!NIL_P(focus)) {
         named_options_check(focus, "_render_diff_dot focus", DIFF_FOCUS_KEYS);
-        opts.base_focus = b->base_focus = flags_from(named_option(focus, "base"), (long)base.method_count);
-        opts.head_focus = b->focus = flags_from(named_option(focus, "head"), (long)head.method_count);
-        opts.focus_paths = RTEST(named_option(focus, "only_paths"));
-        opts.focus_left_out = NUM2SIZET(named_option(focus, "left_out"));
+        opts.base_focus = b->base_focus = flags_from(named_options_get(focus, "base"), (long)base.method_count);
+        opts.head_focus = b->focus = flags_from(named_options_get(focus, "head"), (long)head.method_count);
+        opts.focus_paths = RTEST(named_options_get(focus, "only_paths"));
+        opts.focus_left_out = NUM2SIZET(named_options_get(focus, "left_out"));
     }
     if (!NIL_P(ignore)) {
         named_options_check(ignore, "_render_diff_dot ignore", SIDE_KEYS);
-        opts.base_ignore = b->base_ignore = flags_from(named_option(ignore, "base"), (long)base.method_count);
-        opts.head_ignore = b->ignore = flags_from(named_option(ignore, "head"), (long)head.method_count);
+        opts.base_ignore = b->base_ignore = flags_from(named_options_get(ignore, "base"), (long)base.method_count);
+        opts.head_ignore = b->ignore = flags_from(named_options_get(ignore, "head"), (long)head.method_count);
     }
-    VALUE notes = named_option(o, "notes");
+    VALUE notes = named_options_get(o, "notes");
     b->notes = strings_from(notes, -1);
     opts.notes = b->notes;
     opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);

@@ -15,7 +15,7 @@
 #include <ruby.h>
 
 /* hash[:key]; KeyError if it is missing. */
-static inline VALUE named_option(VALUE hash, const char *key)
+static inline VALUE named_options_get(VALUE hash, const char *key)
 {
     return rb_hash_fetch(hash, ID2SYM(rb_intern(key)));
 }

@@ -136,14 +136,14 @@ static VALUE start_method(VALUE mod, VALUE options)
 {
     (void)mod;
     named_options_check(options, "_start", START_KEYS);
-    VALUE clock = named_option(options, "clock"), c_calls = named_option(options, "c_calls"),
-          hide_next_call = named_option(options, "hide_next_call"),
-          call_tree_nodes = named_option(options, "call_tree_nodes"),
-          exact_clock = named_option(options, "exact_clock"),
-          current_thread_only = named_option(options, "current_thread_only"), gc = named_option(options, "gc"),
-          blocks = named_option(options, "blocks"), allocations = named_option(options, "allocations"),
-          hide_next_block = named_option(options, "hide_next_block"),
-          event_costs = named_option(options, "event_costs");
+    VALUE clock = named_options_get(options, "clock"), c_calls = named_options_get(options, "c_calls"),
+          hide_next_call = named_options_get(options, "hide_next_call"),
+          call_tree_nodes = named_options_get(options, "call_tree_nodes"),
+          exact_clock = named_options_get(options, "exact_clock"),
+          current_thread_only = named_options_get(options, "current_thread_only"), gc = named_options_get(options, "gc"),
+          blocks = named_options_get(options, "blocks"), allocations = named_options_get(options, "allocations"),
+          hide_next_block = named_options_get(options, "hide_next_block"),
+          event_costs = named_options_get(options, "event_costs");
     if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
     if (stopping) rb_raise(eError, "another thread is stopping the profiler: start again once its Tracegraph.stop returns");
     tg_clock_kind kind = clock_from_symbol(clock);
