@@ -158,6 +158,27 @@ START_TEST(graph_header_legend_and_dot_accepts_it)
 }
 END_TEST
 
+/* Grouped profiles without call trees: the arrows give calls alone. */
+START_TEST(arrows_with_calls_only)
+{
+    tg_report b = base_report(), h = head_report();
+    tg_diff_dot_options o;
+    tg_diff_dot_options_default(&o);
+    o.edge_calls_only = true;
+    char *s = render(&b, &h, &o);
+    ck_assert_has(s, "label=\" \xC3\x97" "450 \\n (was \xC3\x97" "300) \", tooltip=\"<main> " ARROW " Object#work"
+                     "\\ncalls: 300 " ARROW " 450 (times not counted: see the legend)\"");
+    ck_assert_has(s, "label=\" gone \\n was \xC3\x97" "20 \"");
+    ck_assert_has(s, "Edge = calls (grey: their time is not known)\\l");
+    char *w = line_with(s, "tooltip=\"<main> " ARROW " Object#work");
+    ck_assert_lacks(w, "ms");
+    ck_assert_has(w, "color=\"#5b5b5b\"");
+    free(w);
+    assert_dot_accepts(s);
+    free(s);
+}
+END_TEST
+
 START_TEST(empty_pair_has_only_the_legend)
 {
     tg_report b = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL }, h = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
@@ -877,6 +898,7 @@ static Suite *diff_dot_suite(void)
     TCase *tc = tcase_create("render");
     tcase_add_test(tc, defaults_match_tg_dot);
     tcase_add_test(tc, graph_header_legend_and_dot_accepts_it);
+    tcase_add_test(tc, arrows_with_calls_only);
     tcase_add_test(tc, empty_pair_has_only_the_legend);
     tcase_add_test(tc, programs_and_clocks_that_differ_are_named);
     tcase_add_test(tc, changed_node_label_golden);

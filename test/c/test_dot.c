@@ -122,6 +122,35 @@ START_TEST(graph_header_and_legend_at_top)
 }
 END_TEST
 
+/* A grouped profile without a call tree knows its arrows' calls, not
+ * their times: each arrow says its calls alone, thin and grey. */
+START_TEST(arrows_with_calls_only)
+{
+    tg_report r = ref_report();
+    tg_dot_options o;
+    tg_dot_options_default(&o);
+    o.edge_calls_only = true;
+    char *s = render(&r, &o);
+    char *e = line_of(s, "  N1 -> N2 [");   /* main -> work: 3 calls, 900 ms */
+    ck_assert_has(e, "label=\" \xC3\x97" "3 \", ");
+    ck_assert_has(e, "\\n3 calls (times not counted: see the legend)\"");
+    ck_assert_has(e, "color=\"#5b5b5b\"");   /* grey, as the edges' shade draws it */
+    ck_assert_lacks(e, "900");
+    ck_assert_lacks(e, "total:");
+    free(e);
+    ck_assert_has(s, "Edge = calls (grey: their time is not known)");
+    ck_assert_lacks(s, "Edge width and colour");
+    assert_dot_accepts(s);
+    free(s);
+    o.edge_calls_only = false;
+    s = render(&r, &o);
+    e = line_of(s, "  N1 -> N2 [");
+    ck_assert_has(e, "\xC3\x97" "3 \\n 900 ms");
+    free(e);
+    free(s);
+}
+END_TEST
+
 START_TEST(empty_report_has_only_the_legend)
 {
     tg_report r = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
@@ -939,6 +968,7 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, graph_header_and_legend_at_top);
     tcase_add_test(tc, empty_report_has_only_the_legend);
     tcase_add_test(tc, node_label_and_tooltip_golden);
+    tcase_add_test(tc, arrows_with_calls_only);
     tcase_add_test(tc, allocations_in_the_box_the_tooltip_and_the_legend);
     tcase_add_test(tc, allocation_types_in_the_tooltip_only);
     tcase_add_test(tc, size_by_allocations_keeps_and_sizes_the_allocating_methods);

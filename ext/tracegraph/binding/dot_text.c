@@ -190,7 +190,7 @@ typedef struct render_args {
 static const char *const DOT_KEYS[] = {
     "node_fraction", "edge_fraction", "max_nodes", "focus", "ignore", "cwd", "waiting", "threads",
     "context", "notes", "short_files", "method_total", "edge_via", "allocations", "size_by",
-    "tooltips", "held_whole", "focus_paths", NULL};
+    "tooltips", "held_whole", "focus_paths", "edge_calls_only", NULL};
 static const char *const THREAD_KEYS[] = {"count", "recorded", "names", "wall_time", "hidden_waiting", NULL};
 static const char *const ALLOCATION_KEYS[] = {"self", "total", "whole", "edges", "types", NULL};
 static const char *const FOCUS_PATH_KEYS[] = {"only_paths", "left_out", NULL};
@@ -260,6 +260,7 @@ static VALUE render_dot(VALUE arg)
     opts.tooltips = b->tooltips;
     VALUE held_whole = named_options_get(o, "held_whole");
     if (!NIL_P(held_whole)) opts.held_whole = NUM2ULL(held_whole);
+    opts.edge_calls_only = RTEST(named_options_get(o, "edge_calls_only"));
     VALUE focus_paths = named_options_get(o, "focus_paths");
     if (!NIL_P(focus_paths)) {
         named_options_check(focus_paths, "_render_dot focus_paths", FOCUS_PATH_KEYS);
@@ -314,7 +315,7 @@ static tg_diff_dot_allocations diff_allocations_from(VALUE hash, const tg_report
 
 static const char *const DIFF_KEYS[] = {
     "node_fraction", "edge_fraction", "max_nodes", "normalize", "cwd", "base_allocations", "head_allocations",
-    "size_by", "focus", "ignore", "notes", NULL};
+    "size_by", "focus", "ignore", "notes", "edge_calls_only", NULL};
 static const char *const DIFF_FOCUS_KEYS[] = {"base", "head", "only_paths", "left_out", NULL};
 static const char *const SIDE_KEYS[] = {"base", "head", NULL};
 
@@ -375,6 +376,7 @@ static VALUE render_diff_dot(VALUE arg)
     b->notes = strings_from(notes, -1);
     opts.notes = b->notes;
     opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);
+    opts.edge_calls_only = RTEST(named_options_get(o, "edge_calls_only"));
 
     size_t len = 0;
     b->output = tg_diff_dot_render(&base, &head, &opts, &len);

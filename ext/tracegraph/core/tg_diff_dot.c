@@ -52,6 +52,7 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
     o->base_focus = o->head_focus = NULL;
     o->focus_paths = false;
     o->focus_left_out = 0;
+    o->edge_calls_only = false;
     o->base_ignore = o->head_ignore = NULL;
     o->notes = NULL;
     o->note_count = 0;
@@ -63,6 +64,7 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
 /* Everything the diff graph is drawn from. */
 typedef struct diff {
     const tg_report *head, *base;
+    bool edge_calls_only;          /* tg_diff_dot_options' */
     const tg_diff_dot_allocations *alloc[2];   /* head's and base's counts, or both NULL */
     bool by_allocations;           /* the metric is objects allocated, not time */
     uint64_t grand;                /* the colour and cut scale: max(head total, scaled base total), or
@@ -433,6 +435,10 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed blue = only in base (gone)" MIDDOT "\"new\" = only in head");
     tg_style_put_legend_line(b, &line);
+    if (o->edge_calls_only) {
+        tg_buf_puts(&line, "Edge = calls (grey: their time is not known)");
+        tg_style_put_legend_line(b, &line);
+    }
     tg_buf_puts(&line, "Dotted edge = calls via frames not drawn");
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dashed grey border = C method");
@@ -527,6 +533,8 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
         tg_buf_puts(b, "label=\" ");
         if (dotted) {
             tg_buf_printf(b, "via %u frame%s", (unsigned)ge->via_len, ge->via_len == 1 ? "" : "s");
+        } else if (ghost && d->edge_calls_only) {
+            tg_buf_printf(b, "gone \\n was " TIMES "%s", tg_format_count(c1, sizeof c1, e->base.calls));
         } else if (ghost) {
             tg_buf_printf(b, "gone \\n was " TIMES "%s \\n %s", tg_format_count(c1, sizeof c1, e->base.calls),
                           tg_format_ns(t1, sizeof t1, e->base.total));
@@ -534,6 +542,12 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
                 tg_buf_puts(b, MIDDOT);
                 put_amount(b, d, e->base.allocs);
             }
+        } else if (d->edge_calls_only) {
+            /* The calls, and base's when they changed: "×450 \n (was ×400)". */
+            tg_buf_printf(b, TIMES "%s", tg_format_count(c1, sizeof c1, e->head.calls));
+            if (!e->base.present) tg_buf_puts(b, " \\n (new)");
+            else if (e->base.calls != e->head.calls)
+                tg_buf_printf(b, " \\n (was " TIMES "%s)", tg_format_count(c2, sizeof c2, e->base.calls));
         } else {
             /* As the call graph's, the calls over the amount, and the change on a line of its own:
              * "×450 \n 130 ms \n (+30.0 ms)", "×450 \n 130 ms · 1,300 objects \n (+300)"; none when it held. */
@@ -565,6 +579,12 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
     } else {
         tg_buf_printf(b, "\\ncalls: %s" ARROW "%s", tg_format_count(c1, sizeof c1, e->base.calls),
                       tg_format_count(c2, sizeof c2, e->head.calls));
+    }
+    if (!dotted && d->edge_calls_only) {
+        tg_buf_puts(b, " (times not counted: see the legend)");
+        if (ghost) tg_buf_puts(b, "\\nonly in base");
+        if (!e->base.present) tg_buf_puts(b, "\\nnew in head");
+    } else if (!dotted) {
         tg_buf_printf(b, "\\ntotal: %s" ARROW "%s (", tg_format_ns(t1, sizeof t1, e->base.total),
                       tg_format_ns(t2, sizeof t2, e->head.total));
         put_change(b, e->base.total, e->head.total, true);
@@ -580,10 +600,12 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
     }
     tg_buf_puts(b, "\"");
 
-    double f = dotted ? 0.0 : tg_style_fraction_of(edge_shown(d, e), d->grand);
+    double f = dotted || d->edge_calls_only ? 0.0 : tg_style_fraction_of(edge_shown(d, e), d->grand);
     tg_style_put_edge_width(b, f);
     if (ghost) {
         tg_buf_puts(b, ", color=\"" GHOST_BORDER "\", fontcolor=\"" GHOST_BORDER "\"");
+    } else if (d->edge_calls_only) {
+        tg_style_put_edge_color(b, (tg_style_rgb){0x99, 0x99, 0x99});
     } else {
         tg_style_put_edge_color(b, diverging(metric_total(d, &e->head), metric_total(d, &e->base), d->grand));
     }
@@ -618,6 +640,7 @@ char *tg_diff_dot_render(const tg_report *base, const tg_report *head, const tg_
         scale = (double)head->total_time / (double)base->total_time;
     uint64_t base_total = o->normalize && base->total_time ? head->total_time : base->total_time;
     d.grand = heavier(head->total_time, base_total);
+    d.edge_calls_only = o->edge_calls_only;
     if (o->head_allocations && o->base_allocations) {
         d.alloc[0] = o->head_allocations;
         d.alloc[1] = o->base_allocations;

@@ -71,6 +71,9 @@ typedef struct tg_diff_dot_options {
     const uint8_t *base_ignore, *head_ignore;
     const char *const *notes;    /* note_count more legend lines (what was done to the graph), or NULL */
     size_t note_count;
+    /* The arrows' times are not known, only their calls (as tg_dot_options'):
+     * arrows give their calls and the change in them, thin and grey. */
+    bool edge_calls_only;
 } tg_diff_dot_options;
 
 void tg_diff_dot_options_default(tg_diff_dot_options *o);

@@ -32,6 +32,7 @@ void tg_dot_options_default(tg_dot_options *o)
     o->focus = NULL;
     o->focus_paths = false;
     o->focus_left_out = 0;
+    o->edge_calls_only = false;
     o->ignore = NULL;
     o->cwd = NULL;
     o->waiting = NULL;
@@ -273,11 +274,13 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     if (p->by_allocations) {
         tg_buf_puts(&line, "Box size = self allocations \xC2\xB7 colour = total allocations");
         tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "Edge width and colour = allocations through the call");
+        tg_buf_puts(&line, o->edge_calls_only ? "Edge = calls (grey: their amount is not known)"
+                                              : "Edge width and colour = allocations through the call");
     } else {
         tg_buf_puts(&line, "Box size = self time \xC2\xB7 colour = total time");
         tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "Edge width and colour = time through the call");
+        tg_buf_puts(&line, o->edge_calls_only ? "Edge = calls (grey: their time is not known)"
+                                              : "Edge width and colour = time through the call");
     }
     tg_style_put_legend_line(b, &line);
     tg_buf_puts(&line, "Dotted edge = calls via frames not drawn (~ = an estimate)");
@@ -386,8 +389,9 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
                 for (const char *s = via; *s; s++) frames += *s == '\n';
                 tg_buf_printf(b, "via %zu frame%s \xC2\xB7 ", frames, frames == 1 ? "" : "s");
             }
-            tg_buf_printf(b, "\xC3\x97%s \\n %s", tg_format_count(c, sizeof c, calls), tg_format_ns(t, sizeof t, time));
-            if (p->by_allocations)
+            if (o->edge_calls_only) tg_buf_printf(b, "\xC3\x97%s", tg_format_count(c, sizeof c, calls));
+            else tg_buf_printf(b, "\xC3\x97%s \\n %s", tg_format_count(c, sizeof c, calls), tg_format_ns(t, sizeof t, time));
+            if (p->by_allocations && !o->edge_calls_only)
                 tg_buf_printf(b, " \xC2\xB7 %s", tg_style_format_amount(t, sizeof t, true, e->amount));
         }
         tg_buf_puts(b, " \", ");
@@ -400,6 +404,9 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
                       e->via_len == 1 ? "" : "s", tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount),
                       tg_format_percent(pct, sizeof pct, e->amount, p->whole));
         tg_style_put_via_names(b, &p->g, e, report_name, r);
+    } else if (o->edge_calls_only) {
+        tg_buf_printf(b, "\\n%s call%s (times not counted: see the legend)", tg_format_count(c, sizeof c, calls),
+                      calls == 1 ? "" : "s");
     } else {
         tg_buf_printf(b, "\\n%s call%s", tg_format_count(c, sizeof c, calls), calls == 1 ? "" : "s");
         tg_buf_printf(b, "\\ntotal: %s (%s)", tg_format_ns(t, sizeof t, time),
@@ -421,9 +428,11 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     }
     tg_buf_puts(b, "\"");
 
-    /* Width and colour grow continuously with the amount through the call. */
+    /* Width and colour grow continuously with the amount through the call;
+     * with no amount known, thin and grey. */
+    if (o->edge_calls_only) f = 0.0;
     tg_style_put_edge_width(b, f);
-    tg_style_put_edge_color(b, heat(f));
+    tg_style_put_edge_color(b, o->edge_calls_only ? (tg_style_rgb){0x99, 0x99, 0x99} : heat(f));
     tg_style_put_edge_layout(b, e, f, !e->dotted);
     if (via) tg_buf_puts(b, ", style=bold, arrowhead=veevee");
     tg_buf_puts(b, "];\n");

@@ -76,6 +76,11 @@ typedef struct tg_dot_options {
      * are the same number but in a profile of medians (--runs), whose self
      * times, each a median of its own, need not add up to its median total. */
     uint64_t held_whole;
+    /* The arrows' times are not known, only their calls (a grouped profile
+     * without a call tree: its arrows' times could only be estimated).
+     * Arrows are then labelled with their calls alone, drawn thin and
+     * grey; the legend line saying why is the caller's (notes). */
+    bool edge_calls_only;
 } tg_dot_options;
 
 void tg_dot_options_default(tg_dot_options *o);

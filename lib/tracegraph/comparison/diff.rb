@@ -157,8 +157,18 @@ module Tracegraph
         node_fraction: o[:node_fraction], edge_fraction: o[:edge_fraction], max_nodes: o[:max_nodes],
         normalize: o[:normalize], cwd: Dir.pwd, base_allocations: counts[0], head_allocations: counts[1],
         size_by: o[:size_by], focus: focus, ignore: name_flags(o[:ignore], sides),
-        notes: head.grouping == :method ? nil : [Formats::Dot.grouping_note(head)]
+        notes: grouped_notes(sides), edge_calls_only: sides.any?(&:arrows_estimated?)
       })
+    end
+
+    # The legend's lines on grouped profiles: how they are grouped, and, if
+    # either side's arrows could only be estimated (no call tree), that
+    # the arrows give their calls alone, and why; nil by method.
+    def grouped_notes(sides)
+      return nil if head.grouping == :method
+
+      estimated = sides.map(&:arrows_estimated?).find(&:itself)
+      [Formats::Dot.grouping_note(head), estimated && Formats::Dot::ARROWS_ESTIMATED.fetch(estimated)].compact
     end
 
     # [[base, head] to draw, the focus as _render_diff_dot takes it]: with

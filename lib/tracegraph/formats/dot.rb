@@ -73,7 +73,8 @@ module Tracegraph
           size_by: o[:size_by],
           tooltips: tooltips(graph, profile),                    # more tooltip lines per method
           held_whole: held_whole(profile, o[:size_by]),
-          focus_paths: focus_paths
+          focus_paths: focus_paths,
+          edge_calls_only: profile.arrows_estimated? ? true : false # times not counted: calls alone
         })
       end
 
@@ -121,10 +122,12 @@ module Tracegraph
       end
 
       # The legend's line on a grouped profile without a call tree, whose
-      # arrows are bounded sums of method edges (model/group_sums.rb).
-      # Why: no call tree, or one cut at --max-call-tree-nodes.
-      ARROWS_ESTIMATED = {no_tree: "Arrows estimated: record with --call-tree for exact ones",
-                          cut_tree: "Arrows estimated: the call tree was cut at its size"}.freeze
+      # arrows' times could only be estimated (bounded sums of method
+      # edges, model/group_sums.rb): they are drawn with their calls alone,
+      # which are exact. Why: no call tree, or one cut at
+      # --max-call-tree-nodes. (Under 60 characters, as legend lines are.)
+      ARROWS_ESTIMATED = {no_tree: "Arrows give calls only: their times need --call-tree",
+                          cut_tree: "Arrows give calls only: the call tree was cut"}.freeze
 
       # The legend's line on a grouped profile: "Grouped by class: 6,172 methods in 791 classes"
       # (under 60 characters, as legend lines should be; the tooltips name each group's methods).

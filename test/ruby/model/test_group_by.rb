@@ -172,7 +172,7 @@ class TestGroupBy < TracegraphTest
     assert_operator profile.call_tree.folded_calls, :>, 0
     grouped = profile.group_by(:class)
     assert_equal :cut_tree, grouped.arrows_estimated?
-    assert_includes profile.to_dot(group_by: :class), "Arrows estimated: the call tree was cut at its size"
+    assert_includes profile.to_dot(group_by: :class), "Arrows give calls only: the call tree was cut"
     assert_equal :no_tree, strip_tree(profile).group_by(:class).arrows_estimated?
   end
 
@@ -282,8 +282,15 @@ class TestGroupBy < TracegraphTest
     assert_match(/label="GroupAlpha\\n/, dot)
     assert_match(/tooltip="GroupBeta\\n[^"]*3 methods, heaviest first:\\nGroupBeta#(work|helper): self/, dot)
     assert_match(/Array#sum \(C\): self [^"]*C methods its code called: 1, self [^"]*\(Array#sum\)"/, dot)
-    refute_includes dot, "Arrows estimated"
-    assert_includes recorded(call_tree: false).to_dot(group_by: :class), "Arrows estimated: record with --call-tree for exact ones"
+    refute_includes dot, "Arrows give calls only"
+    arrow_labels = ->(text) { text.scan(/^  N\d+ -> N\d+ \[label=" (.*?) ",/).flatten }
+    assert(arrow_labels.(dot).all? { |l| l.match?(/\A×[\d,]+ \\n \S+ \S+\z/) }, arrow_labels.(dot).inspect)
+    # Without a call tree the arrows' times can only be estimated: they
+    # give their calls, which are exact, and the legend says why.
+    estimated = recorded(call_tree: false).to_dot(group_by: :class, node_fraction: 0, edge_fraction: 0)
+    assert_includes estimated, "Arrows give calls only: their times need --call-tree"
+    refute_empty arrow_labels.(estimated)
+    assert(arrow_labels.(estimated).all? { |l| l.match?(/\A×[\d,]+\z/) }, arrow_labels.(estimated).inspect)
     assert_raises(ArgumentError) { profile.to_dot(group_by: :lines) }
   end
 
