@@ -88,75 +88,10 @@ module Tracegraph
     def parse(argv)
       options = {outputs: [], start: {}, dot: {}, flat: false, code: nil, runs: 1, ok_statuses: [0], format: nil}
       parser = OptionParser.new do |o|
-        o.banner = <<~TEXT
-          Usage: tracegraph [options] script.rb [script args...]
-                 tracegraph [options] -S command [args...]       (a Ruby script in PATH: tracegraph -S rake test)
-                 tracegraph [options] -e 'ruby code'
-                 tracegraph render [options] profile.json        (see tracegraph render --help)
-                 tracegraph merge [options] a.json b.json ...    (see tracegraph merge --help)
-                 tracegraph diff [options] base.json head.json   (see tracegraph diff --help)
-
-          Profiles a Ruby program and writes its call graph. The format follows the
-          output's name, or --format for a name without one (-o - is standard output;
-          a name ending in .gz is compressed): #{Output.known_formats}
-          (pdf/svg/png run Graphviz's dot and keep the .dot beside them; .folded is folded
-          stacks for flame graphs; .pb.gz is pprof; .speedscope.json is for speedscope;
-          .firefox.json is for the Firefox Profiler; callgrind is for KCachegrind; .html is one
-          file to explore in a browser, offline). -o can be given more than once.
-          Options come before the script, as ruby's do; everything after the script is
-          its own, as under ruby: tracegraph -o g.pdf app.rb -o app-output.txt
-          The script runs as `ruby script.rb` would run it, and the profile is written
-          when the process ends, after the script's at_exit handlers.
-
-        TEXT
-        o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot); - is standard output,",
-             "where the script's own output then goes to standard error") { |v| options[:outputs] << v }
-        Output.define_format_option(o, options)
-        o.on("-e CODE", "Profile this code instead of a script") { |v| options[:code] = v }
-        o.on("-S", "Look the script up in RUBYPATH, then PATH, as ruby -S does: tracegraph -S rake test") do
-          options[:search_path] = true
-        end
-        o.on("-c", "--clock CLOCK", Tracegraph::CLOCKS.map(&:to_s), "wall (default), cpu or thread_cpu") do |v|
-          options[:start][:clock] = v.to_sym
-        end
-        o.on("--no-c-calls", "Record only methods written in Ruby") { options[:start][:c_calls] = false }
-        o.on("--all-c-calls", "Also record the operators Ruby runs inline (1 + 2, a[i]) as calls; Ruby then",
-             "runs them as calls, slower, for the rest of the process (docs/accuracy.md)") do
-          options[:start][:c_calls] = :all
-        end
-        o.on("--raw-times", "Keep tracing's own cost in the times (by default it is measured and taken out)") do
-          options[:start][:raw_times] = true
-        end
-        o.on("--no-gc", "Leave garbage collection out (its time stays in the methods it interrupted)") do
-          options[:start][:gc] = false
-        end
-        o.on("--no-blocks", "No nodes for blocks: their work is charged to what runs them") do
-          options[:start][:blocks] = false
-        end
-        o.on("--allocations", "Also count the objects each method and call allocates (self and total)") do
-          options[:start][:allocations] = true
-        end
-        o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json, .firefox.json, and .html but with --runs)") do
-          options[:start][:call_tree] = true
-        end
-        o.on("--max-call-tree-nodes N", Integer,
-             "Cap the call tree at N paths (default #{Tracegraph::DEFAULT_MAX_CALL_TREE_NODES}); deeper ones fold") do |v|
-          unless v.between?(1, Tracegraph::MAX_CALL_TREE_NODES)
-            raise OptionParser::InvalidArgument, "#{v} (from 1 to #{Tracegraph::MAX_CALL_TREE_NODES})"
-          end
-
-          options[:start][:max_call_tree_nodes] = v
-        end
-        o.on("--runs N", Integer, "Run the script N times, each in its own process, and keep each method's",
-             "median, with every run's numbers for tracegraph diff to measure the noise by") do |v|
-          raise OptionParser::InvalidArgument, "#{v} (from 1 to 1000)" unless v.between?(1, 1000)
-
-          options[:runs] = v
-        end
-        o.on("--ok-status LIST", Array, "With --runs: exit statuses the script ends with by design (0,1 for a linter",
-             "that found offenses): the runs go on after them (0 is always one)") do |v|
-          options[:ok_statuses] = ok_statuses(v)
-        end
+        o.banner = banner
+        define_target_options(o, options)
+        define_recording_options(o, options[:start])
+        define_runs_options(o, options)
         GraphOptions.define(o, options[:dot])
         o.on("--flat", "Also print the top methods by self time to stderr") { options[:flat] = true }
         o.on("-h", "--help", "Show this help") do
@@ -171,6 +106,92 @@ module Tracegraph
       # Stops at the script, as ruby does: what follows is the script's own
       # ARGV, its -o and --help too.
       parser.order!(argv)
+      settle(options)
+    end
+
+    def banner
+      <<~TEXT
+        Usage: tracegraph [options] script.rb [script args...]
+               tracegraph [options] -S command [args...]       (a Ruby script in PATH: tracegraph -S rake test)
+               tracegraph [options] -e 'ruby code'
+               tracegraph render [options] profile.json        (see tracegraph render --help)
+               tracegraph merge [options] a.json b.json ...    (see tracegraph merge --help)
+               tracegraph diff [options] base.json head.json   (see tracegraph diff --help)
+
+        Profiles a Ruby program and writes its call graph. The format follows the
+        output's name, or --format for a name without one (-o - is standard output;
+        a name ending in .gz is compressed): #{Output.known_formats}
+        (pdf/svg/png run Graphviz's dot and keep the .dot beside them; .folded is folded
+        stacks for flame graphs; .pb.gz is pprof; .speedscope.json is for speedscope;
+        .firefox.json is for the Firefox Profiler; callgrind is for KCachegrind; .html is one
+        file to explore in a browser, offline). -o can be given more than once.
+        Options come before the script, as ruby's do; everything after the script is
+        its own, as under ruby: tracegraph -o g.pdf app.rb -o app-output.txt
+        The script runs as `ruby script.rb` would run it, and the profile is written
+        when the process ends, after the script's at_exit handlers.
+
+      TEXT
+    end
+
+    # Where the profile goes, and what runs: -o, --format, -e, -S.
+    def define_target_options(o, options)
+      o.on("-o", "--output PATH", "Write the profile here (default call_graph.dot); - is standard output,",
+           "where the script's own output then goes to standard error") { |v| options[:outputs] << v }
+      Output.define_format_option(o, options)
+      o.on("-e CODE", "Profile this code instead of a script") { |v| options[:code] = v }
+      o.on("-S", "Look the script up in RUBYPATH, then PATH, as ruby -S does: tracegraph -S rake test") do
+        options[:search_path] = true
+      end
+    end
+
+    # What is recorded: Tracegraph.start's options.
+    def define_recording_options(o, start)
+      o.on("-c", "--clock CLOCK", Tracegraph::CLOCKS.map(&:to_s), "wall (default), cpu or thread_cpu") do |v|
+        start[:clock] = v.to_sym
+      end
+      o.on("--no-c-calls", "Record only methods written in Ruby") { start[:c_calls] = false }
+      o.on("--all-c-calls", "Also record the operators Ruby runs inline (1 + 2, a[i]) as calls; Ruby then",
+           "runs them as calls, slower, for the rest of the process (docs/accuracy.md)") { start[:c_calls] = :all }
+      o.on("--raw-times", "Keep tracing's own cost in the times (by default it is measured and taken out)") do
+        start[:raw_times] = true
+      end
+      o.on("--no-gc", "Leave garbage collection out (its time stays in the methods it interrupted)") do
+        start[:gc] = false
+      end
+      o.on("--no-blocks", "No nodes for blocks: their work is charged to what runs them") { start[:blocks] = false }
+      o.on("--allocations", "Also count the objects each method and call allocates (self and total)") do
+        start[:allocations] = true
+      end
+      o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json, .firefox.json, and .html but with --runs)") do
+        start[:call_tree] = true
+      end
+      o.on("--max-call-tree-nodes N", Integer,
+           "Cap the call tree at N paths (default #{Tracegraph::DEFAULT_MAX_CALL_TREE_NODES}); deeper ones fold") do |v|
+        unless v.between?(1, Tracegraph::MAX_CALL_TREE_NODES)
+          raise OptionParser::InvalidArgument, "#{v} (from 1 to #{Tracegraph::MAX_CALL_TREE_NODES})"
+        end
+
+        start[:max_call_tree_nodes] = v
+      end
+    end
+
+    # --runs and --ok-status.
+    def define_runs_options(o, options)
+      o.on("--runs N", Integer, "Run the script N times, each in its own process, and keep each method's",
+           "median, with every run's numbers for tracegraph diff to measure the noise by") do |v|
+        raise OptionParser::InvalidArgument, "#{v} (from 1 to 1000)" unless v.between?(1, 1000)
+
+        options[:runs] = v
+      end
+      o.on("--ok-status LIST", Array, "With --runs: exit statuses the script ends with by design (0,1 for a linter",
+           "that found offenses): the runs go on after them (0 is always one)") do |v|
+        options[:ok_statuses] = ok_statuses(v)
+      end
+    end
+
+    # The outputs as targets, the call tree where an output or a view needs
+    # it, and the graph options checked before anything runs.
+    def settle(options)
       options[:outputs] << "call_graph.dot" if options[:outputs].empty?
       options[:outputs].map! { |spec| Output.target(spec, format: options[:format]) }
       if Output.needs_call_tree?(options[:outputs]) || GraphOptions.needs_call_tree?(options[:dot]) ||

@@ -67,68 +67,9 @@ module Tracegraph
           red where self time grew, blue where it shrank, dashed for what vanished.
 
         TEXT
-        o.on("-o", "--output PATH", "Write the diff graph (.dot .pdf .svg .png; default diff.dot unless --text)",
-             "or the HTML diff report (.html: graph, table of changes, gate); - is standard output") do |v|
-          options[:outputs] << v
-        end
-        o.on("--format FORMAT", %w[dot svg png pdf html], "The format of -o - and of outputs whose name has none:",
-             "dot, svg, png, pdf, html") { |v| options[:format] = v }
-        o.on("--text", "Print the top regressions and improvements") { options[:text] = true }
-        o.on("--limit N", Integer, "Rows of each in --text (default 10)") { |v| options[:limit] = v }
-        o.on("--normalize", "Scale base to head's total time first") { options[:dot][:normalize] = true }
-        o.on("--fail-above PCT", Float, "Exit with status 3 if total time grew by more than PCT percent",
-             "and by more than the noise between runs (see --runs)") do |v|
-          options[:fail_above] = percent!(v, "--fail-above")
-        end
-        o.on("--fail-on-time LIMIT", "Exit 3 if a method's self time grew by more than LIMIT percent and the noise;",
-             "NAME=PCT sets one method's limit (repeatable)") do |v|
-          limit!(options[:time], v, "--fail-on-time")
-        end
-        o.on("--fail-on-calls LIMIT", "Exit 3 if a method's call count changed by more than LIMIT percent",
-             "either way (0: any change), and by more than it varied between runs (see --runs);",
-             "NAME=PCT sets one method's limit (repeatable)") do |v|
-          limit!(options[:calls], v, "--fail-on-calls")
-        end
-        o.on("--fail-on-allocations LIMIT", "Exit 3 if a method's own allocations grew by more than LIMIT percent",
-             "(both profiles recorded with --allocations); NAME=PCT sets one method's limit") do |v|
-          limit!(options[:allocations], v, "--fail-on-allocations")
-        end
-        o.on("--exempt NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates",
-             "(the gates only: the graph still draws it; --hide hides from the graph)") do |v|
-          options[:ignore] << v
-        end
-        # --exempt's older name. In tracegraph and render, --ignore hides
-        # boxes; here it exempted methods from the gates, and CI scripts
-        # still give it: it keeps that meaning, and says so once.
-        o.on("--ignore NAME", "The same as --exempt (its older name; in tracegraph and render, --ignore hides)") do |v|
-          unless options[:warned_ignore]
-            @err.puts "tracegraph diff: --ignore is now --exempt: it leaves methods out of the gates " \
-                      "(--hide hides them from the graph, as --ignore does in tracegraph and render)"
-            options[:warned_ignore] = true
-          end
-          options[:ignore] << v
-        end
-        o.on("--min-share PCT", Float, "Skip methods under PCT percent of the total in --fail-on-time (default 5)") do |v|
-          options[:min_share] = percent!(v, "--min-share")
-        end
-        o.on("--node-fraction F", Float, "Hide methods under this share of total time") { |v| options[:dot][:node_fraction] = v }
-        o.on("--edge-fraction F", Float, "Hide calls under this share of total time") { |v| options[:dot][:edge_fraction] = v }
-        o.on("--max-nodes N", Integer, "Show at most N methods (0 = all)") { |v| options[:dot][:max_nodes] = v }
-        o.on("--focus REGEX", String, "Graph: draw only the call paths through methods matching REGEX (in either",
-             "profile; exact when both have a call tree, else by methods)") do |v|
-          options[:dot][:focus] = v
-        end
-        # Not --ignore, which was the gates' (a glob, for CI scripts) before the graph could hide: --exempt now.
-        o.on("--hide REGEX", String, "Graph: hide methods matching REGEX (in either profile); paths through them",
-             "stay, dotted (what --ignore REGEX is in tracegraph render). The gates still check them") do |v|
-          options[:dot][:ignore] = DotOptions.regexp("--hide", v)
-        end
-        o.on("--size-by WHAT", %w[time allocations], "Size and colour boxes by the change in time (default) or in",
-             "allocations (both profiles recorded with --allocations)") { |v| options[:dot][:size_by] = v }
-        o.on("--group-by WHAT", %w[method class file gem], "Compare per method (default), class, source file or gem:",
-             "both profiles are grouped the same way, for the text, the graph and the gates") do |v|
-          options[:group_by] = v.to_sym
-        end
+        define_output_options(o, options)
+        define_gate_options(o, options)
+        define_graph_options(o, options)
         o.on("-h", "--help", "Show this help") do
           @out.puts o
           return :done
@@ -142,6 +83,79 @@ module Tracegraph
       options[:outputs] << "diff.dot" if options[:outputs].empty? && !options[:text]
       DiffDotOptions.parse(options[:dot])
       options
+    end
+
+    # What is written: -o, --format, --text, --limit.
+    def define_output_options(o, options)
+      o.on("-o", "--output PATH", "Write the diff graph (.dot .pdf .svg .png; default diff.dot unless --text)",
+           "or the HTML diff report (.html: graph, table of changes, gate); - is standard output") do |v|
+        options[:outputs] << v
+      end
+      o.on("--format FORMAT", %w[dot svg png pdf html], "The format of -o - and of outputs whose name has none:",
+           "dot, svg, png, pdf, html") { |v| options[:format] = v }
+      o.on("--text", "Print the top regressions and improvements") { options[:text] = true }
+      o.on("--limit N", Integer, "Rows of each in --text (default 10)") { |v| options[:limit] = v }
+    end
+
+    # The gates (comparison/diff_gate.rb) and what they leave out.
+    def define_gate_options(o, options)
+      o.on("--fail-above PCT", Float, "Exit with status 3 if total time grew by more than PCT percent",
+           "and by more than the noise between runs (see --runs)") do |v|
+        options[:fail_above] = percent!(v, "--fail-above")
+      end
+      o.on("--fail-on-time LIMIT", "Exit 3 if a method's self time grew by more than LIMIT percent and the noise;",
+           "NAME=PCT sets one method's limit (repeatable)") do |v|
+        limit!(options[:time], v, "--fail-on-time")
+      end
+      o.on("--fail-on-calls LIMIT", "Exit 3 if a method's call count changed by more than LIMIT percent",
+           "either way (0: any change), and by more than it varied between runs (see --runs);",
+           "NAME=PCT sets one method's limit (repeatable)") do |v|
+        limit!(options[:calls], v, "--fail-on-calls")
+      end
+      o.on("--fail-on-allocations LIMIT", "Exit 3 if a method's own allocations grew by more than LIMIT percent",
+           "(both profiles recorded with --allocations); NAME=PCT sets one method's limit") do |v|
+        limit!(options[:allocations], v, "--fail-on-allocations")
+      end
+      o.on("--exempt NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates",
+           "(the gates only: the graph still draws it; --hide hides from the graph)") do |v|
+        options[:ignore] << v
+      end
+      # --exempt's older name. In tracegraph and render, --ignore hides
+      # boxes; here it exempted methods from the gates, and CI scripts
+      # still give it: it keeps that meaning, and says so once.
+      o.on("--ignore NAME", "The same as --exempt (its older name; in tracegraph and render, --ignore hides)") do |v|
+        unless options[:warned_ignore]
+          @err.puts "tracegraph diff: --ignore is now --exempt: it leaves methods out of the gates " \
+                    "(--hide hides them from the graph, as --ignore does in tracegraph and render)"
+          options[:warned_ignore] = true
+        end
+        options[:ignore] << v
+      end
+      o.on("--min-share PCT", Float, "Skip methods under PCT percent of the total in --fail-on-time (default 5)") do |v|
+        options[:min_share] = percent!(v, "--min-share")
+      end
+    end
+
+    # The diff graph, and the grouping the text, the graph and the gates share.
+    def define_graph_options(o, options)
+      dot = options[:dot]
+      o.on("--normalize", "Scale base to head's total time first") { dot[:normalize] = true }
+      o.on("--node-fraction F", Float, "Hide methods under this share of total time") { |v| dot[:node_fraction] = v }
+      o.on("--edge-fraction F", Float, "Hide calls under this share of total time") { |v| dot[:edge_fraction] = v }
+      o.on("--max-nodes N", Integer, "Show at most N methods (0 = all)") { |v| dot[:max_nodes] = v }
+      o.on("--focus REGEX", String, "Graph: draw only the call paths through methods matching REGEX (in either",
+           "profile; exact when both have a call tree, else by methods)") { |v| dot[:focus] = v }
+      # Not --ignore, which was the gates' (a glob, for CI scripts) before the graph could hide: --exempt now.
+      o.on("--hide REGEX", String, "Graph: hide methods matching REGEX (in either profile); paths through them",
+           "stay, dotted (what --ignore REGEX is in tracegraph render). The gates still check them") do |v|
+        dot[:ignore] = DotOptions.regexp("--hide", v)
+      end
+      o.on("--size-by WHAT", %w[time allocations], "Size and colour boxes by the change in time (default) or in",
+           "allocations (both profiles recorded with --allocations)") { |v| dot[:size_by] = v }
+      o.on("--group-by WHAT", %w[method class file gem], "Compare per method (default), class, source file or gem:",
+           "both profiles are grouped the same way, for the text, the graph and the gates") do |v|
+        options[:group_by] = v.to_sym
+      end
     end
 
     def write_outputs(diff, options, gate)
