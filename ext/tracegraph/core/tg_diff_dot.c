@@ -332,66 +332,128 @@ static const char *node_name(const void *merged, uint32_t i)
     return ((const tg_diff_merge *)merged)->nodes[i].name;
 }
 
-static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
+/* The legend's first lines: what is compared, the clocks, the totals, the
+ * allocations and whether base was normalized. */
+static void put_legend_runs(tg_buf *b, tg_buf *line, const diff *d, const tg_diff_dot_options *o)
 {
     const tg_report *head = d->head, *base = d->base;
     char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
-    tg_buf line = TG_BUF_INIT;
-    tg_style_put_legend_open(b);
-    tg_buf_puts(&line, "tracegraph diff");
+    tg_buf_puts(line, "tracegraph diff");
     if (base->program && head->program && strcmp(base->program, head->program) != 0) {
-        tg_buf_printf(&line, ": %s" ARROW "%s", base->program, head->program);
+        tg_buf_printf(line, ": %s" ARROW "%s", base->program, head->program);
     } else if (head->program || base->program) {
-        tg_buf_printf(&line, ": %s", head->program ? head->program : base->program);
+        tg_buf_printf(line, ": %s", head->program ? head->program : base->program);
     }
-    tg_style_put_legend_line(b, &line);
+    tg_style_put_legend_line(b, line);
 
     const char *bc = base->clock ? base->clock : "unknown", *hc = head->clock ? head->clock : "unknown";
     if (strcmp(bc, hc) == 0) {
-        tg_buf_printf(&line, "Clock: %s", hc);
+        tg_buf_printf(line, "Clock: %s", hc);
     } else {
-        tg_buf_printf(&line, "Clock: %s" ARROW "%s", bc, hc);
-        tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "(different clocks: changes mix what they measure)");
+        tg_buf_printf(line, "Clock: %s" ARROW "%s", bc, hc);
+        tg_style_put_legend_line(b, line);
+        tg_buf_puts(line, "(different clocks: changes mix what they measure)");
     }
-    tg_style_put_legend_line(b, &line);
+    tg_style_put_legend_line(b, line);
     /* "total 120 ms → 150 ms (+25.0%)"; the change in time when there is no base to compare with. */
-    tg_buf_printf(&line, "total %s" ARROW "%s (", tg_format_ns(t1, sizeof t1, base->total_time),
+    tg_buf_printf(line, "total %s" ARROW "%s (", tg_format_ns(t1, sizeof t1, base->total_time),
                   tg_format_ns(t2, sizeof t2, head->total_time));
     if (base->total_time && head->total_time != base->total_time) {
         uint64_t delta = head->total_time > base->total_time ? head->total_time - base->total_time
                                                              : base->total_time - head->total_time;
-        tg_buf_printf(&line, "%c%s", head->total_time > base->total_time ? '+' : '-',
+        tg_buf_printf(line, "%c%s", head->total_time > base->total_time ? '+' : '-',
                       tg_format_percent(t1, sizeof t1, delta, base->total_time));
     } else {
-        put_change(&line, base->total_time, head->total_time, false);
+        put_change(line, base->total_time, head->total_time, false);
     }
-    tg_buf_printf(&line, ")" MIDDOT "calls %s" ARROW "%s", tg_format_count(c1, sizeof c1, tg_report_total_calls(base)),
+    tg_buf_printf(line, ")" MIDDOT "calls %s" ARROW "%s", tg_format_count(c1, sizeof c1, tg_report_total_calls(base)),
                   tg_format_count(c2, sizeof c2, tg_report_total_calls(head)));
-    tg_style_put_legend_line(b, &line);
+    tg_style_put_legend_line(b, line);
     if (d->alloc[0]) {
         /* "Allocations: 155 → 182 objects (+17.4%)", then "allocs = a box's own" */
         uint64_t bw = d->alloc[1]->whole, hw = d->alloc[0]->whole;
-        tg_buf_printf(&line, "Allocations: %s" ARROW "%s object%s (", tg_format_count(c1, sizeof c1, bw),
+        tg_buf_printf(line, "Allocations: %s" ARROW "%s object%s (", tg_format_count(c1, sizeof c1, bw),
                       tg_format_count(c2, sizeof c2, hw), plural(hw));
-        put_count_change(&line, bw, hw, false, true);
-        tg_buf_puts(&line, ")");
-        tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "allocs = a box's own");
-        tg_style_put_legend_line(b, &line);
+        put_count_change(line, bw, hw, false, true);
+        tg_buf_puts(line, ")");
+        tg_style_put_legend_line(b, line);
+        tg_buf_puts(line, "allocs = a box's own");
+        tg_style_put_legend_line(b, line);
     }
     if (o->normalize && base->total_time) {
-        tg_buf_puts(&line, "Normalized: base times scaled \xC3\x97");
+        tg_buf_puts(line, "Normalized: base times scaled \xC3\x97");
         /* The factor with 3 decimals, integer arithmetic only. */
         uint64_t milli = (uint64_t)floor(d->m.scale * 1000.0 + 0.5);
-        tg_buf_printf(&line, "%llu.%03llu to head's total", (unsigned long long)(milli / 1000),
+        tg_buf_printf(line, "%llu.%03llu to head's total", (unsigned long long)(milli / 1000),
                       (unsigned long long)(milli % 1000));
-        if (d->alloc[0]) tg_buf_puts(&line, " (allocation counts are never scaled)");
+        if (d->alloc[0]) tg_buf_puts(line, " (allocation counts are never scaled)");
     } else {
-        tg_buf_puts(&line, "Not normalized: base times as measured");
+        tg_buf_puts(line, "Not normalized: base times as measured");
     }
-    tg_style_put_legend_line(b, &line);
+    tg_style_put_legend_line(b, line);
 
+}
+
+/* What is shown of the methods, and what was dropped, focused, ignored. */
+static void put_legend_shown(tg_buf *b, tg_buf *line, const diff *d, const tg_diff_dot_options *o)
+{
+    char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
+    tg_buf_printf(line, "Showing %s of %s methods (%s new in head, %s gone from base)",
+                  tg_format_count(c1, sizeof c1, d->g.kept), tg_format_count(c2, sizeof c2, d->m.node_count),
+                  tg_format_count(t1, sizeof t1, d->m.only_head), tg_format_count(t2, sizeof t2, d->m.only_base));
+    tg_style_put_legend_line(b, line);
+    tg_style_put_focus_lines(b, &d->g, node_name, &d->m);
+    if (d->g.ignored) {
+        tg_buf_printf(line, "Ignored %s method%s", tg_format_count(c1, sizeof c1, d->g.ignored),
+                      plural(d->g.ignored));
+        tg_style_put_legend_line(b, line);
+    }
+    tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
+    tg_style_put_passed_line(b, &d->g);
+    tg_style_put_note_lines(b, o->notes, o->note_count);
+}
+
+/* How to read boxes and edges. */
+static void put_legend_key(tg_buf *b, tg_buf *line, const diff *d, const tg_diff_dot_options *o)
+{
+    tg_buf_puts(b, "\\l");
+    if (d->by_allocations) {
+        tg_buf_puts(line, "Box size = head self allocations");
+        tg_style_put_legend_line(b, line);
+        tg_buf_puts(line, "Colour = change in self allocations");
+        tg_style_put_legend_line(b, line);
+        tg_buf_puts(line, "Edge width = allocations in the call" MIDDOT "colour = their change");
+        tg_style_put_legend_line(b, line);
+        tg_buf_puts(line, "Red = grew, blue = shrank, white = held");
+        tg_style_put_legend_line(b, line);
+        tg_buf_puts(line, "(deepest from a change of 25% of the run's objects)");
+    } else {
+        tg_buf_puts(line, "Box size = head self time" MIDDOT "colour = change in self time");
+        tg_style_put_legend_line(b, line);
+        tg_buf_puts(line, "Red = grew, blue = shrank, white = held");
+        tg_style_put_legend_line(b, line);
+        tg_buf_puts(line, "(deepest from a change of 25% of the run)");
+    }
+    tg_style_put_legend_line(b, line);
+    tg_buf_puts(line, "Numbers are head's, (change) from base; none: it held");
+    tg_style_put_legend_line(b, line);
+    tg_buf_puts(line, "Dashed blue = only in base (gone)" MIDDOT "\"new\" = only in head");
+    tg_style_put_legend_line(b, line);
+    if (o->edge_calls_only) {
+        tg_buf_puts(line, "Edge = calls (grey: their time is not known)");
+        tg_style_put_legend_line(b, line);
+    }
+    tg_buf_puts(line, "Dotted edge = calls via frames not drawn");
+    tg_style_put_legend_line(b, line);
+    tg_buf_puts(line, "Dashed grey border = C method");
+    tg_style_put_legend_line(b, line);
+}
+
+static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
+{
+    tg_buf line = TG_BUF_INIT;
+    tg_style_put_legend_open(b);
+    put_legend_runs(b, &line, d, o);
     if (d->m.node_count == 0) {
         tg_buf_puts(&line, "Nothing was recorded (0 methods).");
         tg_style_put_legend_line(b, &line);
@@ -399,50 +461,8 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
         tg_buf_free(&line);
         return;
     }
-    tg_buf_printf(&line, "Showing %s of %s methods (%s new in head, %s gone from base)",
-                  tg_format_count(c1, sizeof c1, d->g.kept), tg_format_count(c2, sizeof c2, d->m.node_count),
-                  tg_format_count(t1, sizeof t1, d->m.only_head), tg_format_count(t2, sizeof t2, d->m.only_base));
-    tg_style_put_legend_line(b, &line);
-    tg_style_put_focus_lines(b, &d->g, node_name, &d->m);
-    if (d->g.ignored) {
-        tg_buf_printf(&line, "Ignored %s method%s", tg_format_count(c1, sizeof c1, d->g.ignored),
-                      plural(d->g.ignored));
-        tg_style_put_legend_line(b, &line);
-    }
-    tg_style_put_dropped_lines(b, &d->g, o->max_nodes, d->by_allocations, " in both");
-    tg_style_put_passed_line(b, &d->g);
-    tg_style_put_note_lines(b, o->notes, o->note_count);
-    tg_buf_puts(b, "\\l");
-    if (d->by_allocations) {
-        tg_buf_puts(&line, "Box size = head self allocations");
-        tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "Colour = change in self allocations");
-        tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "Edge width = allocations in the call" MIDDOT "colour = their change");
-        tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held");
-        tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "(deepest from a change of 25% of the run's objects)");
-    } else {
-        tg_buf_puts(&line, "Box size = head self time" MIDDOT "colour = change in self time");
-        tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "Red = grew, blue = shrank, white = held");
-        tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, "(deepest from a change of 25% of the run)");
-    }
-    tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Numbers are head's, (change) from base; none: it held");
-    tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Dashed blue = only in base (gone)" MIDDOT "\"new\" = only in head");
-    tg_style_put_legend_line(b, &line);
-    if (o->edge_calls_only) {
-        tg_buf_puts(&line, "Edge = calls (grey: their time is not known)");
-        tg_style_put_legend_line(b, &line);
-    }
-    tg_buf_puts(&line, "Dotted edge = calls via frames not drawn");
-    tg_style_put_legend_line(b, &line);
-    tg_buf_puts(&line, "Dashed grey border = C method");
-    tg_style_put_legend_line(b, &line);
+    put_legend_shown(b, &line, d, o);
+    put_legend_key(b, &line, d, o);
     tg_style_put_legend_close(b);
     emit_swatch(b, d);
     tg_buf_free(&line);
