@@ -151,6 +151,22 @@ START_TEST(arrows_with_calls_only)
 }
 END_TEST
 
+/* A view of a profile (grouped, chains folded) says the profile's calls. */
+START_TEST(the_legend_gives_the_profiles_calls)
+{
+    tg_report r = ref_report();
+    char *s = render(&r, NULL);
+    ck_assert_has(s, "total 1.00 s \xC2\xB7 115,186 calls\\l");
+    free(s);
+    tg_dot_options o;
+    tg_dot_options_default(&o);
+    o.total_calls = 120000;
+    s = render(&r, &o);
+    ck_assert_has(s, "total 1.00 s \xC2\xB7 120,000 calls\\l");
+    free(s);
+}
+END_TEST
+
 START_TEST(empty_report_has_only_the_legend)
 {
     tg_report r = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
@@ -969,6 +985,7 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, empty_report_has_only_the_legend);
     tcase_add_test(tc, node_label_and_tooltip_golden);
     tcase_add_test(tc, arrows_with_calls_only);
+    tcase_add_test(tc, the_legend_gives_the_profiles_calls);
     tcase_add_test(tc, allocations_in_the_box_the_tooltip_and_the_legend);
     tcase_add_test(tc, allocation_types_in_the_tooltip_only);
     tcase_add_test(tc, size_by_allocations_keeps_and_sizes_the_allocating_methods);

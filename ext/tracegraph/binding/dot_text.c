@@ -190,7 +190,7 @@ typedef struct render_args {
 static const char *const DOT_KEYS[] = {
     "node_fraction", "edge_fraction", "max_nodes", "focus", "ignore", "cwd", "waiting", "threads",
     "context", "notes", "short_files", "method_total", "edge_via", "allocations", "size_by",
-    "tooltips", "held_whole", "focus_paths", "edge_calls_only", NULL};
+    "tooltips", "held_whole", "focus_paths", "edge_calls_only", "total_calls", NULL};
 static const char *const THREAD_KEYS[] = {"count", "recorded", "names", "wall_time", "hidden_waiting", NULL};
 static const char *const ALLOCATION_KEYS[] = {"self", "total", "whole", "edges", "types", NULL};
 static const char *const FOCUS_PATH_KEYS[] = {"only_paths", "left_out", NULL};
@@ -261,6 +261,7 @@ static VALUE render_dot(VALUE arg)
     VALUE held_whole = named_options_get(o, "held_whole");
     if (!NIL_P(held_whole)) opts.held_whole = NUM2ULL(held_whole);
     opts.edge_calls_only = RTEST(named_options_get(o, "edge_calls_only"));
+    opts.total_calls = u64(named_options_get(o, "total_calls"));
     VALUE focus_paths = named_options_get(o, "focus_paths");
     if (!NIL_P(focus_paths)) {
         named_options_check(focus_paths, "_render_dot focus_paths", FOCUS_PATH_KEYS);

@@ -81,6 +81,10 @@ typedef struct tg_dot_options {
      * Arrows are then labelled with their calls alone, drawn thin and
      * grey; the legend line saying why is the caller's (notes). */
     bool edge_calls_only;
+    /* The calls the legend gives, when the report is a view of a profile
+     * whose own count it should say (grouped, or with chains of frames
+     * folded away, its methods' calls add up to fewer); 0: the report's. */
+    uint64_t total_calls;
 } tg_dot_options;
 
 void tg_dot_options_default(tg_dot_options *o);

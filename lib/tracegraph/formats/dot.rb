@@ -44,6 +44,7 @@ module Tracegraph
         end
         tracing = profile.tracing_cost && tracing_note(profile)
         profile, focus_paths, focus_note = focus_paths(profile, o[:focus])
+        calls = profile.total_calls # the legend's: its groups' and folded frames' add up to fewer
         profile = profile.group_by(o[:group_by])
         graph, context, notes = o[:split_hubs] ? profile.split_hubs : [profile, {}, []]
         notes = [grouping_note(profile)] + notes if profile.grouping != :method
@@ -74,7 +75,8 @@ module Tracegraph
           tooltips: tooltips(graph, profile),                    # more tooltip lines per method
           held_whole: held_whole(profile, o[:size_by]),
           focus_paths: focus_paths,
-          edge_calls_only: profile.arrows_estimated? ? true : false # times not counted: calls alone
+          edge_calls_only: profile.arrows_estimated? ? true : false, # times not counted: calls alone
+          total_calls: calls
         })
       end
 

@@ -283,6 +283,8 @@ class TestGroupBy < TracegraphTest
     assert_match(/tooltip="GroupBeta\\n[^"]*3 methods, heaviest first:\\nGroupBeta#(work|helper): self/, dot)
     assert_match(/Array#sum \(C\): self [^"]*C methods its code called: 1, self [^"]*\(Array#sum\)"/, dot)
     refute_includes dot, "Arrows give calls only"
+    # The legend counts the profile's calls, not the groups' (calls into them).
+    assert_includes dot, " · #{Tracegraph.group_digits(profile.total_calls)} calls\\l"
     arrow_labels = ->(text) { text.scan(/^  N\d+ -> N\d+ \[label=" (.*?) ",/).flatten }
     assert(arrow_labels.(dot).all? { |l| l.match?(/\A×[\d,]+ \\n \S+ \S+\z/) }, arrow_labels.(dot).inspect)
     # Without a call tree the arrows' times can only be estimated: they
