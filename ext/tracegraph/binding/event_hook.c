@@ -43,7 +43,7 @@ static bool frame_is_live(rb_trace_arg_t *arg, uint64_t position, uint32_t m)
     uint64_t end = ruby_vm_stack_end(ruby_vm_trace_ec(arg));
     if (position < ruby_vm_trace_cfp(arg) || position >= end || !tg_stride_divides(&session_vm.frames, end - position))
         return false;
-    const method_key *k = &S.keys[m];
+    const method_key *k = &session.keys[m];
     if (k->is_block)
         return ruby_vm_frame_kind_at(position) == VM_FRAME_BLOCK && ruby_vm_frame_iseq(position) == k->klass;
     return ruby_vm_frame_kind_at(position) == (k->is_c ? VM_FRAME_C_METHOD : VM_FRAME_RUBY_METHOD);
@@ -69,11 +69,11 @@ static bool stack_overflow_in_flight(void)
 static TG_SLOW_PATH void close_dead_frames(tg_context *ctx, rb_trace_arg_t *arg, uint64_t now)
 {
     for (;;) {
-        tg_profiler_settle_leaf(&S.prof, ctx);
+        tg_profiler_settle_leaf(&session.prof, ctx);
         if (ctx->depth == 0) break;
         const tg_frame *top = &ctx->frames[ctx->depth - 1];
         if (frame_is_live(arg, top->position, top->method)) break;
-        tg_profiler_pop(&S.prof, ctx, now);
+        tg_profiler_pop(&session.prof, ctx, now);
     }
     ctx->resync = stack_overflow_in_flight();
 }
@@ -121,7 +121,7 @@ static TG_SLOW_PATH uint32_t method_slow(rb_trace_arg_t *arg, method_cache_entry
     VALUE klass = event_class(arg, &mid);
     uint32_t m = ignored_class(klass) ? METHOD_IGNORED
                  : call               ? session_method_for_call(klass, mid, c_method)
-                                      : tg_profiler_find_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
+                                      : tg_profiler_find_method(&session.prof, (uint64_t)klass, (uint64_t)mid);
     if (a && m != TG_NONE) *slot = (method_cache_entry){.a = a, .b = b, .method = m};
     return m;
 }
@@ -141,7 +141,7 @@ static TG_SLOW_PATH uint32_t block_slow(rb_trace_arg_t *arg, method_cache_entry 
     VALUE owner = rb_tracearg_defined_class(arg);
     uint32_t m;
     if (ignored_block_owner(owner)) m = METHOD_IGNORED;
-    else if (!call) m = tg_profiler_find_method(&S.prof, (uint64_t)iseq, BLOCK_FRAMES_KEY_TAG);
+    else if (!call) m = tg_profiler_find_method(&session.prof, (uint64_t)iseq, BLOCK_FRAMES_KEY_TAG);
     else m = session_block_for_call(iseq, 0, owner, NIL_P(owner) ? 0 : ruby_vm_symbol_id(rb_tracearg_method_id(arg)));
     if (m != TG_NONE) *slot = (method_cache_entry){.a = iseq, .b = 0, .method = m};
     return m;
@@ -155,7 +155,7 @@ static TG_ALWAYS_INLINE uint32_t block_method_vm(rb_trace_arg_t *arg, bool call)
     uint64_t cfp = ruby_vm_trace_cfp(arg);
     if (ruby_vm_frame_is_bmethod(cfp)) return METHOD_IGNORED;
     VALUE iseq = ruby_vm_frame_iseq(cfp);
-    method_cache_entry *slot = &S.method_cache[method_cache_index(iseq, 0)];
+    method_cache_entry *slot = &session.method_cache[method_cache_index(iseq, 0)];
     return slot->a == iseq && slot->b == 0 ? slot->method : block_slow(arg, slot, iseq, call);
 }
 
@@ -170,19 +170,19 @@ static TG_SLOW_PATH uint32_t block_public(rb_trace_arg_t *arg, bool call, uint32
     VALUE owner = rb_tracearg_defined_class(arg);
     if (ignored_block_owner(owner)) return METHOD_IGNORED;
     ID mid = NIL_P(owner) ? 0 : ruby_vm_symbol_id(rb_tracearg_method_id(arg));
-    uint32_t method = NIL_P(owner) || !mid ? TG_NONE : tg_profiler_find_method(&S.prof, (uint64_t)owner, mid);
+    uint32_t method = NIL_P(owner) || !mid ? TG_NONE : tg_profiler_find_method(&session.prof, (uint64_t)owner, mid);
     if (call) {
-        if (method != TG_NONE && method == last_call && !S.keys[method].is_c && block_frames_public_is_block(frame)) {
-            S.keys[method].owner = frame;   /* a define_method method's body */
+        if (method != TG_NONE && method == last_call && !session.keys[method].is_c && block_frames_public_is_block(frame)) {
+            session.keys[method].owner = frame;   /* a define_method method's body */
             return METHOD_IGNORED;
         }
         return session_block_for_call(frame, line, owner, mid);
     }
-    if (method != TG_NONE && S.keys[method].owner == frame) return METHOD_IGNORED;
-    tg_profiler_settle_leaf(&S.prof, ctx);
+    if (method != TG_NONE && session.keys[method].owner == frame) return METHOD_IGNORED;
+    tg_profiler_settle_leaf(&session.prof, ctx);
     for (uint32_t i = ctx->depth; i-- > 0;) {
         uint32_t m = ctx->frames[i].method;
-        if (S.keys[m].is_block && S.keys[m].klass == frame) return m;
+        if (session.keys[m].is_block && session.keys[m].klass == frame) return m;
     }
     return TG_NONE;
 }
@@ -192,8 +192,8 @@ static TG_SLOW_PATH uint32_t block_public(rb_trace_arg_t *arg, bool call, uint32
  * it calls are the roots. Its b_return then matches nothing. */
 static TG_SLOW_PATH bool hide_block(void)
 {
-    if (rb_thread_current() != S.hide_block_thread) return false;
-    S.hide_next_block = false;
+    if (rb_thread_current() != session.hide_block_thread) return false;
+    session.hide_next_block = false;
     return true;
 }
 
@@ -203,7 +203,7 @@ static TG_SLOW_PATH bool hide_block(void)
 static TG_SLOW_PATH void hide_call(rb_trace_arg_t *arg)
 {
     ID mid;
-    if (!ignored_class(event_class(arg, &mid))) S.hide_next_call = false;
+    if (!ignored_class(event_class(arg, &mid))) session.hide_next_call = false;
 }
 
 /* Thread and fiber events: rare, so out of the hot path. */
@@ -239,7 +239,7 @@ static TG_ALWAYS_INLINE uint32_t event_method(rb_trace_arg_t *arg, bool call, bo
         a = c_method ? 0 : ruby_vm_frame_method_entry(head->cfp);
         b = 0;
     }
-    method_cache_entry *slot = &S.method_cache[method_cache_index(a, b)];
+    method_cache_entry *slot = &session.method_cache[method_cache_index(a, b)];
     return a && slot->a == a && slot->b == b ? slot->method : method_slow(arg, slot, a, b, call, c_method);
 }
 
@@ -252,29 +252,29 @@ static TG_ALWAYS_INLINE uint32_t event_method(rb_trace_arg_t *arg, bool call, bo
 
 static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool vm_reads)
 {
-    if (RB_UNLIKELY(S.hide_next_call)) {
+    if (RB_UNLIKELY(session.hide_next_call)) {
         hide_call(arg);
         return;
     }
     uint32_t m = event_method(arg, true, c_method, vm_reads);
-    if (!vm_reads && !c_method) S.last_call = m;   /* see block_public */
+    if (!vm_reads && !c_method) session.last_call = m;   /* see block_public */
     if (m >= METHOD_IGNORED) return;   /* ours, or out of memory */
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
     uint64_t position = vm_reads ? session_frame_position(arg, c_method) : 0;
     int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
-    const uint64_t *cost = S.event_cost[kind];
-    uint64_t now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + S.cost_extra[kind][SESSION_HOOK_CALL],
+    const uint64_t *cost = session.event_cost[kind];
+    uint64_t now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + session.cost_extra[kind][SESSION_HOOK_CALL],
                                            cost[SESSION_COST_INSIDE]);   /* after our bookkeeping */
     if (vm_reads) {
-        tg_profiler_drop_stale(&S.prof, ctx, position, now);
+        tg_profiler_drop_stale(&session.prof, ctx, position, now);
         if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
     }
     /* Most C methods return before they call anything: no frame for them
      * unless they do. */
-    if (c_method) tg_profiler_push_leaf(&S.prof, ctx, m, position, now);
-    else tg_profiler_push(&S.prof, ctx, m, position, now);
+    if (c_method) tg_profiler_push_leaf(&session.prof, ctx, m, position, now);
+    else tg_profiler_push(&session.prof, ctx, m, position, now);
     th->last_now = now;
 }
 
@@ -284,7 +284,7 @@ static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool
  * C frame's own slot can hold no other method: its callers are above.) */
 static TG_SLOW_PATH void return_from_own_slot(tg_context *ctx, uint32_t m, rb_trace_arg_t *arg, uint64_t now)
 {
-    tg_profiler_return_rare(&S.prof, ctx, m, ruby_vm_trace_cfp(arg), now);
+    tg_profiler_return_rare(&session.prof, ctx, m, ruby_vm_trace_cfp(arg), now);
 }
 
 static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bool vm_reads)
@@ -294,15 +294,15 @@ static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bo
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
     int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
-    const uint64_t *cost = S.event_cost[kind];
+    const uint64_t *cost = session.event_cost[kind];
     uint64_t now = session_event_time_less(th, cost[SESSION_COST_INSIDE],
-                                           cost[SESSION_COST_OUTSIDE] + S.cost_extra[kind][SESSION_HOOK_RETURN]);   /* before our bookkeeping */
+                                           cost[SESSION_COST_OUTSIDE] + session.cost_extra[kind][SESSION_HOOK_RETURN]);   /* before our bookkeeping */
     tg_context *ctx = &th->current->ctx;
     if (!vm_reads) {
-        tg_profiler_return_rare(&S.prof, ctx, m, 0, now);
+        tg_profiler_return_rare(&session.prof, ctx, m, 0, now);
     } else {
         uint64_t position = session_frame_position(arg, c_method);
-        if (!tg_profiler_return(&S.prof, ctx, m, position, now) && c_method && position)
+        if (!tg_profiler_return(&session.prof, ctx, m, position, now) && c_method && position)
             return_from_own_slot(ctx, m, arg, now);
     }
     th->last_now = now;
@@ -315,26 +315,26 @@ static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
-    if (call && RB_UNLIKELY(S.hide_next_block) && hide_block()) return;
-    const uint64_t *cost = S.event_cost[SESSION_COST_BLOCK];
+    if (call && RB_UNLIKELY(session.hide_next_block) && hide_block()) return;
+    const uint64_t *cost = session.event_cost[SESSION_COST_BLOCK];
     uint64_t now = call ? 0 : session_event_time_less(th, cost[SESSION_COST_INSIDE],
-                                                      cost[SESSION_COST_OUTSIDE] + S.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_RETURN]);   /* a return: before our bookkeeping */
+                                                      cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_RETURN]);   /* a return: before our bookkeeping */
     uint32_t m = vm_reads ? block_method_vm(arg, call) : block_public(arg, call, last_call, ctx);
     if (m >= METHOD_IGNORED) return;
     uint64_t position = vm_reads ? session_frame_position(arg, false) : 0;
     if (call) {
-        now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + S.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_CALL],
+        now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_CALL],
                                       cost[SESSION_COST_INSIDE]);   /* a call: after it */
         if (vm_reads) {
-            tg_profiler_drop_stale(&S.prof, ctx, position, now);
+            tg_profiler_drop_stale(&session.prof, ctx, position, now);
             if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
         }
-        tg_profiler_push(&S.prof, ctx, m, position, now);
+        tg_profiler_push(&session.prof, ctx, m, position, now);
     } else {
         /* Not tg_profiler_return: a second call of it would keep link-time
          * optimisation from inlining it into on_return, and cost every
          * method's return (callgrind: +6% on fib with blocks: false). */
-        tg_profiler_return_rare(&S.prof, ctx, m, position, now);
+        tg_profiler_return_rare(&session.prof, ctx, m, position, now);
     }
     th->last_now = now;
 }
@@ -356,16 +356,16 @@ static TG_HOOK_PATH void on_return(rb_trace_arg_t *arg, bool c_method)
 
 /* One event of `kind` and `direction`, timed from the hook's entry
  * (`start`, TSC ticks) to now: its running mean, less the calibration's,
- * is what the hook costs this program beyond it (S.cost_extra). */
+ * is what the hook costs this program beyond it (session.cost_extra). */
 static TG_SLOW_PATH void sampled_hook_end(int kind, int direction, uint64_t start)
 {
     uint64_t ticks = tg_tsc_ticks() - start;
     if (tg_tsc_ticks_to_ns(&session_tsc, ticks) > SESSION_HOOK_SAMPLE_MAX_NS) return;
-    S.hook_ticks[kind][direction] += ticks;
-    uint64_t n = ++S.hook_samples[kind][direction];
-    uint64_t mean = tg_tsc_ticks_to_ns(&session_tsc, S.hook_ticks[kind][direction] / n);
-    uint64_t base = S.hook_base[kind][direction];
-    S.cost_extra[kind][direction] = mean > base ? mean - base : 0;
+    session.hook_ticks[kind][direction] += ticks;
+    uint64_t n = ++session.hook_samples[kind][direction];
+    uint64_t mean = tg_tsc_ticks_to_ns(&session_tsc, session.hook_ticks[kind][direction] / n);
+    uint64_t base = session.hook_base[kind][direction];
+    session.cost_extra[kind][direction] = mean > base ? mean - base : 0;
 }
 
 /* Every SESSION_HOOK_SAMPLE_EVERY-th event, timed (sampled_hook_end). */
@@ -373,10 +373,10 @@ static TG_SLOW_PATH void on_event_sampled(rb_trace_arg_t *arg, rb_event_flag_t e
 {
     /* The next one 16 to 47 events on (xorshift): a fixed step would see
      * only one kind of event in a loop whose events repeat in step. */
-    uint32_t x = S.sample_random;
+    uint32_t x = session.sample_random;
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-    S.sample_random = x;
-    S.sample_countdown = SESSION_HOOK_SAMPLE_EVERY / 2 + (x & (SESSION_HOOK_SAMPLE_EVERY - 1));
+    session.sample_random = x;
+    session.sample_countdown = SESSION_HOOK_SAMPLE_EVERY / 2 + (x & (SESSION_HOOK_SAMPLE_EVERY - 1));
     uint64_t start = tg_tsc_ticks();
     if (event & CALL_EVENTS) {
         on_call(arg, event & RUBY_EVENT_C_CALL);
@@ -396,7 +396,7 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     rb_event_flag_t event = ruby_vm_trace_arg(arg)->event;
-    if (RB_UNLIKELY(--S.sample_countdown == 0) && S.sample_hooks) {
+    if (RB_UNLIKELY(--session.sample_countdown == 0) && session.sample_hooks) {
         on_event_sampled(arg, event);
         return;
     }
@@ -412,8 +412,8 @@ static void on_event_public(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     rb_event_flag_t event = rb_tracearg_event_flag(arg);
-    uint32_t last_call = S.last_call;
-    S.last_call = TG_NONE;
+    uint32_t last_call = session.last_call;
+    session.last_call = TG_NONE;
     if (event & CALL_EVENTS) call_event(arg, event & RUBY_EVENT_C_CALL, false);
     else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) return_event(arg, event & RUBY_EVENT_C_RETURN, false);
     else if (event & BLOCK_EVENTS) block_event(arg, event & RUBY_EVENT_B_CALL, false, last_call);
@@ -438,7 +438,7 @@ static TG_SLOW_PATH void paused_return(rb_trace_arg_t *arg, bool c_method)
     if (!ctx->suspended) return;   /* a stack first seen during the pause: no frames */
     uint64_t at = ctx->suspended_at;
     uint64_t position = session_vm.trusted ? session_frame_position(arg, c_method) : 0;
-    if (!tg_profiler_return_rare(&S.prof, ctx, m, position, at) && c_method && position)
+    if (!tg_profiler_return_rare(&session.prof, ctx, m, position, at) && c_method && position)
         return_from_own_slot(ctx, m, arg, at);
 }
 
@@ -453,7 +453,7 @@ static TG_SLOW_PATH void paused_block_return(rb_trace_arg_t *arg)
     uint32_t m = session_vm.trusted ? block_method_vm(arg, false) : block_public(arg, false, TG_NONE, ctx);
     if (m >= METHOD_IGNORED) return;
     uint64_t position = session_vm.trusted ? session_frame_position(arg, false) : 0;
-    tg_profiler_return_rare(&S.prof, ctx, m, position, ctx->suspended_at);
+    tg_profiler_return_rare(&session.prof, ctx, m, position, ctx->suspended_at);
 }
 
 /* The hook between pause and resume. It does not see calls (they are not

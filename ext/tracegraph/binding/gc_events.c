@@ -32,7 +32,7 @@ static struct {
     tg_gc gc;
     tg_profiler *prof;
     bool installed;
-} G;
+} gc_state;
 
 static tg_gc_event core_event(rb_event_flag_t flag)
 {
@@ -55,7 +55,7 @@ static tg_gc_event core_event(rb_event_flag_t flag)
  * sweeping's. */
 static void create_pseudo_methods(tg_gc_event event)
 {
-    tg_gc *g = &G.gc;
+    tg_gc *g = &gc_state.gc;
     bool entering = event == TG_GC_ENTER && g->phase != TG_GC_IDLE;
     bool marking = event == TG_GC_START || (entering && g->phase == TG_GC_MARKING);
     bool sweeping = event == TG_GC_END_MARK || (entering && g->phase == TG_GC_SWEEPING);
@@ -70,9 +70,9 @@ static void on_gc_event(VALUE data, rb_trace_arg_t *arg)
     tg_gc_event event = core_event(rb_tracearg_event_flag(arg));
     uint64_t now = 0;
     tg_context *c = NULL;
-    if (event == TG_GC_ENTER || tg_gc_in_step(&G.gc)) c = session_event_context(arg, &now);
+    if (event == TG_GC_ENTER || tg_gc_in_step(&gc_state.gc)) c = session_event_context(arg, &now);
     if (c) create_pseudo_methods(event);
-    tg_gc_event_at(&G.gc, G.prof, c, event, now);
+    tg_gc_event_at(&gc_state.gc, gc_state.prof, c, event, now);
 }
 
 static VALUE latest_gc_state(VALUE key)
@@ -100,24 +100,24 @@ static tg_gc_phase current_phase(void)
 
 static void install(void)
 {
-    if (G.installed) return;
+    if (gc_state.installed) return;
     rb_add_event_hook2((rb_event_hook_func_t)(void (*)(void))on_gc_event, GC_EVENTS, Qnil,
                        RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
-    G.installed = true;
+    gc_state.installed = true;
 }
 
 static void uninstall(void)
 {
-    if (!G.installed) return;
+    if (!gc_state.installed) return;
     rb_remove_event_hook((rb_event_hook_func_t)(void (*)(void))on_gc_event);
-    G.installed = false;
+    gc_state.installed = false;
 }
 
 void gc_events_start(tg_profiler *p)
 {
     uninstall();
-    G.prof = p;
-    tg_gc_init(&G.gc, TG_NONE, TG_NONE, TG_NONE, current_phase());
+    gc_state.prof = p;
+    tg_gc_init(&gc_state.gc, TG_NONE, TG_NONE, TG_NONE, current_phase());
     install();
 }
 
@@ -128,14 +128,14 @@ void gc_events_pause(void)
 
 void gc_events_resume(void)
 {
-    tg_gc_set_phase(&G.gc, current_phase());
+    tg_gc_set_phase(&gc_state.gc, current_phase());
     install();
 }
 
 void gc_events_stop(void)
 {
     uninstall();
-    G.prof = NULL;
+    gc_state.prof = NULL;
 }
 
 static VALUE index_or_minus_one(uint32_t i)
@@ -145,6 +145,6 @@ static VALUE index_or_minus_one(uint32_t i)
 
 VALUE gc_events_result(void)
 {
-    return rb_ary_new_from_args(4, ULL2NUM(G.gc.runs), index_or_minus_one(G.gc.step),
-                                index_or_minus_one(G.gc.marking), index_or_minus_one(G.gc.sweeping));
+    return rb_ary_new_from_args(4, ULL2NUM(gc_state.gc.runs), index_or_minus_one(gc_state.gc.step),
+                                index_or_minus_one(gc_state.gc.marking), index_or_minus_one(gc_state.gc.sweeping));
 }

@@ -13,29 +13,29 @@
 
 #include "block_frames.h"
 
-struct session S;
+struct session session;
 ruby_vm_layout session_vm;
 tg_tsc session_tsc;
 
 /* ---- what the session keeps, marked ------------------------------------ */
 
-static VALUE session_keeper;   /* a Ruby object whose mark function marks S */
+static VALUE session_keeper;   /* a Ruby object whose mark function marks session */
 
 static void session_mark(void *unused)
 {
     (void)unused;
     /* rb_gc_mark pins: classes, threads and fibers are hash keys here, so
      * they must not move under GC.compact. */
-    for (uint32_t i = 0; i < S.prof.method_count; i++) {
-        rb_gc_mark(S.keys[i].klass);
-        if (S.keys[i].owner) rb_gc_mark(S.keys[i].owner);
+    for (uint32_t i = 0; i < session.prof.method_count; i++) {
+        rb_gc_mark(session.keys[i].klass);
+        if (session.keys[i].owner) rb_gc_mark(session.keys[i].owner);
     }
-    for (uint32_t i = 0; i < S.prof.thread_count; i++) rb_gc_mark(S.threads[i].thread);
-    for (uint32_t i = 0; i < S.context_count; i++) rb_gc_mark(S.contexts[i]->fiber);
+    for (uint32_t i = 0; i < session.prof.thread_count; i++) rb_gc_mark(session.threads[i].thread);
+    for (uint32_t i = 0; i < session.context_count; i++) rb_gc_mark(session.contexts[i]->fiber);
     /* A cached method entry must not be freed and its slot reused by
      * another method while the cache still maps it. */
     for (uint32_t i = 0; i < METHOD_CACHE_SIZE; i++)
-        if (S.method_cache[i].a) rb_gc_mark(S.method_cache[i].a);
+        if (session.method_cache[i].a) rb_gc_mark(session.method_cache[i].a);
 }
 
 static const rb_data_type_t session_type = {
@@ -46,7 +46,7 @@ static const rb_data_type_t session_type = {
 
 void session_init(void)
 {
-    session_keeper = TypedData_Wrap_Struct(rb_cObject, &session_type, &S);
+    session_keeper = TypedData_Wrap_Struct(rb_cObject, &session_type, &session);
     rb_gc_register_mark_object(session_keeper);
 }
 
@@ -64,18 +64,18 @@ static bool grow_array(void **array, uint32_t *capacity, uint32_t need, size_t s
 
 void session_free(void)
 {
-    for (uint32_t i = 0; i < S.context_count; i++) {
-        tg_context_free(&S.contexts[i]->ctx);
-        free(S.contexts[i]);
+    for (uint32_t i = 0; i < session.context_count; i++) {
+        tg_context_free(&session.contexts[i]->ctx);
+        free(session.contexts[i]);
     }
-    free(S.contexts);
-    free(S.threads);
-    free(S.keys);
-    tg_pairmap_free(&S.thread_index);
-    tg_pairmap_free(&S.fiber_index);
-    tg_calltree_free(&S.tree);
-    tg_profiler_free(&S.prof);
-    memset(&S, 0, sizeof S);
+    free(session.contexts);
+    free(session.threads);
+    free(session.keys);
+    tg_pairmap_free(&session.thread_index);
+    tg_pairmap_free(&session.fiber_index);
+    tg_calltree_free(&session.tree);
+    tg_profiler_free(&session.prof);
+    memset(&session, 0, sizeof session);
 }
 
 /* ---- threads and fibers -> contexts ------------------------------------ */
@@ -88,18 +88,18 @@ void session_free(void)
  * (see returns_to). */
 static context_rec *new_context(VALUE fiber, uint32_t thread)
 {
-    if (!grow_array((void **)&S.contexts, &S.context_capacity, S.context_count + 1, sizeof *S.contexts))
+    if (!grow_array((void **)&session.contexts, &session.context_capacity, session.context_count + 1, sizeof *session.contexts))
         return NULL;
     context_rec *rec = malloc(sizeof *rec);
     if (!rec) return NULL;
-    if (fiber != Qfalse && !tg_pairmap_insert(&S.fiber_index, (uint64_t)fiber, 0, S.context_count)) {
+    if (fiber != Qfalse && !tg_pairmap_insert(&session.fiber_index, (uint64_t)fiber, 0, session.context_count)) {
         free(rec);
         return NULL;
     }
     tg_context_init(&rec->ctx, thread);
     rec->fiber = fiber;
-    rec->index = S.context_count;
-    S.contexts[S.context_count++] = rec;
+    rec->index = session.context_count;
+    session.contexts[session.context_count++] = rec;
     return rec;
 }
 
@@ -108,13 +108,13 @@ static context_rec *new_context(VALUE fiber, uint32_t thread)
  * Qfalse. */
 static thread_rec *register_thread(VALUE thread, VALUE fiber)
 {
-    if (!grow_array((void **)&S.threads, &S.thread_capacity, S.prof.thread_count + 1, sizeof *S.threads))
+    if (!grow_array((void **)&session.threads, &session.thread_capacity, session.prof.thread_count + 1, sizeof *session.threads))
         return NULL;
-    uint32_t index = tg_profiler_add_thread(&S.prof);
+    uint32_t index = tg_profiler_add_thread(&session.prof);
     if (index == TG_NONE) return NULL;
     context_rec *ctx = new_context(fiber, index);
-    if (!ctx || !tg_pairmap_insert(&S.thread_index, (uint64_t)thread, 0, index)) return NULL;
-    thread_rec *th = &S.threads[index];
+    if (!ctx || !tg_pairmap_insert(&session.thread_index, (uint64_t)thread, 0, index)) return NULL;
+    thread_rec *th = &session.threads[index];
     *th = (thread_rec){.thread = thread, .current = ctx, .unresolved = fiber == Qfalse ? ctx : NULL};
     /* Its time line less tracing's cost starts at the clock, now. */
     th->raw_last = th->less_last = session_event_time(th);
@@ -124,31 +124,31 @@ static thread_rec *register_thread(VALUE thread, VALUE fiber)
 thread_rec *session_current_thread(VALUE fiber)
 {
     VALUE thread = rb_thread_current();
-    if (thread == S.cached_thread) return S.cached;
-    if (S.cached) S.cached->clock.estimate_valid = false;   /* another thread ran */
+    if (thread == session.cached_thread) return session.cached;
+    if (session.cached) session.cached->clock.estimate_valid = false;   /* another thread ran */
 
-    uint32_t i = tg_pairmap_find(&S.thread_index, (uint64_t)thread, 0);
-    thread_rec *rec = i != TG_PAIRMAP_NONE ? &S.threads[i] : register_thread(thread, fiber);
+    uint32_t i = tg_pairmap_find(&session.thread_index, (uint64_t)thread, 0);
+    thread_rec *rec = i != TG_PAIRMAP_NONE ? &session.threads[i] : register_thread(thread, fiber);
     if (!rec) {
-        S.dropped = true;
+        session.dropped = true;
         return NULL;
     }
-    S.cached_thread = thread;
-    S.cached = rec;
-    tg_profiler_activate(&S.prof, &rec->current->ctx);
+    session.cached_thread = thread;
+    session.cached = rec;
+    tg_profiler_activate(&session.prof, &rec->current->ctx);
     return rec;
 }
 
 TG_SLOW_PATH thread_rec *session_event_thread(rb_trace_arg_t *arg)
 {
     thread_rec *th = session_current_thread(Qfalse);
-    S.cached_ec = th && session_vm.trusted ? ruby_vm_trace_ec(arg) : NULL;
+    session.cached_ec = th && session_vm.trusted ? ruby_vm_trace_ec(arg) : NULL;
     return th;
 }
 
 tg_context *session_event_context(rb_trace_arg_t *arg, uint64_t *now)
 {
-    if (RTEST(S.only_thread) && rb_thread_current() != S.only_thread) return NULL;
+    if (RTEST(session.only_thread) && rb_thread_current() != session.only_thread) return NULL;
     thread_rec *th = session_event_thread(arg);
     if (!th) return NULL;
     *now = th->last_now = session_event_time_less(th, 0, 0);
@@ -171,40 +171,40 @@ static bool returns_to(const tg_context *c, uint64_t cfp)
 void session_switch_fiber(thread_rec *th, rb_trace_arg_t *arg, uint64_t now)
 {
     VALUE fiber = rb_fiber_current();
-    uint32_t i = tg_pairmap_find(&S.fiber_index, (uint64_t)fiber, 0);
-    context_rec *next = i != TG_PAIRMAP_NONE ? S.contexts[i] : NULL;
+    uint32_t i = tg_pairmap_find(&session.fiber_index, (uint64_t)fiber, 0);
+    context_rec *next = i != TG_PAIRMAP_NONE ? session.contexts[i] : NULL;
     if (!next) {
         context_rec *first = th->unresolved;
         if (first && first != th->current &&
             returns_to(&first->ctx, session_vm.trusted ? ruby_vm_trace_cfp(arg) : 0) &&
-            tg_pairmap_insert(&S.fiber_index, (uint64_t)fiber, 0, first->index)) {
+            tg_pairmap_insert(&session.fiber_index, (uint64_t)fiber, 0, first->index)) {
             first->fiber = fiber;
             th->unresolved = NULL;
             next = first;
         } else {
             /* A new fiber, or an unresolved first stack with no frames,
              * which loses nothing by starting afresh. */
-            next = new_context(fiber, (uint32_t)(th - S.threads));
+            next = new_context(fiber, (uint32_t)(th - session.threads));
         }
     }
     if (!next) {
-        S.dropped = true;
+        session.dropped = true;
         return;
     }
     if (next == th->current) return;
     tg_context_suspend(&th->current->ctx, now);
     /* While paused every clock stays stopped; resume restarts this one. */
-    if (!S.paused) tg_context_resume(&next->ctx, now);
+    if (!session.paused) tg_context_resume(&next->ctx, now);
     th->current = next;
-    tg_profiler_activate(&S.prof, &next->ctx);
+    tg_profiler_activate(&session.prof, &next->ctx);
 }
 
 void session_end_thread(thread_rec *th, uint64_t now)
 {
-    uint32_t index = (uint32_t)(th - S.threads);
-    for (uint32_t i = 0; i < S.context_count; i++)
-        if (S.contexts[i]->ctx.thread == index) tg_profiler_close_all(&S.prof, &S.contexts[i]->ctx, now);
-    tg_profiler_activate(&S.prof, &th->current->ctx);
+    uint32_t index = (uint32_t)(th - session.threads);
+    for (uint32_t i = 0; i < session.context_count; i++)
+        if (session.contexts[i]->ctx.thread == index) tg_profiler_close_all(&session.prof, &session.contexts[i]->ctx, now);
+    tg_profiler_activate(&session.prof, &th->current->ctx);
 }
 
 /* ---- method keys -------------------------------------------------------- */
@@ -213,26 +213,26 @@ uint32_t session_method_for_call(VALUE klass, ID mid, bool is_c)
 {
     /* Room for a new method's key first, so keys and methods stay parallel
      * even when memory runs out. */
-    if (!grow_array((void **)&S.keys, &S.key_capacity, S.prof.method_count + 1, sizeof *S.keys)) {
-        S.dropped = true;
+    if (!grow_array((void **)&session.keys, &session.key_capacity, session.prof.method_count + 1, sizeof *session.keys)) {
+        session.dropped = true;
         return TG_NONE;
     }
-    uint32_t before = S.prof.method_count;
-    uint32_t m = tg_profiler_method(&S.prof, (uint64_t)klass, (uint64_t)mid);
-    if (m == before) S.keys[m] = (method_key){.klass = klass, .mid = mid, .is_c = is_c};   /* a new method */
+    uint32_t before = session.prof.method_count;
+    uint32_t m = tg_profiler_method(&session.prof, (uint64_t)klass, (uint64_t)mid);
+    if (m == before) session.keys[m] = (method_key){.klass = klass, .mid = mid, .is_c = is_c};   /* a new method */
     return m;
 }
 
 uint32_t session_block_for_call(VALUE frame, int line, VALUE owner, ID owner_mid)
 {
-    if (!grow_array((void **)&S.keys, &S.key_capacity, S.prof.method_count + 1, sizeof *S.keys)) {
-        S.dropped = true;
+    if (!grow_array((void **)&session.keys, &session.key_capacity, session.prof.method_count + 1, sizeof *session.keys)) {
+        session.dropped = true;
         return TG_NONE;
     }
-    uint32_t before = S.prof.method_count;
-    uint32_t m = tg_profiler_method(&S.prof, (uint64_t)frame, BLOCK_FRAMES_KEY_TAG | (uint32_t)line);
+    uint32_t before = session.prof.method_count;
+    uint32_t m = tg_profiler_method(&session.prof, (uint64_t)frame, BLOCK_FRAMES_KEY_TAG | (uint32_t)line);
     if (m == before)
-        S.keys[m] = (method_key){.klass = frame, .is_block = true, .line = line,
+        session.keys[m] = (method_key){.klass = frame, .is_block = true, .line = line,
                                  .owner = NIL_P(owner) ? 0 : owner, .owner_mid = owner_mid};
     return m;
 }
@@ -246,7 +246,7 @@ uint32_t session_gc_method(uint32_t node)
 
 uint64_t session_clock_read(void)
 {
-    return S.clock == TG_CLOCK_WALL ? session_monotonic_now() : tg_clock_read(S.clock_id);
+    return session.clock == TG_CLOCK_WALL ? session_monotonic_now() : tg_clock_read(session.clock_id);
 }
 
 /* The kernel may stop keeping time with the TSC when it finds the counter

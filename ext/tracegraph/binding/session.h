@@ -1,6 +1,6 @@
 /*
  * session.h - the recording session every event source shares: its state
- * (S), the shadow stacks of threads and fibers (contexts), the method
+ * (session), the shadow stacks of threads and fibers (contexts), the method
  * keys, and the clocks, with the inline readers the hooks run on every
  * event. session.c owns the state and its slower paths.
  *
@@ -49,7 +49,7 @@ typedef struct method_key {
 typedef struct context_rec {
     tg_context ctx;
     VALUE fiber;      /* pinned; Qfalse while unresolved */
-    uint32_t index;   /* in S.contexts */
+    uint32_t index;   /* in session.contexts */
 } context_rec;
 
 /* A thread's CPU clock, estimated between real readings (see
@@ -133,13 +133,13 @@ struct session {
     /* Last, so the hook's fields keep their offsets (and short encodings). */
     bool paused;                /* between pause and resume: see event_hook_paused */
     VALUE only_thread;          /* threads: :current, the thread hooked; Qfalse: all.
-                                   Registered at start, so marked as S.threads[0] */
+                                   Registered at start, so marked as session.threads[0] */
     rb_event_hook_func_t hook;  /* the hook installed now */
     bool gc;                    /* garbage collection is recorded (gc_events.h) */
     bool blocks;                /* blocks as frames (block_frames.h) */
     bool allocations;           /* allocations are counted (alloc_events.h) */
     bool hide_next_block;       /* Tracegraph.profile's own block */
-    VALUE hide_block_thread;    /* the thread it runs on (marked as S.threads[0]) */
+    VALUE hide_block_thread;    /* the thread it runs on (marked as session.threads[0]) */
     uint32_t last_call;         /* public API only: the method whose call was the
                                    last event, or TG_NONE (define_method bodies) */
     /* Wall time while recording (CLOCK_MONOTONIC, read outside the hook):
@@ -168,9 +168,9 @@ struct session {
     uint64_t cost_removed;      /* at stop: the threads' cost_removed added up */
 };
 
-/* The one session, recording or not. Named short: the hook reads it on
- * nearly every line. Started and stopped by start_stop.c. */
-extern struct session S;
+/* The one session, recording or not, named after this file as everything
+ * it shares is. Started and stopped by start_stop.c. */
+extern struct session session;
 
 /* What the probe (ruby_vm_probe.h) found at the first start: whether the
  * VM reads are trusted, and the size of one control frame. When they are
@@ -212,20 +212,20 @@ static inline uint64_t session_frame_position(rb_trace_arg_t *arg, bool c_method
  * through the TSC where the kernel keeps time with it (tg_tsc.h). */
 static inline uint64_t session_monotonic_now(void)
 {
-    return S.use_tsc ? tg_tsc_now(&session_tsc) : tg_clock_read(CLOCK_MONOTONIC);
+    return session.use_tsc ? tg_tsc_now(&session_tsc) : tg_clock_read(CLOCK_MONOTONIC);
 }
 
 /* The session's clock at an event on thread `th`. */
 static inline uint64_t session_event_time(thread_rec *th)
 {
-    if (!S.estimate_cpu) return S.use_tsc ? tg_tsc_now(&session_tsc) : tg_clock_read(S.clock_id);
+    if (!session.estimate_cpu) return session.use_tsc ? tg_tsc_now(&session_tsc) : tg_clock_read(session.clock_id);
     cpu_estimate *c = &th->clock;
     uint64_t mono = session_monotonic_now();
     uint64_t gap = mono - c->last_mono;
     c->last_mono = mono;
     if (c->estimate_valid && gap < CPU_SHORT_GAP_NS && mono - c->last_sync < CPU_SYNC_PERIOD_NS)
         return c->value += gap;
-    uint64_t cpu = tg_clock_read(S.clock_id);
+    uint64_t cpu = tg_clock_read(session.clock_id);
     if (cpu > c->value) c->value = cpu;
     c->last_sync = mono;
     c->estimate_valid = true;
@@ -279,7 +279,7 @@ static inline uint64_t session_time_at(thread_rec *th, uint64_t raw)
  * hook (see event_hook.c). */
 static TG_ALWAYS_INLINE thread_rec *session_event_thread_cached(rb_trace_arg_t *arg, bool vm_reads)
 {
-    return vm_reads && ruby_vm_trace_ec(arg) == S.cached_ec ? S.cached : session_event_thread(arg);
+    return vm_reads && ruby_vm_trace_ec(arg) == session.cached_ec ? session.cached : session_event_thread(arg);
 }
 
 /* For the allocation hook (alloc_events.c): the running context of the
@@ -289,22 +289,22 @@ static TG_ALWAYS_INLINE thread_rec *session_event_thread_cached(rb_trace_arg_t *
  * is the allocating fiber's). No clock reading; allocates no Ruby object. */
 static inline tg_context *session_allocating_context(rb_trace_arg_t *arg)
 {
-    if (RTEST(S.only_thread) && rb_thread_current() != S.only_thread) return NULL;
+    if (RTEST(session.only_thread) && rb_thread_current() != session.only_thread) return NULL;
     thread_rec *th = session_event_thread_cached(arg, session_vm.trusted);
     return th ? &th->current->ctx : NULL;
 }
 
 /* ---- session.c --------------------------------------------------------- */
 
-/* Makes the object whose mark function marks S (at Init). */
+/* Makes the object whose mark function marks session (at Init). */
 void session_init(void);
 
-/* Frees every table of S and zeroes it. */
+/* Frees every table of session and zeroes it. */
 void session_free(void);
 
 /* The running thread's record, made the core's running context; `fiber`
  * is its current Fiber if the caller may ask for it safely (outside the
- * hook), else Qfalse. NULL if out of memory (S.dropped is set). */
+ * hook), else Qfalse. NULL if out of memory (session.dropped is set). */
 thread_rec *session_current_thread(VALUE fiber);
 
 /* For the GC hook (gc_events.c): the running context of the thread an

@@ -32,7 +32,7 @@ static VALUE mTracegraph, eError;
 static void add_hook(rb_event_hook_func_t func, rb_event_flag_t events)
 {
     rb_event_hook_flag_t flags = RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG;
-    if (RTEST(S.only_thread)) rb_thread_add_event_hook2(S.only_thread, func, events, Qnil, flags);
+    if (RTEST(session.only_thread)) rb_thread_add_event_hook2(session.only_thread, func, events, Qnil, flags);
     else rb_add_event_hook2(func, events, Qnil, flags);
 }
 
@@ -46,20 +46,20 @@ static void add_hook(rb_event_hook_func_t func, rb_event_flag_t events)
  * is held around each change of our hooks, and put back right after. A
  * change by someone else (a program's TracePoint) while we record cannot
  * be held: Ruby then rewrites, and the record gains the C bits, which the
- * next hold sees (S.c_rewritten, said in the profile). */
+ * next hold sees (session.c_rewritten, said in the profile). */
 static void c_ever_hold(void)
 {
-    if (!S.c_calls_called_only || S.c_held) return;
-    if (vm_event_flags_c_ever() != S.c_ever_before) S.c_rewritten = true;
+    if (!session.c_calls_called_only || session.c_held) return;
+    if (vm_event_flags_c_ever() != session.c_ever_before) session.c_rewritten = true;
     vm_event_flags_set_c_ever(VM_EVENT_FLAGS_C);
-    S.c_held = true;
+    session.c_held = true;
 }
 
 static void c_ever_release(void)
 {
-    if (!S.c_held) return;
-    vm_event_flags_set_c_ever(S.c_ever_before);
-    S.c_held = false;
+    if (!session.c_held) return;
+    vm_event_flags_set_c_ever(session.c_ever_before);
+    session.c_held = false;
 }
 
 /* Installs `func` for `events`: for every thread, or with threads:
@@ -70,8 +70,8 @@ static void c_ever_release(void)
  * Ruby rewrite the instructions for themselves only. */
 static void install_hook(rb_event_hook_func_t func, rb_event_flag_t events)
 {
-    S.hook = func;
-    if (!S.c_calls_called_only || !(events & VM_EVENT_FLAGS_C)) {
+    session.hook = func;
+    if (!session.c_calls_called_only || !(events & VM_EVENT_FLAGS_C)) {
         add_hook(func, events);
         return;
     }
@@ -83,8 +83,8 @@ static void install_hook(rb_event_hook_func_t func, rb_event_flag_t events)
 /* Removes every hook of the function installed now (both halves). */
 static void remove_hook(void)
 {
-    if (RTEST(S.only_thread)) rb_thread_remove_event_hook(S.only_thread, S.hook);
-    else rb_remove_event_hook(S.hook);
+    if (RTEST(session.only_thread)) rb_thread_remove_event_hook(session.only_thread, session.hook);
+    else rb_remove_event_hook(session.hook);
 }
 
 /* Measured once, at the first start, when profiling is about to
@@ -125,7 +125,7 @@ static tg_clock_kind clock_from_symbol(VALUE sym)
  * the thread's priority), so another thread may run and call _start,
  * whose memset of the session would pull the tables from under the stop
  * (and the stop's session_free would then free the new session's, with
- * its hook installed). A flag of its own: S is what _start clears. */
+ * its hook installed). A flag of its own: session is what _start clears. */
 static bool stopping;
 
 static const char *const START_KEYS[] = {
@@ -144,7 +144,7 @@ static VALUE start_method(VALUE mod, VALUE options)
           blocks = named_options_get(options, "blocks"), allocations = named_options_get(options, "allocations"),
           hide_next_block = named_options_get(options, "hide_next_block"),
           event_costs = named_options_get(options, "event_costs");
-    if (S.running) rb_raise(eError, "already started: call Tracegraph.stop first");
+    if (session.running) rb_raise(eError, "already started: call Tracegraph.stop first");
     if (stopping) rb_raise(eError, "another thread is stopping the profiler: start again once its Tracegraph.stop returns");
     tg_clock_kind kind = clock_from_symbol(clock);
     /* Per kind (ruby, block, c): [inside, outside, the hook's own time at a
@@ -175,56 +175,56 @@ static VALUE start_method(VALUE mod, VALUE options)
     }
     measure_vm_layout();
 
-    memset(&S, 0, sizeof S);
+    memset(&session, 0, sizeof session);
     uint32_t tree_nodes = NUM2UINT(call_tree_nodes);
-    if (!tg_profiler_init(&S.prof) || !tg_pairmap_init(&S.thread_index, 64) ||
-        !tg_pairmap_init(&S.fiber_index, 64) || (tree_nodes && !tg_calltree_init(&S.tree, tree_nodes))) {
+    if (!tg_profiler_init(&session.prof) || !tg_pairmap_init(&session.thread_index, 64) ||
+        !tg_pairmap_init(&session.fiber_index, 64) || (tree_nodes && !tg_calltree_init(&session.tree, tree_nodes))) {
         session_free();
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
-    if (tree_nodes) S.prof.tree = &S.tree;
+    if (tree_nodes) session.prof.tree = &session.tree;
     if (RTEST(allocations)) {
-        tg_profiler_count_allocations(&S.prof);
-        if (tree_nodes) tg_calltree_count_allocations(&S.tree);
+        tg_profiler_count_allocations(&session.prof);
+        if (tree_nodes) tg_calltree_count_allocations(&session.tree);
     }
-    S.clock = kind;
-    S.clock_id = tg_clock_id(kind);
-    S.estimate_cpu = kind != TG_CLOCK_WALL && !RTEST(exact_clock);
+    session.clock = kind;
+    session.clock_id = tg_clock_id(kind);
+    session.estimate_cpu = kind != TG_CLOCK_WALL && !RTEST(exact_clock);
     /* exact_clock keeps the wall clock on CLOCK_MONOTONIC itself; with the
      * CPU clocks it only matters between real CPU readings. */
-    S.use_tsc = (kind == TG_CLOCK_WALL ? !RTEST(exact_clock) : S.estimate_cpu) && session_tsc_ready();
-    S.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
-    if (RTEST(c_calls)) S.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
-    S.c_calls_called_only = called_only && RTEST(c_calls);
-    S.c_ever_before = vm_event_flags_c_ever();
-    memcpy(S.event_cost, costs, sizeof costs);
-    memcpy(S.hook_base, hook_base, sizeof hook_base);
-    S.sample_hooks = sample_hooks;
-    S.sample_countdown = SESSION_HOOK_SAMPLE_EVERY;
-    S.sample_random = 0x9E3779B9u;
-    S.blocks = RTEST(blocks);
-    if (S.blocks) S.events |= RUBY_EVENT_B_CALL | RUBY_EVENT_B_RETURN;
-    S.last_call = TG_NONE;
-    S.cached_thread = Qundef;
-    S.hide_next_call = RTEST(hide_next_call);
+    session.use_tsc = (kind == TG_CLOCK_WALL ? !RTEST(exact_clock) : session.estimate_cpu) && session_tsc_ready();
+    session.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
+    if (RTEST(c_calls)) session.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
+    session.c_calls_called_only = called_only && RTEST(c_calls);
+    session.c_ever_before = vm_event_flags_c_ever();
+    memcpy(session.event_cost, costs, sizeof costs);
+    memcpy(session.hook_base, hook_base, sizeof hook_base);
+    session.sample_hooks = sample_hooks;
+    session.sample_countdown = SESSION_HOOK_SAMPLE_EVERY;
+    session.sample_random = 0x9E3779B9u;
+    session.blocks = RTEST(blocks);
+    if (session.blocks) session.events |= RUBY_EVENT_B_CALL | RUBY_EVENT_B_RETURN;
+    session.last_call = TG_NONE;
+    session.cached_thread = Qundef;
+    session.hide_next_call = RTEST(hide_next_call);
     /* Resolve the calling thread here, outside the hook, where allocating
      * its root Fiber object is harmless. */
     if (!session_current_thread(rb_fiber_current())) {
         session_free();
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
-    S.only_thread = RTEST(current_thread_only) ? rb_thread_current() : Qfalse;
-    S.gc = RTEST(gc);
-    S.hide_next_block = S.blocks && RTEST(hide_next_block);
-    S.hide_block_thread = rb_thread_current();
-    S.allocations = RTEST(allocations);
-    S.running = true;
-    S.wall_started = tg_clock_read(CLOCK_MONOTONIC);
-    install_hook(event_hook_recording(), S.events);
+    session.only_thread = RTEST(current_thread_only) ? rb_thread_current() : Qfalse;
+    session.gc = RTEST(gc);
+    session.hide_next_block = session.blocks && RTEST(hide_next_block);
+    session.hide_block_thread = rb_thread_current();
+    session.allocations = RTEST(allocations);
+    session.running = true;
+    session.wall_started = tg_clock_read(CLOCK_MONOTONIC);
+    install_hook(event_hook_recording(), session.events);
     /* After the main hook: see pause_method. */
-    if (RTEST(gc)) gc_events_start(&S.prof);
+    if (RTEST(gc)) gc_events_start(&session.prof);
     /* Last of all: from here to the return nothing allocates. */
-    if (S.allocations) alloc_events_start(&S.prof);
+    if (session.allocations) alloc_events_start(&session.prof);
     c_ever_release();
     return Qnil;
 }
@@ -236,16 +236,16 @@ static VALUE start_method(VALUE mod, VALUE options)
  * index of them is freed at stop. */
 static VALUE build_call_tree(void)
 {
-    if (!S.prof.tree) return Qnil;
-    tg_calltree_node *nodes = S.tree.nodes;
-    tg_calltree_allocations *allocations = S.tree.allocations;
-    bool counted = S.tree.count_allocations;
-    uint32_t count = S.tree.count;
-    VALUE folded_calls = ULL2NUM(S.tree.folded_calls);
-    S.tree.nodes = NULL;   /* the tree's now, even if wrapping fails */
-    S.tree.allocations = NULL;
-    S.tree.count = S.tree.capacity = 0;
-    tg_calltree_free(&S.tree);   /* its index: not needed after stop */
+    if (!session.prof.tree) return Qnil;
+    tg_calltree_node *nodes = session.tree.nodes;
+    tg_calltree_allocations *allocations = session.tree.allocations;
+    bool counted = session.tree.count_allocations;
+    uint32_t count = session.tree.count;
+    VALUE folded_calls = ULL2NUM(session.tree.folded_calls);
+    session.tree.nodes = NULL;   /* the tree's now, even if wrapping fails */
+    session.tree.allocations = NULL;
+    session.tree.count = session.tree.capacity = 0;
+    tg_calltree_free(&session.tree);   /* its index: not needed after stop */
     VALUE tree = native_call_tree_wrap(nodes, allocations, counted, count);
     return rb_ary_new_from_args(2, folded_calls, tree);
 }
@@ -272,65 +272,65 @@ static VALUE build_result(void)
 {
     /* First: it frees the call tree's index before the Ruby arrays grow. */
     VALUE call_tree = build_call_tree();
-    VALUE threads = rb_ary_new_capa(S.prof.thread_count);
-    for (uint32_t i = 0; i < S.prof.thread_count; i++)
-        rb_ary_push(threads, rb_ary_new_from_args(2, S.threads[i].thread, ULL2NUM(S.prof.thread_time[i])));
+    VALUE threads = rb_ary_new_capa(session.prof.thread_count);
+    for (uint32_t i = 0; i < session.prof.thread_count; i++)
+        rb_ary_push(threads, rb_ary_new_from_args(2, session.threads[i].thread, ULL2NUM(session.prof.thread_time[i])));
 
-    VALUE methods = rb_ary_new_capa(S.prof.method_count);
+    VALUE methods = rb_ary_new_capa(session.prof.method_count);
     VALUE pass = naming_pass_new();
-    for (uint32_t i = 0; i < S.prof.method_count; i++) {
-        const tg_method_stats *m = &S.prof.methods[i];
-        VALUE loc = naming_location(&S.keys[i]);
+    for (uint32_t i = 0; i < session.prof.method_count; i++) {
+        const tg_method_stats *m = &session.prof.methods[i];
+        VALUE loc = naming_location(&session.keys[i]);
         VALUE row = rb_ary_new_from_args(
-            7, naming_name(&S.keys[i], pass), rb_ary_entry(loc, 0),
+            7, naming_name(&session.keys[i], pass), rb_ary_entry(loc, 0),
             rb_ary_entry(loc, 1),
-            S.keys[i].is_c ? Qtrue : Qfalse, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time));
-        if (S.allocations) {
-            rb_ary_push(row, ULL2NUM(S.prof.method_allocations[i].total));
-            rb_ary_push(row, ULL2NUM(S.prof.method_allocations[i].self));
-            rb_ary_push(row, alloc_events_by_type(&S.prof.method_allocation_types[i]));
+            session.keys[i].is_c ? Qtrue : Qfalse, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time));
+        if (session.allocations) {
+            rb_ary_push(row, ULL2NUM(session.prof.method_allocations[i].total));
+            rb_ary_push(row, ULL2NUM(session.prof.method_allocations[i].self));
+            rb_ary_push(row, alloc_events_by_type(&session.prof.method_allocation_types[i]));
         }
         rb_ary_push(methods, row);
     }
-    naming_tell_blocks_apart(methods, S.keys, S.prof.method_count);
+    naming_tell_blocks_apart(methods, session.keys, session.prof.method_count);
     RB_GC_GUARD(pass);
 
-    VALUE edges = rb_ary_new_capa(S.prof.edge_count);
-    for (uint32_t i = 0; i < S.prof.edge_count; i++) {
-        const tg_edge_stats *e = &S.prof.edges[i];
+    VALUE edges = rb_ary_new_capa(session.prof.edge_count);
+    for (uint32_t i = 0; i < session.prof.edge_count; i++) {
+        const tg_edge_stats *e = &session.prof.edges[i];
         VALUE row = rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee), ULL2NUM(e->calls),
                                          ULL2NUM(e->total_time), ULL2NUM(e->self_time));
-        if (S.allocations) {
-            rb_ary_push(row, ULL2NUM(S.prof.edge_allocations[i].total));
-            rb_ary_push(row, ULL2NUM(S.prof.edge_allocations[i].self));
+        if (session.allocations) {
+            rb_ary_push(row, ULL2NUM(session.prof.edge_allocations[i].total));
+            rb_ary_push(row, ULL2NUM(session.prof.edge_allocations[i].self));
         }
         rb_ary_push(edges, row);
     }
-    VALUE c_calls = S.c_calls_called_only          ? (S.c_rewritten ? ID2SYM(rb_intern("rewritten")) : Qtrue)
-                    : (S.events & RUBY_EVENT_C_CALL) ? ID2SYM(rb_intern("all"))
+    VALUE c_calls = session.c_calls_called_only          ? (session.c_rewritten ? ID2SYM(rb_intern("rewritten")) : Qtrue)
+                    : (session.events & RUBY_EVENT_C_CALL) ? ID2SYM(rb_intern("all"))
                                                      : Qfalse;
     /* The hook's mean time per event (ns) by kind and direction, where
      * sampled: the calibration keeps it (hook_base of later recordings). */
     VALUE hook_means = rb_ary_new_capa(2 * SESSION_COST_KINDS);
     for (int k = 0; k < SESSION_COST_KINDS; k++)
         for (int d = 0; d < 2; d++)
-            rb_ary_push(hook_means, S.hook_samples[k][d]
-                                        ? ULL2NUM(tg_tsc_ticks_to_ns(&session_tsc, S.hook_ticks[k][d] / S.hook_samples[k][d]))
+            rb_ary_push(hook_means, session.hook_samples[k][d]
+                                        ? ULL2NUM(tg_tsc_ticks_to_ns(&session_tsc, session.hook_ticks[k][d] / session.hook_samples[k][d]))
                                         : Qnil);
     VALUE tracing = rb_hash_new();
-    result_set(tracing, "removed", ULL2NUM(S.cost_removed));
+    result_set(tracing, "removed", ULL2NUM(session.cost_removed));
     result_set(tracing, "c_calls", c_calls);
     result_set(tracing, "hook_means", hook_means);
     VALUE result = rb_hash_new();
-    result_set(result, "clock", ID2SYM(rb_intern(tg_clock_name(S.clock))));
+    result_set(result, "clock", ID2SYM(rb_intern(tg_clock_name(session.clock))));
     result_set(result, "threads", threads);
     result_set(result, "methods", methods);
     result_set(result, "edges", edges);
-    result_set(result, "complete", (S.dropped || S.prof.out_of_memory) ? Qfalse : Qtrue);
+    result_set(result, "complete", (session.dropped || session.prof.out_of_memory) ? Qfalse : Qtrue);
     result_set(result, "call_tree", call_tree);
-    result_set(result, "gc", S.gc ? gc_events_result() : Qnil);
-    result_set(result, "wall_time", ULL2NUM(S.wall_time));
-    result_set(result, "allocations", S.allocations ? Qtrue : Qfalse);
+    result_set(result, "gc", session.gc ? gc_events_result() : Qnil);
+    result_set(result, "wall_time", ULL2NUM(session.wall_time));
+    result_set(result, "allocations", session.allocations ? Qtrue : Qfalse);
     result_set(result, "tracing", tracing);
     return result;
 }
@@ -352,7 +352,7 @@ static VALUE build_result_protected(VALUE unused)
 static uint64_t thread_clock_now(thread_rec *th, VALUE me, uint64_t now)
 {
     return th->thread == me           ? session_event_time_less(th, 0, 0)
-           : S.clock != TG_CLOCK_WALL ? th->last_now
+           : session.clock != TG_CLOCK_WALL ? th->last_now
                                       : session_time_at(th, now);
 }
 
@@ -361,29 +361,29 @@ static uint64_t thread_clock_now(thread_rec *th, VALUE me, uint64_t now)
 static VALUE pause_method(VALUE mod)
 {
     (void)mod;
-    if (!S.running) rb_raise(eError, "not started: call Tracegraph.start before Tracegraph.pause");
-    if (S.paused) rb_raise(eError, "already paused: call Tracegraph.resume first");
+    if (!session.running) rb_raise(eError, "not started: call Tracegraph.start before Tracegraph.pause");
+    if (session.paused) rb_raise(eError, "already paused: call Tracegraph.resume first");
     /* The GC and allocation hooks go first and come back last (resume_method,
      * start_method): they are never on without the main hook, and nothing
      * allocated here or in the Ruby that pauses is counted. */
     c_ever_hold();
-    if (S.allocations) alloc_events_stop();
-    if (S.gc) gc_events_pause();
+    if (session.allocations) alloc_events_stop();
+    if (session.gc) gc_events_pause();
     remove_hook();
     /* A pending C leaf becomes a frame, so a return during the pause
      * closes it like any other. */
-    if (S.prof.running) tg_profiler_settle_leaf(&S.prof, S.prof.running);
+    if (session.prof.running) tg_profiler_settle_leaf(&session.prof, session.prof.running);
     uint64_t now = session_clock_read();
     VALUE me = rb_thread_current();
-    for (uint32_t i = 0; i < S.prof.thread_count; i++) {
-        thread_rec *th = &S.threads[i];
+    for (uint32_t i = 0; i < session.prof.thread_count; i++) {
+        thread_rec *th = &session.threads[i];
         tg_context_suspend(&th->current->ctx, thread_clock_now(th, me, now));
         th->clock.estimate_valid = false;
     }
-    S.paused = true;
-    S.wall_paused_at = tg_clock_read(CLOCK_MONOTONIC);
+    session.paused = true;
+    session.wall_paused_at = tg_clock_read(CLOCK_MONOTONIC);
     rb_event_flag_t events = RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
-    events |= S.events & (RUBY_EVENT_C_RETURN | RUBY_EVENT_B_RETURN);
+    events |= session.events & (RUBY_EVENT_C_RETURN | RUBY_EVENT_B_RETURN);
     install_hook(event_hook_paused(), events);
     c_ever_release();
     return Qnil;
@@ -395,22 +395,22 @@ static VALUE pause_method(VALUE mod)
 static VALUE resume_method(VALUE mod)
 {
     (void)mod;
-    if (!S.running) rb_raise(eError, "not started: call Tracegraph.start and Tracegraph.pause first");
-    if (!S.paused) rb_raise(eError, "not paused: call Tracegraph.pause first");
+    if (!session.running) rb_raise(eError, "not started: call Tracegraph.start and Tracegraph.pause first");
+    if (!session.paused) rb_raise(eError, "not paused: call Tracegraph.pause first");
     c_ever_hold();
     remove_hook();
     uint64_t now = session_clock_read();
     VALUE me = rb_thread_current();
-    for (uint32_t i = 0; i < S.prof.thread_count; i++) {
-        thread_rec *th = &S.threads[i];
+    for (uint32_t i = 0; i < session.prof.thread_count; i++) {
+        thread_rec *th = &session.threads[i];
         tg_context_resume(&th->current->ctx, thread_clock_now(th, me, now));
         th->clock.estimate_valid = false;
     }
-    S.paused = false;
-    S.wall_paused += tg_clock_read(CLOCK_MONOTONIC) - S.wall_paused_at;
-    install_hook(event_hook_recording(), S.events);
-    if (S.gc) gc_events_resume();
-    if (S.allocations) alloc_events_start(&S.prof);
+    session.paused = false;
+    session.wall_paused += tg_clock_read(CLOCK_MONOTONIC) - session.wall_paused_at;
+    install_hook(event_hook_recording(), session.events);
+    if (session.gc) gc_events_resume();
+    if (session.allocations) alloc_events_start(&session.prof);
     c_ever_release();
     return Qnil;
 }
@@ -444,29 +444,29 @@ static VALUE protected_priority(VALUE (*call)(VALUE), VALUE arg)
 static VALUE stop_method(VALUE mod)
 {
     (void)mod;
-    if (!S.running) rb_raise(eError, "not started: call Tracegraph.start first");
+    if (!session.running) rb_raise(eError, "not started: call Tracegraph.start first");
     c_ever_hold();
-    if (S.allocations) alloc_events_stop();   /* first, as in pause_method */
-    if (S.gc) gc_events_stop();
+    if (session.allocations) alloc_events_stop();   /* first, as in pause_method */
+    if (session.gc) gc_events_stop();
     remove_hook();
     /* As before the start; unless Ruby rewrote the operators for someone
      * else's hook meanwhile, which may still want C events. */
-    if (S.c_rewritten) S.c_held = false;
+    if (session.c_rewritten) session.c_held = false;
     c_ever_release();
-    S.running = false;
-    uint64_t wall_end = S.paused ? S.wall_paused_at : tg_clock_read(CLOCK_MONOTONIC);
-    S.wall_time = wall_end - S.wall_started - S.wall_paused;
+    session.running = false;
+    uint64_t wall_end = session.paused ? session.wall_paused_at : tg_clock_read(CLOCK_MONOTONIC);
+    session.wall_time = wall_end - session.wall_started - session.wall_paused;
 
     uint64_t now = session_clock_read();
     VALUE me = rb_thread_current();
-    for (uint32_t i = 0; i < S.prof.thread_count; i++) {
-        thread_rec *th = &S.threads[i];
+    for (uint32_t i = 0; i < session.prof.thread_count; i++) {
+        thread_rec *th = &session.threads[i];
         /* Close each thread's frames on that thread's own time line
          * (stacks stopped by a pause or a fiber switch at that moment). */
         uint64_t at = thread_clock_now(th, me, now);
-        for (uint32_t c = 0; c < S.context_count; c++)
-            if (S.contexts[c]->ctx.thread == i) tg_profiler_close_all(&S.prof, &S.contexts[c]->ctx, at);
-        S.cost_removed += th->cost_removed;
+        for (uint32_t c = 0; c < session.context_count; c++)
+            if (session.contexts[c]->ctx.thread == i) tg_profiler_close_all(&session.prof, &session.contexts[c]->ctx, at);
+        session.cost_removed += th->cost_removed;
     }
 
     stopping = true;
@@ -484,13 +484,13 @@ static VALUE stop_method(VALUE mod)
 static VALUE running_p_method(VALUE mod)
 {
     (void)mod;
-    return S.running ? Qtrue : Qfalse;
+    return session.running ? Qtrue : Qfalse;
 }
 
 static VALUE paused_p_method(VALUE mod)
 {
     (void)mod;
-    return S.running && S.paused ? Qtrue : Qfalse;
+    return session.running && session.paused ? Qtrue : Qfalse;
 }
 
 /* For tests: the measured control frame size, 0 if positions are off. */

@@ -26,7 +26,7 @@
  * Names. A function or variable that one binding file shares with others
  * is named after the file that defines it: session_event_time is in
  * session.h/session.c, gc_events_start in gc_events.c, ruby_vm_frame_iseq
- * in ruby_vm.h. (S, the session, is the one short exception.) Each file's
+ * in ruby_vm.h; the session's state itself is `session`. Each file's
  * init is <file>_init. The core's names start with tg_.
  *
  * Dependencies run one way: no two files call each other. Each file's
