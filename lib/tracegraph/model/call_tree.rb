@@ -79,12 +79,13 @@ module Tracegraph
 
     # [[parent index or -1, method index, calls, total, self, thread index
     #   for a bottom frame(, allocations, self allocations)], ...] -> CallTreeNodes
+    # (a bottom frame of a file without threads has the index after them: nil)
     def build_nodes(rows)
       nodes = []
       rows.each do |parent, method, calls, total, self_time, thread, allocations, self_allocations|
         parent = parent.negative? ? nil : nodes.fetch(parent)
         nodes << CallTreeNode.new(parent: parent, method: @methods.fetch(method), calls: calls, total_time: total,
-                                  self_time: self_time, thread: parent ? parent.thread : @threads.fetch(thread),
+                                  self_time: self_time, thread: parent ? parent.thread : @threads[thread],
                                   allocations: allocations, self_allocations: self_allocations)
       end
       nodes
