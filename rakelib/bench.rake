@@ -40,6 +40,12 @@ namespace :bench do
     ruby "-Ilib", "bench/accuracy.rb"
   end
 
+  desc "Profile#group_by on rubocop's call tree of about 1.45 million paths, recorded and saved (bench/group_by.rb); " \
+       "prints its table"
+  task group_by: :compile do
+    ruby "-Ilib", "bench/group_by.rb"
+  end
+
   desc "The CI gate's false alarms and detection: 31 unchanged and 30 slowed measurements (bench/gate.rb); writes bench/GATE.md"
   task gate: :compile do
     ruby "-Ilib", "bench/gate.rb"

@@ -4,8 +4,10 @@
  * once, edge totals of outermost activations only), hidden leaves and
  * hidden subtrees (ancestors' totals drop by exactly their time), edge
  * order, a 100,000-deep path, malformed trees, allocation counts under
- * the same rules, and every memory allocation failing in turn (where the
- * linker can wrap the allocator).
+ * the same rules, groups of methods (a group recursing into itself
+ * through another, C methods taking their caller's group, roots, threads
+ * and hidden methods with a grouping), and every memory allocation failing
+ * in turn (where the linker can wrap the allocator).
  */
 #include <check.h>
 #include <stdint.h>
@@ -509,6 +511,218 @@ START_TEST(an_empty_tree_has_empty_statistics)
 }
 END_TEST
 
+/* ---- groups: each moment once, however groups recurse ------------------ */
+
+enum { G_A1, G_A2, G_B1, G_B2, G_EACH, G_LOAD, G_SLEEP, G_METHODS };
+enum { GA, GB, GTOP, GROUPS };
+
+/* A1 and A2 are group A's, B1 and B2 group B's; EACH, LOAD and SLEEP are
+ * C methods, which take their caller's group (LOAD, a bottom frame, the
+ * top group). Group A calls B, which calls back into A, which calls B
+ * again: A -> B -> A -> B. */
+static const uint32_t group_of[G_METHODS] = {
+    [G_A1] = GA, [G_A2] = GA, [G_B1] = GB, [G_B2] = GB,
+    [G_EACH] = TG_TREE_STATS_INHERIT, [G_LOAD] = TG_TREE_STATS_INHERIT, [G_SLEEP] = TG_TREE_STATS_INHERIT,
+};
+
+static const tg_calltree_node grouped[] = {
+    {ROOT(0), G_LOAD, 1, 100, 2},   /* 0 LOAD                    top */
+    {0, G_A1, 1, 98, 10},           /* 1 LOAD > A1               A, arrow top -> A */
+    {1, G_B1, 2, 60, 5},            /* 2 .. A1 > B1              B, arrow A -> B */
+    {2, G_EACH, 2, 55, 5},          /* 3 .. B1 > EACH            B (inherited) */
+    {3, G_A2, 4, 50, 10},           /* 4 .. EACH > A2            A again: arrow B -> A */
+    {4, G_B2, 4, 40, 20},           /* 5 .. A2 > B2              B again: A -> B inside A -> B */
+    {5, G_EACH, 4, 20, 20},         /* 6 .. B2 > EACH            B, EACH inside EACH */
+    {1, G_EACH, 1, 28, 8},          /* 7 LOAD > A1 > EACH        A (inherited) */
+    {7, G_B2, 1, 20, 20},           /* 8 .. EACH > B2            B, arrow A -> B */
+    {ROOT(1), G_A1, 1, 30, 5},      /* 9 thread 1: A1            A */
+    {9, G_SLEEP, 1, 25, 25},        /* 10 thread 1: A1 > SLEEP   A (inherited) */
+};
+
+/* Allocation counts: three times each node's times. */
+static tg_calltree_allocations grouped_counts[11];
+
+static tg_tree_stats_input grouped_input(void)
+{
+    for (uint32_t i = 0; i < 11; i++)
+        grouped_counts[i] = (tg_calltree_allocations){3 * grouped[i].total_time, 3 * grouped[i].self_time};
+    tg_tree_stats_input in = input(grouped, 11, G_METHODS, 2);
+    in.group_of = group_of;
+    in.group_count = GROUPS;
+    in.top_group = GTOP;
+    return in;
+}
+
+#define ck_group(s, g, c, total, self) ck_method_stats(&(s)->groups[g], c, total, self)
+
+static void ck_method_stats(const tg_method_stats *ms, uint64_t calls, uint64_t total, uint64_t self)
+{
+    ck_assert_uint_eq(ms->calls, calls);
+    ck_assert_uint_eq(ms->total_time, total);
+    ck_assert_uint_eq(ms->self_time, self);
+    ck_assert_uint_eq(ms->active, 0);
+}
+
+static void ck_piece(const tg_tree_stats *s, uint32_t p, uint32_t method, uint32_t group, uint64_t calls,
+                     uint64_t total, uint64_t self)
+{
+    ck_assert_uint_lt(p, s->piece_count);
+    const tg_tree_stats_piece *piece = &s->pieces[p];
+    ck_assert_uint_eq(piece->method, method);
+    ck_assert_uint_eq(piece->group, group);
+    ck_assert_uint_eq(piece->calls, calls);
+    ck_assert_uint_eq(piece->total_time, total);
+    ck_assert_uint_eq(piece->self_time, self);
+}
+
+START_TEST(groups_recursing_through_each_other_count_each_moment_once)
+{
+    bool main_only[] = {true, false};
+    tg_tree_stats_input in = grouped_input();
+    in.threads = main_only;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    /* top: LOAD. A: 1, 4 and the EACH of 7; entered at 1 (from top) and 4
+     * (from B); its total is node 1's, which holds 4 and 7. B: 2, 3, 5, 6,
+     * 8; entered at 2, 5 and 8; its outermost nodes are 2 and 8. */
+    ck_group(&s, GTOP, 1, 100, 2);
+    ck_group(&s, GA, 1 + 4, 98, 10 + 10 + 8);
+    ck_group(&s, GB, 2 + 4 + 1, 60 + 20, 5 + 5 + 20 + 20 + 20);
+    ck_assert_uint_eq(s.groups[GTOP].self_time + s.groups[GA].self_time + s.groups[GB].self_time, 100);
+    /* Arrows in walk order. A -> B: crossings 2, 5 and 8; 5 is inside 2's. */
+    ck_assert_uint_eq(s.edge_count, 3);
+    ck_edge(&s, 0, GTOP, GA, 1, 98, 10);
+    ck_edge(&s, 1, GA, GB, 2 + 4 + 1, 60 + 20, 5 + 20 + 20);
+    ck_edge(&s, 2, GB, GA, 4, 50, 10);
+    /* Pieces: EACH in B is nodes 3 and 6, 6 inside 3; in A node 7. */
+    ck_assert_uint_eq(s.piece_count, 3);
+    ck_piece(&s, 0, G_LOAD, GTOP, 1, 100, 2);
+    ck_piece(&s, 1, G_EACH, GB, 2 + 4, 55, 5 + 20);
+    ck_piece(&s, 2, G_EACH, GA, 1, 28, 8);
+    /* The methods' own statistics are as without a grouping; EACH's
+     * pieces share out its calls, self and total time. */
+    ck_method(&s, G_EACH, 7, 55 + 28, 33);
+    ck_method(&s, G_A1, 1, 98, 10);
+    ck_method(&s, G_B2, 5, 60, 40);
+    ck_assert_uint_eq(s.thread_time[0], 100);
+    ck_assert_ptr_null(s.group_allocations);
+    ck_assert_ptr_null(s.piece_allocations);
+    tg_tree_stats_free(&s);
+    ck_assert_ptr_null(s.groups);
+    ck_assert_ptr_null(s.pieces);
+    ck_assert_uint_eq(s.piece_count, 0);
+}
+END_TEST
+
+START_TEST(group_allocations_follow_the_same_rules)
+{
+    bool main_only[] = {true, false};
+    tg_tree_stats_input in = grouped_input();
+    in.threads = main_only;
+    in.allocations = grouped_counts;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_group(&s, GA, 5, 98, 28);   /* times as without counts */
+    ck_allocations(&s.group_allocations[GTOP], 300, 6);
+    ck_allocations(&s.group_allocations[GA], 3 * 98, 3 * 28);
+    ck_allocations(&s.group_allocations[GB], 3 * 80, 3 * 70);
+    ck_allocations(&s.edge_allocations[0], 3 * 98, 3 * 10);
+    ck_allocations(&s.edge_allocations[1], 3 * 80, 3 * 45);
+    ck_allocations(&s.edge_allocations[2], 3 * 50, 3 * 10);
+    ck_allocations(&s.piece_allocations[1], 3 * 55, 3 * 25);
+    ck_allocations(&s.piece_allocations[2], 3 * 28, 3 * 8);
+    tg_tree_stats_free(&s);
+    ck_assert_ptr_null(s.group_allocations);
+    ck_assert_ptr_null(s.piece_allocations);
+}
+END_TEST
+
+START_TEST(groups_with_threads_and_hidden_methods)
+{
+    static const bool sleep_hidden_g[G_METHODS] = {[G_SLEEP] = true};
+    bool worker_only[] = {false, true};
+    tg_tree_stats_input in = grouped_input();
+    tg_tree_stats s;
+
+    /* Thread 1 alone: A1 and the SLEEP it calls, which is A's. */
+    in.threads = worker_only;
+    compute_ok(&in, &s);
+    ck_group(&s, GA, 1, 30, 30);
+    ck_group(&s, GB, 0, 0, 0);
+    ck_group(&s, GTOP, 0, 0, 0);
+    ck_assert_uint_eq(s.edge_count, 0);
+    ck_assert_uint_eq(s.piece_count, 1);
+    ck_piece(&s, 0, G_SLEEP, GA, 1, 25, 25);
+    tg_tree_stats_free(&s);
+
+    /* Without SLEEP: its time comes off A's total, and it is no piece. */
+    in.hidden = sleep_hidden_g;
+    compute_ok(&in, &s);
+    ck_group(&s, GA, 1, 5, 5);
+    ck_assert_uint_eq(s.piece_count, 0);
+    ck_assert_uint_eq(s.hidden_time, 25);
+    ck_assert_uint_eq(s.thread_time[1], 5);
+    tg_tree_stats_free(&s);
+
+    /* Both threads: A's root call on thread 1 is one more entry, and one
+     * more outermost node. */
+    in.threads = NULL;
+    compute_ok(&in, &s);
+    ck_group(&s, GA, 6, 98 + 5, 28 + 5);
+    ck_group(&s, GB, 7, 80, 70);
+    ck_group(&s, GTOP, 1, 100, 2);
+    ck_assert_uint_eq(s.edge_count, 3);
+    ck_assert_uint_eq(s.piece_count, 3);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(a_root_c_method_is_the_top_group_and_calls_inherit_it)
+{
+    /* A C method at the bottom calling another C method: both the top
+     * group's, so one entry and no arrow; then a group's method. */
+    static const tg_calltree_node nodes[] = {
+        {ROOT(0), G_LOAD, 1, 50, 10},   /* 0 */
+        {0, G_EACH, 3, 40, 15},         /* 1 */
+        {1, G_B1, 3, 25, 25},           /* 2 */
+    };
+    tg_tree_stats_input in = input(nodes, 3, G_METHODS, 1);
+    in.group_of = group_of;
+    in.group_count = GROUPS;
+    in.top_group = GTOP;
+    tg_tree_stats s;
+    compute_ok(&in, &s);
+    ck_group(&s, GTOP, 1, 50, 25);
+    ck_group(&s, GB, 3, 25, 25);
+    ck_assert_uint_eq(s.edge_count, 1);
+    ck_edge(&s, 0, GTOP, GB, 3, 25, 25);
+    ck_assert_uint_eq(s.piece_count, 2);
+    ck_piece(&s, 0, G_LOAD, GTOP, 1, 50, 10);
+    ck_piece(&s, 1, G_EACH, GTOP, 3, 40, 15);
+    tg_tree_stats_free(&s);
+}
+END_TEST
+
+START_TEST(a_grouping_naming_a_missing_group_is_refused)
+{
+    uint32_t bad[G_METHODS];
+    memcpy(bad, group_of, sizeof bad);
+    bad[G_B2] = GROUPS;
+    tg_tree_stats_input in = grouped_input();
+    in.group_of = bad;
+    tg_tree_stats s;
+    ck_assert_int_eq(tg_tree_stats_compute(&in, &s), TG_TREE_STATS_BAD_GROUPS);
+    ck_assert_ptr_null(s.groups);
+    ck_assert_ptr_null(s.methods);
+    in.group_of = group_of;
+    in.top_group = GROUPS;
+    ck_assert_int_eq(tg_tree_stats_compute(&in, &s), TG_TREE_STATS_BAD_GROUPS);
+    in.group_count = 0;
+    in.top_group = 0;
+    ck_assert_int_eq(tg_tree_stats_compute(&in, &s), TG_TREE_STATS_BAD_GROUPS);
+}
+END_TEST
+
 #ifdef TG_TEST_WRAP_ALLOC
 /* The linker sends every malloc, calloc and realloc of this program (the
  * core's included) here: the `fail_at`-th call from now fails. */
@@ -528,7 +742,7 @@ START_TEST(every_allocation_failure_is_reported_and_frees_everything)
      * all grow; run once without allocation counts and once with them (two
      * more arrays, and the edges' growing). */
     enum { DEPTH = 300, N = 100 };
-    bool counted = _i == 1;
+    bool counted = _i >= 1, grouping = _i == 2;
     tg_calltree_node *nodes = calloc(DEPTH, sizeof *nodes);
     tg_calltree_allocations *counts = calloc(DEPTH, sizeof *counts);
     ck_assert_ptr_nonnull(nodes);
@@ -539,9 +753,17 @@ START_TEST(every_allocation_failure_is_reported_and_frees_everything)
     }
     tg_tree_stats_input in = input(nodes, DEPTH, N, 1);
     if (counted) in.allocations = counts;
+    uint32_t groups_of[N];   /* every 4th method in one of 4 groups, the others inheriting */
+    for (uint32_t m = 0; m < N; m++) groups_of[m] = m % 4 ? TG_TREE_STATS_INHERIT : m / 4 % 4;
+    if (grouping) {
+        in.group_of = groups_of;
+        in.group_count = 4;
+        in.top_group = 0;
+    }
     tg_tree_stats want;
     compute_ok(&in, &want);
-    ck_assert_uint_eq(want.edge_count, N);
+    ck_assert_uint_eq(want.edge_count, grouping ? 4 : N);   /* 0 -> 1 -> 2 -> 3 -> 0 */
+    ck_assert_uint_eq(want.piece_count, grouping ? 3 * N / 4 : 0);   /* more than the first 64: they grow */
     long failures = 0;
     for (long k = 0;; k++) {
         alloc_calls = 0;
@@ -556,7 +778,15 @@ START_TEST(every_allocation_failure_is_reported_and_frees_everything)
             ck_assert_mem_eq(s.methods, want.methods, N * sizeof *s.methods);
             if (counted) {
                 ck_assert_mem_eq(s.method_allocations, want.method_allocations, N * sizeof *s.method_allocations);
-                ck_assert_mem_eq(s.edge_allocations, want.edge_allocations, N * sizeof *s.edge_allocations);
+                ck_assert_mem_eq(s.edge_allocations, want.edge_allocations, want.edge_count * sizeof *s.edge_allocations);
+            }
+            if (grouping) {
+                ck_assert_uint_eq(s.piece_count, want.piece_count);
+                ck_assert_mem_eq(s.groups, want.groups, 4 * sizeof *s.groups);
+                ck_assert_mem_eq(s.pieces, want.pieces, want.piece_count * sizeof *s.pieces);
+                ck_assert_mem_eq(s.group_allocations, want.group_allocations, 4 * sizeof *s.group_allocations);
+                ck_assert_mem_eq(s.piece_allocations, want.piece_allocations,
+                                 want.piece_count * sizeof *s.piece_allocations);
             }
             tg_tree_stats_free(&s);
             break;
@@ -567,12 +797,17 @@ START_TEST(every_allocation_failure_is_reported_and_frees_everything)
         ck_assert_ptr_null(s.thread_time);
         ck_assert_ptr_null(s.method_allocations);
         ck_assert_ptr_null(s.edge_allocations);
+        ck_assert_ptr_null(s.groups);
+        ck_assert_ptr_null(s.pieces);
+        ck_assert_ptr_null(s.group_allocations);
+        ck_assert_ptr_null(s.piece_allocations);
         failures++;
     }
     /* 6 arrays, the map, and the path, edges and map growing; with counts
-     * 2 more arrays and the edge counts growing */
-    ck_assert_int_ge(failures, counted ? 14 : 10);
-    if (counted) {
+     * 2 more arrays and the edge counts growing; with a grouping 2 more
+     * arrays, the piece map, and the pieces and their counts growing */
+    ck_assert_int_ge(failures, grouping ? 18 : counted ? 14 : 10);
+    if (counted && !grouping) {
         ck_allocations(&want.method_allocations[0], 2 * DEPTH, 6);   /* nodes 0, 100, 200: the outermost once */
         ck_allocations(&want.edge_allocations[0], 2 * (DEPTH - 1), 6);   /* 0 -> 1: nodes 1, 101 and 201 */
     }
@@ -721,8 +956,13 @@ int main(void)
     tcase_add_test(tc, a_focus_with_hidden_methods_and_allocations);
     tcase_add_test(tc, a_focus_counts_matches_under_matches_once);
     tcase_add_test(tc, a_focus_without_a_match_counts_nothing);
+    tcase_add_test(tc, groups_recursing_through_each_other_count_each_moment_once);
+    tcase_add_test(tc, group_allocations_follow_the_same_rules);
+    tcase_add_test(tc, groups_with_threads_and_hidden_methods);
+    tcase_add_test(tc, a_root_c_method_is_the_top_group_and_calls_inherit_it);
+    tcase_add_test(tc, a_grouping_naming_a_missing_group_is_refused);
 #ifdef TG_TEST_WRAP_ALLOC
-    tcase_add_loop_test(tc, every_allocation_failure_is_reported_and_frees_everything, 0, 2);
+    tcase_add_loop_test(tc, every_allocation_failure_is_reported_and_frees_everything, 0, 3);
 #endif
     suite_add_tcase(suite, tc);
     SRunner *sr = srunner_create(suite);

@@ -6,7 +6,9 @@
 # the reader either loads it or raises Tracegraph::FormatError, nothing
 # else. Every eighth input goes through a file and load_json instead,
 # sometimes replaced by random bytes or read with a max_bytes it exceeds.
-# A loaded profile must also render to DOT and JSON.
+# The profile has a call tree, with allocation counts. A loaded profile
+# must also render to DOT and JSON, and be grouped (from its tree when
+# it has one, in C).
 #   ruby -Ilib test/fuzz/fuzz_json.rb [iterations] [seed]
 require "tracegraph"
 require "fileutils"
@@ -19,7 +21,7 @@ SPLICES = ['"', "{", "}", "[", "]", ",", ":", "null", "-1", "1.5", "1e400", "2e1
 
 def leaf = :leaf
 def seed_text
-  profile = Tracegraph.profile { 3.times { leaf }; [1].map { leaf } }
+  profile = Tracegraph.profile(call_tree: true, allocations: true) { 3.times { leaf }; [1].map { leaf } }
   profile.to_json.b
 end
 
@@ -56,6 +58,7 @@ ITERATIONS.times do |i|
               end
     profile.to_dot(node_fraction: 0, edge_fraction: 0)
     profile.to_json
+    profile.group_by(:class)
     counts[:loaded] += 1
   rescue Tracegraph::FormatError => e
     counts[:rejected] += 1

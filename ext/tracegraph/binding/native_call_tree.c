@@ -7,6 +7,8 @@
  *   NativeCallTree._pack, #size, #allocations?, #_rows   the nodes
  *   #_view, #_stats   some threads, or the profile without its waiting
  *                     time (Profile#view, lib/tracegraph/model/view.rb)
+ *   #_group_stats     groups of methods (Profile#group_by,
+ *                     lib/tracegraph/model/group_sums.rb)
  *   #_write           the stack outputs (:folded, :pprof, :speedscope,
  *                     :firefox), streamed by the core's tg_stacks writers
  *
@@ -318,6 +320,97 @@ static VALUE native_tree_stats(VALUE self, VALUE method_count, VALUE thread_flag
     return rb_ensure(stats_body, (VALUE)&a, stats_cleanup, (VALUE)&a);
 }
 
+typedef struct group_stats_args {
+    tg_tree_stats_input in;
+    tg_tree_stats out;
+    VALUE group_of;
+    uint32_t *groups;
+} group_stats_args;
+
+/* [calls, total, self(, allocations, self allocations)], after `prefix`
+ * (nil for none) */
+static VALUE stats_row(VALUE prefix, uint64_t calls, uint64_t total, uint64_t self_time,
+                       const tg_allocation_stats *a)
+{
+    VALUE row = NIL_P(prefix) ? rb_ary_new_capa(5) : prefix;
+    rb_ary_push(row, ULL2NUM(calls));
+    rb_ary_push(row, ULL2NUM(total));
+    rb_ary_push(row, ULL2NUM(self_time));
+    if (a) push_allocations(row, a);
+    return row;
+}
+
+static VALUE group_stats_body(VALUE arg)
+{
+    group_stats_args *a = (group_stats_args *)arg;
+    long n = RARRAY_LEN(a->group_of);
+    a->groups = malloc(((size_t)n + 1) * sizeof *a->groups);
+    if (!a->groups) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    for (long i = 0; i < n; i++) {
+        VALUE g = rb_ary_entry(a->group_of, i);
+        a->groups[i] = NIL_P(g) ? TG_TREE_STATS_INHERIT : NUM2UINT(g);
+        if (a->groups[i] == TG_TREE_STATS_INHERIT && !NIL_P(g)) rb_raise(rb_eArgError, "group index out of range");
+    }
+    a->in.group_of = a->groups;
+    tg_tree_stats_status status = tg_tree_stats_compute(&a->in, &a->out);
+    if (status == TG_TREE_STATS_NO_MEMORY) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    if (status == TG_TREE_STATS_BAD_GROUPS) rb_raise(rb_eArgError, "a method's group or the top group out of range");
+    if (status != TG_TREE_STATS_OK) rb_raise(rb_eArgError, "malformed call tree");
+    bool counted = a->in.allocations != NULL;
+    VALUE groups = rb_ary_new_capa(a->in.group_count);
+    for (uint32_t i = 0; i < a->in.group_count; i++) {
+        const tg_method_stats *g = &a->out.groups[i];
+        rb_ary_push(groups, stats_row(Qnil, g->calls, g->total_time, g->self_time,
+                                      counted ? &a->out.group_allocations[i] : NULL));
+    }
+    VALUE arrows = rb_ary_new_capa(a->out.edge_count);
+    for (uint32_t i = 0; i < a->out.edge_count; i++) {
+        const tg_edge_stats *e = &a->out.edges[i];
+        VALUE ends = rb_ary_new_from_args(2, UINT2NUM(e->caller), UINT2NUM(e->callee));
+        rb_ary_push(arrows, stats_row(ends, e->calls, e->total_time, e->self_time,
+                                      counted ? &a->out.edge_allocations[i] : NULL));
+    }
+    VALUE pieces = rb_ary_new_capa(a->out.piece_count);
+    for (uint32_t i = 0; i < a->out.piece_count; i++) {
+        const tg_tree_stats_piece *p = &a->out.pieces[i];
+        VALUE ends = rb_ary_new_from_args(2, UINT2NUM(p->method), UINT2NUM(p->group));
+        rb_ary_push(pieces, stats_row(ends, p->calls, p->total_time, p->self_time,
+                                      counted ? &a->out.piece_allocations[i] : NULL));
+    }
+    return rb_ary_new_from_args(3, groups, arrows, pieces);
+}
+
+static VALUE group_stats_cleanup(VALUE arg)
+{
+    group_stats_args *a = (group_stats_args *)arg;
+    tg_tree_stats_free(&a->out);
+    free(a->groups);
+    return Qnil;
+}
+
+/* NativeCallTree#_group_stats(group_of, group_count, top_group, thread_count)
+ * -> [[[calls, total, self(, allocations, self allocations)] per group],
+ * [[from group, to group, calls, total, self(, ...)], ...] (the arrows),
+ * [[method, group, calls, total, self(, ...)], ...] (the pieces)]: the
+ * tree's every path summed by group (tg_tree_stats_compute with a
+ * grouping). group_of has a group index per method, or nil for a method
+ * that takes its caller's group (top_group at the bottom of a stack);
+ * thread_count is how many thread indexes the tree's bottom frames use. */
+static VALUE native_tree_group_stats(VALUE self, VALUE group_of, VALUE group_count, VALUE top_group,
+                                     VALUE thread_count)
+{
+    Check_Type(group_of, T_ARRAY);
+    const native_tree *t = native_tree_of(self);
+    group_stats_args a = {.in = {.nodes = t->nodes, .allocations = t->allocations, .node_count = t->count,
+                                 .method_count = (uint32_t)RARRAY_LEN(group_of),
+                                 .thread_count = NUM2UINT(thread_count), .group_count = NUM2UINT(group_count),
+                                 .top_group = NUM2UINT(top_group)},
+                          .group_of = group_of};
+    VALUE result = rb_ensure(group_stats_body, (VALUE)&a, group_stats_cleanup, (VALUE)&a);
+    RB_GC_GUARD(group_of);
+    return result;
+}
+
 /* ---- the stack outputs (tg_stacks) ---- */
 
 /* What a stack output borrows while it is written: C copies of every
@@ -454,5 +547,6 @@ void native_call_tree_init(VALUE mTracegraph, VALUE error)
     rb_define_method(cNativeCallTree, "_rows", native_tree_rows, 0);
     rb_define_method(cNativeCallTree, "_view", native_tree_view, 3);
     rb_define_method(cNativeCallTree, "_stats", native_tree_stats, 4);
+    rb_define_method(cNativeCallTree, "_group_stats", native_tree_group_stats, 4);
     rb_define_method(cNativeCallTree, "_write", native_tree_write, 5);
 }

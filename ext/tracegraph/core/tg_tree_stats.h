@@ -35,10 +35,31 @@
  *    (allocations the same); every other node is left out with its
  *    subtree. So a hub such as Array#each keeps only the part of its time
  *    spent on the way to a match. Hidden methods are left out first.
+ *  - With a grouping (group_of), the same walk also sums groups of methods
+ *    (a profile by class, file or gem): a node's group is its method's,
+ *    or for a method that inherits (a C method: TG_TREE_STATS_INHERIT)
+ *    its parent's, and top_group for a bottom frame. Each moment is
+ *    counted once, however groups recurse into each other:
+ *      a group's self time adds its nodes'; its calls only its entries
+ *      (a bottom frame, or a node whose parent's group differs); its
+ *      total the effective totals of its outermost nodes on each path;
+ *      an arrow A -> B (A != B) is a node of B whose parent is of A: its
+ *      calls and self time add every such crossing, its total only the
+ *      outermost A -> B crossings on each path;
+ *      a piece (an inheriting method, the group it took) adds the calls
+ *      and self time of its nodes, and as its total the effective totals
+ *      of those with no ancestor of the same method, so a method's
+ *      pieces share out its calls, self and total time.
+ *    Allocation counts follow the same rules; hidden methods, chosen
+ *    threads and focus flags apply first, as above. The arrows are listed
+ *    in `edges` (caller and callee are group indexes, in the order the
+ *    walk first meets them) in place of the method edges; the methods'
+ *    statistics are as without a grouping.
  *
- * Cost: O(nodes) time (plus the edge map); memory is 16 bytes per node (24
- * with allocation counts; with focus flags, 9 more, and 8 more with both), 8 per frame of the deepest counted path, and
- * the results. The walk keeps its path in an array, not on the C stack:
+ * Cost: O(nodes) time (plus the edge map, and with a grouping the piece
+ * map); memory is 16 bytes per node (24 with allocation counts; with
+ * focus flags, 9 more, and 8 more with both; a grouping adds none), 16 per
+ * frame of the deepest counted path, and the results. The walk keeps its path in an array, not on the C stack:
  * any depth works.
  */
 #ifndef TG_TREE_STATS_H
@@ -59,23 +80,44 @@ typedef struct tg_tree_stats_input {
     const bool *threads;   /* thread_count entries: which threads count; NULL = all */
     const bool *hidden;    /* method_count entries: methods left out with their callees; NULL = none */
     const bool *focus;     /* method_count entries: only paths through these count; NULL = every path */
+    /* A grouping, or group_of NULL for none: */
+    const uint32_t *group_of;   /* method_count entries: a group below group_count, or TG_TREE_STATS_INHERIT */
+    uint32_t group_count;
+    uint32_t top_group;         /* the group of an inheriting bottom frame */
 } tg_tree_stats_input;
+
+/* In group_of: the node takes its parent's group (top_group at the bottom). */
+#define TG_TREE_STATS_INHERIT UINT32_MAX
+
+/* What group `group` holds of inheriting method `method`. */
+typedef struct tg_tree_stats_piece {
+    uint32_t method, group;
+    uint64_t calls;
+    uint64_t total_time;   /* nodes without an ancestor of the same method */
+    uint64_t self_time;
+} tg_tree_stats_piece;
 
 typedef struct tg_tree_stats {
     tg_method_stats *methods;   /* method_count entries, indexed like the tree's; unused ones all zero */
-    tg_edge_stats *edges;       /* edge_count entries: the (caller, callee) pairs that occur */
+    tg_edge_stats *edges;       /* edge_count entries: the (caller, callee) pairs that occur; with a grouping, the arrows */
     uint32_t edge_count;
     uint64_t *thread_time;      /* thread_count entries: the self times of each thread's counted nodes */
     uint64_t hidden_time;       /* the total_time of each outermost hidden node of a chosen thread */
     /* Parallel to methods and edges when the input has allocation counts; else NULL. */
     tg_allocation_stats *method_allocations, *edge_allocations;
+    /* With a grouping; else NULL and 0: */
+    tg_method_stats *groups;            /* group_count entries */
+    tg_tree_stats_piece *pieces;        /* piece_count entries, in the order the walk first meets them */
+    uint32_t piece_count;
+    tg_allocation_stats *group_allocations, *piece_allocations;   /* with allocation counts */
 } tg_tree_stats;
-/* `active` is 0 in every method and edge of a result. */
+/* `active` is 0 in every method, edge and group of a result. */
 
 typedef enum tg_tree_stats_status {
     TG_TREE_STATS_OK,
     TG_TREE_STATS_NO_MEMORY,
     TG_TREE_STATS_BAD_TREE,   /* a parent after its child, a missing method or thread */
+    TG_TREE_STATS_BAD_GROUPS, /* a group_of entry or top_group not below group_count */
 } tg_tree_stats_status;
 
 /* Fills `out` (its old contents are not read). On failure `out` is left

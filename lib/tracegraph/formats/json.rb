@@ -295,13 +295,20 @@ module Tracegraph
       count!(@data["gc"], "runs", "gc")
     end
 
+    # The tree packed in C as it is read (NativeCallTree: no Ruby object
+    # per node until CallTree#nodes is asked for), its method indexes
+    # into methods, its thread indexes into threads; a bottom frame of a
+    # file without threads gets one more index.
     def call_tree(tree, methods, threads)
       object!(tree, "call_tree")
       threads_by_id = threads.to_h { |t| [t.id, t] }
+      thread_index = threads.each_with_index.with_object({}.compare_by_identity) { |(t, i), h| h[t] = i }
       nodes = array!(tree, "nodes")
       # The nodes have allocation counts if the first does (see the top).
       counted = @allocations && (nodes.empty? || (nodes.first.is_a?(Hash) && nodes.first.key?("allocations")))
-      nodes = nodes.each_with_index.with_object([]) do |(n, i), kept|
+      columns = Array.new(counted ? 7 : 5) { [] }
+      parents, method_indexes, calls, totals, selfs, allocations, self_allocations = columns
+      nodes.each_with_index do |n, i|
         where = "call_tree.nodes[#{i}]"
         object!(n, where)
         parent = n["parent"]
@@ -310,18 +317,26 @@ module Tracegraph
         end
         method = count!(n, "method", where)
         fail!("#{where}.method points at method #{method}, but there are #{methods.size}") unless method < methods.size
-        parent &&= kept[parent]
-        allocations, self_allocations = counted ? allocations!(n, where) : [nil, nil]
-        kept << CallTreeNode.new(
-          parent: parent,
-          method: methods[method],
-          calls: count!(n, "calls", where), total_time: count!(n, "total_time", where),
-          self_time: count!(n, "self_time", where),
-          thread: parent ? parent.thread : node_thread(n, where, threads_by_id),
-          allocations: allocations, self_allocations: self_allocations
-        )
+        parents << (parent || CallTree::ROOT - thread_index.fetch(node_thread(n, where, threads_by_id), threads.size))
+        method_indexes << method
+        calls << count!(n, "calls", where)
+        totals << count!(n, "total_time", where)
+        selfs << count!(n, "self_time", where)
+        next unless counted
+
+        total, self_count = allocations!(n, where)
+        allocations << total
+        self_allocations << self_count
       end
-      CallTree.new(nodes: nodes.freeze, folded_calls: count!(tree, "folded_calls", "call_tree"), allocations: counted)
+      counts = counted ? [allocations.pack("Q*"), self_allocations.pack("Q*")] : [nil, nil]
+      native = begin
+        NativeCallTree._pack(parents.pack("L*"), method_indexes.pack("L*"), calls.pack("Q*"), totals.pack("Q*"),
+                             selfs.pack("Q*"), *counts)
+      rescue ArgumentError => e
+        fail!("call_tree: #{e.message}")
+      end
+      CallTree.new(native: native, methods: methods, threads: threads,
+                   folded_calls: count!(tree, "folded_calls", "call_tree"))
     end
 
     # A bottom frame's thread, by id; nil in files written before threads

@@ -1,6 +1,7 @@
 # The calling-context tree (call_tree: true): one node per distinct call
 # path, per thread. A recorded profile keeps it in C (NativeCallTree, 32
-# bytes a node, 48 with allocation counts) and the stack outputs (folded
+# bytes a node, 48 with allocation counts), and so does one read from
+# JSON (formats/json.rb packs it as it reads), and the stack outputs (folded
 # stacks, pprof, speedscope, Firefox Profiler) stream from it in C
 # (ext/tracegraph/core/tg_stacks.c), so a million-path tree makes no Ruby
 # object per node. `nodes` builds CallTreeNodes only when asked for.
@@ -11,9 +12,10 @@ module Tracegraph
   class CallTree
     attr_reader :folded_calls
 
-    # Either nodes (CallTreeNodes, as a saved profile is read; allocations:
+    # Either nodes (CallTreeNodes, as a tree is built in Ruby; allocations:
     # whether they carry allocation counts), or native with the profile's
-    # methods and threads (as a run is recorded: the native tree knows).
+    # methods and threads (as a run is recorded or a file read: the native
+    # tree knows).
     def initialize(folded_calls:, nodes: nil, native: nil, methods: nil, threads: nil, allocations: false)
       raise ArgumentError, "a call tree needs nodes or a native tree" unless nodes || native
 
@@ -36,8 +38,8 @@ module Tracegraph
       @nodes ||= build_nodes(@native._rows).freeze
     end
 
-    # The tree as the C writers take it, packed from nodes for a profile
-    # read from a file, its method indexes into methods (the profile's).
+    # The tree as the C writers take it, packed from nodes for a tree
+    # built in Ruby, its method indexes into methods (the profile's).
     # threads are the profile's, and a node without a thread (a file
     # written before threads were kept apart) gets one more index.
     def native(methods, threads)
@@ -79,12 +81,13 @@ module Tracegraph
 
     # [[parent index or -1, method index, calls, total, self, thread index
     #   for a bottom frame(, allocations, self allocations)], ...] -> CallTreeNodes
+    # (a bottom frame of a file without threads has the index after them: nil)
     def build_nodes(rows)
       nodes = []
       rows.each do |parent, method, calls, total, self_time, thread, allocations, self_allocations|
         parent = parent.negative? ? nil : nodes.fetch(parent)
         nodes << CallTreeNode.new(parent: parent, method: @methods.fetch(method), calls: calls, total_time: total,
-                                  self_time: self_time, thread: parent ? parent.thread : @threads.fetch(thread),
+                                  self_time: self_time, thread: parent ? parent.thread : @threads[thread],
                                   allocations: allocations, self_allocations: self_allocations)
       end
       nodes

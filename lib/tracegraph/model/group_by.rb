@@ -22,9 +22,10 @@
 #     is not added again, so no arrow holds more than its callee's total,
 #     its caller's, or the whole. Its calls are every call from A into B.
 # With a call tree (call_tree: true, and not cut at max_call_tree_nodes)
-# all of it is exact: one walk of the tree's paths gives each node its
-# group (a C method's: its nearest Ruby ancestor's) and counts totals and
-# arrows at the outermost nodes that enter them. Without one:
+# all of it is exact: one walk of the tree's paths, in C (tg_tree_stats.c,
+# the walk that rebuilds views), gives each node its group (a C method's:
+# its nearest Ruby ancestor's) and counts totals and arrows at the
+# outermost nodes that enter them. Without one:
 #   - a C method is shared between its callers' groups by its edges from
 #     them, which hold its calls and times per caller exactly (from
 #     another C method, shared as that one is; model/group_c_split.rb);

@@ -14,16 +14,27 @@ module Tracegraph
 
       # From the call tree, or nil when the tree cannot say (a node whose
       # method the profile has not, or calls folded past the tree's size).
+      # The tree's paths are summed in C, in the walk that rebuilds views
+      # (tg_tree_stats.c, with a grouping), so no Ruby object is made per
+      # node: own gives each method's group, a C method (nil) takes its
+      # caller's, and the bottom of a stack is "(C) methods".
       def self.from_tree(profile, own)
         tree = profile.call_tree
         return nil if tree.folded_calls.to_i.positive?
 
+        native = tree.native(profile.methods, profile.threads)
         by_name = profile.methods.to_h { |m| [m.name, m] }
-        nodes = tree.nodes
-        node_method = nodes.map { |n| own.key?(n.method) ? n.method : by_name[n.method.name] }
-        return nil if node_method.any?(&:nil?)
+        methods = tree.native_methods.map { |m| own.key?(m) ? m : by_name[m.name] }
+        names = own.values.compact.uniq
+        top = names.index(Grouping::C_METHODS) || (names << Grouping::C_METHODS).size - 1
+        index = names.each_with_index.to_h
+        group_of = methods.map { |m| m && own[m] && index.fetch(own[m]) }
+        rows = native._group_stats(group_of, names.size, top, tree.native_threads.size + 1)
+        # A method the profile has not is a piece of its caller's group: any
+        # node of one means the tree cannot say.
+        return nil if rows[2].any? { |method, *| methods[method].nil? }
 
-        new(profile, exact: true).tap { |sums| sums.send(:walk, nodes, node_method, own) }
+        new(profile, exact: true).tap { |sums| sums.send(:from_rows, names, methods, own, *rows) }
       end
 
       def self.from_edges(profile, own)
@@ -57,91 +68,38 @@ module Tracegraph
 
       # ---- from the call tree: exact ---------------------------------------
 
-      # One walk of the tree's paths. A node's group is its method's, or,
-      # for a C method, its parent's (so the nearest Ruby caller's; the top
-      # group at the bottom of a stack). Per path it keeps how many nodes
-      # of each group are open, and how many calls from each group into
-      # each other one: a group's total is the time of its outermost
-      # nodes, an arrow's the time of its outermost crossings, so each
-      # moment is counted once, however the groups recurse into each other.
-      def walk(nodes, node_method, own)
+      # From NativeCallTree#_group_stats's rows: per group (by index in
+      # names), per arrow, per piece (a C method's part in a group: its
+      # calls and self time there, and as its total the time of its nodes
+      # there with no call of the same method above them, so a C method's
+      # pieces add up to its calls, self and total time).
+      def from_rows(names, methods, own, group_rows, arrow_rows, piece_rows)
         members_from(@profile.methods.select { |m| own[m] }, own)
-        parent = Array.new(nodes.size)
-        children = Array.new(nodes.size) { [] }
-        index = {}.compare_by_identity
-        roots = []
-        nodes.each_with_index do |n, i|
-          index[n] = i
-          next roots << i unless n.parent
-
-          parent[i] = index.fetch(n.parent)
-          children[parent[i]] << i
+        piece_rows.each do |method, g, calls, total, self_time, allocations, self_allocations|
+          m = methods[method]
+          piece = MethodStats.new(name: m.name, file: m.file, line: m.line, c_method: m.c_method, calls: calls,
+                                  total_time: total, self_time: self_time,
+                                  allocations: m.allocations && (allocations || 0),
+                                  self_allocations: m.self_allocations && (self_allocations || 0))
+          @origin[piece] = m
+          (@members[names[g]] ||= []) << piece
+          group(names[g])
         end
-        node_group = Array.new(nodes.size)
-        open = Hash.new(0)
-        open_arrows = Hash.new(0)
-        c_pieces = {}
-        stack = roots.reverse.map { |i| [i, true] }
-        until stack.empty?
-          i, entering = stack.pop
-          from = parent[i] && node_group[parent[i]]
-          unless entering
-            to = node_group[i]
-            open[to] -= 1
-            open_arrows[[from, to]] -= 1 if from && from != to
-            next
-          end
-          n = nodes[i]
-          m = node_method[i]
-          to = node_group[i] = own[m] || from || Grouping::C_METHODS
-          add_c_piece(c_pieces, m, to, n) unless own[m]
-          add_node(to, from, n, open, open_arrows)
-          stack << [i, false]
-          children[i].reverse_each { |c| stack << [c, true] }
+        group_rows.each_with_index do |row, i|
+          set(@groups[names[i]], *row) if @groups.key?(names[i])
         end
+        arrow_rows.each { |from, to, *row| set(arrow(names[from], names[to]), *row) }
         @members.each { |name, ms| group(name).c_method = ms.all? { |m| @origin.key?(m) } }
       end
 
-      def add_node(to, from, n, open, open_arrows)
-        g = group(to)
-        g.self_time += n.self_time
-        g.self_allocations += n.self_allocations || 0 if @allocations
-        if from != to
-          g.calls += n.calls
-          add_crossing(arrow(from, to), n, open_arrows[[from, to]].zero?) if from
-          open_arrows[[from, to]] += 1 if from
-        end
-        if open[to].zero?
-          g.total_time += n.total_time
-          g.allocations += n.allocations || 0 if @allocations
-        end
-        open[to] += 1
-      end
+      def set(stats, calls, total, self_time, allocations = nil, self_allocations = nil)
+        stats.calls = calls
+        stats.total_time = total
+        stats.self_time = self_time
+        return unless @allocations
 
-      def add_crossing(a, n, outermost)
-        a.calls += n.calls
-        a.self_time += n.self_time
-        a.self_allocations += n.self_allocations || 0 if @allocations
-        return unless outermost
-
-        a.total_time += n.total_time
-        a.allocations += n.allocations || 0 if @allocations
-      end
-
-      # The piece of C method m that group holds, summed over its nodes.
-      def add_c_piece(pieces, m, group, n)
-        piece = pieces[[m.object_id, group]] ||= begin
-          p = MethodStats.new(name: m.name, file: m.file, line: m.line, c_method: m.c_method, calls: 0, total_time: 0,
-                              self_time: 0, allocations: m.allocations && 0, self_allocations: m.self_allocations && 0)
-          @origin[p] = m
-          (@members[group] ||= []) << p
-          p
-        end
-        piece.calls += n.calls
-        piece.total_time += n.total_time
-        piece.self_time += n.self_time
-        piece.self_allocations += n.self_allocations || 0 if piece.self_allocations
-        piece.allocations += n.allocations || 0 if piece.allocations
+        stats.allocations = allocations || 0
+        stats.self_allocations = self_allocations || 0
       end
 
       def members_from(methods, group_of)

@@ -48,6 +48,38 @@ class TestGroupByCli < Minitest::Test
     assert_includes File.read(path("d.dot")), "app"
   end
 
+  PING_PONG = <<~RUBY.freeze
+    class PingA
+      def ping(n) = [n].each { |k| PongB.new.pong(k) }
+    end
+    class PongB
+      def pong(n) = n.zero? ? 0 : PingA.new.ping(n - 1)
+    end
+    PingA.new.ping(30)
+  RUBY
+
+  # Files with a call tree are grouped from it, exactly (in C: no Ruby
+  # object per node), as the API groups them.
+  def test_diff_groups_files_with_a_call_tree_from_the_tree
+    _, err, status = tracegraph("--call-tree", "-o", "pp.json", "-e", PING_PONG)
+    assert status.success?, err
+    saved = Tracegraph::Profile.load_json(path("pp.json"))
+    refute_nil saved.call_tree
+    grouped = saved.group_by(:class)
+    refute grouped.arrows_estimated?
+    out, err, status = tracegraph("diff", "--group-by", "class", "--format", "html", "-o", "-", "pp.json", "pp.json")
+    assert status.success?, err
+    data = JSON.parse(out[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1])
+    rows = data["rows"].to_h { |name, _, _, _, _, calls, _, self_time, _, total,| [name, [calls, self_time, total]] }
+    grouped.methods.each { |g| assert_equal [g.calls, g.self_time, g.total_time], rows.fetch(g.name), g.name }
+    # 31 pings (30 from pong), 31 pongs, each crossing an arrow.
+    assert_equal [31, 31], [grouped["PingA"].calls, grouped["PongB"].calls]
+    names = data["rows"].map(&:first)
+    arrows = data["base_edges"].to_h { |from, to, calls, total| [[names[from], names[to]], [calls, total]] }
+    assert_equal [31, grouped["PongB"].total_time], arrows.fetch(%w[PingA PongB])
+    assert_equal [30, grouped.edge("PongB", "PingA").total_time], arrows.fetch(%w[PongB PingA])
+  end
+
   def test_render_says_which_grouping_holds_more_when_the_boxes_hold_little
     methods = 150.times.map do |i|
       Tracegraph::MethodStats.new(name: "Part#{i % 3}#m#{i}", file: "/app/part#{i % 3}.rb", line: i + 1, calls: 1,
