@@ -7,7 +7,12 @@ class TestProfileMerge < TracegraphTest
 
   def two_profiles
     first = Tracegraph.profile { 3.times { |i| shared(i) }; only_first }
-    second = Tracegraph.profile { 2.times { |i| shared(i) }; 2.times { only_second } }
+    # Its two blocks on lines of their own: on one line each would be named
+    # by its column (naming.c), and the names would not meet first's.
+    second = Tracegraph.profile do
+      2.times { |i| shared(i) }
+      2.times { only_second }
+    end
     [first, second]
   end
 
