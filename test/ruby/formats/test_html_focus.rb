@@ -95,7 +95,8 @@ class TestHtmlFocus < TracegraphTest
     main = profile.threads.find { |t| t.name == "main" }
     path = File.join(@dir, "hub.html")
     pattern = /\AObject#small_leaf\z/
-    [[profile, nil], [profile.view(threads: [main.id]), "thread=#{main.id}"]].each do |whole, params|
+    [[profile, nil], [profile.view(threads: [main.id]), "thread=#{main.id}"], [profile.view(idle: :hide), "idle=hide"]]
+      .each do |whole, params|
       focused, left_out = whole.focus_paths(pattern)
       state = check_in_chromium(path, "--focus", "Object#small_leaf", "--focus-only",
                                 *(params ? ["--focus-params", params] : []))["focus"]["first"]
@@ -105,14 +106,15 @@ class TestHtmlFocus < TracegraphTest
       assert_equal expected_arrows(focused), drawn_arrows(profile, state), "#{why}: the arrows, counted as tg_tree_stats.c counts"
       # The hubs keep only their calls on the way to it.
       drawn = by_name(profile, state)
-      calls = params ? 60 : 66 # main's 20 runs' 3 calls each, and the other thread's 2 times 3
+      main_only = params&.start_with?("thread=")
+      calls = main_only ? 60 : 66 # main's 20 runs' 3 calls each, and the other thread's 2 times 3
       assert_equal calls, drawn["Object#small_leaf"]["calls"]
       assert_equal calls * 10, drawn["block in Object#small_leaf"]["calls"]
       refute_includes drawn.keys, "Object#big"
       refute_includes drawn.keys, "Object#big_leaf"
       refute_includes drawn.keys, "block in Object#big"
       assert_equal 0, drawn["Array#each"]["self"], "a caller above the focus has no self time"
-      if params
+      if main_only
         assert_equal [20, 61, 20], drawn.values_at("Array#each", "Integer#times", "Object#run").map { |n| n["calls"] },
                      "main's: Array#each 20 calls (small's, not big's 20), Integer#times the top's loop and small_leaf's 60"
       else
