@@ -33,6 +33,12 @@ class TestHtmlFocus < TracegraphTest
           "def wide = (#{36.times.map { |i| "step#{i}" }.join('; ')})\n" \
           "def outer = 3.times { wide }\nouter\n").freeze
 
+  # Object#leaf has 36 callers, each called from the top of the script:
+  # drawn without callers of their own.
+  CALLERS = ("def leaf(n) = n.times { |k| k * k }\n" +
+             36.times.map { |i| "def caller#{i} = leaf(#{(i + 1) * 40})\n" }.join +
+             36.times.map { |i| "caller#{i}\n" }.join).freeze
+
   def setup
     @dir = Dir.mktmpdir("tracegraph-html-focus")
   end
@@ -173,22 +179,24 @@ class TestHtmlFocus < TracegraphTest
     end
   end
 
-  # A method with 36 callees, at the default 40 boxes, in a laptop's
-  # 1366 px window: the callees in rows of 4, the drawing no wider than the
-  # view, opened at 0.8 px per point or more (the smallest box text, 9 pt,
-  # at 7.2 px at least).
+  # A method with 36 callees, and one with 36 callers, at the default 40
+  # boxes, in a laptop's 1366 px window: in rows of 4, the drawing no
+  # wider than the view, opened at 0.8 px per point or more (the smallest
+  # box text, 9 pt, at 7.2 px at least).
   def test_a_wide_focus_is_laid_out_in_rows_within_the_window
-    record(WIDE, "wide")
-    state = check_in_chromium(File.join(@dir, "wide.html"), "--focus", "Object#wide", "--focus-only",
-                              "--window", "1366x768")["focus"]["first"]
-    layout = state["layout"]
-    assert_equal 40, state["boxes"].size
-    assert_equal 1366, layout["windowWidth"]
-    assert_operator layout["drawnWidth"], :<=, layout["viewWidth"], "the whole width in the view: #{layout}"
-    assert_operator layout["scale"], :>=, 0.8, "readable: #{layout}"
-    assert_operator layout["smallestFont"] * layout["scale"], :>=, 7.2
-    steps = state["boxes"].count { |_, name| name.start_with?("Object#step") }
-    assert_operator steps, :>=, 30
-    assert_operator layout["height"], :>, layout["width"], "rows make it taller than wide: #{layout}"
+    [[WIDE, "wide", "Object#wide", "Object#step", 40], [CALLERS, "callers", "Object#leaf", "Object#caller", 39]]
+      .each do |code, name, focus, many, boxes|
+      record(code, name)
+      state = check_in_chromium(File.join(@dir, "#{name}.html"), "--focus", focus, "--focus-only",
+                                "--window", "1366x768")["focus"]["first"]
+      layout = state["layout"]
+      assert_equal boxes, state["boxes"].size, name
+      assert_equal 1366, layout["windowWidth"]
+      assert_operator layout["drawnWidth"], :<=, layout["viewWidth"], "#{name}: the whole width in the view: #{layout}"
+      assert_operator layout["scale"], :>=, 0.8, "#{name}: readable: #{layout}"
+      assert_operator layout["smallestFont"] * layout["scale"], :>=, 7.2
+      assert_operator state["boxes"].count { |_, n| n.start_with?(many) }, :>=, 30, name
+      assert_operator layout["height"], :>, layout["width"], "#{name}: rows make it taller than wide: #{layout}"
+    end
   end
 end

@@ -273,7 +273,7 @@
   // shares a group (a column dot keeps straight) with the children
   // ROW_CHILDREN before and after it, and an invisible edge joins each to
   // the next in its column. Returns the edges in drawing order, minlen by
-  // edge, each staggered child's column, and the invisible edges.
+  // edge, each staggered box's column, and the invisible edges.
   function rows(selection) {
     const place = new Map(selection.boxes.map((m, i) => [m.index, i]));
     const order = selection.edges.slice().sort((a, b) => b.total - a.total ||
@@ -295,6 +295,31 @@
         chains.push([siblings[k - ROW_CHILDREN], e.callee.index]);
       }
       column.set(e.callee.index, `r${e.caller.index}c${k % ROW_CHILDREN}`);
+    }
+    // The same upwards: a box drawn without callers (the walk up stopped
+    // at the budget) is an upper child of the callee of its first edge
+    // out, and a box of more than ROW_CHILDREN upper children has them in
+    // rows above it, the heaviest nearest: the 30 templates' blocks that
+    // call one RDoc method, each with its callers past the budget, were
+    // one row 4,000 points wide.
+    const called = new Set(order.filter((e) => e.caller.index !== e.callee.index).map((e) => e.callee.index));
+    const upperEdge = new Map(), uppers = new Map(), placedUp = new Map();
+    for (const e of order) {
+      const u = e.caller.index;
+      if (u === e.callee.index || called.has(u) || upperEdge.has(u)) continue;
+      upperEdge.set(u, e);
+      uppers.set(e.callee.index, (uppers.get(e.callee.index) || []).concat([u]));
+    }
+    for (const e of order) {
+      const list = uppers.get(e.callee.index);
+      if (upperEdge.get(e.caller.index) !== e || list.length <= ROW_CHILDREN || minlen.has(e)) continue;
+      const k = placedUp.get(e.callee.index) || 0;
+      placedUp.set(e.callee.index, k + 1);
+      if (k >= ROW_CHILDREN) {
+        minlen.set(e, 1 + Math.floor(k / ROW_CHILDREN));
+        chains.push([e.caller.index, list[k - ROW_CHILDREN]]);
+      }
+      column.set(e.caller.index, `u${e.callee.index}c${k % ROW_CHILDREN}`);
     }
     return { order, minlen, column, chains };
   }
