@@ -13,7 +13,8 @@
 //   - a method's page: the method, its callers and its callees.
 // Boxes and arrows look as the DOT writer draws them (tg_dot.c): size by
 // self time, colour by total, calls, time and share on every arrow, and
-// a box's many children in rows of 4 (tg_graph.c's stagger_children).
+// a box's many children in rows of 4 (tg_graph.c's stagger_children),
+// here also its many callers that have none drawn, in rows above it.
 // Every name reaches Graphviz as an escaped DOT string and the page as
 // Graphviz's SVG text, never as markup. If Graphviz cannot start, the
 // method page falls back to report.js's own two-column drawing, and says so.
