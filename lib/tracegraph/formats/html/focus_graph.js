@@ -274,13 +274,15 @@
   // shares a group (a column dot keeps straight) with the children
   // ROW_CHILDREN before and after it, and an invisible edge joins each to
   // the next in its column. Returns the edges in drawing order, minlen by
-  // edge, each staggered box's column, and the invisible edges.
+  // edge, each staggered box's column, and the invisible edges (none with
+  // selection.rows false).
   function rows(selection) {
     const place = new Map(selection.boxes.map((m, i) => [m.index, i]));
     const order = selection.edges.slice().sort((a, b) => b.total - a.total ||
       place.get(a.caller.index) - place.get(b.caller.index) || place.get(a.callee.index) - place.get(b.callee.index));
     const parentEdge = new Map(), children = new Map(), placed = new Map();
     const minlen = new Map(), column = new Map(), chains = [];
+    if (selection.rows === false) return { order, minlen, column, chains };
     for (const e of order) {
       if (e.caller.index === e.callee.index || parentEdge.has(e.callee.index)) continue;
       parentEdge.set(e.callee.index, e);
@@ -409,7 +411,8 @@
     const link = el("a", { href: focusHash({ m: m.key }), id: "method-focus", text: "Focus, ignore and hide around it in the graph →" });
     graphviz.then((viz) => {
       const selection = select({ focus: [m], excluded: () => false, boxes: 1 + 2 * METHOD_PAGE_SIDE, depth: 1, perSide: METHOD_PAGE_SIDE });
-      selection.whole = R.choice.total;
+      // (No rows: the page's box is wide and short, 420 px at most.)
+      Object.assign(selection, { whole: R.choice.total, rows: false });
       const svg = draw(viz, selection);
       const view = el("div", { class: "graph-box" }, svg);
       const more = [];
