@@ -10,8 +10,12 @@
 //    "graphSearch": {"query", "hits", "hash"},
 //    "focus": {"first", "ignored", "hidden", "undone", "back": state}}
 // where a focus state is {"hash", "legend", "boxes": [[method index, name]],
-// "edges": [[edge index, caller index, callee index, label]], "drawnMs"}:
-// the focus view (focus_graph.js) on --focus NAME, then with --ignore
+// "edges": [[edge index, caller index, callee index, label]], "drawnMs",
+// "boxTips": [[method index, tooltip]], "edgeTips": [[edge index, tooltip]],
+// "layout": {"width", "height" (points), "viewWidth", "viewHeight",
+// "windowWidth" (CSS pixels), "scale" (pixels per point, fitted),
+// "drawnWidth", "smallestFont" (points)}}:
+// the focus view (focus_graph.js) on --focus NAME (or --focus-regexp R), then with --ignore
 // REGEXP typed in, then Back; the box named --hide clicked and hidden, then
 // Undo. Indexes are the profile's (its methods and edges, in order).
 // errors holds page errors and console errors (a Content-Security-Policy
@@ -26,7 +30,9 @@
 // Usage: node html_report_check.js FILE [--browser chromium|firefox] [--search TEXT] [--method NAME] [--graph-search TEXT]
 //        [--flame PARAMS|- [--flame-row N] [--flame-only]] (PARAMS as in #flame?PARAMS)
 //        [--open #FRAGMENT (the first view opened)]
-//        [--focus NAME [--ignore REGEXP] [--hide NAME] [--focus-boxes N]] [--focus-only (the focus steps alone)]
+//        [--focus NAME|--focus-regexp REGEXP [--ignore REGEXP] [--hide NAME] [--focus-boxes N] [--focus-params PARAMS]]
+//        [--focus-only (the focus steps alone)]
+//        [--window WIDTHxHEIGHT (the browser window's size; 1400x900 unless given)]
 //        [--no-wasm (the page runs without WebAssembly, as where it is disabled)]
 //        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
 "use strict";
@@ -44,8 +50,27 @@ async function focusState(page) {
   return page.evaluate(() => {
     const tip = (g) => { const a = g.querySelector("a"); return a ? (a.getAttribute("xlink:title") || a.getAttributeNS("http://www.w3.org/1999/xlink", "title") || "") : ""; };
     const view = document.querySelector("#graph-view.focus-view");
+    const svg = view && view.querySelector("svg");
+    // The drawing as it opens: its whole size in Graphviz's points, the
+    // view's in CSS pixels, and the pixels per point it opens at (the
+    // viewBox shown, fitted into the view as the SVG's default
+    // preserveAspectRatio fits it).
+    let layout = null;
+    if (svg) {
+      const [, , width, height] = svg.dataset.full.split(" ").map(Number);
+      const [, , shownWidth, shownHeight] = svg.getAttribute("viewBox").split(" ").map(Number);
+      const r = view.getBoundingClientRect();
+      const scale = Math.min(r.width / shownWidth, r.height / shownHeight);
+      const fonts = [...svg.querySelectorAll("g.node text")].map((t) => Number(t.getAttribute("font-size")));
+      layout = { width, height, viewWidth: r.width, viewHeight: r.height, scale, drawnWidth: width * scale,
+        windowWidth: window.innerWidth, smallestFont: Math.min(...fonts) };
+    }
     return {
       hash: location.hash,
+      layout,
+      // Each box's and arrow's whole tooltip: its exact numbers.
+      boxTips: [...document.querySelectorAll("#graph-view g.node")].map((g) => [Number(g.dataset.method), tip(g)]),
+      edgeTips: [...document.querySelectorAll("#graph-view g.edge")].map((g) => [Number(g.dataset.edge), tip(g)]),
       legend: (document.querySelector("#focus-legend") || document.querySelector("#graphviz-fallback")).textContent,
       fallback: Boolean(document.querySelector("#graphviz-fallback")),
       drawnMs: view ? Number(view.dataset.drawnMs) : null,
@@ -62,7 +87,12 @@ async function focusSteps(page, out) {
   const name = option("--focus");
   const boxes = option("--focus-boxes");
   const started = Date.now();
-  await page.evaluate((n, b) => { location.hash = "#focus?m=" + encodeURIComponent(n) + (b ? "&n=" + b : ""); }, name, boxes);
+  // --focus NAME focuses on the method NAME; --focus-regexp on a regexp.
+  // --focus-params PARAMS adds to the fragment (thread=ID&idle=hide).
+  const regexp = option("--focus-regexp"), more = option("--focus-params");
+  await page.evaluate((n, r, b, p) => {
+    location.hash = "#focus?" + (r ? "focus=" + encodeURIComponent(r) : "m=" + encodeURIComponent(n)) + (b ? "&n=" + b : "") + (p ? "&" + p : "");
+  }, name, regexp, boxes, more);
   const first = await focusState(page);
   // From the click (the fragment's change) to the drawing, seen from here.
   first.redrawMs = Date.now() - started;
@@ -217,6 +247,10 @@ async function choiceSteps(page, params, name) {
 async function main() {
   return withPage(file, async (page, url, out) => {
     if (args.includes("--no-wasm")) await page.evaluateOnNewDocument(() => { delete window.WebAssembly; });
+    if (option("--window")) {
+      const [width, height] = option("--window").split("x").map(Number);
+      await page.setViewport({ width, height });
+    }
     const started = Date.now();
     await page.goto(url + (option("--open") || ""), { waitUntil: "load" });
     await page.waitForSelector("body[data-ready-ms]", { timeout: 30000 });
@@ -228,7 +262,7 @@ async function main() {
       out.choice = await choiceSteps(page, option("--choice"), option("--choice-method"));
       return out;
     }
-    if (args.includes("--focus-only")) {
+    if (args.includes("--focus-only") || option("--focus-regexp")) {
       await focusSteps(page, out);
       return out;
     }

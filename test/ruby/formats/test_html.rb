@@ -282,7 +282,9 @@ class TestHtml < TracegraphTest
     (callers + callees).each { |e| assert_arrow(profile, e, edges[profile.edges.index(e)], "focused") }
     assert_equal first["boxes"].size, first["boxes"].uniq.size
     assert_operator first["boxes"].size, :<=, 40, "the default budget"
-    assert_match(/Focused on 1 method · \d+ boxes drawn of the [\d,]+ methods that lead to or from it/, first["legend"])
+    assert_match(/Focused on 1 method · \d+ boxes drawn of the [\d,]+ methods on the call paths through it/, first["legend"])
+    assert_match(/by methods, not paths, .* each box's numbers are the whole method's; [\d,]+ methods left out \(the heaviest: /,
+                 first["legend"], "the rubocop profile has no call tree")
 
     after_ignore = result["focus"]["ignored"]
     refute_includes after_ignore["boxes"].map(&:first), profile.index_of(ignored), "an ignored method is gone"
@@ -295,25 +297,11 @@ class TestHtml < TracegraphTest
     assert_equal drawing(first), drawing(result["focus"]["undone"]), "Undo brings it back"
   end
 
-  # The methods --focus keeps for one method: it, what leads to it and
-  # what it leads to, along the profile's edges.
-  def related(profile, method)
-    walk = lambda do |from, to|
-      seen = {method => true}.compare_by_identity
-      queue = [method]
-      until queue.empty?
-        m = queue.shift
-        profile.edges.each { |e| (seen[e.public_send(to)] = true; queue << e.public_send(to)) if e.public_send(from).equal?(m) && !seen[e.public_send(to)] }
-      end
-      seen.keys
-    end
-    (walk.(:callee, :caller) + walk.(:caller, :callee)).uniq.map { |m| profile.index_of(m) }.sort
-  end
-
   # Firefox (Debian's firefox-esr) opens the report from file:// and lays
   # a focused graph out with the same Graphviz. The focus,
-  # find_many_squares, calls Integer#times, which leads back up to it
-  # through main's block: the whole demo but `ignore`'s is drawn.
+  # find_many_squares, is drawn with the call paths through it, counted as
+  # Profile#focus_paths counts them: its caller Integer#times (main's
+  # loop, a hub) does not lead on to find_many_square_roots.
   def test_a_focused_graph_in_firefox
     demo = File.expand_path("../../../examples/demo.rb", __dir__)
     _, err, status = tracegraph("-o", "demo.html", "-o", "demo.json", demo)
@@ -324,10 +312,15 @@ class TestHtml < TracegraphTest
                               "--search", "Integer#times", "--method", "Integer#times")
     first = result["focus"]["first"]
     refute first["fallback"], first["legend"]
-    assert_equal related(profile, focus), first["boxes"].map(&:first).sort, "what leads to it and from it, as --focus keeps"
-    edges = drawn_edges(first)
-    profile.edges.select { |e| e.callee.equal?(focus) || e.caller.equal?(focus) }
-           .each { |e| assert_arrow(profile, e, edges[profile.edges.index(e)], "in Firefox") }
+    focused, = profile.focus_paths(/\A#{Regexp.escape(focus.name)}\z/)
+    index = ->(m) { profile.methods.index { |p| [p.name, p.file, p.line] == [m.name, m.file, m.line] } }
+    assert_equal focused.methods.map(&index).sort, first["boxes"].map(&:first).sort, "the paths through it, as --focus keeps"
+    refute_includes first["boxes"].map(&:last), "Object#find_many_square_roots"
+    drawn = first["edges"].to_h { |_, from, to, label| [[from, to], label] }
+    focused.edges.select { |e| e.callee.name == focus.name || e.caller.name == focus.name }.each do |e|
+      assert_match(/\A×#{Regexp.escape(group(e.calls))} · \S+ \S+ · #{format('%.2f', 100.0 * e.total_time / focused.total_time)}%\z/,
+                   drawn[[index.(e.caller), index.(e.callee)]], "in Firefox: #{e.caller.name} → #{e.callee.name}, the paths' share")
+    end
     assert(result["focus"]["ignored"]["boxes"].none? { |_, name| name.include?("square_roots") })
     assert_equal "graphviz", result["method"]["graphDrawn"]
     times = method_named(profile, "Integer#times")

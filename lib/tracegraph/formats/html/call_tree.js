@@ -4,8 +4,10 @@
 //   tree(): the nodes (node 0 is every thread, 1..T the threads, then the
 //     call paths depth first, each subtree [i, end[i]));
 //   layout(hide): each node's time as drawn and its left edge (flame.js);
-//   count(base, hide): the methods and edges of base's subtree as
-//     Profile#view counts them (ext/tracegraph/core/tg_tree_stats.h);
+//   count(base, hide, focus): the methods and edges of base's subtree as
+//     Profile#view counts them (ext/tracegraph/core/tg_tree_stats.h),
+//     and with focus flags only the paths through a match, as
+//     Profile#focus_paths counts them (the same file's focus rules);
 //   choice(params): the thread (by id) and waiting a fragment chooses.
 // Without a call tree in the report, callTree is null.
 "use strict";
@@ -108,47 +110,77 @@
   // up over the nodes counted; a method's total adds the effective totals
   // of its nodes with no ancestor of the same method, an edge's those of
   // its callee nodes with no ancestor activation of the same edge; a node
-  // under a thread's node has no edge. { methods: [{ m, calls, self,
+  // under a thread's node has no edge. With focus (a Uint8Array, 1 for
+  // each matching method index, the tree's extra methods too), only the
+  // paths through a match count, as tg_tree_stats.c counts them with
+  // focus flags: a match and every node under it count whole; a node
+  // above a match counts its calls, no self time, and as its total the
+  // effective totals of the outermost matches beneath it; every other
+  // node is left out with its subtree. { methods: [{ m, calls, self,
   // total }], edges: [{ caller, callee, calls, self, total }] (method
   // indexes, in the order a depth first walk meets them), time: the self
-  // times counted }.
-  function count(base, hide) {
+  // times counted }. Counts without a focus are kept for the next call.
+  function count(base, hide, focus = null) {
     const { size, state } = layout(hide);
     const key = `${base} ${hide}`;
-    if (tree.counts.has(key)) return tree.counts.get(key);
+    if (!focus && tree.counts.has(key)) return tree.counts.get(key);
     const M = methods.length + flame.extra_methods.length;
+    const { N, parent, method, end } = tree;
+    // With focus: per node, whether a match is at or beneath it, and the
+    // effective totals of the outermost matches beneath it, bottom up as
+    // tg_tree_stats.c's settle_focus passes them; a waiting node hidden
+    // passes nothing.
+    let reaches = null, above = null, under = null;
+    if (focus) {
+      reaches = new Uint8Array(N);
+      above = new Float64Array(N);
+      under = new Uint8Array(N);
+      for (let n = N - 1; n > 0; n--) {
+        if (state[n]) continue;
+        const match = method[n] >= 0 && focus[method[n]] === 1;
+        if (!match && !reaches[n]) continue;
+        reaches[parent[n]] = 1;
+        above[parent[n]] += match ? size[n] : above[n];
+      }
+    }
     const calls = new Float64Array(M), self = new Float64Array(M), total = new Float64Array(M);
     const open = new Int32Array(M), openEdge = new Map(), edgeAt = new Map(), edges = [], stack = [];
     let time = 0;
-    const edgeKey = (n) => (tree.method[tree.parent[n]] >= 0 ? tree.method[tree.parent[n]] * M + tree.method[n] : -1);
+    const edgeKey = (n) => (method[parent[n]] >= 0 ? method[parent[n]] * M + method[n] : -1);
     const close = (top) => {
-      if (tree.method[top] < 0) return;
-      open[tree.method[top]]--;
+      if (method[top] < 0) return;
+      open[method[top]]--;
       const k = edgeKey(top);
       if (k >= 0) openEdge.set(k, openEdge.get(k) - 1);
     };
-    for (let n = base; n < tree.end[base];) {
-      if (state[n]) { n = tree.end[n]; continue; }
-      while (stack.length && tree.end[stack[stack.length - 1]] <= n) close(stack.pop());
-      const m = tree.method[n];
+    for (let n = base; n < end[base];) {
+      if (state[n]) { n = end[n]; continue; }
+      const m = method[n];
+      if (focus) {
+        under[n] = (n !== base && under[parent[n]]) || (m >= 0 && focus[m] === 1) ? 1 : 0;
+        if (!under[n] && !reaches[n]) { n = end[n]; continue; }
+      }
+      while (stack.length && end[stack[stack.length - 1]] <= n) close(stack.pop());
       if (m >= 0) {
+        const isAbove = focus !== null && !under[n];
+        const nodeSelf = isAbove ? 0 : tree.self[n], nodeTotal = isAbove ? above[n] : size[n];
         calls[m] += tree.calls[n];
-        self[m] += tree.self[n];
-        time += tree.self[n];
-        if (!open[m]) total[m] += size[n];
+        self[m] += nodeSelf;
+        time += nodeSelf;
+        if (!open[m]) total[m] += nodeTotal;
         open[m]++;
         const k = edgeKey(n);
         if (k >= 0) {
           let e = edgeAt.get(k);
           if (!e) {
-            e = { caller: tree.method[tree.parent[n]], callee: m, calls: 0, self: 0, total: 0 };
+            e = { caller: method[parent[n]], callee: m, calls: 0, self: 0, total: 0 };
             edgeAt.set(k, e);
             edges.push(e);
           }
           e.calls += tree.calls[n];
-          e.self += tree.self[n];
+          e.self += nodeSelf;
           const active = openEdge.get(k) || 0;
-          if (!active) e.total += size[n];
+          if (!active) e.total += nodeTotal;
           openEdge.set(k, active + 1);
         }
       }
@@ -158,7 +190,7 @@
     const rows = [];
     for (let m = 0; m < M; m++) if (calls[m] > 0) rows.push({ m, calls: calls[m], self: self[m], total: total[m] });
     const result = { methods: rows, edges, time };
-    tree.counts.set(key, result);
+    if (!focus) tree.counts.set(key, result);
     return result;
   }
 
@@ -176,5 +208,5 @@
     };
   }
 
-  R.callTree = { tree: getTree, layout, count, choice };
+  R.callTree = { tree: getTree, layout, count, choice, extraMethods: flame.extra_methods };
 })();

@@ -142,13 +142,14 @@
   }
 
   // Pan (drag) and zoom (wheel) of an SVG drawing in view, whose whole is
-  // svg.dataset.full ("x y w h"); reset (a button, or null) fits it again;
+  // svg.dataset.full ("x y w h"), opened at svg.dataset.start if set (a
+  // part of it), else whole; reset (a button, or null) fits it again;
   // a click that did not drag calls onNode(box, event) on the box under it.
   function panZoom(view, svg, reset, onNode) {
-    let [x, y, w, h] = svg.dataset.full.split(" ").map(Number);
+    let [x, y, w, h] = (svg.dataset.start || svg.dataset.full).split(" ").map(Number);
     const apply = () => svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
     const fit = () => { [x, y, w, h] = svg.dataset.full.split(" ").map(Number); apply(); };
-    fit();
+    apply();
     if (reset) reset.addEventListener("click", fit);
     view.addEventListener("wheel", (event) => {
       event.preventDefault();
