@@ -20,7 +20,10 @@
 # would be guesses. The numbers of every part are recorded ones.
 module Tracegraph
   class Profile
-    BLOCK_NAME = /\Ablock (?:\((\d+) levels\) )?in (.+)\z/m
+    # A block that shares its line with another of its level ends in its
+    # column or order ("(column 17)", "(2nd on line 7)", naming.c): its
+    # own, not its owner's, so left out of the owner's name.
+    BLOCK_NAME = /\Ablock (?:\((\d+) levels\) )?in (.+?)(?: \((?:column \d+|\d+(?:st|nd|rd|th) on line \d+)\))?\z/m
 
     # [the profile with its hubs split per caller, what each box is a part
     # of ({MethodStats => "from Foo#bar"}), legend notes]; self and no

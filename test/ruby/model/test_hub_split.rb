@@ -15,6 +15,10 @@ class TestHubSplit < TracegraphTest
     def run2(&blk) = (1..3).each(&blk)
     def a = run1 { 1 }
     def b = run2 { 2 }
+    # Two blocks on one line, named by their columns (naming.c).
+    def pair
+      (1..4).each { |i| i.to_s }; (1..6).each { |i| i.to_s }
+    end
   end
 
   def profile_of(*names)
@@ -53,6 +57,19 @@ class TestHubSplit < TracegraphTest
     whole = profile.to_dot(node_fraction: 0, edge_fraction: 0, split_hubs: false)
     assert_equal 1, whole.scan(/label="Range#each\\n/).size
     refute_includes whole, "Split per caller"
+  end
+
+  # A block's column is its own, not its owner's: the blocks of pair,
+  # named by their columns, are still pair's, and its part of Range#each
+  # calls both.
+  def test_blocks_named_by_their_columns_belong_to_their_method
+    graph, context, = profile_of(:pair, :stock).split_hubs
+    part = parts(graph, "Range#each").find { |m| context[m] == "from TestHubSplit::Shop#pair" }
+    refute_nil part, context.values.inspect
+    out = graph.edges.select { |e| e.caller.equal?(part) }
+    assert_equal [4, 6], out.map(&:calls).sort
+    assert(out.all? { |e| e.callee.name.match?(/\Ablock in TestHubSplit::Shop#pair \(column \d+\)\z/) },
+           out.map { |e| e.callee.name }.inspect)
   end
 
   def test_nested_blocks_belong_to_the_enclosing_block

@@ -128,11 +128,15 @@
   // What a block belongs to, as tg_graph.c's block_owner reads a name:
   // "Foo#bar" for "block in Foo#bar", "block in Foo#bar" for "block (2
   // levels) in Foo#bar"; null for a name that is not a block's.
+  // A block named by its column or order on a shared line ("... (column
+  // 17)", "... (2nd on line 7)") owes that part to itself, not its owner.
+  const OWN_PLACE = / \((?:column \d+|\d+(?:st|nd|rd|th) on line \d+)\)$/;
   function blockOwner(name) {
-    if (name.startsWith("block in ")) return name.slice(9);
+    if (name.startsWith("block in ")) return name.slice(9).replace(OWN_PLACE, "");
     const levels = /^block \((\d+) levels\) in ([^]*)$/.exec(name);
     if (!levels || Number(levels[1]) < 2) return null;
-    return Number(levels[1]) === 2 ? `block in ${levels[2]}` : `block (${Number(levels[1]) - 1} levels) in ${levels[2]}`;
+    const rest = levels[2].replace(OWN_PLACE, "");
+    return Number(levels[1]) === 2 ? `block in ${rest}` : `block (${Number(levels[1]) - 1} levels) in ${rest}`;
   }
 
   // Without a call tree: the methods --focus keeps by methods, as
