@@ -5,11 +5,12 @@
 # hold X%"), so what the advice promises is what --group-by draws.
 #
 # A grouping reads only if no box of it holds half the time or more: a
-# graph of asciidoctor by gem held 99.8%, in a box of C methods (43.7%)
-# and one of asciidoctor (42.9%), which says nothing (issue 36). So the
-# advice recommends, of the groupings whose biggest box holds under
-# READS_BELOW% of the self time, the one whose boxes hold the most; where
-# none does, it says that no grouping reads well, and why.
+# graph whose boxes hold 99.8% says little when one or two boxes hold
+# most of it (issue 36: asciidoctor by gem, 43.7% and 42.9%). Sinatra's
+# fixture by gem puts 57.9% in one box, Ruby's rubygems (its requires).
+# So the advice recommends, of the groupings whose biggest box holds
+# under READS_BELOW% of the self time, the one whose boxes hold the most;
+# where none does, it says that no grouping reads well, and why.
 require "tracegraph/formats/dot"
 
 module Tracegraph

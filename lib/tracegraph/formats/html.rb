@@ -51,24 +51,23 @@ module Tracegraph
       # every format (Profile#view).
       def generate(profile, graph: true, **view_options)
         profile = profile.view(**view_options) unless view_options.empty?
-        svg, note = graph ? HtmlGraph.svg(profile) : [nil, LEFT_OUT]
-        page(data(profile, svg, note).merge("advice" => advice(profile, graph: graph)), title(profile))
+        svg, note = graph ? HtmlGraph.svg(profile) : [nil, "the graph view was left out (graph: false)"]
+        page(data(profile, svg, note).merge("advice" => graph ? advice(profile) : nil), title(profile))
       end
-
-      LEFT_OUT = "the graph view was left out (graph: false)"
 
       # The command's grouping advice for the report's graph (the DOT
       # writer's defaults), as the summary shows it, or nil where the
       # command gives none: its text, and where it recommends a grouping,
       # which, its numbers and its graph laid out by Graphviz (svg, or
-      # svg_note: why not). On rubocop's fixture the advice and the
-      # second graph cost ~4 s of write time (docs/html-report.md).
-      def advice(profile, graph: true)
+      # svg_note: why not). A report without the graph (graph: false) has
+      # none: grouping a big profile three ways costs seconds of write
+      # time (docs/formats-and-viewers.md, "Scale").
+      def advice(profile)
         advice = GroupingAdvice.advice(profile, {})
         return nil unless advice
 
         g = advice.advised
-        svg, note = g && graph ? HtmlGraph.svg(g.profile) : [nil, g && LEFT_OUT]
+        svg, note = g ? HtmlGraph.svg(g.profile) : [nil, nil]
         {"text" => advice.text, "group_by" => g&.grouping&.to_s, "held" => g&.held, "biggest" => g&.biggest,
          "biggest_share" => g&.biggest_share, "svg" => svg, "svg_note" => note}
       rescue Tracegraph::Error, ArgumentError # advice only, as the command's (Output.grouping_note)

@@ -3,8 +3,8 @@
 // zooming (issue 36): what was profiled (Html.title: the program, or a
 // request), its time, clock and threads; the heaviest methods by self
 // time; the heaviest paths of the call tree (from each of the heaviest
-// roots, its heaviest child for as long as that holds most of its
-// caller's time, and where the time then splits); the command's grouping
+// roots, the heaviest child for as long as it holds most of the root's
+// time, and where the time then splits); the command's grouping
 // advice, with the grouped graph a click away; and the full graph, the
 // table and the flame graph a click away. Numbers are the thread and
 // waiting chosen (as the table's). Names reach the page as text only.
@@ -16,7 +16,7 @@
   // the advice, the methods, the paths: what is short comes first.)
   const TOP = 10;          // the heaviest methods listed
   const ROOTS = 3;         // the heaviest roots whose paths are followed
-  const MOST = 0.5;        // a path goes on while its heaviest child holds more than this of its caller's time
+  const MOST = 0.5;        // a path goes on while its heaviest child holds more than this of its root's time
   const FIRST_STEPS = 2;   // a longer path shows its first FIRST_STEPS steps and its last LAST_STEPS
   const LAST_STEPS = 8;
   const SPLIT = 3;         // where a path splits, its biggest children named
@@ -73,8 +73,10 @@
   }
 
   // The heaviest paths, from the call tree: the chosen thread's (or every
-  // thread's) roots, heaviest first; from each, its heaviest child while
-  // that holds more than MOST of its caller's time.
+  // thread's) roots, heaviest first; from each, the heaviest child while
+  // it holds more than MOST of the root's time. (Of its caller's time
+  // would follow a recursion down: rubocop's AST traversal took a path 50
+  // calls deep, from 98% of the time to 3%.)
   function heaviestPaths(params, total) {
     const box = el("div", { class: "summary-block" }, el("h3", { text: "Heaviest paths" }));
     const callTree = R.callTree;
@@ -100,14 +102,14 @@
       const steps = [root];
       for (let n = root; ;) {
         const next = children(n)[0];
-        if (next === undefined || size[next] <= MOST * size[n]) break;
+        if (next === undefined || size[next] <= MOST * size[root]) break;
         steps.push(next);
         n = next;
       }
       list.append(pathItem(tree, size, steps, children(steps[steps.length - 1]), whole));
     }
-    box.append(el("p", { text: `From each of the heaviest roots, the call that holds most of its caller's time, down to where ` +
-      `the time splits (shares of ${time(whole)}):` }), list);
+    box.append(el("p", { text: `From each of the heaviest roots, the calls that hold most of its time, down to where ` +
+      `it splits (shares of ${time(whole)}):` }), list);
     return box;
   }
 
@@ -128,7 +130,7 @@
       if (elided && i >= FIRST_STEPS && i < steps.length - LAST_STEPS) {
         if (i === FIRST_STEPS) {
           const hidden = steps.length - FIRST_STEPS - LAST_STEPS;
-          list.append(el("li", { class: "note elided", text: `… ${group(hidden)} calls, each holding most of its caller's time, ` +
+          list.append(el("li", { class: "note elided", text: `… ${group(hidden)} calls, each holding most of the time above, ` +
             `from ${share(steps[i])} to ${share(steps[steps.length - LAST_STEPS - 1])}` }));
         }
         return;
