@@ -454,10 +454,17 @@ class TestHtml < TracegraphTest
   end
 
   def test_hostile_names_show_as_text_in_chromium
-    profile = profile_of(HOSTILE, "evil")
+    # (A program's name of 200 characters: the first screen wraps it.)
+    profile = profile_of(HOSTILE, "evil#{'_long' * 40}")
     path = profile.write_html(File.join(@dir, "evil.html"))
     name = "Evil#</script><script>window.__pwned=1;alert(3)</script>"
-    result = check_in_chromium(path, "--search", "<b>bold", "--method", name, "--graph-search", "onerror", "--focus", name)
+    result = check_in_chromium(path, "--first-screen", "-", "--search", "<b>bold", "--method", name, "--graph-search", "onerror",
+                               "--focus", name)
+    screen = result["firstScreen"]
+    assert_operator screen["scrollWidth"], :<=, screen["clientWidth"], "a long name wraps"
+    assert_equal(table_order(profile, :self_time).select { |m| m.self_time.positive? }.first(10).map { |m| [m.name, group(m.calls)] },
+                 screen["methods"], "the summary names them as text")
+    assert_includes screen["title"], "evil_long_long"
     refute result["injected"]["pwned"]
     assert_equal 0, result["injected"]["images"], "no <img> from a name"
     assert_equal 1 + Tracegraph::Formats::Html::SCRIPTS.size, result["injected"]["scripts"], "no <script> from a name"
