@@ -41,7 +41,7 @@
   // calls of 5,830 methods."
   function what() {
     const threads = data.threads;
-    const names = threads.length <= 4 ? ` (${threads.map((t) => t.name).join(", ")})` : "";
+    const names = threads.length && threads.length <= 4 ? ` (${threads.map((t) => t.name).join(", ")})` : "";
     const subject = data.program || "The profile";
     return el("p", { class: "summary-what", id: "summary-what",
       text: `${subject}: ${time(data.total_time)} of ${data.clock} clock time in ${group(threads.length)} ` +
