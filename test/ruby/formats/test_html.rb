@@ -194,26 +194,6 @@ class TestHtml < TracegraphTest
     assert_equal [1366, 768], png_size(shot), "the screenshot, at #{shot}"
   end
 
-  # The heaviest paths as the summary follows them: from each of the 3
-  # heaviest roots (after the first, those holding 5% or more), the
-  # heaviest child while it holds more than half of the root's time;
-  # [[names], [shares of all the roots' time]] each.
-  def heaviest_paths(profile)
-    nodes = profile.call_tree.nodes
-    children = nodes.each_with_object({}.compare_by_identity) { |n, h| (h[n.parent || :root] ||= []) << n }
-    heaviest = ->(parent) { (children[parent] || []).select { |n| n.total_time.positive? }.each_with_index.sort_by { |n, i| [-n.total_time, i] }.map(&:first) }
-    roots = heaviest.call(:root)
-    whole = roots.sum(&:total_time)
-    roots = roots.first(3).each_with_index.take_while { |r, i| i.zero? || r.total_time >= 0.05 * whole }.map(&:first)
-    roots.map do |root|
-      steps = [root]
-      while (child = heaviest.call(steps.last).first) && child.total_time > 0.5 * root.total_time
-        steps << child
-      end
-      [steps.map { |n| n.method.name }, steps.map { |n| format("%.2f%%", 100.0 * n.total_time / whole) }]
-    end
-  end
-
   def group(n) = n.to_s.reverse.scan(/\d{1,3}/).join(",").reverse
 
   # Methods as the table orders them: by key, biggest first, then as profiled.
