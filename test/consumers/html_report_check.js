@@ -27,14 +27,20 @@
 //               "graphNote", "selects": [thread, idle], "changed": hash after the header's waiting is set to "show"}
 //              or, without a call tree, {"why"}
 //    (--choice PARAMS --choice-method NAME: the table and NAME's page with #...&PARAMS, e.g. thread=ID&idle=hide)
-// Usage: node html_report_check.js FILE [--browser chromium|firefox] [--search TEXT] [--method NAME] [--graph-search TEXT]
+//    "firstScreen": {"hash", "view", "scrollWidth", "clientWidth", "smallestFont", "smallestText", "textNodes",
+//                    "title", "what", "methods": [[name, calls], ...], "rowsInView", "paths": [{"head", "steps": [name, ...],
+//                    "shares": [...], "end"}], "noPaths", "advice", "groupedLink", "graph": {"hash", "boxes"},
+//                    "grouped": {"hash", "boxes", "boxesWithMethod"}}: the summary the page opens on at 1366×768
+//                    (--first-screen PNG|-: a screenshot there, or none), then its links to the graphs clicked
+// Usage: node html_report_check.js FILE [--first-screen PNG|-] [--browser chromium|firefox] [--search TEXT] [--method NAME] [--graph-search TEXT]
 //        [--flame PARAMS|- [--flame-row N] [--flame-only]] (PARAMS as in #flame?PARAMS)
 //        [--open #FRAGMENT (the first view opened)]
 //        [--focus NAME|--focus-regexp REGEXP [--ignore REGEXP] [--hide NAME] [--focus-boxes N] [--focus-params PARAMS]]
 //        [--focus-only (the focus steps alone)]
 //        [--window WIDTHxHEIGHT (the browser window's size; 1400x900 unless given)]
 //        [--no-wasm (the page runs without WebAssembly, as where it is disabled)]
-//        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]] [--ready-only (stop once the first view is drawn)]
+//        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]]
+//        [--ready-only (stop once the first view is drawn, and after --first-screen)]
 "use strict";
 const { withPage, graphState, zoomAndPan, graphSearch, headerSearch, injected, commandLine, run } = require("./browser_page");
 
@@ -244,6 +250,64 @@ async function choiceSteps(page, params, name) {
   return result;
 }
 
+// The first screen, at a laptop's 1366×768: what the summary the page
+// opens on says, whether the page is wider than the window, the smallest
+// text in view; a screenshot (shot, unless "-"); then a click on the full
+// graph's link, and back and a click on the grouped graph's, if any.
+async function firstScreen(page, shot) {
+  await page.setViewport({ width: 1366, height: 768 });
+  await page.waitForSelector("#summary", { timeout: 10000 });
+  const state = await page.evaluate(() => {
+    const inView = (r) => r.width > 0 && r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
+    let smallest = Infinity, smallestText = null, textNodes = 0;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const parent = n.parentElement;
+      if (!n.textContent.trim() || !parent || parent.closest("script, noscript")) continue;
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      if (![...range.getClientRects()].some(inView)) continue;
+      textNodes++;
+      const size = parseFloat(getComputedStyle(parent).fontSize);
+      if (size < smallest) { smallest = size; smallestText = n.textContent.trim().slice(0, 80); }
+    }
+    const text = (id) => (document.querySelector(id) || {}).textContent || null;
+    const rows = [...document.querySelectorAll("#summary-methods tbody tr")];
+    return {
+      hash: location.hash, view: (document.querySelector("nav a.current") || {}).id || null,
+      scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
+      smallestFont: smallest, smallestText, textNodes,
+      title: text("#summary-title"), what: text("#summary-what"),
+      methods: rows.map((tr) => [tr.querySelector("td.name").textContent, tr.children[1].textContent]),
+      rowsInView: rows.filter((tr) => tr.getBoundingClientRect().bottom <= innerHeight).length,
+      paths: [...document.querySelectorAll("#summary-paths > li")].map((li) => ({
+        head: li.querySelector(".path-head").textContent,
+        steps: [...li.querySelectorAll(".path-steps > li[data-node]")].map((s) => s.firstChild.textContent),
+        shares: [...li.querySelectorAll(".path-steps > li[data-node] .num")].map((s) => s.textContent.trim()),
+        end: li.querySelector(".path-end").textContent
+      })),
+      noPaths: text("#summary-no-paths"), advice: text("#summary-advice-text"),
+      groupedLink: (document.querySelector("#summary-grouped") || { getAttribute: () => null }).getAttribute("href")
+    };
+  });
+  if (shot && shot !== "-") await page.screenshot({ path: shot });
+  const graph = () => page.evaluate(() => ({ hash: location.hash, boxes: document.querySelectorAll("#graph-view g.node").length,
+    boxesWithMethod: document.querySelectorAll("#graph-view g.node[data-method]").length,
+    note: (document.querySelector("#no-graph") || {}).textContent || null }));
+  await page.click("#summary-graph-link");
+  await page.waitForSelector("#nav-graph.current", { timeout: 10000 });
+  state.graph = await graph();
+  if (state.groupedLink) {
+    await page.goBack();
+    await page.waitForSelector("#summary-grouped", { timeout: 10000 });
+    await page.click("#summary-grouped");
+    await page.waitForSelector("#graph-choice a.current#graph-grouped", { timeout: 10000 });
+    state.grouped = await graph();
+  }
+  await page.setViewport({ width: 1400, height: 900 });
+  return state;
+}
+
 async function main() {
   return withPage(file, async (page, url, out) => {
     if (args.includes("--no-wasm")) await page.evaluateOnNewDocument(() => { delete window.WebAssembly; });
@@ -257,6 +321,7 @@ async function main() {
     out.readyMs = Date.now() - started;
     out.pageReadyMs = Number(await page.$eval("body", (b) => b.dataset.readyMs));
 
+    if (option("--first-screen")) out.firstScreen = await firstScreen(page, option("--first-screen"));
     if (args.includes("--ready-only")) return out;
     if (option("--choice")) {
       out.choice = await choiceSteps(page, option("--choice"), option("--choice-method"));
@@ -272,6 +337,11 @@ async function main() {
       if (args.includes("--flame-only")) return out;
     }
 
+    // The page opens on its summary: the graph is a click away.
+    // (the methods' graph, not the grouped one: #graph?by=gem)
+    await page.evaluate(() => { if (!/^#graph(\?|$)/.test(location.hash) || location.hash.includes("by=")) location.hash = "#graph"; });
+    await page.waitForFunction(() => document.querySelector("#nav-graph.current") && !document.querySelector("#graph-grouped.current"),
+      { timeout: 10000 });
     out.graph = await graphState(page);
 
     // Zoom in by the wheel over the graph's middle, then pan by a drag:

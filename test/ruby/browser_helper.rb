@@ -32,6 +32,27 @@ module BrowserHelper
     check_in_browser(path, "--browser", "firefox", *args)
   end
 
+  # The heaviest paths as the report's summary (html/summary.js) follows
+  # them in profile (a view for a thread or waiting chosen): from each of
+  # the 3 heaviest roots (after the first, those holding 5% or more), the
+  # heaviest child while it holds more than half of the root's time;
+  # [[names], [shares of all the roots' time]] each.
+  def heaviest_paths(profile)
+    nodes = profile.call_tree.nodes
+    children = nodes.each_with_object({}.compare_by_identity) { |n, h| (h[n.parent || :root] ||= []) << n }
+    heaviest = ->(parent) { (children[parent] || []).select { |n| n.total_time.positive? }.each_with_index.sort_by { |n, i| [-n.total_time, i] }.map(&:first) }
+    roots = heaviest.call(:root)
+    whole = roots.sum(&:total_time)
+    roots = roots.first(3).each_with_index.take_while { |r, i| i.zero? || r.total_time >= 0.05 * whole }.map(&:first)
+    roots.map do |root|
+      steps = [root]
+      while (child = heaviest.call(steps.last).first) && child.total_time > 0.5 * root.total_time
+        steps << child
+      end
+      [steps.map { |n| n.method.name }, steps.map { |n| format("%.2f%%", 100.0 * n.total_time / whole) }]
+    end
+  end
+
   def check_in_browser(path, *args, expected_errors: nil, checker: CHECKER)
     require_npm_package!("puppeteer-core", "puppeteer-core")
     # Under `rake test:asan` the ASan runtime is preloaded into this Ruby;

@@ -1,4 +1,6 @@
 # One self-contained HTML report, opened offline by double-click: a
+# summary it opens on (html/summary.js: what was profiled, the heaviest
+# methods and paths, the command's grouping advice), a
 # sortable, filterable table of every method, a page per method with its
 # callers and callees (exact calls, self, total, share), and the call
 # graph as the DOT writer draws it, laid out by Graphviz at write time
@@ -20,6 +22,7 @@ require "tracegraph/version"
 require "tracegraph/formats/output_file"
 require "tracegraph/formats/html_graph"
 require "tracegraph/formats/html_flame"
+require "tracegraph/formats/grouping_advice"
 
 module Tracegraph
   module Formats
@@ -34,9 +37,10 @@ module Tracegraph
       # counted for the threads and waiting chosen in the page
       # (html/call_tree.js), the flame graph (html/flame.js), Graphviz in
       # WebAssembly (vendor/README.md), and the focused graph that lays
-      # out with it (html/focus_graph.js).
+      # out with it (html/focus_graph.js); the summary the report opens on
+      # (html/summary.js).
       GRAPHVIZ = "vendor/viz-global.js"
-      SCRIPTS = ["page_kit.js", "report.js", "call_tree.js", "flame.js", GRAPHVIZ, "focus_graph.js"].freeze
+      SCRIPTS = ["page_kit.js", "report.js", "call_tree.js", "flame.js", GRAPHVIZ, "focus_graph.js", "summary.js"].freeze
       SCRIPT_SAFE = {"<" => "\\u003c", ">" => "\\u003e", "&" => "\\u0026",
                      "\u2028" => "\\u2028", "\u2029" => "\\u2029"}.freeze
 
@@ -48,7 +52,26 @@ module Tracegraph
       def generate(profile, graph: true, **view_options)
         profile = profile.view(**view_options) unless view_options.empty?
         svg, note = graph ? HtmlGraph.svg(profile) : [nil, "the graph view was left out (graph: false)"]
-        page(data(profile, svg, note), title(profile))
+        page(data(profile, svg, note).merge("advice" => graph ? advice(profile) : nil), title(profile))
+      end
+
+      # The command's grouping advice for the report's graph (the DOT
+      # writer's defaults), as the summary shows it, or nil where the
+      # command gives none: its text, and where it recommends a grouping,
+      # which, its numbers and its graph laid out by Graphviz (svg, or
+      # svg_note: why not). A report without the graph (graph: false) has
+      # none: grouping a big profile three ways costs seconds of write
+      # time (docs/formats-and-viewers.md, "Scale").
+      def advice(profile)
+        advice = GroupingAdvice.advice(profile, {})
+        return nil unless advice
+
+        g = advice.advised
+        svg, note = g ? HtmlGraph.svg(g.profile) : [nil, nil]
+        {"text" => advice.text, "group_by" => g&.grouping&.to_s, "held" => g&.held, "biggest" => g&.biggest,
+         "biggest_share" => g&.biggest_share, "svg" => svg, "svg_note" => note}
+      rescue Tracegraph::Error, ArgumentError # advice only, as the command's (Output.grouping_note)
+        nil
       end
 
       # Writes the report to path; returns the path.
@@ -59,7 +82,7 @@ module Tracegraph
       def data(profile, svg, graph_note)
         allocations = profile.allocations?
         {
-          "tracegraph" => VERSION, "program" => profile.program&.to_s, "clock" => profile.clock.to_s,
+          "tracegraph" => VERSION, "title" => title(profile), "program" => profile.program&.to_s, "clock" => profile.clock.to_s,
           "total_time" => profile.total_time, "wall_time" => profile.wall_time,
           "total_calls" => profile.total_calls, "total_allocations" => profile.total_allocations,
           "threads" => profile.threads.map { |t| {"name" => t.name, "total_time" => t.total_time} },

@@ -90,7 +90,8 @@ class TestGroupByCli < Minitest::Test
     _, err, status = tracegraph("render", "spread.json", "-o", "spread.dot")
     assert status.success?, err
     assert_includes err, "tracegraph render: the graph's boxes hold 53.3% of self time, spread over 150 methods; " \
-                         "--group-by class would hold 100%, file 100%, gem 100%\n"
+                         "--group-by class would hold 100%, its biggest box Part0 at 33.3%; also file 100%; " \
+                         "not gem, where one box holds half or more (by gem app at 100%)\n"
     _, err, status = tracegraph("render", "spread.json", "-o", "spread.json.gz")
     assert status.success?, err
     refute_includes err, "--group-by", "no graph, no advice"

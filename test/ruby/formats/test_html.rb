@@ -17,6 +17,10 @@ class TestHtml < TracegraphTest
 
   REAL = File.expand_path("../../fixtures/real/rubocop.json.gz", __dir__)
 
+  # The report of REAL, written once for the tests that open it (with the
+  # grouping advice's graph by gem it takes ~4 s).
+  def self.real_html(profile) = @real_html ||= profile.to_html
+
   PROGRAM = <<~RUBY
     def spin(n) = n.times { |i| i * i }
     def light = spin(10)
@@ -139,7 +143,56 @@ class TestHtml < TracegraphTest
     ENV["TRACEGRAPH_DOT_TIMEOUT"] = saved
   end
 
+  # The summary's data: what was profiled (Html.title), and the command's
+  # grouping advice with the graph it recommends, only where the command
+  # gives it (formats/grouping_advice.rb).
+  def test_the_page_names_what_was_profiled_and_carries_the_commands_advice
+    methods = 150.times.map do |i|
+      Tracegraph::MethodStats.new(name: "Part#{i % 3}#m#{i}", file: "/app/part#{i % 3}.rb", line: i + 1, calls: 1,
+                                  total_time: 20, self_time: 20, c_method: false)
+    end
+    spread = Tracegraph::Profile.new(clock: :wall, threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: 3000)],
+                                     methods: methods, edges: [], program: "spread")
+    data = embedded(spread.to_html)
+    assert_equal "tracegraph: spread", data["title"]
+    advice = data["advice"]
+    assert_equal Tracegraph::Formats::GroupingAdvice.note(spread, {}), advice["text"]
+    assert_equal ["class", 100.0, "Part0"], advice.values_at("group_by", "held", "biggest")
+    assert_in_delta 100.0 / 3, advice["biggest_share"], 1e-9
+    if system("dot", "-V", err: File::NULL)
+      assert_equal 4, advice["svg"].scan('class="node"').size, "the graph by class: one box per class, and the legend"
+    end
+    assert_nil embedded(spread.to_html(graph: false))["advice"], "no graph, no advice on it"
+    small = Tracegraph.profile { 3.times { Integer.sqrt(49) } }
+    assert_nil embedded(small.to_html)["advice"], "a small program's graph holds it all"
+  end
+
   # --- in a real browser ---
+
+  # Where the first screens' screenshots are kept, to be looked at.
+  SHOTS = File.expand_path("../../../tmp/first-screen", __dir__)
+
+  # The width and height of a PNG (its IHDR chunk).
+  def png_size(path) = File.binread(path, 8, 16).unpack("NN")
+
+  # The first screen at 1366×768: the summary, no wider than the window,
+  # no text under 12 px, the heaviest methods by self time with their
+  # exact calls all in view; then the full graph a click away.
+  def assert_first_screen(profile, screen, shot, program)
+    assert_equal "nav-summary", screen["view"], "the report opens on its summary"
+    assert_operator screen["scrollWidth"], :<=, screen["clientWidth"], "no horizontal scroll at 1366 px"
+    assert_operator screen["smallestFont"], :>=, 12, "no text under 12 px in view (#{screen['smallestText']})"
+    assert_operator screen["textNodes"], :>=, 30
+    assert_includes screen["title"], program
+    assert_match(/\A#{Regexp.escape(program)}: \S+ \S+ of wall clock time in 1 thread \(main\), #{group(profile.total_calls)} calls of #{group(profile.methods.size)} methods\.\z/,
+                 screen["what"])
+    top = table_order(profile, :self_time).select { |m| m.self_time.positive? }.first(10)
+    assert_equal(top.map { |m| [m.name, group(m.calls)] }, screen["methods"], "the heaviest methods by self time, exact calls")
+    assert_equal top.size, screen["rowsInView"], "all of them on the first screen"
+    assert_equal "#graph", screen["graph"]["hash"], "the full graph is one click away"
+    assert_operator screen["graph"]["boxes"], :>, 2
+    assert_equal [1366, 768], png_size(shot), "the screenshot, at #{shot}"
+  end
 
   def group(n) = n.to_s.reverse.scan(/\d{1,3}/).join(",").reverse
 
@@ -158,19 +211,39 @@ class TestHtml < TracegraphTest
   def test_a_real_programs_report_in_chromium
     profile = Tracegraph::Profile.load_json(REAL)
     path = File.join(@dir, "rubocop.html")
-    profile.write_html(path)
+    File.write(path, self.class.real_html(profile))
     boxes = profile.to_dot.scan(/tooltip="([^"\\]*)/).flatten.to_h { |t| [t, true] }
     names = profile.methods.map(&:name).tally
     # A method outside the first graph, with callers and callees and a
     # name of its own: only the search brings it into view.
+    # (Arrows counted once, by identity: counting them for each method
+    # took 15 s of the test.)
+    into = Hash.new(0).compare_by_identity
+    out_of = Hash.new(0).compare_by_identity
+    profile.edges.each { |e| into[e.callee] += 1; out_of[e.caller] += 1 }
     hidden = profile.methods.select { |m| names[m.name] == 1 && !boxes.key?(m.name) }
-                    .max_by { |m| [profile.edges.count { |e| e.callee.equal?(m) }.clamp(0, 3),
-                                   profile.edges.count { |e| e.caller.equal?(m) }.clamp(0, 3), m.total_time] }
+                    .max_by { |m| [into[m].clamp(0, 3), out_of[m].clamp(0, 3), m.total_time] }
     callers = profile.edges.select { |e| e.callee.equal?(hidden) }
     callees = profile.edges.select { |e| e.caller.equal?(hidden) }
     assert callers.size > 1 && callees.size > 1, "#{hidden.name}: a method with callers and callees"
 
-    result = check_in_chromium(path, "--search", hidden.name, "--method", hidden.name, "--graph-search", "Lexer#advance")
+    FileUtils.mkdir_p(SHOTS)
+    shot = File.join(SHOTS, "rubocop.png")
+    result = check_in_chromium(path, "--first-screen", shot, "--search", hidden.name, "--method", hidden.name,
+                               "--graph-search", "Lexer#advance")
+    screen = result["firstScreen"]
+    assert_first_screen(profile, screen, shot, "rubocop")
+    assert_match(/no call tree, so no paths/, screen["noPaths"], "a profile without a call tree says so")
+    # Spread over 5,830 methods: the command's advice, and its graph by gem.
+    # (As test_real_graphs_grouped.rb has the command say it.)
+    assert_equal "The full graph's boxes hold 62.1% of self time, spread over 5,830 methods; --group-by gem would hold " \
+                 "98.9%, its biggest box rubocop at 40.7%; also file 88.2%, class 87.9%.", screen["advice"]
+    assert_equal "#graph?by=gem", screen["groupedLink"]
+    assert_equal "#graph?by=gem", screen["grouped"]["hash"]
+    by_gem = embedded(File.read(path))["advice"]["svg"]
+    assert_equal 15, by_gem.scan('class="node"').size, "14 gems of 27 (the rest too small to draw), and the legend"
+    assert_equal [0, 15], screen["grouped"].values_at("boxesWithMethod", "boxes"), "every box drawn; a group opens no method page"
+    assert_equal 81, screen["graph"]["boxes"], "80 boxes and the legend"
     assert result["graph"]["svg"], "the graph view is drawn"
     assert_equal result["graph"]["boxes"] - 1, result["graph"]["boxesWithMethod"], "every box but the legend opens a method"
     assert_operator result["pageReadyMs"], :<, 3000, "interactive within 3 s"
@@ -215,8 +288,19 @@ class TestHtml < TracegraphTest
     assert status.success?, err
     profile = Tracegraph::Profile.load_json(File.join(@dir, "demo.json"))
     times = method_named(profile, "Integer#times")
-    result = check_in_chromium(File.join(@dir, "demo.html"), "--search", "Integer#times", "--method", "Integer#times",
-                               "--graph-search", "square")
+    FileUtils.mkdir_p(SHOTS)
+    shot = File.join(SHOTS, "demo.png")
+    result = check_in_chromium(File.join(@dir, "demo.html"), "--first-screen", shot, "--search", "Integer#times",
+                               "--method", "Integer#times", "--graph-search", "square")
+    screen = result["firstScreen"]
+    assert_first_screen(profile, screen, shot, profile.program.to_s)
+    assert_nil screen["advice"], "a small program's graph needs no grouping"
+    assert_nil screen["groupedLink"]
+    assert_nil screen["noPaths"]
+    paths = heaviest_paths(profile)
+    assert_equal paths, screen["paths"].map { |p| [p["steps"], p["shares"].map { |share| share.split(" · ").first }] },
+                 "the heaviest paths of the call tree, with their shares"
+    assert_includes paths.first.first, "Object#main"
     assert_equal profile.methods.size, result["table"]["calls"]["count"]
     assert_equal "Integer#times", result["search"]["opened"]
     assert_equal edge_rows(profile, profile.edges.select { |e| e.callee.equal?(times) }, :caller), result["method"]["callers"]
@@ -260,7 +344,7 @@ class TestHtml < TracegraphTest
     need_chromium
     profile = Tracegraph::Profile.load_json(REAL)
     path = File.join(@dir, "rubocop.html")
-    profile.write_html(path)
+    File.write(path, self.class.real_html(profile))
     boxes = profile.to_dot.scan(/tooltip="([^"\\]*)/).flatten.to_h { |t| [t, true] }
     names = profile.methods.map(&:name).tally
     focus = profile.methods.select { |m| names[m.name] == 1 && !boxes.key?(m.name) }
@@ -343,10 +427,17 @@ class TestHtml < TracegraphTest
   end
 
   def test_hostile_names_show_as_text_in_chromium
-    profile = profile_of(HOSTILE, "evil")
+    # (A program's name of 200 characters: the first screen wraps it.)
+    profile = profile_of(HOSTILE, "evil#{'_long' * 40}")
     path = profile.write_html(File.join(@dir, "evil.html"))
     name = "Evil#</script><script>window.__pwned=1;alert(3)</script>"
-    result = check_in_chromium(path, "--search", "<b>bold", "--method", name, "--graph-search", "onerror", "--focus", name)
+    result = check_in_chromium(path, "--first-screen", "-", "--search", "<b>bold", "--method", name, "--graph-search", "onerror",
+                               "--focus", name)
+    screen = result["firstScreen"]
+    assert_operator screen["scrollWidth"], :<=, screen["clientWidth"], "a long name wraps"
+    assert_equal(table_order(profile, :self_time).select { |m| m.self_time.positive? }.first(10).map { |m| [m.name, group(m.calls)] },
+                 screen["methods"], "the summary names them as text")
+    assert_includes screen["title"], "evil_long_long"
     refute result["injected"]["pwned"]
     assert_equal 0, result["injected"]["images"], "no <img> from a name"
     assert_equal 1 + Tracegraph::Formats::Html::SCRIPTS.size, result["injected"]["scripts"], "no <script> from a name"

@@ -180,9 +180,17 @@ class TestHtmlFlame < TracegraphTest
     profile = profile_of(PROGRAM, "app", "--call-tree")
     sleeper = profile.threads.find { |t| t.name == "sleeper" }
     path = profile.write_html(File.join(@dir, "app.html"), graph: false)
-    flame = check_in_chromium(path, "--flame", "thread=#{sleeper.id}&idle=hide", "--flame-only")["flame"]
+    result = check_in_chromium(path, "--open", "#summary?thread=#{sleeper.id}&idle=hide", "--first-screen", "-",
+                               "--flame", "thread=#{sleeper.id}&idle=hide", "--flame-only")
+    flame = result["flame"]
     assert_match(/\AShowing the thread sleeper, waiting hidden\./, flame["shown"]["notes"])
     view = profile.view(threads: sleeper.id, idle: :hide)
+    # The summary counts the same choice: its methods and its paths are the view's.
+    screen = result["firstScreen"]
+    assert_equal(view.methods.each_with_index.sort_by { |m, i| [-m.self_time, i] }.map(&:first).select { |m| m.self_time.positive? }
+                     .first(10).map { |m| [m.name, group(m.calls)] }, screen["methods"])
+    assert_equal heaviest_paths(view), screen["paths"].map { |p| [p["steps"], p["shares"].map { |share| share.split(" · ").first }] }
+    refute_includes screen["paths"].flat_map { |p| p["steps"] }, "Kernel#sleep", "waiting hidden"
     hover = flame["hover"]
     node = node_at(profile, hover["path"], view, sleeper)
     assert_equal [node.method.name, group(node.calls), "#{group(node.total_time)} ns", "#{group(node.self_time)} ns"],

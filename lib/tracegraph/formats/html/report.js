@@ -1,12 +1,15 @@
 // tracegraph's HTML report. Reads the profile from #profile-data (JSON)
 // and draws three views, chosen by the URL's fragment so a view can be
-// shared: #graph?q=REGEXP, #table?sort=self&q=TEXT, #method=NAME. Every
+// shared: #graph?q=REGEXP (#graph?by=gem: the graph by the grouping the
+// command's advice recommends, where it gives one), #table?sort=self&q=TEXT,
+// #method=NAME. Every
 // view's fragment may also choose threads and waiting, as --thread and
 // --idle hide do: thread=ID&idle=hide (#method=NAME&thread=ID...); the
 // table, the method pages and the focus graph are then counted from the
 // call tree (call_tree.js), and the graph stays as written. The
 // scripts after this one add views (flame.js: #flame, focus_graph.js:
-// #focus?m=NAME...) through window.tracegraphReport.addView, and
+// #focus?m=NAME..., summary.js: #summary, which an empty fragment opens)
+// through window.tracegraphReport.addView, and
 // focus_graph.js the method page's graph (methodGraph).
 // Every name and path reaches the page through textContent or an
 // attribute's value, never as markup.
@@ -93,7 +96,8 @@
   const methodLink = (m) => el("a", { href: methodHash(m), text: m.name, title: where(m) });
 
   // --- the page's frame ---
-  const title = data.program ? `tracegraph: ${data.program}` : "tracegraph";
+  // What was profiled, as Html.title names it (a program, a request).
+  const title = data.title || (data.program ? `tracegraph: ${data.program}` : "tracegraph");
   const summary = `${data.clock} clock · total ${time(data.total_time)} · ${group(data.total_calls)} calls · ` +
     `${group(methods.length)} methods · ${data.threads.length} thread${data.threads.length === 1 ? "" : "s"}` +
     (allocations ? ` · ${group(data.total_allocations)} allocations` : "") + (data.complete ? "" : " · incomplete");
@@ -114,6 +118,7 @@
   // Views the later scripts add: name -> show(params), which draws into
   // main and returns { onSearch } (or null).
   const addedViews = new Map();
+  let firstView = null;   // the view an empty fragment opens (summary.js's), else the graph
   function parseHash() {
     if (location.hash.startsWith("#method=")) {
       const [key, query] = location.hash.slice(8).split(/&(.*)/s);
@@ -121,7 +126,7 @@
     }
     const [view, query] = location.hash.slice(1).split("?");
     const known = ["graph", "table"].includes(view) || addedViews.has(view) ? view : null;
-    return { view: known || (data.svg ? "graph" : "table"), params: new URLSearchParams(query || "") };
+    return { view: known || firstView || (data.svg ? "graph" : "table"), params: new URLSearchParams(query || "") };
   }
   function route() {
     const state = parseHash();
@@ -319,8 +324,43 @@
     return named.find((m) => m.file && lines[1] && lines[1].endsWith(`${m.file}:${m.line}`)) || named[0];
   }
 
+  // The graph by the grouping the advice recommends (#graph?by=gem),
+  // laid out when the report was written: its boxes are groups, which
+  // open no method page.
+  const advice = data.advice;
+  let groupedSvg = null;
+  function groupedElement() {
+    if (!groupedSvg && advice && advice.svg) groupedSvg = readGraphSvg(advice.svg, () => undefined);
+    return groupedSvg;
+  }
+  // "methods | by gem": which graph, where the advice has a second one.
+  function graphChoice(by) {
+    if (!advice || !advice.group_by) return null;
+    const query = choiceQuery();
+    const link = (text, hash, current, id) => el("a", { href: hash + (query ? (hash.includes("?") ? "&" : "?") + query : ""),
+      text, id, class: current ? "current" : "" });
+    return el("div", { class: "graph-choice", id: "graph-choice" }, el("span", { text: "Boxes:" }),
+      link("methods", "#graph", !by, "graph-methods"),
+      link(`by ${advice.group_by}`, `#graph?by=${advice.group_by}`, Boolean(by), "graph-grouped"));
+  }
+  function showGroupedGraph() {
+    const svg = groupedElement();
+    main.append(graphChoice(advice.group_by));
+    if (!svg) {
+      main.append(el("p", { class: "note", id: "no-graph", text: `No graph by ${advice.group_by}: ${advice.svg_note || "the drawing could not be read"}.` }));
+      currentView = { onSearch: null };
+      return;
+    }
+    graphView(main, svg, `One box per ${advice.group_by}, as --group-by ${advice.group_by} draws it (its tooltip names its heaviest methods); drag to pan, wheel to zoom.`,
+      () => {}, () => `#graph?by=${advice.group_by}`);
+    currentView = { onSearch: null };
+  }
+
   function showGraph(params) {
+    if (advice && advice.group_by && params.get("by") === advice.group_by) { showGroupedGraph(); return; }
     const svg = graphElement();
+    const which = graphChoice(null);
+    if (which) main.append(which);
     if (choice.label) {
       main.append(el("p", { class: "note", id: "view-note", text: `The graph shows the report as written (${writtenLabel()}); ` +
         `the thread and waiting chosen (${choice.label}) apply to the table, the method pages, the focus graph and the flame graph.` }));
@@ -397,9 +437,11 @@
   const api = window.tracegraphReport = {
     data, methods, byKey, nav, main, search, el, svgEl, group, time, percent, where, matcher, methodHash, methodLink,
     egoGraph, panZoom, methodGraph: null, callTree: null, choice, choiceQuery,
-    addView(name, label, show) {
+    // first: the view the report opens on, first in the nav.
+    addView(name, label, show, { first = false } = {}) {
       addedViews.set(name, show);
-      nav.append(el("a", { href: `#${name}`, text: label, id: `nav-${name}` }));
+      const link = el("a", { href: `#${name}`, text: label, id: `nav-${name}` });
+      if (first) { firstView = name; nav.prepend(link); } else nav.append(link);
     }
   };
 
