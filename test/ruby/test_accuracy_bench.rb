@@ -62,7 +62,10 @@ class TestAccuracyBench < Minitest::Test
     rows.first(TARGETS.size).each do |method, calls, truth, same_run, default, no_c, refused|
       assert_operator Integer(calls), :>, 0, method
       assert_operator share(truth), :>, 0, "#{method}'s true share"
-      assert_operator share(truth), :<=, 1, "#{method}'s true share"
+      # A round's share is its wrapped run's target time over another run's
+      # whole (bench/accuracy_run.rb): on a busy machine it can pass 1
+      # (1.165 under load 7, Ruby 3.3), but not by double.
+      assert_operator share(truth), :<, 2, "#{method}'s true share"
       low, high = truth.scan(/(\d+\.\d)%/).drop(1).flatten.map { |s| Float(s) / 100 }
       assert_operator low, :<=, share(truth), "#{method}: range #{truth}"
       assert_operator high, :>=, share(truth), "#{method}: range #{truth}"

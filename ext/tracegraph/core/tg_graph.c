@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tg_block_names.h"
 #include "tg_report.h"
 
 /* ------------------------------------------------------------------ */
@@ -115,38 +116,6 @@ static int compare_by_self(const void *pa, const void *pb)
     return compare_nodes(pa, pb);
 }
 
-/* Writes into `out` (room for strlen(name) + 1) the name of the method or
- * block a block belongs to, as hub_split.rb reads it: "Foo#bar" for "block
- * in Foo#bar", "block in Foo#bar" for "block (2 levels) in Foo#bar",
- * "block (2 levels) in Foo#bar" for "block (3 levels) ...". False for a
- * name that is not a block's. A block that shares its line with another
- * of its level is named by its column, "block (2 levels) in Foo#bar
- * (column 17)", or its order, "(2nd on line 7)" (naming.c): that part is
- * the block's own, not its owner's, and is left out. */
-static bool block_owner(const char *name, char *out)
-{
-    if (strncmp(name, "block in ", 9) == 0) {
-        strcpy(out, name + 9);
-    } else {
-        unsigned levels;
-        int used = 0;
-        if (sscanf(name, "block (%u levels) in %n", &levels, &used) != 1 || used == 0 || levels < 2) return false;
-        if (levels == 2) sprintf(out, "block in %s", name + used);
-        else sprintf(out, "block (%u levels) in %s", levels - 1, name + used);
-    }
-    char *tail = strrchr(out, '(');
-    size_t n = strlen(out);
-    if (tail && tail > out && tail[-1] == ' ' && n > 0 && out[n - 1] == ')') {
-        unsigned a, b;
-        char th[3];
-        int end = 0;
-        if ((sscanf(tail, "(column %u)%n", &a, &end) == 1 && tail[end] == '\0') ||
-            (sscanf(tail, "(%u%2[a-z] on line %u)%n", &a, th, &b, &end) == 3 && tail[end] == '\0'))
-            tail[-1] = '\0';
-    }
-    return true;
-}
-
 /* The caller of `hub` named `owner`, or UINT32_MAX. */
 static uint32_t caller_named(const tg_graph_input *in, const adjacency *a, uint32_t hub, const char *owner)
 {
@@ -184,7 +153,7 @@ static bool mark_ancestors(const tg_graph_input *in, const adjacency *a, uint8_t
     }
     while (head < tail) {
         uint32_t m = queue[head++];
-        bool block = block_owner(in->names[m], owner);
+        bool block = tg_block_owner(in->names[m], owner);
         for (size_t k = a->in_start[m]; k < a->in_start[m + 1]; k++) {
             uint32_t hub = in->links[a->in[k]].from, next = hub;
             uint32_t by_owner = block && hub != m ? caller_named(in, a, hub, owner) : UINT32_MAX;
@@ -226,7 +195,7 @@ typedef struct descent {
     uint32_t *stopped;           /* ancestors reached going down, not walked through */
     size_t stopped_count;
     named *by_name;              /* the nodes by name, sorted once needed; NULL before */
-    char *owner;                 /* scratch for block_owner, as long as the longest name */
+    char *owner;                 /* scratch for tg_block_owner, as long as the longest name */
 } descent;
 
 static void reach_down(descent *d, uint32_t m)
@@ -239,7 +208,7 @@ static void reach_down(descent *d, uint32_t m)
 /* Is `m` a block of a method (or block) reached going down? */
 static bool owner_reached(descent *d, uint32_t m)
 {
-    if (!block_owner(d->in->names[m], d->owner)) return false;
+    if (!tg_block_owner(d->in->names[m], d->owner)) return false;
     size_t lo = 0, hi = d->in->node_count;
     while (lo < hi) {   /* the first node whose name is not below the owner's */
         size_t mid = lo + (hi - lo) / 2;
