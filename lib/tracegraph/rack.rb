@@ -9,7 +9,8 @@
 #   config.middleware.use Tracegraph::Rack, opt_in: true
 #
 # Which requests: with opt_in: true, any request with ?tracegraph=1 or an
-# X-Tracegraph: 1 header; and every Nth request (every:, default 1, but
+# X-Tracegraph: 1 header (with token:, only those that also send the
+# token in an X-Tracegraph-Token header); and every Nth request (every:, default 1, but
 # none with opt_in: true and no path:) among those whose path matches
 # path: (default: any). Each is recorded on the thread that serves it
 # (threads: :current), for the app's #call (not the streaming of its body).
@@ -18,13 +19,17 @@
 # profiled, another one that was chosen runs unprofiled and says so in its
 # X-Tracegraph response header and a log line. The check and the start are
 # one atomic step (Mutex#try_lock), so concurrent requests never raise.
+require "openssl"
 require "tracegraph"
 require "tracegraph/output/request_files"
 
 module Tracegraph
   class Rack
-    OPTIONS = %i[every path opt_in dir formats save_every per_request clock c_calls gc blocks allocations logger].freeze
+    OPTIONS = %i[every path opt_in token dir formats save_every per_request clock c_calls gc blocks allocations
+                 logger].freeze
     HEADER = "x-tracegraph" # lower case: what Rack 3 requires, and fine for Rack 2
+    # Where the request's X-Tracegraph-Token header is in the Rack env.
+    TOKEN_ENV = "HTTP_X_TRACEGRAPH_TOKEN"
     OPT_IN_VALUES = %w[1 true yes].freeze
 
     # One profiler, so one lock for every instance of the middleware.
@@ -34,6 +39,8 @@ module Tracegraph
     #   every:       profile every Nth matching request (Integer >= 1)
     #   path:        only requests whose path matches (Regexp, or a String prefix)
     #   opt_in:      also profile requests that ask with ?tracegraph=1 or X-Tracegraph: 1 (default false)
+    #   token:       a String: only requests that send it in X-Tracegraph-Token may opt in; nil or ""
+    #                lets none opt in (default: no token asked for)
     #   dir:         where files go (default "tmp/tracegraph", created)
     #   formats:     graph formats besides the JSON (default %w[dot]; dot svg pdf png txt folded pb.gz speedscope.json firefox.json callgrind)
     #   save_every:  also write one profile summed over every N profiled requests
@@ -44,6 +51,8 @@ module Tracegraph
       OptionChecks.known!(options, OPTIONS)
       @app = app
       @opt_in = OptionChecks.boolean!(:opt_in, options.fetch(:opt_in, false))
+      @token_required = options.key?(:token)
+      @token_digest = token_digest(options[:token])
       # opt_in: true alone profiles only the requests that ask.
       @every = positive_integer(:every, options.fetch(:every, @opt_in && !options[:path] ? nil : 1))
       @path = path_matcher(options[:path])
@@ -93,13 +102,33 @@ module Tracegraph
 
     # Why env's request is to be profiled ("opt-in", "every", ...), or nil.
     def choose(env)
-      return "opt-in" if @opt_in && opted_in?(env)
+      return "opt-in" if @opt_in && opted_in?(env) && token_given?(env)
       return nil unless @every && @path.call(env["PATH_INFO"].to_s)
 
       @counter.synchronize { (@matching += 1) % @every == 0 } ? "every #{@every}" : nil
     end
 
     private
+
+    # Whether the request may opt in as far as the token goes: always
+    # without token:, never with a nil or empty one, else when its
+    # X-Tracegraph-Token header is the token. The two are compared as
+    # SHA-256 digests, in a time that depends on neither.
+    def token_given?(env)
+      return true unless @token_required
+      return false unless @token_digest
+
+      given = env[TOKEN_ENV]
+      return false unless given.is_a?(String) && !given.empty?
+
+      OpenSSL.fixed_length_secure_compare(OpenSSL::Digest::SHA256.digest(given), @token_digest)
+    end
+
+    def token_digest(token)
+      raise ArgumentError, "token must be a String or nil, not #{token.class}" unless token.nil? || token.is_a?(String)
+
+      token.nil? || token.empty? ? nil : OpenSSL::Digest::SHA256.digest(token)
+    end
 
     # The options Tracegraph.start gets for env's request.
     def start_options_for(_env) = @start_options

@@ -9,13 +9,17 @@
 # files are written after the response has gone out. Other requests run
 # unprofiled.
 #
-# Where: in development, a middleware first in the stack; in production
-# (and any other environment but test) only if config.tracegraph.permit
-# is set, and then only for the requests it allows; in test, off unless
-# config.tracegraph.enabled = true. Settings (config/application.rb or
-# config/environments/*.rb):
+# Where: in development, a middleware first in the stack, for any request
+# that asks (and, if config.tracegraph.token is set, sends it in the
+# X-Tracegraph-Token header); in production (and any other environment
+# but test) only if config.tracegraph.token or permit is set, and then
+# only for requests that send the token, and that permit allows: an
+# unset or empty token lets nobody in, unless permit is set alone (your
+# own rule). In test, off unless config.tracegraph.enabled = true.
+# Settings (config/application.rb or config/environments/*.rb):
 #
 #   config.tracegraph.enabled     true/false: on or off in any environment (default: as above)
+#   config.tracegraph.token       a secret, e.g. ENV["TRACEGRAPH_TOKEN"]: sent as X-Tracegraph-Token
 #   config.tracegraph.permit      ->(env) { ... }: which opted-in requests may be profiled
 #   config.tracegraph.directory   where files go, from Rails.root (default "tmp/tracegraph")
 #   config.tracegraph.formats     besides the JSON (default %w[html]; as Tracegraph::Rack's formats:)
@@ -48,8 +52,10 @@ module Tracegraph
     #   permit:     nil (any opted-in request) or a callable taking the Rack
     #               env, true for the requests that may be profiled
     #   skip_paths: Regexps or String prefixes of paths never profiled
-    # and Tracegraph::Rack's dir:, formats:, clock:, c_calls:, gc:,
-    # blocks:, allocations:, logger:.
+    # and Tracegraph::Rack's token:, dir:, formats:, clock:, c_calls:, gc:,
+    # blocks:, allocations:, logger:. A request is profiled if it asks,
+    # its path is not skipped, it sends the token (when token: is given)
+    # and permit allows it (when given).
     def initialize(app, permit: nil, skip_paths: DEFAULT_SKIP_PATHS, **options)
       raise ArgumentError, "permit must respond to call, not #{permit.inspect}" unless permit.nil? || permit.respond_to?(:call)
 
@@ -62,6 +68,7 @@ module Tracegraph
     def choose(env)
       return nil unless requested_options(env)
       return nil if @skip_paths.any? { |matches| matches.call(env["PATH_INFO"].to_s) }
+      return nil unless token_given?(env)
       return nil if @permit && !@permit.call(env)
 
       "opt-in"
@@ -137,6 +144,7 @@ module Tracegraph
   class Railtie < ::Rails::Railtie
     config.tracegraph = ActiveSupport::OrderedOptions.new
     config.tracegraph.enabled = nil
+    config.tracegraph.token = nil
     config.tracegraph.permit = nil
     config.tracegraph.directory = "tmp/tracegraph"
     config.tracegraph.formats = %w[html]
@@ -150,16 +158,34 @@ module Tracegraph
       return settings.enabled unless settings.enabled.nil?
       return false if environment.test?
 
-      environment.development? || !settings.permit.nil?
+      environment.development? || token?(settings) || !settings.permit.nil?
+    end
+
+    def self.token?(settings) = !settings.token.to_s.empty?
+
+    # The token the middleware asks for: {token: the setting} where a
+    # request must send it, {} where it need not. In development, only
+    # when one is set; elsewhere always, unless permit is the only rule
+    # (a permit of your own, with no token). So outside development an
+    # unset or empty token lets nobody in.
+    def self.token_options(settings, environment)
+      return {token: settings.token} if token?(settings)
+      return {} if environment.development? || !settings.permit.nil?
+
+      {token: nil}
     end
 
     initializer "tracegraph.middleware" do |app|
       settings = app.config.tracegraph
       next unless Railtie.enabled?(settings, ::Rails.env)
 
+      token = Railtie.token_options(settings, ::Rails.env)
+      if token.key?(:token) && token[:token].to_s.empty?
+        ::Rails.logger&.warn("tracegraph: config.tracegraph.token is not set (or empty): no request will be profiled")
+      end
       app.config.middleware.insert_before(
         0, RailsMiddleware,
-        permit: settings.permit, skip_paths: settings.skip_paths,
+        permit: settings.permit, skip_paths: settings.skip_paths, **token,
         dir: File.expand_path(settings.directory.to_s, app.root.to_s), formats: settings.formats,
         clock: settings.clock, c_calls: settings.c_calls, allocations: settings.allocations,
         logger: ::Rails.logger

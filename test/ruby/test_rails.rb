@@ -49,7 +49,8 @@ class TestRails < Minitest::Test
       #{code}
       puts JSON.generate(out)
     RUBY
-    stdout, stderr, status = Open3.capture3({"RAILS_ENV" => rails_env, "TRACEGRAPH_RAILS_DIR" => @dir}.merge(env),
+    env = {"RAILS_ENV" => rails_env, "TRACEGRAPH_RAILS_DIR" => @dir, "TRACEGRAPH_TOKEN" => nil}.merge(env)
+    stdout, stderr, status = Open3.capture3(env,
                                             RbConfig.ruby, "-I", LIB, "-e", script, chdir: APP_DIR)
     assert status.success?, "the app failed:\n#{stderr}"
     JSON.parse(stdout.lines.last)
@@ -165,10 +166,60 @@ class TestRails < Minitest::Test
     assert_nil out["denied"]
     assert_equal files, [out["allowed"]]
 
-    # Without permit, production has no middleware at all.
+    # Without permit or a token, production has no middleware at all.
     out = boot(code, rails_env: "production")
     assert_equal [nil, nil], [out["denied"], out["allowed"]]
     refute_equal "Tracegraph::RailsMiddleware", out["first"]
+  end
+
+  # The guide's setting, config.tracegraph.token = ENV["TRACEGRAPH_TOKEN"]
+  # (the app's): in production, only the request that sends the token in
+  # X-Tracegraph-Token is profiled; with the variable unset or empty,
+  # none is, whatever it sends.
+  def test_production_profiles_only_the_request_with_the_token
+    code = <<~RUBY
+      asks = {"none" => {}, "empty" => {"HTTP_X_TRACEGRAPH_TOKEN" => ""},
+              "wrong" => {"HTTP_X_TRACEGRAPH_TOKEN" => "s3cre7"}, "longer" => {"HTTP_X_TRACEGRAPH_TOKEN" => "s3cret!"},
+              "right" => {"HTTP_X_TRACEGRAPH_TOKEN" => "s3cret"}}
+      asks.each do |name, headers|
+        response = app.get("/posts?tracegraph=1", headers)
+        out[name] = [response.status, response.headers["x-tracegraph-report"]]
+      end
+      out["first"] = Rails.application.middleware.first.inspect
+    RUBY
+    out = boot(code, rails_env: "production", env: {"TRACEGRAPH_TOKEN" => "s3cret"})
+    assert_equal "Tracegraph::RailsMiddleware", out["first"]
+    assert_equal [[200, nil]] * 4, out.values_at("none", "empty", "wrong", "longer")
+    assert_equal 200, out["right"][0]
+    assert_match %r{\A#{Regexp.escape(@dir)}/.*\.json\z}, out["right"][1]
+    assert_equal [out["right"][1]], files
+
+    FileUtils.rm_rf(Dir[File.join(@dir, "*")])
+    [nil, ""].each do |token|
+      out = boot(code, rails_env: "production", env: {"TRACEGRAPH_TOKEN" => token})
+      assert_equal [[200, nil]] * 5, out.values_at("none", "empty", "wrong", "longer", "right"), "token #{token.inspect}"
+    end
+    # Turned on, with no token: installed, and still no one gets in.
+    out = boot(code, rails_env: "production", env: {"TRACEGRAPH_TOKEN" => "", "TRACEGRAPH_RAILS_ENABLED" => "1"})
+    assert_equal "Tracegraph::RailsMiddleware", out["first"]
+    assert_equal [[200, nil]] * 5, out.values_at("none", "empty", "wrong", "longer", "right")
+    assert_empty files
+  end
+
+  # In development, no token: any request that asks; a token set: only
+  # the requests that send it.
+  def test_development_asks_for_the_token_once_one_is_set
+    code = <<~RUBY
+      out["none"] = app.get("/posts?tracegraph=1").headers["x-tracegraph-report"]
+      out["right"] = app.get("/posts?tracegraph=1", "HTTP_X_TRACEGRAPH_TOKEN" => "s3cret").headers["x-tracegraph-report"]
+    RUBY
+    out = boot(code)
+    refute_nil out["none"]
+    refute_nil out["right"]
+    FileUtils.rm_rf(Dir[File.join(@dir, "*")])
+    out = boot(code, env: {"TRACEGRAPH_TOKEN" => "s3cret"})
+    assert_nil out["none"]
+    assert_equal [out["right"]], files
   end
 
   def test_development_puts_the_middleware_first_and_test_leaves_it_out
