@@ -30,6 +30,9 @@ module Tracegraph
     HEADER = "x-tracegraph" # lower case: what Rack 3 requires, and fine for Rack 2
     # Where the request's X-Tracegraph-Token header is in the Rack env.
     TOKEN_ENV = "HTTP_X_TRACEGRAPH_TOKEN"
+    # The path the request asked for, kept before the app runs: Rails'
+    # ShowExceptions rewrites PATH_INFO to "/404" on its way out.
+    PATH_ENV = "tracegraph.path_info"
     OPT_IN_VALUES = %w[1 true yes].freeze
 
     # One profiler, so one lock for every instance of the middleware.
@@ -79,6 +82,7 @@ module Tracegraph
       return skipped(env, "another request is being profiled") unless SESSION.try_lock
 
       started = Time.now
+      env[PATH_ENV] = env["PATH_INFO"]
       begin
         Tracegraph.start(**start_options_for(env))
       rescue Tracegraph::Error
@@ -95,7 +99,9 @@ module Tracegraph
         ensure
           SESSION.unlock
         end
-        written = save(profile, env, started, reason)
+        status = nil if $!
+        profile &&= profile.titled(request_title(env, status, profile.wall_time))
+        written = save(profile, env, started, reason, status)
       end
       respond(env, [status, headers, body], written)
     end
@@ -109,6 +115,23 @@ module Tracegraph
     end
 
     private
+
+    # The request in words, as the profile's title: verb, path, status
+    # (or the exception the app raised) and how long the app took (the
+    # profile's wall time: from start to stop, the app's call and no more),
+    # e.g. "GET /posts 200 · 412 ms".
+    def request_title(env, status, duration)
+      outcome = status ? status.to_s : "raised #{$!&.class || 'an exception'}"
+      parts = ["#{env['REQUEST_METHOD']} #{request_path(env)} #{outcome}", *request_handler(env),
+               duration && Tracegraph.human_time(duration)].compact
+      Tracegraph.printable(parts.join(" \u00b7 "))
+    end
+
+    def request_path(env) = env.fetch(PATH_ENV) { env["PATH_INFO"] }
+
+    # What handled the request, for its title ([] here; Rails names the
+    # controller and action).
+    def request_handler(_env) = []
 
     # Whether the request may opt in as far as the token goes: always
     # without token:, never with a nil or empty one, else when its
@@ -140,14 +163,15 @@ module Tracegraph
     end
 
     # Writes the request's files and the merged ones when due. Returns the
-    # paths written, or nil after logging why it could not.
-    def save(profile, env, started, reason)
+    # paths written, or nil after logging why it could not. status: the
+    # app's, nil if it raised.
+    def save(profile, env, started, reason, _status)
       return log(env, :error, "tracegraph: #{describe(env)}: the app stopped the profiler") unless profile
 
       written = []
       if @per_request
-        written = @files.write_request(profile, time: started, verb: env["REQUEST_METHOD"], path: env["PATH_INFO"])
-        log(env, :info, "tracegraph: profiled #{describe(env)} (#{reason}): #{written.join(' ')}")
+        written = @files.write_request(profile, time: started, verb: env["REQUEST_METHOD"], path: request_path(env))
+        log(env, :info, "tracegraph: profiled #{profile.title} (#{reason}): #{Tracegraph.short_paths(written).join(' ')}")
       end
       written + save_merged(env, profile)
     rescue StandardError => e
@@ -209,7 +233,7 @@ module Tracegraph
     end
 
     def describe(env)
-      Tracegraph.printable("#{env['REQUEST_METHOD']} #{env['PATH_INFO']}")
+      Tracegraph.printable("#{env['REQUEST_METHOD']} #{request_path(env)}")
     end
 
     def log(env, level, message)

@@ -4,7 +4,7 @@
 #   GET /posts?tracegraph=1      (or the header X-Tracegraph: 1)
 #
 # profiles that request alone and answers it as usual, with the header
-# X-Tracegraph-Report: tmp/tracegraph/posts-index-20261126-142233.html,
+# X-Tracegraph-Report: tmp/tracegraph/20261126-142233.412-GET-posts-200-PostsController-index-412ms.html,
 # the HTML report (its JSON beside it, for diff, merge and the gate). The
 # files are written after the response has gone out. Other requests run
 # unprofiled.
@@ -35,7 +35,8 @@ require "tracegraph/rack"
 
 module Tracegraph
   # Tracegraph::Rack for opted-in requests only, with Rails' names and
-  # timing: files named by controller and action, the report's path (the
+  # timing: the profile titled and its files named by the request
+  # (verb, path, status, controller and action, time), the report's path (the
   # HTML's, or the JSON's when formats: has no html) in the response's
   # X-Tracegraph-Report header, and the writing deferred to
   # after the response (rack.after_reply where the server has it, as
@@ -95,15 +96,27 @@ module Tracegraph
     # Claims the file's name now, to name it in the response; the profile
     # is written later (respond), or now if the app raised ($! in the
     # middleware's ensure), since then there is no response to wait for.
-    def save(profile, env, started, _reason)
+    def save(profile, env, started, _reason, status)
       return log(env, :error, "tracegraph: #{describe(env)}: the app stopped the profiler") unless profile
 
-      pending = [@files.reserve("#{request_name(env)}-#{started.utc.strftime('%Y%m%d-%H%M%S')}"), profile]
+      pending = [@files.reserve(file_stem(env, profile, started, status)), profile]
       write_pending(env, pending) if $!
       pending
     rescue StandardError => e
       log(env, :error, "tracegraph: could not write the profile of #{describe(env)}: #{e.message}")
       nil
+    end
+
+    # The files' name: the time (UTC, to the millisecond), then the
+    # request as its title says it, in letters, digits, - and _:
+    # "20261126-142233.412-GET-posts-200-PostsController-index-412ms".
+    def file_stem(env, profile, started, status)
+      status = status ? RequestFiles.path_part(status.to_s, max: 3) : "raised"
+      handler = request_handler(env).first
+      time = profile.wall_time && "#{(profile.wall_time / 1_000_000.0).round}ms"
+      [RequestFiles.stamp(started), RequestFiles.verb_part(env["REQUEST_METHOD"]),
+       RequestFiles.path_part(request_path(env)), status, handler && RequestFiles.path_part(handler, max: 60),
+       time].compact.join("-")
     end
 
     def respond(env, response, pending)
@@ -124,19 +137,29 @@ module Tracegraph
     # The file the header names: what a developer opens.
     def report_extension = @files.formats.include?("html") ? "html" : "json"
 
+    # The log line names the profile by its title, and every file by
+    # the same rule as the header (Tracegraph.short_path: from the
+    # directory the server runs in).
     def write_pending(env, (base, profile))
       written = @files.write_reserved(profile, base)
-      log(env, :info, "tracegraph: profiled #{describe(env)}: #{written.join(' ')}")
+      log(env, :info, "tracegraph: profiled #{profile.title}: #{Tracegraph.short_paths(written).join(' ')}")
     rescue StandardError => e
-      log(env, :error, "tracegraph: could not write the profile of #{describe(env)}: #{e.message}")
+      log(env, :error, "tracegraph: could not write the profile of #{profile.title || describe(env)}: #{e.message}")
     end
 
-    # "posts-index" from the route Rails chose ("admin/posts" gives
-    # "admin-posts-index"), or the path where no route matched.
-    def request_name(env)
+    # The controller and action that answered, "PostsController#index",
+    # from the controller Rails ran, else the route it chose; nothing
+    # where no route matched.
+    def request_handler(env)
+      controller = env["action_controller.instance"]
+      if controller.respond_to?(:action_name) && controller.class.name
+        return ["#{controller.class.name}##{controller.action_name}"]
+      end
+
       params = env["action_dispatch.request.path_parameters"] || {}
-      route = [params[:controller], params[:action]].compact.join("-")
-      RequestFiles.path_part(route.empty? ? env["PATH_INFO"] : route)
+      return [] unless params[:controller] && params[:action]
+
+      ["#{params[:controller].to_s.camelize}Controller##{params[:action]}"]
     end
   end
 

@@ -122,7 +122,9 @@ class TestRack < TracegraphTest
     assert_empty profile.methods.select { |m| m.name.start_with?("Tracegraph") }, "the middleware's own methods"
     assert_equal 1, profile.threads.size
     assert_includes File.read(dot), "RackTestApp::Work.step"
-    assert_match(/profiled POST \/work\/7 \(every 1\): #{Regexp.escape(json)}/, @log.string)
+    # The title says the request: verb, path, status and the app's time.
+    assert_match(%r{\APOST /work/7 200 \u00b7 [\d.]+ (ns|µs|ms)\z}, profile.title)
+    assert_includes @log.string, "profiled #{profile.title} (every 1): #{json} #{dot}"
   end
 
   def test_blocks_and_gc_can_be_turned_off_as_for_start
@@ -216,7 +218,9 @@ class TestRack < TracegraphTest
     refute Tracegraph.running?
     json = json_files.grep(/GET-boom\.json\z/).first
     assert json, Dir[File.join(@dir, "*")].inspect
-    assert_equal 1, method_named(Tracegraph::Profile.load_json(json), "RackTestApp::Work.step").calls
+    profile = Tracegraph::Profile.load_json(json)
+    assert_equal 1, method_named(profile, "RackTestApp::Work.step").calls
+    assert_match(%r{\AGET /boom raised ArgumentError \u00b7 [\d.]+ (ns|µs|ms)\z}, profile.title)
     # The session is free again.
     assert_match(/\Aprofiled/, mw.call(env_for("/work/1"))[1]["x-tracegraph"])
   end

@@ -31,7 +31,7 @@ class TestRails < Minitest::Test
   end
 
   def teardown
-    FileUtils.rm_rf(@dir) if @dir
+    FileUtils.rm_rf([@dir, "#{@dir}.log"]) if @dir
   end
 
   # Boots the app in RAILS_ENV rails_env, runs code (with `app`, a
@@ -69,7 +69,7 @@ class TestRails < Minitest::Test
 
   # By default, the HTML report, named in the header, and its JSON beside it.
   def test_an_opted_in_request_writes_its_report_with_the_controller_the_templates_and_the_queries
-    out = boot(<<~RUBY, formats: nil)
+    out = boot(<<~RUBY, formats: nil, env: {"TRACEGRAPH_RAILS_LOG" => "#{@dir}.log"})
       response = app.get("/posts?tracegraph=1")
       out["status"] = response.status
       out["report"] = response.headers["x-tracegraph-report"]
@@ -77,9 +77,22 @@ class TestRails < Minitest::Test
     RUBY
     assert_equal 200, out["status"]
     assert_includes out["body"], %(<li id="post-3">Post 3</li>)
-    assert_match %r{\A#{Regexp.escape(@dir)}/posts-index-\d{8}-\d{6}\.html\z}, out["report"]
+    # Named by the time and the request: verb, path, status, controller
+    # and action, and the app's time.
+    assert_match %r{\A#{Regexp.escape(@dir)}/\d{8}-\d{6}\.\d{3}-GET-posts-200-PostsController-index-\d+ms\.html\z},
+                 out["report"]
     json = out["report"].sub(/html\z/, "json")
     assert_equal [out["report"], json], files
+    # And titled so: the page's title, the JSON's title, the DOT legend.
+    title = Tracegraph::Profile.load_json(json).title
+    assert_match(/\AGET \/posts 200 \u00b7 PostsController#index \u00b7 [\d.]+ ms\z/, title)
+    assert_equal out["report"][/-(\d+)ms\.html\z/, 1].to_i, title[/([\d.]+) ms\z/, 1].to_f.round
+    assert_includes File.read(out["report"]), "<title>tracegraph: #{title}</title>"
+    assert_includes Tracegraph::Profile.load_json(json).to_dot, "tracegraph: #{title}"
+    # The log line: the title, and both files from the directory the
+    # server runs in, alike.
+    log = File.read("#{@dir}.log").lines.grep(/tracegraph:/)
+    assert_equal ["tracegraph: profiled #{title}: #{json} #{out['report']}"], log.map { |line| line.chomp.sub(/\A.* -- : /, "") }
     # The report's data, as its script reads it: the partial by its path,
     # called once per post, and the graph laid out where Graphviz is.
     data = JSON.parse(File.read(out["report"])[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1])
@@ -111,12 +124,16 @@ class TestRails < Minitest::Test
     out = boot(<<~RUBY)
       out["header"] = app.get("/posts/2", "HTTP_X_TRACEGRAPH" => "1").headers["x-tracegraph-report"]
       out["allocations"] = app.get("/posts/3?tracegraph=allocations").headers["x-tracegraph-report"]
+      out["nope"] = app.get("/nope?tracegraph=1").headers["x-tracegraph-report"]
     RUBY
-    assert_match %r{/posts-show-\d{8}-\d{6}\.json\z}, out["header"]
-    assert_match %r{/posts-show-\d{8}-\d{6}(-2)?\.json\z}, out["allocations"]
+    assert_match %r{/\d{8}-\d{6}\.\d{3}-GET-posts-2-200-PostsController-show-\d+ms\.json\z}, out["header"]
+    assert_match %r{/\d{8}-\d{6}\.\d{3}-GET-posts-3-200-PostsController-show-\d+ms\.json\z}, out["allocations"]
     refute_equal out["header"], out["allocations"]
     refute Tracegraph::Profile.load_json(out["header"]).allocations?
     assert Tracegraph::Profile.load_json(out["allocations"]).allocations?
+    # No route: the title has the status Rails answered, and no controller.
+    assert_match(/\AGET \/nope 404 \u00b7 [\d.]+ ms\z/, Tracegraph::Profile.load_json(out["nope"]).title)
+    assert_match %r{/\d{8}-\d{6}\.\d{3}-GET-nope-404-\d+ms\.json\z}, out["nope"]
   end
 
   # The files are written after the response: under a server with

@@ -60,8 +60,8 @@ module Tracegraph
 
     # A file name part from a request's path: letters, digits, _ and -,
     # everything else one "-": "/api/users/42.json" -> "api-users-42-json".
-    def self.path_part(path)
-      part = path.to_s.gsub(/[^A-Za-z0-9_-]+/, "-").gsub(/\A-+|-+\z/, "")[0, MAX_PATH_PART].delete_suffix("-")
+    def self.path_part(path, max: MAX_PATH_PART)
+      part = path.to_s.gsub(/[^A-Za-z0-9_-]+/, "-").gsub(/\A-+|-+\z/, "")[0, max].delete_suffix("-")
       part.empty? ? "root" : part
     end
 
