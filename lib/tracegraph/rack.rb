@@ -25,8 +25,8 @@ require "tracegraph/output/request_files"
 
 module Tracegraph
   class Rack
-    OPTIONS = %i[every path opt_in token dir formats save_every per_request clock c_calls gc blocks allocations
-                 logger].freeze
+    OPTIONS = %i[every path opt_in token dir keep formats save_every per_request clock c_calls gc blocks
+                 allocations logger].freeze
     HEADER = "x-tracegraph" # lower case: what Rack 3 requires, and fine for Rack 2
     # Where the request's X-Tracegraph-Token header is in the Rack env.
     TOKEN_ENV = "HTTP_X_TRACEGRAPH_TOKEN"
@@ -45,6 +45,7 @@ module Tracegraph
     #   token:       a String: only requests that send it in X-Tracegraph-Token may opt in; nil or ""
     #                lets none opt in (default: no token asked for)
     #   dir:         where files go (default "tmp/tracegraph", created)
+    #   keep:        how many requests' files to keep there, the newest (default 20; 0 keeps all)
     #   formats:     graph formats besides the JSON (default %w[dot]; dot svg pdf png txt folded pb.gz speedscope.json firefox.json callgrind)
     #   save_every:  also write one profile summed over every N profiled requests
     #   per_request: write each request's own files (default true)
@@ -64,7 +65,8 @@ module Tracegraph
       raise ArgumentError, "per_request: false needs save_every: N, or nothing is written" unless @per_request || @save_every
 
       @logger = options[:logger]
-      @files = RequestFiles.new(dir: options.fetch(:dir, "tmp/tracegraph"), formats: options.fetch(:formats, %w[dot]))
+      @files = RequestFiles.new(dir: options.fetch(:dir, "tmp/tracegraph"), formats: options.fetch(:formats, %w[dot]),
+                                keep: options.fetch(:keep, RequestFiles::KEEP))
       @start_options = start_options(options)
       @counter = Mutex.new
       @matching = 0

@@ -21,7 +21,9 @@
 #   config.tracegraph.enabled     true/false: on or off in any environment (default: as above)
 #   config.tracegraph.token       a secret, e.g. ENV["TRACEGRAPH_TOKEN"]: sent as X-Tracegraph-Token
 #   config.tracegraph.permit      ->(env) { ... }: which opted-in requests may be profiled
-#   config.tracegraph.directory   where files go, from Rails.root (default "tmp/tracegraph")
+#   config.tracegraph.directory   where files go, from Rails.root (default "tmp/tracegraph";
+#                                 under tmp/, bin/rails tmp:clear removes them)
+#   config.tracegraph.keep        how many requests' files to keep, the newest (default 20; 0: all)
 #   config.tracegraph.formats     besides the JSON (default %w[html]; as Tracegraph::Rack's formats:)
 #   config.tracegraph.clock       :wall (default), :cpu or :thread_cpu
 #   config.tracegraph.c_calls     trace methods written in C (default true)
@@ -170,6 +172,7 @@ module Tracegraph
     config.tracegraph.token = nil
     config.tracegraph.permit = nil
     config.tracegraph.directory = "tmp/tracegraph"
+    config.tracegraph.keep = RequestFiles::KEEP
     config.tracegraph.formats = %w[html]
     config.tracegraph.clock = :wall
     config.tracegraph.c_calls = true
@@ -198,6 +201,29 @@ module Tracegraph
       {token: nil}
     end
 
+    # Where the files go, in full.
+    def self.directory(app) = File.expand_path(app.config.tracegraph.directory.to_s, app.root.to_s)
+
+    # bin/rails tmp:clear also removes the profiles when they are under
+    # tmp/ (and only the files tracegraph names as it writes them);
+    # bin/rails tmp:tracegraph:clear removes them wherever they are.
+    rake_tasks do |app|
+      app ||= ::Rails.application
+      namespace :tmp do
+        namespace :tracegraph do
+          desc "Clears the profiles tracegraph wrote (config.tracegraph.directory)"
+          task :clear do
+            dir = Railtie.directory(app)
+            next unless File.directory?(dir)
+
+            RequestFiles.new(dir: dir, formats: [], keep: 0).clear
+          end
+        end
+        tmp = File.join(app.root.to_s, "tmp", "")
+        task clear: "tmp:tracegraph:clear" if File.join(Railtie.directory(app), "").start_with?(tmp)
+      end
+    end
+
     initializer "tracegraph.middleware" do |app|
       settings = app.config.tracegraph
       next unless Railtie.enabled?(settings, ::Rails.env)
@@ -209,7 +235,7 @@ module Tracegraph
       app.config.middleware.insert_before(
         0, RailsMiddleware,
         permit: settings.permit, skip_paths: settings.skip_paths, **token,
-        dir: File.expand_path(settings.directory.to_s, app.root.to_s), formats: settings.formats,
+        dir: Railtie.directory(app), keep: settings.keep, formats: settings.formats,
         clock: settings.clock, c_calls: settings.c_calls, allocations: settings.allocations,
         logger: ::Rails.logger
       )

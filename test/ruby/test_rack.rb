@@ -193,14 +193,15 @@ class TestRack < TracegraphTest
 
   def test_bad_options_say_what_is_wrong
     {
-      {evry: 2} => /unknown option :evry \(allowed: :every, :path, :opt_in, :token, :dir, :formats, :save_every, :per_request, :clock, :c_calls, :gc, :blocks, :allocations, :logger\)/,
+      {evry: 2} => /unknown option :evry \(allowed: :every, :path, :opt_in, :token, :dir, :keep, :formats, :save_every, :per_request, :clock, :c_calls, :gc, :blocks, :allocations, :logger\)/,
       {every: 0} => /every must be a positive integer, not 0/,
       {save_every: "2"} => /save_every must be a positive integer/,
       {path: 42} => /path must be a Regexp or a String prefix, not Integer/,
       {opt_in: "yes"} => /opt_in must be true or false/,
       {clock: :gpu} => /unknown clock :gpu/,
       {blocks: "no"} => /blocks must be true or false/,
-      {per_request: false} => /per_request: false needs save_every/
+      {per_request: false} => /per_request: false needs save_every/,
+      {keep: -1} => /keep must be an Integer >= 0 \(0 keeps all\), not -1/
     }.each do |options, message|
       error = assert_raises(ArgumentError, options.inspect) { middleware(**options) }
       assert_match message, error.message

@@ -156,6 +156,38 @@ class TestRails < Minitest::Test
     assert_operator out["after"][1], :>, 10_000
   end
 
+  # 25 profiled requests leave the newest 20 requests' files (the
+  # default keep); bin/rails tmp:clear, with the directory under tmp/,
+  # removes them and leaves what tracegraph did not write.
+  def test_files_do_not_pile_up_and_tmp_clear_removes_them
+    out = boot(<<~RUBY)
+      out["reports"] = Array.new(25) { |i| app.get("/posts/\#{i % 5 + 1}?tracegraph=1").headers["x-tracegraph-report"] }
+      out["left"] = Dir.children(Rails.application.config.tracegraph.directory).sort
+    RUBY
+    assert_equal 25, out["reports"].uniq.size
+    assert_equal out["reports"].last(20).map { |path| File.basename(path) }.sort, out["left"]
+
+    dir = File.join(APP_DIR, "tmp", "tracegraph-test-#{Process.pid}")
+    out = boot(<<~RUBY, env: {"TRACEGRAPH_RAILS_DIR" => "tmp/#{File.basename(dir)}"})
+      File.write(File.join(#{dir.dump}, "notes.txt"), "mine")
+      3.times { app.get("/posts?tracegraph=1") }
+      out["before"] = Dir.children(#{dir.dump}).size
+      require "rake"
+      Rails.application.load_tasks
+      out["prerequisites"] = Rake::Task["tmp:clear"].prerequisites
+      Rake::Task["tmp:clear"].invoke
+      out["after"] = Dir.children(#{dir.dump})
+    RUBY
+    assert_equal 4, out["before"]
+    assert_includes out["prerequisites"], "tmp:tracegraph:clear"
+    assert_equal ["notes.txt"], out["after"]
+  ensure
+    if dir
+      FileUtils.rm_rf(dir)
+      FileUtils.rmdir(File.dirname(dir)) if Dir.empty?(File.dirname(dir)) # tmp/, made for it
+    end
+  end
+
   # Two boots compile the templates into methods with other numbers; the
   # profiles name everything alike, and the gate between them is quiet,
   # but for what the process decides (PROCESS_NOISE).
