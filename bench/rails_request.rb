@@ -40,6 +40,9 @@ CHILD = <<~'RUBY'
     body.close if body.respond_to?(:close)
     replied = clock.()
     hooks.each(&:call)
+    # (the hooks queue the files for the writer thread, which starts 20 ms
+    # after the last request ends: until they are on disk)
+    Tracegraph::BackgroundWriter.shared.flush
     raise "GET #{path}: #{status}" unless status == 200
     $report = headers["x-tracegraph-report"]
     [replied - started, clock.() - replied]

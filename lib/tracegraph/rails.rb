@@ -6,8 +6,8 @@
 # profiles that request alone and answers it as usual, with the header
 # X-Tracegraph-Report: tmp/tracegraph/20261126-142233.412-GET-posts-200-PostsController-index-412ms.html,
 # the HTML report (its JSON beside it, for diff, merge and the gate). The
-# files are written after the response has gone out. Other requests run
-# unprofiled.
+# files are written after the response has gone out, by one background
+# thread (output/background_writer.rb). Other requests run unprofiled.
 #
 # Where: in development, a middleware first in the stack, for any request
 # that asks (and, if config.tracegraph.token is set, sends it in the
@@ -34,6 +34,7 @@
 # A request may ask for more in its parameter, comma-separated:
 # ?tracegraph=allocations, ?tracegraph=cpu, ?tracegraph=allocations,no_c_calls.
 require "tracegraph/rack"
+require "tracegraph/output/background_writer"
 
 module Tracegraph
   # Tracegraph::Rack for opted-in requests only, with Rails' names and
@@ -67,6 +68,18 @@ module Tracegraph
       super(app, **options, opt_in: true)
     end
 
+    # Every request, profiled or not, is counted in flight while the app
+    # runs, so that the writer writes while none is (BackgroundWriter).
+    def call(env)
+      writer = BackgroundWriter.shared
+      writer.request_started
+      begin
+        super
+      ensure
+        writer.request_finished
+      end
+    end
+
     # "opt-in" for a request that asks and may be profiled, else nil.
     def choose(env)
       return nil unless requested_options(env)
@@ -96,13 +109,13 @@ module Tracegraph
     def start_options_for(env) = @start_options.merge(requested_options(env) || {})
 
     # Claims the file's name now, to name it in the response; the profile
-    # is written later (respond), or now if the app raised ($! in the
-    # middleware's ensure), since then there is no response to wait for.
+    # is written later (respond), or queued now if the app raised ($! in
+    # the middleware's ensure), since then there is no response to wait for.
     def save(profile, env, started, _reason, status)
       return log(env, :error, "tracegraph: #{describe(env)}: the app stopped the profiler") unless profile
 
       pending = [@files.reserve(file_stem(env, profile, started, status)), profile]
-      write_pending(env, pending) if $!
+      queue_write(env, pending) if $!
       pending
     rescue StandardError => e
       log(env, :error, "tracegraph: could not write the profile of #{describe(env)}: #{e.message}")
@@ -127,7 +140,7 @@ module Tracegraph
 
       headers = with_header(headers, "#{Tracegraph.short_path(pending[0])}.#{report_extension}", REPORT_HEADER)
       headers = with_header(headers, "profiled")
-      write = -> { write_pending(env, pending) }
+      write = -> { queue_write(env, pending) }
       if env["rack.after_reply"].is_a?(Array)
         env["rack.after_reply"] << write
         [status, headers, body]
@@ -138,6 +151,28 @@ module Tracegraph
 
     # The file the header names: what a developer opens.
     def report_extension = @files.formats.include?("html") ? "html" : "json"
+
+    # Hands the writing to the process's one writer thread, so that it
+    # does not hold up the next request on this connection (puma runs
+    # rack.after_reply on the connection's thread before it reads the
+    # next request). With its queue full, the profile is dropped, its
+    # claimed name freed, and one log line says so.
+    def queue_write(env, pending)
+      writer = BackgroundWriter.shared
+      return if writer.push(-> { write_pending(env, pending) })
+
+      base, profile = pending
+      free_name(base)
+      log(env, :warn, "tracegraph: dropped the profile of #{profile.title}: #{writer.capacity} profiles are " \
+                      "waiting to be written already")
+    end
+
+    # Removes the empty JSON that reserve made to claim base.
+    def free_name(base)
+      File.delete("#{base}.json") if File.zero?("#{base}.json")
+    rescue SystemCallError
+      nil
+    end
 
     # The log line names the profile by its title, and every file by
     # the same rule as the header (Tracegraph.short_path: from the

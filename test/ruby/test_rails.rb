@@ -142,6 +142,9 @@ class TestRails < Minitest::Test
   # rack.after_reply (puma), when the server runs those hooks. Until
   # then the JSON's name is claimed (an empty file) and the report is not
   # there.
+  # ... and by the process's one writer thread, not the connection's:
+  # the hook only queues the writing. The queue is drained at exit, so a
+  # profile queued just before a clean exit is written all the same.
   def test_the_files_are_written_after_the_reply
     out = boot(<<~RUBY, formats: nil)
       after_reply = []
@@ -151,11 +154,48 @@ class TestRails < Minitest::Test
       out["before"] = [File.exist?(report), File.size(json)]
       out["hooks"] = after_reply.size
       after_reply.each(&:call)
+      out["queued"] = [Tracegraph::BackgroundWriter.shared.pending, File.exist?(report)]
+      Tracegraph::BackgroundWriter.shared.flush
       out["after"] = [File.size(report), File.size(json)]
+      out["writer"] = Thread.list.map(&:name).include?("tracegraph writer")
+      response = app.get("/posts/2?tracegraph=1", "rack.after_reply" => after_reply.clear)
+      after_reply.each(&:call)
+      out["last"] = response.headers["x-tracegraph-report"] # written at exit
     RUBY
     assert_equal [[false, 0], 1], [out["before"], out["hooks"]]
+    assert_equal [1, false], out["queued"]
     assert_operator out["after"][0], :>, 10_000
     assert_operator out["after"][1], :>, 10_000
+    assert out["writer"]
+    assert_operator File.size(out["last"]), :>, 10_000
+    assert_equal 1, Tracegraph::Profile.load_json(out["last"].sub(/html\z/, "json"))["PostsController#show"].calls
+  end
+
+  # With the writer's queue full, a profile is dropped at once, with one
+  # log line, and its claimed name freed: the request does not wait.
+  def test_a_full_queue_drops_the_profile_with_a_log_line
+    out = boot(<<~RUBY, env: {"TRACEGRAPH_RAILS_LOG" => "#{@dir}.log"})
+      writer = Tracegraph::BackgroundWriter.shared
+      gate = Queue.new
+      running = Queue.new
+      out["filled"] = [writer.push(-> { running << 1; gate.pop })]
+      running.pop # the one being written; then a full queue
+      out["filled"] += Array.new(writer.capacity) { writer.push(-> { gate.pop }) }
+      after_reply = []
+      response = app.get("/posts?tracegraph=1", "rack.after_reply" => after_reply)
+      out["report"] = response.headers["x-tracegraph-report"]
+      after_reply.each(&:call)
+      out["left"] = Dir.children(Rails.application.config.tracegraph.directory)
+      (writer.capacity + 1).times { gate << 1 }
+      writer.flush
+    RUBY
+    assert_equal [true] * 5, out["filled"]
+    refute_nil out["report"]
+    assert_empty out["left"]
+    log = File.read("#{@dir}.log").lines.grep(/tracegraph:/).map { |line| line.chomp.sub(/\A.* -- : /, "") }
+    assert_equal 1, log.size
+    assert_match(/\Atracegraph: dropped the profile of GET \/posts 200 \u00b7 PostsController#index \u00b7 [\d.]+ ms: 4 profiles are waiting to be written already\z/, log[0])
+    assert_empty files
   end
 
   # 25 profiled requests leave the newest 20 requests' files (the
@@ -163,7 +203,11 @@ class TestRails < Minitest::Test
   # removes them and leaves what tracegraph did not write.
   def test_files_do_not_pile_up_and_tmp_clear_removes_them
     out = boot(<<~RUBY)
-      out["reports"] = Array.new(25) { |i| app.get("/posts/\#{i % 5 + 1}?tracegraph=1").headers["x-tracegraph-report"] }
+      # (each written before the next, so that none is dropped on a busy machine)
+      out["reports"] = Array.new(25) do |i|
+        app.get("/posts/\#{i % 5 + 1}?tracegraph=1").headers["x-tracegraph-report"]
+           .tap { Tracegraph::BackgroundWriter.shared.flush }
+      end
       out["left"] = Dir.children(Rails.application.config.tracegraph.directory).sort
     RUBY
     assert_equal 25, out["reports"].uniq.size
@@ -173,6 +217,7 @@ class TestRails < Minitest::Test
     out = boot(<<~RUBY, env: {"TRACEGRAPH_RAILS_DIR" => "tmp/#{File.basename(dir)}"})
       File.write(File.join(#{dir.dump}, "notes.txt"), "mine")
       3.times { app.get("/posts?tracegraph=1") }
+      Tracegraph::BackgroundWriter.shared.flush
       out["before"] = Dir.children(#{dir.dump}).size
       require "rake"
       Rails.application.load_tasks
