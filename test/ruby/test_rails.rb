@@ -198,6 +198,25 @@ class TestRails < Minitest::Test
     assert_empty files
   end
 
+  # A profiled request (c_calls on, the default) leaves Ruby's inlined
+  # operators inline in the worker: a profile recorded after it sees no
+  # Integer#+ calls in a loop of additions, as it would if the request's
+  # hook had made Ruby rewrite them into calls, which c_calls: :all does
+  # (the last profile, which shows the check can fail).
+  def test_a_profiled_request_leaves_the_operators_inline
+    out = boot(<<~RUBY)
+      def additions = (i = 0; s = 0; (s += i; i += 1) while i < 1000; s)
+      plus = -> { Tracegraph.profile { additions }["Integer#+"]&.calls.to_i }
+      out["before"] = plus.()
+      out["status"] = app.get("/posts?tracegraph=1").status
+      Tracegraph::BackgroundWriter.shared.flush
+      out["after"] = plus.()
+      Tracegraph.profile(c_calls: :all) { 1 }
+      out["after_all"] = plus.()
+    RUBY
+    assert_equal [0, 200, 0, 2000], out.values_at("before", "status", "after", "after_all")
+  end
+
   # 25 profiled requests leave the newest 20 requests' files (the
   # default keep); bin/rails tmp:clear, with the directory under tmp/,
   # removes them and leaves what tracegraph did not write.
