@@ -122,6 +122,23 @@ START_TEST(graph_header_and_legend_at_top)
 }
 END_TEST
 
+/* The legend counts the profile's calls when the options say them (a
+ * graph with chains folded draws fewer methods), else the methods' sum. */
+START_TEST(legend_counts_the_profiles_calls_when_given)
+{
+    tg_report_method ms[] = {{.name = "A#a", .calls = 3, .total_time = 10, .self_time = 10}};
+    tg_report r = {NULL, "wall", 10, ms, 1, NULL, 0, NULL};
+    tg_dot_options o = keep_all();
+    char *s = render(&r, &o);
+    ck_assert_has(s, DOT_ " 3 calls\\l");
+    free(s);
+    o.total_calls = 1234567;
+    s = render(&r, &o);
+    ck_assert_has(s, DOT_ " 1,234,567 calls\\l");
+    free(s);
+}
+END_TEST
+
 START_TEST(empty_report_has_only_the_legend)
 {
     tg_report r = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
@@ -938,6 +955,7 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, the_cap_keeps_hot_spots_with_their_paths);
     tcase_add_test(tc, graph_header_and_legend_at_top);
     tcase_add_test(tc, empty_report_has_only_the_legend);
+    tcase_add_test(tc, legend_counts_the_profiles_calls_when_given);
     tcase_add_test(tc, node_label_and_tooltip_golden);
     tcase_add_test(tc, allocations_in_the_box_the_tooltip_and_the_legend);
     tcase_add_test(tc, allocation_types_in_the_tooltip_only);

@@ -199,7 +199,8 @@ static VALUE render_dot(VALUE arg)
      *  more tooltip lines (per method, or nil),
      *  the self amounts of the profile's methods in that metric, or nil (see tg_dot_options.held_whole),
  *  a focus's [whether the report is only the call paths through its matches,
- *   the methods it left out before], or nil] */
+ *   the methods it left out before], or nil,
+ *  the profile's calls for the legend, or nil for the report's sum] */
     VALUE o = a->options;
     tg_dot_options opts;
     tg_dot_options_default(&opts);
@@ -261,6 +262,8 @@ static VALUE render_dot(VALUE arg)
         opts.focus_paths = RTEST(rb_ary_entry(focus_paths, 0));
         opts.focus_left_out = NUM2SIZET(rb_ary_entry(focus_paths, 1));
     }
+    VALUE total_calls = rb_ary_entry(o, 18);
+    if (!NIL_P(total_calls)) opts.total_calls = NUM2ULL(total_calls);
 
     size_t len = 0;
     b->output = tg_dot_render(&report, &opts, &len);

@@ -51,6 +51,7 @@ void tg_dot_options_default(tg_dot_options *o)
     o->allocation_types = NULL;
     o->metric = TG_DOT_BY_TIME;
     o->held_whole = 0;
+    o->total_calls = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -221,9 +222,10 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     tg_buf_puts(&line, "tracegraph");
     if (r->program) tg_buf_printf(&line, ": %s", r->program);
     tg_style_put_legend_line(b, &line);
+    uint64_t calls = o->total_calls ? o->total_calls : tg_report_total_calls(r);
     tg_buf_printf(&line, "Clock: %s \xC2\xB7 total %s \xC2\xB7 %s call%s", r->clock ? r->clock : "unknown",
-                  tg_format_ns(t1, sizeof t1, r->total_time), tg_format_count(c1, sizeof c1, tg_report_total_calls(r)),
-                  tg_report_total_calls(r) == 1 ? "" : "s");
+                  tg_format_ns(t1, sizeof t1, r->total_time), tg_format_count(c1, sizeof c1, calls),
+                  calls == 1 ? "" : "s");
     tg_style_put_legend_line(b, &line);
     emit_threads_line(b, r, o);
     emit_waiting_line(b, r, o);

@@ -76,6 +76,9 @@ typedef struct tg_dot_options {
      * are the same number but in a profile of medians (--runs), whose self
      * times, each a median of its own, need not add up to its median total. */
     uint64_t held_whole;
+    /* The profile's calls, which the legend says, where the report's
+     * methods are not all of them (chains folded into arrows); 0: their sum. */
+    uint64_t total_calls;
 } tg_dot_options;
 
 void tg_dot_options_default(tg_dot_options *o);

@@ -60,7 +60,7 @@ module Tracegraph
                                 method_total(graph, profile),
                                 via.empty? ? nil : graph.edges.map { |e| via[e] },
                                 legend_allocations(graph), o[:size_by], tooltips(graph, profile),
-                               held_whole(profile, o[:size_by]), focus_paths])
+                               held_whole(profile, o[:size_by]), focus_paths, profile.total_calls])
       end
 
       # [the profile to draw, [whether it is only the call paths through
@@ -150,6 +150,7 @@ module Tracegraph
 
       # [meta, methods, edges] as plain arrays, the form in which the C
       # emitters (Tracegraph._render_dot, _render_diff_dot) take a profile.
+      # The legend's first line names the title, else the program.
       def report_parts(profile)
         gc = profile.gc
         meta = [(profile.title || profile.program)&.to_s, profile.clock.to_s, profile.total_time,

@@ -66,6 +66,26 @@ class TestHtml < TracegraphTest
     JSON.parse(html[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1])
   end
 
+  module Chain
+    def self.a = b
+    def self.b = c
+    def self.c = d
+    def self.d = 20_000.times.sum { |i| i.to_s.size }
+  end
+
+  # The page's header and the graph's legend count the same calls, the
+  # profile's, though the graph folds the chain b, c into one arrow and
+  # so draws fewer (the legend counted those it drew).
+  def test_the_header_and_the_legend_count_the_same_calls
+    profile = Tracegraph.profile { Chain.a }
+    assert_operator profile.fold_chains[0].total_calls, :<, profile.total_calls
+    page = Tracegraph::Formats::Html.generate(profile)
+    data = JSON.parse(page[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1])
+    assert_equal profile.total_calls, data["total_calls"]
+    graph = data["svg"] || Tracegraph::Formats::Dot.generate(profile) # (no Graphviz here: the DOT the SVG is laid out from)
+    assert_equal [Tracegraph.group_digits(profile.total_calls)], graph.scan(/total \S+ \S+ \u00b7 ([\d,]+) calls/).flatten
+  end
+
   def test_one_file_with_nothing_to_fetch_and_a_policy_that_forbids_fetching
     profile = profile_of(PROGRAM)
     path = profile.write_html(File.join(@dir, "profile.html"))
