@@ -109,6 +109,13 @@ class TestRails < Minitest::Test
     # Five posts, one partial render each (render @posts renders a
     # collection: one call per post).
     assert_equal 5, profile.methods.find { |m| m.name == "app/views/posts/_post.html.erb" }.calls
+    # At its first line (Rails defines the method on line 0), and in the
+    # graph, the path once: the box's name.
+    partial = profile["app/views/posts/_post.html.erb"]
+    assert_equal [File.join(APP_DIR, "app/views/posts/_post.html.erb"), 1], [partial.file, partial.line]
+    box = profile.to_dot(node_fraction: 0, edge_fraction: 0, max_nodes: 0)[/^  N\d+ \[label="app\/views\/posts\/\\n_post\.html\.erb\\n[^"]*"/]
+    refute_nil box
+    assert_equal 1, box.scan("_post.html.erb").size, box
   end
 
   def test_plain_requests_and_assets_write_nothing

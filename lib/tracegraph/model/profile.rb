@@ -154,7 +154,12 @@ module Tracegraph
       methods = methods.map do |name, file, line, c_method, calls, total, self_time, allocs, self_allocs, by_type|
         name = Profile.clean_name(name)
         file &&= Profile.clean_name(file)
-        name = Naming.template_name(name, file) || name
+        if (template = Naming.template_name(name, file))
+          # Rails compiles a template into a method defined on line 0 of
+          # its file, which has no line 0: its code starts on line 1.
+          name = template
+          line = 1 if line == 0
+        end
         MethodStats.from_fields(name, file, line, calls, total, self_time, c_method, allocs, self_allocs,
                                 by_type && AllocationTypes.sorted(by_type))
       end
