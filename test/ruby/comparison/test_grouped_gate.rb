@@ -85,10 +85,11 @@ class TestGroupedGate < Minitest::Test
                  report)
   end
 
-  # The GC group holds the collector's steps, which the method-level gate
-  # judges one by one (each under the 5% floor here): grouping must not
-  # make GC gateable where it was not. A step above the floor is gated.
-  def test_the_gc_group_is_gated_only_where_a_step_would_be
+  # The collector's time moves with the heap's state from one measurement
+  # to the next: its nodes, and the GC group, are time-gated only when
+  # named, by method and by group alike. Named, the group is gated where
+  # one of its steps (each under the 5% floor here) would be by method.
+  def test_the_gc_group_is_gated_only_when_named_and_as_a_step_would_be
     profile = lambda do |marking, sweeping|
       gc_total = marking + sweeping + 1
       main = Tracegraph::MethodStats.new(name: "Object#main", file: "/app/main.rb", line: 1, calls: 1,
@@ -105,19 +106,30 @@ class TestGroupedGate < Minitest::Test
                               edges: [edge.(main, step), edge.(step, mark), edge.(step, sweep)],
                               threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: main.total_time)])
     end
-    # 4 + 4 ms of 109: each step 3.7%, the group 8.3%; both +25% (4.5% of 111).
-    base, head = profile.(4, 4), profile.(5, 5)
+    gc = Tracegraph::Profile::GC_NODE
+    grouped_gate = lambda do |base, head, methods = {}|
+      g = Tracegraph::DiffGate.new(base.group_by(:class).diff(head.group_by(:class)), time: {default: 3.0, methods: methods})
+      io = StringIO.new
+      g.report(io)
+      [g, io.string]
+    end
+    # Marking at 10 ms of 115 (8.7%), +50%: not gated unless named.
+    base, head = profile.(10, 4), profile.(15, 4)
     method_gate = Tracegraph::DiffGate.new(base.diff(head), time: {default: 3.0, methods: {}})
-    assert_empty method_gate.checks.select { |c| c.name.to_s.start_with?("(garbage") }, "no step is gated by method"
-    g, report = gate(base, head)
-    assert_equal 11 * MS, head.group_by(:class)[Tracegraph::Profile::GC_NODE].self_time, "the group holds them"
-    assert_nil g.checks.find { |c| c.name == Tracegraph::Profile::GC_NODE }, report
+    assert_empty method_gate.checks.select { |c| c.name.start_with?("(garbage") }, "by method, not gated unless named"
+    g, report = grouped_gate.(base, head)
+    assert_nil g.checks.find { |c| c.name == gc }, report
     refute g.failed?, report
-    # Marking at 10 ms of 115 (8.7%) is gated by method, and so the group is.
-    g, report = gate(profile.(10, 4), profile.(15, 4))
-    assert g.checks.find { |c| c.name == Tracegraph::Profile::GC_NODE }, report
+    named = Tracegraph::DiffGate.new(base.diff(head), time: {default: 3.0, methods: {Tracegraph::Profile::GC_MARKING_NODE => 3.0}})
+    assert named.failed?, "named, marking is gated by method"
+    g, report = grouped_gate.(base, head, {gc => 3.0})
     assert g.failed?, report
     assert_match(/most of the change: \(garbage collection: marking\), self 10\.0 ms -> 15\.0 ms$/, report)
+    # Named, but 4 + 4 ms of 109: each step 3.7% (the group 8.3%), under
+    # the floor as the method-level gate judges them: not gated.
+    g, report = grouped_gate.(profile.(4, 4), profile.(5, 5), {gc => 3.0})
+    assert_equal 11 * MS, profile.(5, 5).group_by(:class)[gc].self_time, "the group holds them"
+    assert_nil g.checks.find { |c| c.name == gc }, report
   end
 
   # Counts are exact per method and gated per method in a grouped diff.
