@@ -28,6 +28,7 @@
 # A request may ask for more in its parameter, comma-separated:
 # ?tracegraph=allocations, ?tracegraph=cpu, ?tracegraph=allocations,no_c_calls.
 require "tracegraph/rack"
+require "tracegraph/rails_sql"
 
 module Tracegraph
   # Tracegraph::Rack for opted-in requests only, with Rails' names and
@@ -48,12 +49,15 @@ module Tracegraph
     #   permit:     nil (any opted-in request) or a callable taking the Rack
     #               env, true for the requests that may be profiled
     #   skip_paths: Regexps or String prefixes of paths never profiled
+    #   app_root:   the application's directory: its queries become boxes
+    #               under its methods (rails_sql.rb); nil for none
     # and Tracegraph::Rack's dir:, formats:, clock:, c_calls:, gc:,
     # blocks:, allocations:, logger:.
-    def initialize(app, permit: nil, skip_paths: DEFAULT_SKIP_PATHS, **options)
+    def initialize(app, permit: nil, skip_paths: DEFAULT_SKIP_PATHS, app_root: nil, **options)
       raise ArgumentError, "permit must respond to call, not #{permit.inspect}" unless permit.nil? || permit.respond_to?(:call)
 
       @permit = permit
+      @sql = app_root && RailsSql.new(root: app_root)
       @skip_paths = Array(skip_paths).map { |pattern| path_matcher(pattern) }
       super(app, **options, opt_in: true)
     end
@@ -83,12 +87,17 @@ module Tracegraph
       words.each_with_object({}) { |word, options| options.merge!(REQUEST_OPTIONS.fetch(word, {})) }
     end
 
-    def start_options_for(env) = @start_options.merge(requested_options(env) || {})
+    # (Called just before the start: the SQL subscriber starts outside the profile.)
+    def start_options_for(env)
+      @sql&.start
+      @start_options.merge(requested_options(env) || {})
+    end
 
     # Claims the file's name now, to name it in the response; the profile
     # is written later (respond), or now if the app raised ($! in the
     # middleware's ensure), since then there is no response to wait for.
     def save(profile, env, started, _reason)
+      profile = @sql ? @sql.finish(profile) : profile
       return log(env, :error, "tracegraph: #{describe(env)}: the app stopped the profiler") unless profile
 
       pending = [@files.reserve("#{request_name(env)}-#{started.utc.strftime('%Y%m%d-%H%M%S')}"), profile]
@@ -162,7 +171,7 @@ module Tracegraph
         permit: settings.permit, skip_paths: settings.skip_paths,
         dir: File.expand_path(settings.directory.to_s, app.root.to_s), formats: settings.formats,
         clock: settings.clock, c_calls: settings.c_calls, allocations: settings.allocations,
-        logger: ::Rails.logger
+        logger: ::Rails.logger, app_root: app.root.to_s
       )
     end
   end

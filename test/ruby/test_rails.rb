@@ -3,6 +3,7 @@ require "json"
 require "open3"
 require "rbconfig"
 require "tmpdir"
+require_relative "browser_helper"
 
 # Tracegraph::Railtie with real Rails (Debian's ruby-rails and
 # ruby-sqlite3: Rails 6.1 on the host's Ruby 3.1, 7.2 in the chroots of
@@ -11,6 +12,7 @@ require "tmpdir"
 # process of its own, in the app's directory, as `rails server` would,
 # and calls it through Rack::MockRequest.
 class TestRails < Minitest::Test
+  include BrowserHelper
   LIB = File.expand_path("../../lib", __dir__)
   APP_DIR = File.expand_path("../fixtures/rails_app", __dir__)
   EXE = File.expand_path("../../exe/tracegraph", __dir__)
@@ -75,7 +77,7 @@ class TestRails < Minitest::Test
       out["body"] = response.body
     RUBY
     assert_equal 200, out["status"]
-    assert_includes out["body"], %(<li id="post-3">Post 3</li>)
+    assert_includes out["body"], %(<li id="post-3">Post 3 (2 comments)</li>)
     assert_match %r{\A#{Regexp.escape(@dir)}/posts-index-\d{8}-\d{6}\.html\z}, out["report"]
     json = out["report"].sub(/html\z/, "json")
     assert_equal [out["report"], json], files
@@ -93,6 +95,48 @@ class TestRails < Minitest::Test
     # Five posts, one partial render each (render @posts renders a
     # collection: one call per post).
     assert_equal 5, profile.methods.find { |m| m.name == "app/views/posts/_post.html.erb" }.calls
+  end
+
+  POSTS_QUERY = %((sql) SELECT "posts".* FROM "posts" ORDER BY "posts"."id" ASC)
+  COUNT_QUERY = %((sql) SELECT COUNT(*) FROM "comments" WHERE "comments"."post_id" = ?)
+  PARTIAL = "app/views/posts/_post.html.erb"
+
+  # The N+1 of the index: one query for the posts, under the controller's
+  # action, then one count a post, under the partial, as boxes with exact
+  # counts in the JSON, the DOT (as Graphviz draws it) and the HTML report
+  # (as chromium shows it). The schema's queries have no box.
+  def test_the_queries_are_boxes_under_the_code_that_ran_them
+    out = boot(<<~RUBY, formats: %w[html dot], env: {"TRACEGRAPH_RAILS_POSTS" => "7"})
+      app.get("/posts") # (loads the schema: its queries are not the request's)
+      report = app.get("/posts?tracegraph=1").headers["x-tracegraph-report"]
+      out["report"] = report
+    RUBY
+    base = out["report"].delete_suffix(".html")
+    profile = Tracegraph::Profile.load_json("#{base}.json")
+    posts, count = profile[POSTS_QUERY], profile[COUNT_QUERY]
+    assert_equal [1, 7], [posts.calls, count.calls]
+    assert_equal [0, 0], [posts.self_time, count.self_time]
+    assert_equal 1, profile.edge("PostsController#index", POSTS_QUERY).calls
+    assert_equal 7, profile.edge(PARTIAL, COUNT_QUERY).calls
+    assert_equal count.total_time, profile.edge(PARTIAL, COUNT_QUERY).total_time
+    assert_operator count.total_time, :<, profile[PARTIAL].total_time
+    sql = profile.methods.map(&:name).grep(/\A\(sql\)/)
+    assert_equal [COUNT_QUERY, POSTS_QUERY].sort, sql.sort, "no other query ran, none twice"
+    assert_equal profile.methods.sum(&:self_time), profile.total_time
+
+    dot = File.read("#{base}.dot")
+    [posts, count].each { |query| assert_includes dot, %(tooltip="#{query.name.gsub('"', '\\"')}\\n) }
+    assert_match(/label=" ×7 \\n [^"]*", tooltip="#{Regexp.escape(PARTIAL)} → #{Regexp.escape(COUNT_QUERY.gsub('"', '\\"'))}/, dot)
+    if ENV["PATH"].split(":").any? { |d| File.executable?("#{d}/dot") }
+      svg, status = Open3.capture2("dot", "-Tsvg", "#{base}.dot")
+      assert status.success?
+      assert_includes svg, "(sql) SELECT COUNT(*) FROM"
+    end
+
+    page = check_in_chromium(out["report"], "--method", COUNT_QUERY)["method"]
+    assert_equal COUNT_QUERY, page["name"]
+    assert_match(/\A7\b/, page["calls"])
+    assert_equal [PARTIAL], page["callers"].map(&:first)
   end
 
   def test_plain_requests_and_assets_write_nothing
