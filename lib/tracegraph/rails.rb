@@ -22,6 +22,7 @@
 #   config.tracegraph.clock       :wall (default), :cpu or :thread_cpu
 #   config.tracegraph.c_calls     trace methods written in C (default true)
 #   config.tracegraph.allocations count allocations (default false)
+#   config.tracegraph.call_tree   record the call tree, for the HTML report's flame graph (default true)
 #   config.tracegraph.skip_paths  paths never profiled: Regexps or String prefixes
 #                                 (default: /assets/ and /packs/)
 #
@@ -51,13 +52,16 @@ module Tracegraph
     #   skip_paths: Regexps or String prefixes of paths never profiled
     #   app_root:   the application's directory: its queries become boxes
     #               under its methods (rails_sql.rb); nil for none
+    #   call_tree:  record the call tree (default true): the HTML report's
+    #               flame graph, and the stack formats' data
     # and Tracegraph::Rack's dir:, formats:, clock:, c_calls:, gc:,
     # blocks:, allocations:, logger:.
-    def initialize(app, permit: nil, skip_paths: DEFAULT_SKIP_PATHS, app_root: nil, **options)
+    def initialize(app, permit: nil, skip_paths: DEFAULT_SKIP_PATHS, app_root: nil, call_tree: true, **options)
       raise ArgumentError, "permit must respond to call, not #{permit.inspect}" unless permit.nil? || permit.respond_to?(:call)
 
       @permit = permit
       @sql = app_root && RailsSql.new(root: app_root)
+      @call_tree = OptionChecks.boolean!(:call_tree, call_tree)
       @skip_paths = Array(skip_paths).map { |pattern| path_matcher(pattern) }
       super(app, **options, opt_in: true)
     end
@@ -90,7 +94,8 @@ module Tracegraph
     # (Called just before the start: the SQL subscriber starts outside the profile.)
     def start_options_for(env)
       @sql&.start
-      @start_options.merge(requested_options(env) || {})
+      options = @start_options.merge(requested_options(env) || {})
+      @call_tree ? options.merge(call_tree: true) : options
     end
 
     # Claims the file's name now, to name it in the response; the profile
@@ -152,6 +157,7 @@ module Tracegraph
     config.tracegraph.clock = :wall
     config.tracegraph.c_calls = true
     config.tracegraph.allocations = false
+    config.tracegraph.call_tree = true
     config.tracegraph.skip_paths = RailsMiddleware::DEFAULT_SKIP_PATHS
 
     # Whether the middleware goes in, by the settings and the environment.
@@ -171,7 +177,7 @@ module Tracegraph
         permit: settings.permit, skip_paths: settings.skip_paths,
         dir: File.expand_path(settings.directory.to_s, app.root.to_s), formats: settings.formats,
         clock: settings.clock, c_calls: settings.c_calls, allocations: settings.allocations,
-        logger: ::Rails.logger, app_root: app.root.to_s
+        logger: ::Rails.logger, app_root: app.root.to_s, call_tree: settings.call_tree
       )
     end
   end

@@ -87,6 +87,9 @@ class TestRails < Minitest::Test
     calls = data["methods"].to_h { |m| [m[0], m[3]] }
     assert_equal [1, 5], calls.values_at("PostsController#index", "app/views/posts/_post.html.erb")
     assert_match(/\A<\?xml.*<svg/m, data["svg"]) if ENV["PATH"].split(":").any? { |d| File.executable?("#{d}/dot") }
+    # The call tree, recorded by default, is the report's flame graph.
+    assert_operator data["flame"]["nodes"], :>, 100
+    refute_nil Tracegraph::Profile.load_json(json).call_tree
     found = names(json)
     %w[PostsController#index SQLite3::Statement#step app/views/posts/index.html.erb app/views/posts/_post.html.erb
        app/views/layouts/application.html.erb].each { |name| assert_includes found, name }
@@ -133,7 +136,11 @@ class TestRails < Minitest::Test
       assert_includes svg, "(sql) SELECT COUNT(*) FROM"
     end
 
-    page = check_in_chromium(out["report"], "--method", COUNT_QUERY)["method"]
+    result = check_in_chromium(out["report"], "--method", COUNT_QUERY, "--flame", "-")
+    # The Railtie records the call tree: the report has its flame graph.
+    assert_nil result["flame"]["shown"]["noFlame"]
+    assert_includes result["flame"]["hover"]["name"], "#"
+    page = result["method"]
     assert_equal COUNT_QUERY, page["name"]
     assert_match(/\A7\b/, page["calls"])
     assert_equal [PARTIAL], page["callers"].map(&:first)
