@@ -167,6 +167,49 @@ START_TEST(the_legend_gives_the_profiles_calls)
 }
 END_TEST
 
+/* A method named by its file (a compiled Rails template) shows the path
+ * once in its box; another method shows its file under its name. */
+START_TEST(a_method_named_by_its_file_shows_it_once)
+{
+    tg_report_method ms[] = {
+        {.name = "app/views/posts/_post.html.erb", .file = "/app/app/views/posts/_post.html.erb", .line = 1,
+         .calls = 5, .total_time = 10, .self_time = 6},
+        {.name = "Post#title", .file = "/app/app/models/post.rb", .line = 3, .calls = 5, .total_time = 4,
+         .self_time = 4},
+    };
+    tg_report_edge es[] = {{.caller = 0, .callee = 1, .calls = 5, .total_time = 4, .self_time = 4}};
+    tg_report r = {NULL, "wall", 10, ms, 2, es, 1, NULL};
+    const char *shorts[] = {"app/views/posts/_post.html.erb", "app/models/post.rb"};
+    /* drawn from another directory than the app's: the name is the path's end */
+    const char *elsewhere[] = {"blog/app/views/posts/_post.html.erb", "blog/app/models/post.rb"};
+    /* a method whose name only ends like its file's path does not count */
+    const char *not_a_dir[] = {"xapp/views/posts/_post.html.erb", NULL};
+    tg_dot_options o = keep_all();
+    o.short_files = shorts;
+    char *s = render(&r, &o);
+    char *n1 = line_of(s, "  N1 [");
+    ck_assert_has(n1, "label=\"app/views/posts/\\n_post.html.erb\\nself ");
+    char *n2 = line_of(s, "  N2 [");
+    ck_assert_has(n2, "label=\"Post#title\\napp/models/post.rb:3\\nself ");
+    free(n1);
+    free(n2);
+    free(s);
+    o.short_files = elsewhere;
+    s = render(&r, &o);
+    n1 = line_of(s, "  N1 [");
+    ck_assert_has(n1, "label=\"app/views/posts/\\n_post.html.erb\\nself ");
+    free(n1);
+    free(s);
+    o.short_files = not_a_dir;
+    s = render(&r, &o);
+    n1 = line_of(s, "  N1 [");
+    ck_assert_has(n1, "label=\"app/views/posts/\\n_post.html.erb\\nxapp/");
+    ck_assert_has(n1, "_post.html.erb:1\\nself ");
+    free(n1);
+    free(s);
+}
+END_TEST
+
 START_TEST(empty_report_has_only_the_legend)
 {
     tg_report r = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
@@ -983,6 +1026,7 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, the_cap_keeps_hot_spots_with_their_paths);
     tcase_add_test(tc, graph_header_and_legend_at_top);
     tcase_add_test(tc, empty_report_has_only_the_legend);
+    tcase_add_test(tc, a_method_named_by_its_file_shows_it_once);
     tcase_add_test(tc, node_label_and_tooltip_golden);
     tcase_add_test(tc, arrows_with_calls_only);
     tcase_add_test(tc, the_legend_gives_the_profiles_calls);

@@ -75,6 +75,26 @@ class TestRack < TracegraphTest
     assert_equal [false, true, true, false, false, true, false], profiled
   end
 
+  # token: a request that opts in must also send it in X-Tracegraph-Token;
+  # a nil or empty token lets none opt in. Sampling (every:) is not asked
+  # for by the client, so the token does not apply to it.
+  def test_a_token_lets_in_only_the_requests_that_send_it
+    asks = [{}, {"HTTP_X_TRACEGRAPH_TOKEN" => ""}, {"HTTP_X_TRACEGRAPH_TOKEN" => "s3cre7"},
+            {"HTTP_X_TRACEGRAPH_TOKEN" => "s3cret!"}, {"HTTP_X_TRACEGRAPH_TOKEN" => "s3cret"}]
+    profiled = lambda do |mw|
+      asks.map { |headers| !mw.call(env_for("/x", query: "tracegraph=1", headers: headers))[1]["x-tracegraph"].nil? }
+    end
+    assert_equal [false, false, false, false, true], profiled.call(middleware(opt_in: true, token: "s3cret"))
+    assert_equal [false] * 5, profiled.call(middleware(opt_in: true, token: nil))
+    assert_equal [false] * 5, profiled.call(middleware(opt_in: true, token: ""))
+    assert_equal [true] * 5, profiled.call(middleware(opt_in: true))
+    assert_equal 6, json_files.size
+    mw = middleware(opt_in: true, token: "s3cret", path: "/api")
+    assert_equal [true, false], [env_for("/api/a"), env_for("/x", query: "tracegraph=1")].map { |env| !mw.call(env)[1]["x-tracegraph"].nil? }
+    error = assert_raises(ArgumentError) { middleware(opt_in: true, token: 42) }
+    assert_equal "token must be a String or nil, not Integer", error.message
+  end
+
   def test_opt_in_with_a_path_also_profiles_every_matching_request
     mw = middleware(opt_in: true, path: "/api")
     envs = [env_for("/api/a"), env_for("/home"), env_for("/home", query: "tracegraph=1")]
@@ -102,7 +122,9 @@ class TestRack < TracegraphTest
     assert_empty profile.methods.select { |m| m.name.start_with?("Tracegraph") }, "the middleware's own methods"
     assert_equal 1, profile.threads.size
     assert_includes File.read(dot), "RackTestApp::Work.step"
-    assert_match(/profiled POST \/work\/7 \(every 1\): #{Regexp.escape(json)}/, @log.string)
+    # The title says the request: verb, path, status and the app's time.
+    assert_match(%r{\APOST /work/7 200 \u00b7 [\d.]+ (ns|µs|ms)\z}, profile.title)
+    assert_includes @log.string, "profiled #{profile.title} (every 1): #{json} #{dot}"
   end
 
   def test_blocks_and_gc_can_be_turned_off_as_for_start
@@ -171,14 +193,15 @@ class TestRack < TracegraphTest
 
   def test_bad_options_say_what_is_wrong
     {
-      {evry: 2} => /unknown option :evry \(allowed: :every, :path, :opt_in, :dir, :formats, :save_every, :per_request, :clock, :c_calls, :gc, :blocks, :allocations, :logger\)/,
+      {evry: 2} => /unknown option :evry \(allowed: :every, :path, :opt_in, :token, :dir, :keep, :formats, :save_every, :per_request, :clock, :c_calls, :gc, :blocks, :allocations, :logger\)/,
       {every: 0} => /every must be a positive integer, not 0/,
       {save_every: "2"} => /save_every must be a positive integer/,
       {path: 42} => /path must be a Regexp or a String prefix, not Integer/,
       {opt_in: "yes"} => /opt_in must be true or false/,
       {clock: :gpu} => /unknown clock :gpu/,
       {blocks: "no"} => /blocks must be true or false/,
-      {per_request: false} => /per_request: false needs save_every/
+      {per_request: false} => /per_request: false needs save_every/,
+      {keep: -1} => /keep must be an Integer >= 0 \(0 keeps all\), not -1/
     }.each do |options, message|
       error = assert_raises(ArgumentError, options.inspect) { middleware(**options) }
       assert_match message, error.message
@@ -196,7 +219,9 @@ class TestRack < TracegraphTest
     refute Tracegraph.running?
     json = json_files.grep(/GET-boom\.json\z/).first
     assert json, Dir[File.join(@dir, "*")].inspect
-    assert_equal 1, method_named(Tracegraph::Profile.load_json(json), "RackTestApp::Work.step").calls
+    profile = Tracegraph::Profile.load_json(json)
+    assert_equal 1, method_named(profile, "RackTestApp::Work.step").calls
+    assert_match(%r{\AGET /boom raised ArgumentError \u00b7 [\d.]+ (ns|µs|ms)\z}, profile.title)
     # The session is free again.
     assert_match(/\Aprofiled/, mw.call(env_for("/work/1"))[1]["x-tracegraph"])
   end

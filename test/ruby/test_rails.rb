@@ -33,7 +33,7 @@ class TestRails < Minitest::Test
   end
 
   def teardown
-    FileUtils.rm_rf(@dir) if @dir
+    FileUtils.rm_rf([@dir, "#{@dir}.log"]) if @dir
   end
 
   # Boots the app in RAILS_ENV rails_env, runs code (with `app`, a
@@ -51,7 +51,8 @@ class TestRails < Minitest::Test
       #{code}
       puts JSON.generate(out)
     RUBY
-    stdout, stderr, status = Open3.capture3({"RAILS_ENV" => rails_env, "TRACEGRAPH_RAILS_DIR" => @dir}.merge(env),
+    env = {"RAILS_ENV" => rails_env, "TRACEGRAPH_RAILS_DIR" => @dir, "TRACEGRAPH_TOKEN" => nil}.merge(env)
+    stdout, stderr, status = Open3.capture3(env,
                                             RbConfig.ruby, "-I", LIB, "-e", script, chdir: APP_DIR)
     assert status.success?, "the app failed:\n#{stderr}"
     JSON.parse(stdout.lines.last)
@@ -70,7 +71,7 @@ class TestRails < Minitest::Test
 
   # By default, the HTML report, named in the header, and its JSON beside it.
   def test_an_opted_in_request_writes_its_report_with_the_controller_the_templates_and_the_queries
-    out = boot(<<~RUBY, formats: nil)
+    out = boot(<<~RUBY, formats: nil, env: {"TRACEGRAPH_RAILS_LOG" => "#{@dir}.log"})
       response = app.get("/posts?tracegraph=1")
       out["status"] = response.status
       out["report"] = response.headers["x-tracegraph-report"]
@@ -78,9 +79,24 @@ class TestRails < Minitest::Test
     RUBY
     assert_equal 200, out["status"]
     assert_includes out["body"], %(<li id="post-3">Post 3 (2 comments)</li>)
-    assert_match %r{\A#{Regexp.escape(@dir)}/posts-index-\d{8}-\d{6}\.html\z}, out["report"]
+    # Named by the time and the request: verb, path, status, controller
+    # and action, and the app's time.
+    assert_match %r{\A#{Regexp.escape(@dir)}/\d{8}-\d{6}\.\d{3}-GET-posts-200-PostsController-index-\d+ms\.html\z},
+                 out["report"]
     json = out["report"].sub(/html\z/, "json")
     assert_equal [out["report"], json], files
+    # And titled so: the page's title, the JSON's title, the DOT legend.
+    title = Tracegraph::Profile.load_json(json).title
+    assert_match(/\AGET \/posts 200 \u00b7 PostsController#index \u00b7 [\d.]+ ms\z/, title)
+    # (the name's whole milliseconds, rounded from the time the title
+    # rounds to 3 digits)
+    assert_in_delta title[/([\d.]+) ms\z/, 1].to_f, out["report"][/-(\d+)ms\.html\z/, 1].to_i, 0.51
+    assert_includes File.read(out["report"]), "<title>tracegraph: #{title}</title>"
+    assert_includes Tracegraph::Profile.load_json(json).to_dot, "tracegraph: #{title}"
+    # The log line: the title, and both files from the directory the
+    # server runs in, alike.
+    log = File.read("#{@dir}.log").lines.grep(/tracegraph:/)
+    assert_equal ["tracegraph: profiled #{title}: #{json} #{out['report']}"], log.map { |line| line.chomp.sub(/\A.* -- : /, "") }
     # The report's data, as its script reads it: the partial by its path,
     # called once per post, and the graph laid out where Graphviz is.
     data = JSON.parse(File.read(out["report"])[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1])
@@ -98,6 +114,13 @@ class TestRails < Minitest::Test
     # Five posts, one partial render each (render @posts renders a
     # collection: one call per post).
     assert_equal 5, profile.methods.find { |m| m.name == "app/views/posts/_post.html.erb" }.calls
+    # At its first line (Rails defines the method on line 0), and in the
+    # graph, the path once: the box's name.
+    partial = profile["app/views/posts/_post.html.erb"]
+    assert_equal [File.join(APP_DIR, "app/views/posts/_post.html.erb"), 1], [partial.file, partial.line]
+    box = profile.to_dot(node_fraction: 0, edge_fraction: 0, max_nodes: 0)[/^  N\d+ \[label="app\/views\/posts\/\\n_post\.html\.erb\\n[^"]*"/]
+    refute_nil box
+    assert_equal 1, box.scan("_post.html.erb").size, box
   end
 
   POSTS_QUERY = %((sql) SELECT "posts".* FROM "posts" ORDER BY "posts"."id" ASC)
@@ -161,18 +184,25 @@ class TestRails < Minitest::Test
     out = boot(<<~RUBY)
       out["header"] = app.get("/posts/2", "HTTP_X_TRACEGRAPH" => "1").headers["x-tracegraph-report"]
       out["allocations"] = app.get("/posts/3?tracegraph=allocations").headers["x-tracegraph-report"]
+      out["nope"] = app.get("/nope?tracegraph=1").headers["x-tracegraph-report"]
     RUBY
-    assert_match %r{/posts-show-\d{8}-\d{6}\.json\z}, out["header"]
-    assert_match %r{/posts-show-\d{8}-\d{6}(-2)?\.json\z}, out["allocations"]
+    assert_match %r{/\d{8}-\d{6}\.\d{3}-GET-posts-2-200-PostsController-show-\d+ms\.json\z}, out["header"]
+    assert_match %r{/\d{8}-\d{6}\.\d{3}-GET-posts-3-200-PostsController-show-\d+ms\.json\z}, out["allocations"]
     refute_equal out["header"], out["allocations"]
     refute Tracegraph::Profile.load_json(out["header"]).allocations?
     assert Tracegraph::Profile.load_json(out["allocations"]).allocations?
+    # No route: the title has the status Rails answered, and no controller.
+    assert_match(/\AGET \/nope 404 \u00b7 [\d.]+ ms\z/, Tracegraph::Profile.load_json(out["nope"]).title)
+    assert_match %r{/\d{8}-\d{6}\.\d{3}-GET-nope-404-\d+ms\.json\z}, out["nope"]
   end
 
   # The files are written after the response: under a server with
   # rack.after_reply (puma), when the server runs those hooks. Until
   # then the JSON's name is claimed (an empty file) and the report is not
   # there.
+  # ... and by the process's one writer thread, not the connection's:
+  # the hook only queues the writing. The queue is drained at exit, so a
+  # profile queued just before a clean exit is written all the same.
   def test_the_files_are_written_after_the_reply
     out = boot(<<~RUBY, formats: nil)
       after_reply = []
@@ -182,11 +212,104 @@ class TestRails < Minitest::Test
       out["before"] = [File.exist?(report), File.size(json)]
       out["hooks"] = after_reply.size
       after_reply.each(&:call)
+      out["queued"] = [Tracegraph::BackgroundWriter.shared.pending, File.exist?(report)]
+      Tracegraph::BackgroundWriter.shared.flush
       out["after"] = [File.size(report), File.size(json)]
+      out["writer"] = Thread.list.map(&:name).include?("tracegraph writer")
+      response = app.get("/posts/2?tracegraph=1", "rack.after_reply" => after_reply.clear)
+      after_reply.each(&:call)
+      out["last"] = response.headers["x-tracegraph-report"] # written at exit
     RUBY
     assert_equal [[false, 0], 1], [out["before"], out["hooks"]]
+    assert_equal [1, false], out["queued"]
     assert_operator out["after"][0], :>, 10_000
     assert_operator out["after"][1], :>, 10_000
+    assert out["writer"]
+    assert_operator File.size(out["last"]), :>, 10_000
+    assert_equal 1, Tracegraph::Profile.load_json(out["last"].sub(/html\z/, "json"))["PostsController#show"].calls
+  end
+
+  # With the writer's queue full, a profile is dropped at once, with one
+  # log line, and its claimed name freed: the request does not wait.
+  def test_a_full_queue_drops_the_profile_with_a_log_line
+    out = boot(<<~RUBY, env: {"TRACEGRAPH_RAILS_LOG" => "#{@dir}.log"})
+      writer = Tracegraph::BackgroundWriter.shared
+      gate = Queue.new
+      running = Queue.new
+      out["filled"] = [writer.push(-> { running << 1; gate.pop })]
+      running.pop # the one being written; then a full queue
+      out["filled"] += Array.new(writer.capacity) { writer.push(-> { gate.pop }) }
+      after_reply = []
+      response = app.get("/posts?tracegraph=1", "rack.after_reply" => after_reply)
+      out["report"] = response.headers["x-tracegraph-report"]
+      after_reply.each(&:call)
+      out["left"] = Dir.children(Rails.application.config.tracegraph.directory)
+      (writer.capacity + 1).times { gate << 1 }
+      writer.flush
+    RUBY
+    assert_equal [true] * 5, out["filled"]
+    refute_nil out["report"]
+    assert_empty out["left"]
+    log = File.read("#{@dir}.log").lines.grep(/tracegraph:/).map { |line| line.chomp.sub(/\A.* -- : /, "") }
+    assert_equal 1, log.size
+    assert_match(/\Atracegraph: dropped the profile of GET \/posts 200 \u00b7 PostsController#index \u00b7 [\d.]+ ms: 4 profiles are waiting to be written already\z/, log[0])
+    assert_empty files
+  end
+
+  # A profiled request (c_calls on, the default) leaves Ruby's inlined
+  # operators inline in the worker: a profile recorded after it sees no
+  # Integer#+ calls in a loop of additions, as it would if the request's
+  # hook had made Ruby rewrite them into calls, which c_calls: :all does
+  # (the last profile, which shows the check can fail).
+  def test_a_profiled_request_leaves_the_operators_inline
+    out = boot(<<~RUBY)
+      def additions = (i = 0; s = 0; (s += i; i += 1) while i < 1000; s)
+      plus = -> { Tracegraph.profile { additions }["Integer#+"]&.calls.to_i }
+      out["before"] = plus.()
+      out["status"] = app.get("/posts?tracegraph=1").status
+      Tracegraph::BackgroundWriter.shared.flush
+      out["after"] = plus.()
+      Tracegraph.profile(c_calls: :all) { 1 }
+      out["after_all"] = plus.()
+    RUBY
+    assert_equal [0, 200, 0, 2000], out.values_at("before", "status", "after", "after_all")
+  end
+
+  # 25 profiled requests leave the newest 20 requests' files (the
+  # default keep); bin/rails tmp:clear, with the directory under tmp/,
+  # removes them and leaves what tracegraph did not write.
+  def test_files_do_not_pile_up_and_tmp_clear_removes_them
+    out = boot(<<~RUBY)
+      # (each written before the next, so that none is dropped on a busy machine)
+      out["reports"] = Array.new(25) do |i|
+        app.get("/posts/\#{i % 5 + 1}?tracegraph=1").headers["x-tracegraph-report"]
+           .tap { Tracegraph::BackgroundWriter.shared.flush }
+      end
+      out["left"] = Dir.children(Rails.application.config.tracegraph.directory).sort
+    RUBY
+    assert_equal 25, out["reports"].uniq.size
+    assert_equal out["reports"].last(20).map { |path| File.basename(path) }.sort, out["left"]
+
+    dir = File.join(APP_DIR, "tmp", "tracegraph-test-#{Process.pid}")
+    out = boot(<<~RUBY, env: {"TRACEGRAPH_RAILS_DIR" => "tmp/#{File.basename(dir)}"})
+      File.write(File.join(#{dir.dump}, "notes.txt"), "mine")
+      3.times { app.get("/posts?tracegraph=1") }
+      Tracegraph::BackgroundWriter.shared.flush
+      out["before"] = Dir.children(#{dir.dump}).size
+      require "rake"
+      Rails.application.load_tasks
+      out["prerequisites"] = Rake::Task["tmp:clear"].prerequisites
+      Rake::Task["tmp:clear"].invoke
+      out["after"] = Dir.children(#{dir.dump})
+    RUBY
+    assert_equal 4, out["before"]
+    assert_includes out["prerequisites"], "tmp:tracegraph:clear"
+    assert_equal ["notes.txt"], out["after"]
+  ensure
+    if dir
+      FileUtils.rm_rf(dir)
+      FileUtils.rmdir(File.dirname(dir)) if Dir.empty?(File.dirname(dir)) # tmp/, made for it
+    end
   end
 
   # Two boots compile the templates into methods with other numbers; the
@@ -216,10 +339,60 @@ class TestRails < Minitest::Test
     assert_nil out["denied"]
     assert_equal files, [out["allowed"]]
 
-    # Without permit, production has no middleware at all.
+    # Without permit or a token, production has no middleware at all.
     out = boot(code, rails_env: "production")
     assert_equal [nil, nil], [out["denied"], out["allowed"]]
     refute_equal "Tracegraph::RailsMiddleware", out["first"]
+  end
+
+  # The guide's setting, config.tracegraph.token = ENV["TRACEGRAPH_TOKEN"]
+  # (the app's): in production, only the request that sends the token in
+  # X-Tracegraph-Token is profiled; with the variable unset or empty,
+  # none is, whatever it sends.
+  def test_production_profiles_only_the_request_with_the_token
+    code = <<~RUBY
+      asks = {"none" => {}, "empty" => {"HTTP_X_TRACEGRAPH_TOKEN" => ""},
+              "wrong" => {"HTTP_X_TRACEGRAPH_TOKEN" => "s3cre7"}, "longer" => {"HTTP_X_TRACEGRAPH_TOKEN" => "s3cret!"},
+              "right" => {"HTTP_X_TRACEGRAPH_TOKEN" => "s3cret"}}
+      asks.each do |name, headers|
+        response = app.get("/posts?tracegraph=1", headers)
+        out[name] = [response.status, response.headers["x-tracegraph-report"]]
+      end
+      out["first"] = Rails.application.middleware.first.inspect
+    RUBY
+    out = boot(code, rails_env: "production", env: {"TRACEGRAPH_TOKEN" => "s3cret"})
+    assert_equal "Tracegraph::RailsMiddleware", out["first"]
+    assert_equal [[200, nil]] * 4, out.values_at("none", "empty", "wrong", "longer")
+    assert_equal 200, out["right"][0]
+    assert_match %r{\A#{Regexp.escape(@dir)}/.*\.json\z}, out["right"][1]
+    assert_equal [out["right"][1]], files
+
+    FileUtils.rm_rf(Dir[File.join(@dir, "*")])
+    [nil, ""].each do |token|
+      out = boot(code, rails_env: "production", env: {"TRACEGRAPH_TOKEN" => token})
+      assert_equal [[200, nil]] * 5, out.values_at("none", "empty", "wrong", "longer", "right"), "token #{token.inspect}"
+    end
+    # Turned on, with no token: installed, and still no one gets in.
+    out = boot(code, rails_env: "production", env: {"TRACEGRAPH_TOKEN" => "", "TRACEGRAPH_RAILS_ENABLED" => "1"})
+    assert_equal "Tracegraph::RailsMiddleware", out["first"]
+    assert_equal [[200, nil]] * 5, out.values_at("none", "empty", "wrong", "longer", "right")
+    assert_empty files
+  end
+
+  # In development, no token: any request that asks; a token set: only
+  # the requests that send it.
+  def test_development_asks_for_the_token_once_one_is_set
+    code = <<~RUBY
+      out["none"] = app.get("/posts?tracegraph=1").headers["x-tracegraph-report"]
+      out["right"] = app.get("/posts?tracegraph=1", "HTTP_X_TRACEGRAPH_TOKEN" => "s3cret").headers["x-tracegraph-report"]
+    RUBY
+    out = boot(code)
+    refute_nil out["none"]
+    refute_nil out["right"]
+    FileUtils.rm_rf(Dir[File.join(@dir, "*")])
+    out = boot(code, env: {"TRACEGRAPH_TOKEN" => "s3cret"})
+    assert_nil out["none"]
+    assert_equal [out["right"]], files
   end
 
   def test_development_puts_the_middleware_first_and_test_leaves_it_out

@@ -53,6 +53,7 @@ void tg_dot_options_default(tg_dot_options *o)
     o->allocation_types = NULL;
     o->metric = TG_DOT_BY_TIME;
     o->held_whole = 0;
+    o->total_calls = 0;
 }
 
 /* ------------------------------------------------------------------ */

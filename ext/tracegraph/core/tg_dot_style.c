@@ -349,10 +349,21 @@ void tg_style_put_note_lines(tg_buf *b, const char *const *notes, size_t count)
     tg_buf_free(&line);
 }
 
+/* Whether a method is named by its file (a compiled template: the Rails
+ * view "app/views/posts/_post.html.erb"), which its box then shows once:
+ * the name is the file's path, or its end after a "/" (the path shortened
+ * where the profile was recorded, the file where it is drawn). */
+static bool named_by_its_file(const char *name, const char *file)
+{
+    size_t n = strlen(name), f = strlen(file);
+    return n > 0 && f >= n && strcmp(file + f - n, name) == 0 && (f == n || file[f - n - 1] == '/');
+}
+
 void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
                               const char *short_file)
 {
     put_box_text(b, name, LABEL_NAME_BYTES, WRAP_NAME);
+    if (short_file && named_by_its_file(name, short_file)) return;
     if (short_file) {
         tg_buf_puts(b, "\\n");
         put_box_text(b, short_file, LABEL_PATH_BYTES, WRAP_PATH);

@@ -88,7 +88,9 @@ void tg_style_put_note_lines(tg_buf *b, const char *const *notes, size_t count);
 /* A box label's first lines: the name, wrapped after "::", "#", "." or a
  * space when long, then
  * short_file:line if given (a path for people: "rubocop/cli.rb"), else
- * the file:line relative to cwd (may be NULL). */
+ * the file:line relative to cwd (may be NULL); nothing more when the name
+ * is short_file, or its end after a "/" (a compiled template, named by
+ * its file). */
 void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
                               const char *short_file);
 

@@ -170,9 +170,10 @@ module Tracegraph
 
       # [meta, methods, edges] as plain arrays, the form in which the C
       # emitters (Tracegraph._render_dot, _render_diff_dot) take a profile.
+      # The legend's first line names the title, else the program.
       def report_parts(profile)
         gc = profile.gc
-        meta = [profile.program&.to_s, profile.clock.to_s, profile.total_time,
+        meta = [(profile.title || profile.program)&.to_s, profile.clock.to_s, profile.total_time,
                 [gc.runs, gc.entries, gc.total_time, gc.mark_time, gc.sweep_time]]
         rows = profile.methods.map do |m|
           [m.name, m.file, m.line, m.c_method ? true : false, m.calls, m.total_time, m.self_time]

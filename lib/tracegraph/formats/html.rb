@@ -79,7 +79,10 @@ module Tracegraph
         }
       end
 
-      def title(profile) = "tracegraph: #{profile.program || 'profile'}"
+      # "tracegraph: " and what was profiled: the profile's title (a
+      # request's "GET /posts 200 · PostsController#index · 412 ms"), else
+      # its program.
+      def title(profile) = "tracegraph: #{profile.title || profile.program || 'profile'}"
 
       # JSON that cannot end the <script> it sits in, nor be read as
       # markup: every <, >, & and line separator as a \u escape.

@@ -33,6 +33,10 @@
 # left out); files without it load with no counts by type. Readers that do
 # not know it ignore it, so it needs no new version.
 #
+# "title" (optional) says what was profiled in words, such as a web
+# request's "GET /posts 200 · PostsController#index · 412 ms"; files
+# without it load with none. Readers that do not know it ignore it.
+#
 # "raw_times": false says tracing's own cost was taken out of the times,
 # and "tracing_cost" what: {"removed": ns in all, "event_costs": {"ruby":
 # {"inside": 4, "outside": 19}, "block": {...}, "c": {...}}} (ns per event,
@@ -79,7 +83,8 @@ module Tracegraph
              "total_time" => e.total_time, "self_time" => e.self_time}.merge(allocations_to_h(p, e))
           end,
           "gc" => p.gc.to_h.transform_keys(&:to_s)
-        }.merge(tracing_to_h(p), view_to_h(p), p.allocations? ? {"allocations" => true} : {},
+        }.merge(p.title ? {"title" => p.title} : {}, tracing_to_h(p), view_to_h(p),
+                p.allocations? ? {"allocations" => true} : {},
                 p.call_tree ? {"call_tree" => call_tree_to_h(p)} : {},
                 p.runs ? {"runs" => p.runs.to_h(p.methods)} : {})
       end
@@ -208,8 +213,11 @@ module Tracegraph
       program = @data["program"]
       fail!("program must be a string") unless program.nil? || program.is_a?(String)
       program &&= Profile.clean_name(program)
+      title = @data["title"]
+      fail!("title must be a string") unless title.nil? || title.is_a?(String)
+      title &&= Profile.clean_name(title)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges,
-                  program: program, complete: @data.fetch("complete", true) == true,
+                  program: program, title: title, complete: @data.fetch("complete", true) == true,
                   call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods, threads) : nil,
                   gc_runs: gc_runs, wall_time: optional_count("wall_time"), allocations: @allocations,
                   tracing_cost: tracing_cost)

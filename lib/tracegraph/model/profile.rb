@@ -116,6 +116,19 @@ module Tracegraph
 
     attr_reader :clock, :threads, :methods, :edges, :program, :call_tree, :tracing_cost
 
+    # What was profiled, in words, or nil: a web request's
+    # "GET /posts 200 · PostsController#index · 412 ms" (set by the Rack
+    # middlewares with titled). Reports show it where they would show the
+    # program; views keep it, merges and medians (of many) do not.
+    attr_reader :title
+
+    # This profile with a title (a String, nil for none).
+    def titled(title)
+      raise ArgumentError, "title must be a String or nil, not #{title.class}" unless title.nil? || title.is_a?(String)
+
+      dup.tap { |copy| copy.instance_variable_set(:@title, title && Profile.clean_name(title)) }
+    end
+
     # Whether the times still hold tracing's own cost (see TracingCost).
     def raw_times? = @tracing_cost.nil?
 
@@ -142,7 +155,12 @@ module Tracegraph
       methods = methods.map do |name, file, line, c_method, calls, total, self_time, allocs, self_allocs, by_type|
         name = Profile.clean_name(name)
         file &&= Profile.clean_name(file)
-        name = Naming.template_name(name, file) || name
+        if (template = Naming.template_name(name, file))
+          # Rails compiles a template into a method defined on line 0 of
+          # its file, which has no line 0: its code starts on line 1.
+          name = template
+          line = 1 if line == 0
+        end
         MethodStats.from_fields(name, file, line, calls, total, self_time, c_method, allocs, self_allocs,
                                 by_type && AllocationTypes.sorted(by_type))
       end
@@ -200,8 +218,9 @@ module Tracegraph
     # longer three (grouped: model/group_by.rb); gc_runs is then unused.
     # tracing_cost: a TracingCost, or nil for raw times.
     def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0,
-                   wall_time: nil, allocations: false, gc: nil, tracing_cost: nil)
+                   wall_time: nil, allocations: false, gc: nil, tracing_cost: nil, title: nil)
       @clock = clock.to_sym
+      @title = title
       @threads = threads.freeze
       @methods = methods.freeze
       @edges = edges.freeze

@@ -1,5 +1,6 @@
 # Where Tracegraph::Rack puts each request's profile: one directory, files
-# named by time, verb and path, never overwriting one another.
+# named by time, verb and path, never overwriting one another, and only
+# the newest `keep` requests' files kept.
 #
 #   tmp/tracegraph/20261123-151502.123-GET-api-users.json (and .dot, .svg...)
 #   tmp/tracegraph/20261123-151502.123-GET-api-users-2.json (same moment, same route)
@@ -13,13 +14,24 @@ module Tracegraph
     # The ones Graphviz draws from the .dot.
     RENDERED = Output::FORMATS.select { |_, format| format == :rendered }.keys.map { |ext| ext.delete_prefix(".") }.freeze
     MAX_PATH_PART = 80
+    # How many requests' files are kept by default.
+    KEEP = 20
+    # The name of a file this class writes: the time (stamp), then
+    # letters, digits, - and _; then a dot and the format's extension
+    # (OWN_EXTENSIONS). Only such files are ever removed.
+    OWN_NAME = /\A(?<base>\d{8}-\d{6}\.\d{3}-[A-Za-z0-9_-]+)\.(?<ext>[a-z.]+)\z/
+    OWN_EXTENSIONS = (FORMATS + %w[json dot]).uniq.freeze
 
-    attr_reader :dir, :formats
+    attr_reader :dir, :formats, :keep
 
     # Creates dir; raises Tracegraph::Error if it cannot, and ArgumentError
     # for a format it does not know, so a bad setting fails at boot, not at
-    # the first profiled request.
-    def initialize(dir:, formats:)
+    # the first profiled request. keep: how many requests' files to keep,
+    # the newest (0: all).
+    def initialize(dir:, formats:, keep: KEEP)
+      raise ArgumentError, "keep must be an Integer >= 0 (0 keeps all), not #{keep.inspect}" unless keep.is_a?(Integer) && keep >= 0
+
+      @keep = keep
       @formats = self.class.check_formats(formats)
       # pdf, svg and png keep their .dot beside them.
       rendered = @formats.intersect?(RENDERED)
@@ -60,8 +72,8 @@ module Tracegraph
 
     # A file name part from a request's path: letters, digits, _ and -,
     # everything else one "-": "/api/users/42.json" -> "api-users-42-json".
-    def self.path_part(path)
-      part = path.to_s.gsub(/[^A-Za-z0-9_-]+/, "-").gsub(/\A-+|-+\z/, "")[0, MAX_PATH_PART].delete_suffix("-")
+    def self.path_part(path, max: MAX_PATH_PART)
+      part = path.to_s.gsub(/[^A-Za-z0-9_-]+/, "-").gsub(/\A-+|-+\z/, "")[0, max].delete_suffix("-")
       part.empty? ? "root" : part
     end
 
@@ -103,17 +115,56 @@ module Tracegraph
     end
 
     # Writes the profile at a base path from reserve: the JSON, then the
-    # other formats beside it. Returns the paths written.
+    # other formats beside it; then removes the files of all but the
+    # newest `keep` requests (prune). Returns the paths written.
     def write_reserved(profile, base)
       written = [profile.write_json("#{base}.json")]
       formats.each { |format| written.concat(Output.write(profile, "#{base}.#{format}")) }
+      prune
       written.uniq
     end
 
+    # Removes the files of all but the newest `keep` requests (none with
+    # keep 0): files of this directory named as this class names them,
+    # newest by their names' time. Returns the paths removed.
+    def prune
+      return [] if keep.zero?
+
+      own = own_files
+      remove(own.keys.sort.reverse.drop(keep).flat_map { |base| own[base] })
+    end
+
+    # Removes every file of this directory named as this class names
+    # them (bin/rails tmp:clear); returns the paths removed.
+    def clear = remove(own_files.values.flatten)
+
     private
+
+    # {base => [its files' names]} for the files this class writes.
+    def own_files
+      Dir.children(dir).each_with_object({}) do |name, bases|
+        found = OWN_NAME.match(name)
+        next unless found && OWN_EXTENSIONS.include?(found[:ext]) && File.file?(File.join(dir, name))
+
+        (bases[found[:base]] ||= []) << name
+      end
+    rescue SystemCallError
+      {}
+    end
+
+    def remove(names)
+      names.filter_map do |name|
+        path = File.join(dir, name)
+        File.delete(path)
+        path
+      rescue SystemCallError # gone already, or not ours to remove
+        nil
+      end
+    end
 
     # The JSON first, in a file reserve creates (O_EXCL), so two writers
     # never get the same name; then the other formats beside it.
     def write(profile, stem) = write_reserved(profile, reserve(stem))
+    private :write
   end
 end

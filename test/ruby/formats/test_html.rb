@@ -66,6 +66,38 @@ class TestHtml < TracegraphTest
     JSON.parse(html[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1])
   end
 
+  # main -> a -> b -> c -> d, where a, b and c only pass the call on (no
+  # self time): the graph folds them into one arrow, exact numbers.
+  def chain_profile
+    ms = 1_000_000
+    names = %w[Chain.main Chain.a Chain.b Chain.c Chain.d]
+    selfs = [ms, 0, 0, 0, 90 * ms]
+    totals = [94 * ms, 93 * ms, 92 * ms, 91 * ms, 90 * ms]
+    methods = names.each_with_index.map do |name, i|
+      Tracegraph::MethodStats.new(name: name, file: "/app/chain.rb", line: i + 1, calls: i.zero? ? 1 : 3,
+                                  total_time: totals[i], self_time: selfs[i], c_method: false)
+    end
+    edges = methods.each_cons(2).map do |from, to|
+      Tracegraph::EdgeStats.new(caller: from, callee: to, calls: to.calls, total_time: to.total_time,
+                                self_time: to.self_time)
+    end
+    Tracegraph::Profile.new(clock: :wall, methods: methods, edges: edges,
+                            threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: 94 * ms)])
+  end
+
+  # The page's header and the graph's legend count the same calls, the
+  # profile's, though the graph folds the chain a, b, c into one arrow
+  # and so draws fewer methods (the legend counted those it drew).
+  def test_the_header_and_the_legend_count_the_same_calls
+    profile = chain_profile
+    assert_equal [13, 4], [profile.total_calls, profile.fold_chains[0].total_calls]
+    page = Tracegraph::Formats::Html.generate(profile)
+    data = JSON.parse(page[%r{<script type="application/json" id="profile-data">(.*?)</script>}m, 1])
+    assert_equal profile.total_calls, data["total_calls"]
+    graph = data["svg"] || Tracegraph::Formats::Dot.generate(profile) # (no Graphviz here: the DOT the SVG is laid out from)
+    assert_equal ["13"], graph.scan(/total \S+ \S+ \u00b7 ([\d,]+) calls/).flatten
+  end
+
   def test_one_file_with_nothing_to_fetch_and_a_policy_that_forbids_fetching
     profile = profile_of(PROGRAM)
     path = profile.write_html(File.join(@dir, "profile.html"))

@@ -44,6 +44,27 @@ class TestJson < TracegraphTest
     assert_equal 176 + 14, fib_edge["calls"] # fib(10) and fib(5) each call themselves
   end
 
+  # A title (a web request's) is written and read back, kept by views,
+  # shown by the HTML report and the DOT legend; files without one load
+  # with none, and a title that is not a string is refused.
+  def test_a_title_survives_the_json_and_old_files_have_none
+    title = "GET /posts 200 \u00b7 PostsController#index \u00b7 412 ms"
+    profile = sample_profile.titled(title)
+    assert_nil sample_profile.title
+    again = Tracegraph::Profile.parse_json(profile.to_json)
+    assert_equal title, again.title
+    assert_equal snapshot(profile), snapshot(again)
+    with_tree = Tracegraph.profile(call_tree: true) { fib(5); Thread.new { fib(3) }.join }.titled(title)
+    assert_equal [title, 1], [with_tree.view(threads: ["main"]).title, with_tree.view(threads: ["main"]).threads.size]
+    assert_equal "tracegraph: #{title}", Tracegraph::Formats::Html.title(again)
+    assert_equal "tracegraph: #{sample_profile.program}", Tracegraph::Formats::Html.title(sample_profile)
+    assert_includes again.to_dot, "tracegraph: #{title}"
+    refute_includes sample_profile.to_json, '"title"'
+    assert_nil Tracegraph::Profile.parse_json(JSON.generate(valid)).title
+    assert_rejects JSON.generate(valid.merge("title" => 42)), "title must be a string"
+    assert_equal "a\u2400b", Tracegraph::Profile.parse_json(JSON.generate(valid.merge("title" => "a\0b"))).title
+  end
+
   def assert_rejects(json, message)
     error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.parse_json(json) }
     assert_includes error.message, message
