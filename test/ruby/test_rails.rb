@@ -469,6 +469,29 @@ class TestRails < Minitest::Test
     end
   end
 
+  # Comparing boots as docs/rails.md says: `tracegraph --runs 5` on each
+  # side, then the gate on calls. Two unchanged boots of the test app (a
+  # script that requires it, as `bin/rails runner nil` loads an app) pass:
+  # the counts that differ between processes (hash collisions, the
+  # collector) are compared within their variation between runs, where
+  # single runs fail on them.
+  def test_two_unchanged_boots_compared_with_runs_pass_the_gate
+    Dir.mktmpdir("tracegraph-rails-boots") do |dir|
+      runner = File.join(dir, "runner.rb")
+      File.write(runner, "require #{File.join(APP_DIR, 'app').dump}\n")
+      %w[base head].each do |side|
+        _, err, status = Open3.capture3({"TRACEGRAPH_RAILS_DIR" => @dir}, RbConfig.ruby, "-I", LIB, EXE, "--runs", "5",
+                                        "-o", File.join(dir, "#{side}.json"), runner, chdir: APP_DIR)
+        assert status.success?, err
+      end
+      _, err, status = Open3.capture3(RbConfig.ruby, "-I", LIB, EXE, "diff", "--fail-on-calls", "0", "base.json",
+                                      "head.json", chdir: dir)
+      assert status.success?, err
+      assert_match(/ 0 failed \(5 and 5 runs\)/, err)
+      assert_empty err.lines.grep(/FAILED/)
+    end
+  end
+
   # The boot profiled as the guide says (RUBYOPT=-rtracegraph/autorun):
   # tracegraph is loaded before Rails, yet config.tracegraph works (the
   # app sets it), and two boots give the same names, every one of them.
