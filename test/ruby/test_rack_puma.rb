@@ -19,7 +19,8 @@ class TestRackPuma < TracegraphTest
     @log = StringIO.new
     @entered = Queue.new
     @released = false
-    @server = start_puma(Tracegraph::Rack.new(method(:app), dir: @dir, logger: Logger.new(@log)))
+    # (keep: 0: every profile is read back, more than the newest 20)
+    @server = start_puma(Tracegraph::Rack.new(method(:app), dir: @dir, logger: Logger.new(@log), keep: 0))
   end
 
   def teardown

@@ -21,6 +21,8 @@ module Tracegraph
     # (OWN_EXTENSIONS). Only such files are ever removed.
     OWN_NAME = /\A(?<base>\d{8}-\d{6}\.\d{3}-[A-Za-z0-9_-]+)\.(?<ext>[a-z.]+)\z/
     OWN_EXTENSIONS = (FORMATS + %w[json dot]).uniq.freeze
+    # The name of a sum write_merged writes.
+    MERGED = /-merged-\d+-requests(?:-\d+)?\z/
 
     attr_reader :dir, :formats, :keep
 
@@ -91,7 +93,7 @@ module Tracegraph
 
     # Writes a profile summed over `count` requests; returns the paths.
     def write_merged(profile, time:, count:)
-      write(profile, "#{self.class.stamp(time)}-merged-#{count}-requests")
+      write(profile, "#{self.class.stamp(time)}-merged-#{count}-requests") # (MERGED)
     end
 
     # Claims the name stem (or stem-2, stem-3...) now, by creating its
@@ -126,12 +128,15 @@ module Tracegraph
 
     # Removes the files of all but the newest `keep` requests (none with
     # keep 0): files of this directory named as this class names them,
-    # newest by their names' time. Returns the paths removed.
+    # newest by their names' time. The sums write_merged writes are
+    # neither counted nor removed: there is one for many requests.
+    # Returns the paths removed.
     def prune
       return [] if keep.zero?
 
       own = own_files
-      remove(own.keys.sort.reverse.drop(keep).flat_map { |base| own[base] })
+      requests = own.keys.grep_v(MERGED)
+      remove(requests.sort.reverse.drop(keep).flat_map { |base| own[base] })
     end
 
     # Removes every file of this directory named as this class names

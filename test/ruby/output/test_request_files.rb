@@ -40,6 +40,16 @@ class TestRequestFiles < TracegraphTest
     assert_equal 3, names.grep(/\.json\z/).grep(/\A2026112[78]-\d{6}\.000-GET-(posts-4|x|x-2)\.json\z/).size
   end
 
+  # The sums of save_every are neither counted nor removed.
+  def test_merged_sums_stay
+    files = Tracegraph::RequestFiles.new(dir: @dir, formats: [], keep: 2)
+    merged = files.write_merged(profile, time: Time.utc(2026, 11, 27, 11), count: 3)
+    write_requests(files, 4)
+    assert_equal [File.basename(merged[0]), "20261127-120002.000-GET-posts-2.json", "20261127-120003.000-GET-posts-3.json"],
+                 names
+    assert_equal 3, files.clear.size
+  end
+
   def test_keep_zero_keeps_all_and_clear_removes_only_ours
     files = Tracegraph::RequestFiles.new(dir: @dir, formats: [], keep: 0)
     File.write(File.join(@dir, "notes.txt"), "mine")
