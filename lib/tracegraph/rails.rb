@@ -85,6 +85,7 @@ module Tracegraph
         super
       ensure
         writer.request_finished
+        @sql&.drop_if_left # (a start that failed after the subscriber's)
       end
     end
 

@@ -79,6 +79,13 @@ module Tracegraph
       profile.with_queries(resolve(profile.recorded_methods, queries))
     end
 
+    # Unsubscribes if the calling thread's recording is still on: its
+    # request was not profiled after all (Tracegraph.start failed), so no
+    # finish came. Another thread's recording is left alone.
+    def drop_if_left
+      stop_listening if @subscriber && Tracegraph.instance_variable_get(:@sql_thread).equal?(Thread.current)
+    end
+
     private
 
     def stop_listening

@@ -169,6 +169,24 @@ class TestRails < Minitest::Test
     assert_equal [PARTIAL], page["callers"].map(&:first)
   end
 
+  # A request that asks while the profiler runs already (started outside
+  # the middleware) is not profiled: its SQL subscriber, started just
+  # before, goes too, and takes nothing of the requests after it; the
+  # next profiled request has its queries as ever.
+  def test_a_request_that_could_not_be_profiled_leaves_no_sql_subscriber
+    out = boot(<<~RUBY)
+      Tracegraph.start
+      out["skipped"] = app.get("/posts?tracegraph=1").headers["x-tracegraph"]
+      Tracegraph.stop
+      app.get("/posts")
+      out["left"] = [Tracegraph.instance_variable_get(:@sql_thread), Tracegraph.instance_variable_get(:@sql_queries)]
+      out["report"] = app.get("/posts?tracegraph=1").headers["x-tracegraph-report"]
+    RUBY
+    assert_match(/\Askipped, the profiler is already running/, out["skipped"])
+    assert_equal [nil, nil], out["left"]
+    assert_equal 5, Tracegraph::Profile.load_json(out["report"]).edge(PARTIAL, COUNT_QUERY).calls
+  end
+
   def test_plain_requests_and_assets_write_nothing
     out = boot(<<~RUBY)
       out["statuses"] = [app.get("/posts").status, app.get("/posts/2").status,
