@@ -41,7 +41,9 @@ module Tracegraph
     return unless @sql_thread.equal?(Thread.current)
     return if payload[:cached] || RailsSql::SKIPPED_NAMES.include?(payload[:name])
 
-    @sql_queries << [_stack_methods, payload[:sql], finished - started]
+    # (to_f: Time#- is ActiveSupport's minus_with_coercion, a Ruby method
+    # that would show in the profile; Rails 7 may hand Floats)
+    @sql_queries << [_stack_methods, payload[:sql], finished.to_f - started.to_f]
   end
 
   class RailsSql
