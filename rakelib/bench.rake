@@ -64,8 +64,9 @@ namespace :bench do
     ruby "-Ilib", "bench/grouped_truth.rb"
   end
 
-  desc "What profiling one Rails request costs, the response and the writing after it (bench/rails_request.rb; " \
-       "BENCH_RAILS_ROUNDS, 30); writes bench/RAILS.md"
+  desc "What profiling one Rails request costs, the response and the writing after it, with and without the " \
+       "call tree, and what it leaves behind (bench/rails_request.rb; BENCH_RAILS_ROUNDS, 30; BENCH_RAILS_AFTER, " \
+       "1000); writes bench/RAILS.md"
   task rails: :compile do
     ruby "-Ilib", "bench/rails_request.rb"
   end

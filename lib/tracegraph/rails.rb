@@ -28,6 +28,7 @@
 #   config.tracegraph.clock       :wall (default), :cpu or :thread_cpu
 #   config.tracegraph.c_calls     trace methods written in C (default true)
 #   config.tracegraph.allocations count allocations (default false)
+#   config.tracegraph.call_tree   record the call tree, for the HTML report's flame graph (default true)
 #   config.tracegraph.skip_paths  paths never profiled: Regexps or String prefixes
 #                                 (default: /assets/ and /packs/)
 #
@@ -35,6 +36,7 @@
 # ?tracegraph=allocations, ?tracegraph=cpu, ?tracegraph=allocations,no_c_calls.
 require "tracegraph/rack"
 require "tracegraph/output/background_writer"
+require "tracegraph/rails_sql"
 
 module Tracegraph
   # Tracegraph::Rack for opted-in requests only, with Rails' names and
@@ -56,14 +58,20 @@ module Tracegraph
     #   permit:     nil (any opted-in request) or a callable taking the Rack
     #               env, true for the requests that may be profiled
     #   skip_paths: Regexps or String prefixes of paths never profiled
+    #   app_root:   the application's directory: its queries become boxes
+    #               under its methods (rails_sql.rb); nil for none
+    #   call_tree:  record the call tree (default true): the HTML report's
+    #               flame graph, and the stack formats' data
     # and Tracegraph::Rack's token:, dir:, formats:, clock:, c_calls:, gc:,
     # blocks:, allocations:, logger:. A request is profiled if it asks,
     # its path is not skipped, it sends the token (when token: is given)
     # and permit allows it (when given).
-    def initialize(app, permit: nil, skip_paths: DEFAULT_SKIP_PATHS, **options)
+    def initialize(app, permit: nil, skip_paths: DEFAULT_SKIP_PATHS, app_root: nil, call_tree: true, **options)
       raise ArgumentError, "permit must respond to call, not #{permit.inspect}" unless permit.nil? || permit.respond_to?(:call)
 
       @permit = permit
+      @sql = app_root && RailsSql.new(root: app_root)
+      @call_tree = OptionChecks.boolean!(:call_tree, call_tree)
       @skip_paths = Array(skip_paths).map { |pattern| path_matcher(pattern) }
       super(app, **options, opt_in: true)
     end
@@ -77,6 +85,7 @@ module Tracegraph
         super
       ensure
         writer.request_finished
+        @sql&.drop_if_left # (a start that failed after the subscriber's)
       end
     end
 
@@ -106,12 +115,18 @@ module Tracegraph
       words.each_with_object({}) { |word, options| options.merge!(REQUEST_OPTIONS.fetch(word, {})) }
     end
 
-    def start_options_for(env) = @start_options.merge(requested_options(env) || {})
+    # (Called just before the start: the SQL subscriber starts outside the profile.)
+    def start_options_for(env)
+      @sql&.start
+      options = @start_options.merge(requested_options(env) || {})
+      @call_tree ? options.merge(call_tree: true) : options
+    end
 
     # Claims the file's name now, to name it in the response; the profile
     # is written later (respond), or queued now if the app raised ($! in
     # the middleware's ensure), since then there is no response to wait for.
     def save(profile, env, started, _reason, status)
+      profile = @sql ? @sql.finish(profile) : profile
       return log(env, :error, "tracegraph: #{describe(env)}: the app stopped the profiler") unless profile
 
       pending = [@files.reserve(file_stem(env, profile, started, status)), profile]
@@ -212,6 +227,7 @@ module Tracegraph
     config.tracegraph.clock = :wall
     config.tracegraph.c_calls = true
     config.tracegraph.allocations = false
+    config.tracegraph.call_tree = true
     config.tracegraph.skip_paths = RailsMiddleware::DEFAULT_SKIP_PATHS
 
     # Whether the middleware goes in, by the settings and the environment.
@@ -272,7 +288,7 @@ module Tracegraph
         permit: settings.permit, skip_paths: settings.skip_paths, **token,
         dir: Railtie.directory(app), keep: settings.keep, formats: settings.formats,
         clock: settings.clock, c_calls: settings.c_calls, allocations: settings.allocations,
-        logger: ::Rails.logger
+        logger: ::Rails.logger, app_root: app.root.to_s, call_tree: settings.call_tree
       )
     end
   end

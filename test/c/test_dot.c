@@ -151,23 +151,6 @@ START_TEST(arrows_with_calls_only)
 }
 END_TEST
 
-/* The legend counts the profile's calls when the options say them (a
- * graph with chains folded draws fewer methods), else the methods' sum. */
-START_TEST(legend_counts_the_profiles_calls_when_given)
-{
-    tg_report_method ms[] = {{.name = "A#a", .calls = 3, .total_time = 10, .self_time = 10}};
-    tg_report r = {NULL, "wall", 10, ms, 1, NULL, 0, NULL};
-    tg_dot_options o = keep_all();
-    char *s = render(&r, &o);
-    ck_assert_has(s, DOT_ " 3 calls\\l");
-    free(s);
-    o.total_calls = 1234567;
-    s = render(&r, &o);
-    ck_assert_has(s, DOT_ " 1,234,567 calls\\l");
-    free(s);
-}
-END_TEST
-
 /* A view of a profile (grouped, chains folded) says the profile's calls. */
 START_TEST(the_legend_gives_the_profiles_calls)
 {
@@ -1043,7 +1026,6 @@ static Suite *dot_suite(void)
     tcase_add_test(tc, the_cap_keeps_hot_spots_with_their_paths);
     tcase_add_test(tc, graph_header_and_legend_at_top);
     tcase_add_test(tc, empty_report_has_only_the_legend);
-    tcase_add_test(tc, legend_counts_the_profiles_calls_when_given);
     tcase_add_test(tc, a_method_named_by_its_file_shows_it_once);
     tcase_add_test(tc, node_label_and_tooltip_golden);
     tcase_add_test(tc, arrows_with_calls_only);

@@ -146,6 +146,30 @@ START_TEST(the_coverage_cap_passes_over_frames_of_negligible_self)
 }
 END_TEST
 
+/* A box with no self time that calls nothing (an SQL query, whose time its
+ * caller holds already) is a hot spot by its total: with room for one box
+ * past work's path, query (total 40) goes before helper (self 35). */
+START_TEST(the_coverage_cap_takes_a_leaf_without_self_time_by_its_total)
+{
+    enum { Q_MAIN, Q_RUN, Q_WORK, Q_HELPER, Q_QUERY };
+    static const uint64_t total[] = { 100, 100, 60, 35, 40 };
+    static const uint64_t self[] = { 0, 5, 60, 35, 0 };
+    static const char *const names[] = { "main", "run", "work", "helper", "(sql) SELECT ?" };
+    static const tg_graph_link links[] = {
+        CALL(Q_MAIN, Q_RUN, 100), CALL(Q_RUN, Q_WORK, 60), CALL(Q_RUN, Q_HELPER, 35), CALL(Q_RUN, Q_QUERY, 40),
+    };
+    tg_graph_input in = input(LEN(total), total, self, names, links, LEN(links));
+    in.max_nodes = 4;
+    in.cap = TG_GRAPH_CAP_COVERAGE;
+    tg_graph g;
+    ck_assert(tg_graph_build(&g, &in));
+    static const uint32_t want[] = { Q_RUN, Q_MAIN, Q_WORK, Q_QUERY };
+    check_order(&g, want, LEN(want));
+    ck_assert_uint_eq(g.state[Q_HELPER], TG_GRAPH_CAPPED);
+    tg_graph_free(&g);
+}
+END_TEST
+
 START_TEST(cuts_count_what_they_drop)
 {
     tg_graph_input in = pipeline();
@@ -522,6 +546,7 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, the_heaviest_cap_keeps_the_spine_and_bridges_to_the_hot_spot);
     tcase_add_test(tc, the_coverage_cap_keeps_the_hot_spot_whose_path_fits);
     tcase_add_test(tc, the_coverage_cap_passes_over_frames_of_negligible_self);
+    tcase_add_test(tc, the_coverage_cap_takes_a_leaf_without_self_time_by_its_total);
     tcase_add_test(tc, cuts_count_what_they_drop);
     tcase_add_test(tc, a_dotted_edge_carries_the_widest_paths_narrowest_call);
     tcase_add_test(tc, a_dotted_edge_beside_another_path_is_redundant);

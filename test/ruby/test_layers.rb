@@ -20,7 +20,7 @@ class TestLayers < Minitest::Test
     "tracegraph/calibration.rb" => "api",
     "tracegraph/tracegraph" => "api", # the compiled extension
     "tracegraph/autorun.rb" => "entry", "tracegraph/rack.rb" => "entry", "tracegraph/rake_task.rb" => "entry",
-    "tracegraph/rails.rb" => "entry"
+    "tracegraph/rails.rb" => "entry", "tracegraph/rails_sql.rb" => "entry"
   }.freeze
 
   # The one require that goes up, and only when Rails is loaded:

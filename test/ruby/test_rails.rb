@@ -3,6 +3,7 @@ require "json"
 require "open3"
 require "rbconfig"
 require "tmpdir"
+require_relative "browser_helper"
 
 # Tracegraph::Railtie with real Rails (Debian's ruby-rails and
 # ruby-sqlite3: Rails 6.1 on the host's Ruby 3.1, 7.2 in the chroots of
@@ -11,6 +12,7 @@ require "tmpdir"
 # process of its own, in the app's directory, as `rails server` would,
 # and calls it through Rack::MockRequest.
 class TestRails < Minitest::Test
+  include BrowserHelper
   LIB = File.expand_path("../../lib", __dir__)
   APP_DIR = File.expand_path("../fixtures/rails_app", __dir__)
   EXE = File.expand_path("../../exe/tracegraph", __dir__)
@@ -76,7 +78,7 @@ class TestRails < Minitest::Test
       out["body"] = response.body
     RUBY
     assert_equal 200, out["status"]
-    assert_includes out["body"], %(<li id="post-3">Post 3</li>)
+    assert_includes out["body"], %(<li id="post-3">Post 3 (2 comments)</li>)
     # Named by the time and the request: verb, path, status, controller
     # and action, and the app's time.
     assert_match %r{\A#{Regexp.escape(@dir)}/\d{8}-\d{6}\.\d{3}-GET-posts-200-PostsController-index-\d+ms\.html\z},
@@ -101,6 +103,9 @@ class TestRails < Minitest::Test
     calls = data["methods"].to_h { |m| [m[0], m[3]] }
     assert_equal [1, 5], calls.values_at("PostsController#index", "app/views/posts/_post.html.erb")
     assert_match(/\A<\?xml.*<svg/m, data["svg"]) if ENV["PATH"].split(":").any? { |d| File.executable?("#{d}/dot") }
+    # The call tree, recorded by default, is the report's flame graph.
+    assert_operator data["flame"]["nodes"], :>, 100
+    refute_nil Tracegraph::Profile.load_json(json).call_tree
     found = names(json)
     %w[PostsController#index SQLite3::Statement#step app/views/posts/index.html.erb app/views/posts/_post.html.erb
        app/views/layouts/application.html.erb].each { |name| assert_includes found, name }
@@ -116,6 +121,70 @@ class TestRails < Minitest::Test
     box = profile.to_dot(node_fraction: 0, edge_fraction: 0, max_nodes: 0)[/^  N\d+ \[label="app\/views\/posts\/\\n_post\.html\.erb\\n[^"]*"/]
     refute_nil box
     assert_equal 1, box.scan("_post.html.erb").size, box
+  end
+
+  POSTS_QUERY = %((sql) SELECT "posts".* FROM "posts" ORDER BY "posts"."id" ASC)
+  COUNT_QUERY = %((sql) SELECT COUNT(*) FROM "comments" WHERE "comments"."post_id" = ?)
+  PARTIAL = "app/views/posts/_post.html.erb"
+
+  # The N+1 of the index: one query for the posts, under the controller's
+  # action, then one count a post, under the partial, as boxes with exact
+  # counts in the JSON, the DOT (as Graphviz draws it) and the HTML report
+  # (as chromium shows it). The schema's queries have no box.
+  def test_the_queries_are_boxes_under_the_code_that_ran_them
+    out = boot(<<~RUBY, formats: %w[html dot], env: {"TRACEGRAPH_RAILS_POSTS" => "7"})
+      app.get("/posts") # (loads the schema: its queries are not the request's)
+      report = app.get("/posts?tracegraph=1").headers["x-tracegraph-report"]
+      out["report"] = report
+    RUBY
+    base = out["report"].delete_suffix(".html")
+    profile = Tracegraph::Profile.load_json("#{base}.json")
+    posts, count = profile[POSTS_QUERY], profile[COUNT_QUERY]
+    assert_equal [1, 7], [posts.calls, count.calls]
+    assert_equal [0, 0], [posts.self_time, count.self_time]
+    assert_equal 1, profile.edge("PostsController#index", POSTS_QUERY).calls
+    assert_equal 7, profile.edge(PARTIAL, COUNT_QUERY).calls
+    assert_equal count.total_time, profile.edge(PARTIAL, COUNT_QUERY).total_time
+    assert_operator count.total_time, :<, profile[PARTIAL].total_time
+    sql = profile.methods.map(&:name).grep(/\A\(sql\)/)
+    assert_equal [COUNT_QUERY, POSTS_QUERY].sort, sql.sort, "no other query ran, none twice"
+    assert_equal profile.methods.sum(&:self_time), profile.total_time
+
+    dot = File.read("#{base}.dot")
+    [posts, count].each { |query| assert_includes dot, %(tooltip="#{query.name.gsub('"', '\\"')}\\n) }
+    assert_match(/label=" ×7 \\n [^"]*", tooltip="#{Regexp.escape(PARTIAL)} → #{Regexp.escape(COUNT_QUERY.gsub('"', '\\"'))}/, dot)
+    if ENV["PATH"].split(":").any? { |d| File.executable?("#{d}/dot") }
+      svg, status = Open3.capture2("dot", "-Tsvg", "#{base}.dot")
+      assert status.success?
+      assert_includes svg, "(sql) SELECT COUNT(*) FROM"
+    end
+
+    result = check_in_chromium(out["report"], "--method", COUNT_QUERY, "--flame", "-")
+    # The Railtie records the call tree: the report has its flame graph.
+    assert_nil result["flame"]["shown"]["noFlame"]
+    assert_includes result["flame"]["hover"]["name"], "#"
+    page = result["method"]
+    assert_equal COUNT_QUERY, page["name"]
+    assert_match(/\A7\b/, page["calls"])
+    assert_equal [PARTIAL], page["callers"].map(&:first)
+  end
+
+  # A request that asks while the profiler runs already (started outside
+  # the middleware) is not profiled: its SQL subscriber, started just
+  # before, goes too, and takes nothing of the requests after it; the
+  # next profiled request has its queries as ever.
+  def test_a_request_that_could_not_be_profiled_leaves_no_sql_subscriber
+    out = boot(<<~RUBY)
+      Tracegraph.start
+      out["skipped"] = app.get("/posts?tracegraph=1").headers["x-tracegraph"]
+      Tracegraph.stop
+      app.get("/posts")
+      out["left"] = [Tracegraph.instance_variable_get(:@sql_thread), Tracegraph.instance_variable_get(:@sql_queries)]
+      out["report"] = app.get("/posts?tracegraph=1").headers["x-tracegraph-report"]
+    RUBY
+    assert_match(/\Askipped, the profiler is already running/, out["skipped"])
+    assert_equal [nil, nil], out["left"]
+    assert_equal 5, Tracegraph::Profile.load_json(out["report"]).edge(PARTIAL, COUNT_QUERY).calls
   end
 
   def test_plain_requests_and_assets_write_nothing
@@ -415,6 +484,29 @@ class TestRails < Minitest::Test
       %w[Rails::Application#initialize! Tracegraph::Railtie.enabled?].each do |name|
         assert found.include?(name), "#{name} is in the boot's profile"
       end
+    end
+  end
+
+  # Comparing boots as docs/rails.md says: `tracegraph --runs 5` on each
+  # side, then the gate on calls. Two unchanged boots of the test app (a
+  # script that requires it, as `bin/rails runner nil` loads an app) pass:
+  # the counts that differ between processes (hash collisions, the
+  # collector) are compared within their variation between runs, where
+  # single runs fail on them.
+  def test_two_unchanged_boots_compared_with_runs_pass_the_gate
+    Dir.mktmpdir("tracegraph-rails-boots") do |dir|
+      runner = File.join(dir, "runner.rb")
+      File.write(runner, "require #{File.join(APP_DIR, 'app').dump}\n")
+      %w[base head].each do |side|
+        _, err, status = Open3.capture3({"TRACEGRAPH_RAILS_DIR" => @dir}, RbConfig.ruby, "-I", LIB, EXE, "--runs", "5",
+                                        "-o", File.join(dir, "#{side}.json"), runner, chdir: APP_DIR)
+        assert status.success?, err
+      end
+      _, err, status = Open3.capture3(RbConfig.ruby, "-I", LIB, EXE, "diff", "--fail-on-calls", "0", "base.json",
+                                      "head.json", chdir: dir)
+      assert status.success?, err
+      assert_match(/ 0 failed \(5 and 5 runs\)/, err)
+      assert_empty err.lines.grep(/FAILED/)
     end
   end
 

@@ -44,10 +44,30 @@ static const rb_data_type_t session_type = {
     .flags = RUBY_TYPED_FREE_IMMEDIATELY,
 };
 
-void session_init(void)
+/* Tracegraph._stack_methods: the method indexes on the calling thread's
+ * shadow stack (its running fiber's), bottom first, as recorded so far:
+ * what code that runs while recording (the Railtie's SQL subscriber)
+ * reads to know which frames ran it. [] when not recording, paused, or
+ * for a thread with no stack yet. The indexes are those of the stop's
+ * method list (Profile#recorded_methods). Called from Ruby, never from
+ * the hook; it reads the stack and changes nothing. */
+static VALUE stack_methods(VALUE self)
+{
+    (void)self;
+    if (!session.running || session.paused) return rb_ary_new();
+    uint32_t i = tg_pairmap_find(&session.thread_index, (uint64_t)rb_thread_current(), 0);
+    if (i == TG_PAIRMAP_NONE || !session.threads[i].current) return rb_ary_new();
+    const tg_context *ctx = &session.threads[i].current->ctx;
+    VALUE methods = rb_ary_new_capa(ctx->depth);
+    for (uint32_t f = 0; f < ctx->depth; f++) rb_ary_push(methods, UINT2NUM(ctx->frames[f].method));
+    return methods;
+}
+
+void session_init(VALUE mod)
 {
     session_keeper = TypedData_Wrap_Struct(rb_cObject, &session_type, &session);
     rb_gc_register_mark_object(session_keeper);
+    rb_define_singleton_method(mod, "_stack_methods", stack_methods, 0);
 }
 
 static bool grow_array(void **array, uint32_t *capacity, uint32_t need, size_t size)

@@ -296,8 +296,9 @@ static inline tg_context *session_allocating_context(rb_trace_arg_t *arg)
 
 /* ---- session.c --------------------------------------------------------- */
 
-/* Makes the object whose mark function marks session (at Init). */
-void session_init(void);
+/* Makes the object whose mark function marks session, and defines
+ * Tracegraph._stack_methods (at Init). */
+void session_init(VALUE mod);
 
 /* Frees every table of session and zeroes it. */
 void session_free(void);

@@ -57,7 +57,7 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     VALUE mTracegraph = rb_define_module("Tracegraph");
     VALUE eError = rb_define_class_under(mTracegraph, "Error", rb_eStandardError);
 
-    session_init();
+    session_init(mTracegraph);
     naming_init(mTracegraph);
     event_hook_init(mTracegraph);
     start_stop_init(mTracegraph, eError);

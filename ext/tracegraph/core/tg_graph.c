@@ -386,7 +386,10 @@ static void choose_path(const tg_graph *g, const tg_graph_input *in, const adjac
  * the self time. So the hot spots come first: by self, each with the
  * path that connects it to a node already chosen or to a root (its
  * heaviest caller, and that caller's, ...), if the whole path fits the
- * budget. What budget is left goes by total, as before.
+ * budget. What budget is left goes by total, as before. A box with no
+ * self time that calls nothing counts its total as its own: a
+ * pseudo-method whose time its callers hold already (an SQL query, see
+ * sql_queries.rb) is a hot spot by what it took.
  */
 static bool choose_by_coverage(const tg_graph *g, const tg_graph_input *in, const adjacency *a,
                                const node_key *keys, size_t count, size_t budget, uint8_t *chosen, walk *w)
@@ -394,6 +397,10 @@ static bool choose_by_coverage(const tg_graph *g, const tg_graph_input *in, cons
     node_key *by_self = malloc((count + 1) * sizeof *by_self);
     if (!by_self) return false;
     memcpy(by_self, keys, count * sizeof *keys);
+    for (size_t i = 0; i < count; i++) {
+        uint32_t m = by_self[i].index;
+        if (by_self[i].self == 0 && a->out_start[m] == a->out_start[m + 1]) by_self[i].self = by_self[i].total;
+    }
     qsort(by_self, count, sizeof *by_self, compare_by_self);
     for (size_t i = 0; i < count && budget > 0 && by_self[i].self > 0; i++)
         choose_path(g, in, a, by_self[i].index, w, chosen, &budget);

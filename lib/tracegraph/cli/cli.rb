@@ -53,6 +53,7 @@ module Tracegraph
       return 0 if options == :done
 
       name, iseq = target(options, argv)
+      note_bundler_setup
       # Checked as typed, kept absolute: see the top of this file.
       options[:outputs] = Output.check_paths(options[:outputs], format: options[:format]).map(&:absolute)
       # The profile goes to standard output: the script's own output goes
@@ -72,6 +73,19 @@ module Tracegraph
       # As ruby reports it, before anything runs: there is no profile.
       @err.puts e.message
       1
+    end
+
+    # Under `bundle exec` (or ruby -rbundler/setup), Bundler set the bundle
+    # up in this process before tracegraph started: a program that sets it
+    # up itself (bin/rails, through config/boot.rb) then finds it done, and
+    # that work is not in the profile. Said once, by the process the user
+    # started, not by the runs of --runs.
+    def note_bundler_setup
+      return if ENV[RepeatedRun::CHILD_ENV]
+      return unless $LOADED_FEATURES.any? { |feature| feature.end_with?("/bundler/setup.rb") }
+
+      @err.puts "tracegraph: Bundler's setup ran before tracegraph started (bundle exec, or -rbundler/setup), so " \
+                "it is not in the profile; to have it there, run tracegraph without bundle exec (docs/rails.md)"
     end
 
     # --runs N: N processes, one profile of their medians.

@@ -20,6 +20,8 @@ require "tracegraph/output/output"
 module Tracegraph
   class RepeatedRun
     EXE = File.expand_path("../../../exe/tracegraph", __dir__)
+    # Set for each run's process: what only the process the user started says.
+    CHILD_ENV = "TRACEGRAPH_RUNS_CHILD"
     LIB = File.expand_path("../..", __dir__)
 
     # target: ["-e", code] or [script]; argv: the script's arguments.
@@ -70,7 +72,8 @@ module Tracegraph
       status = nil
       @runs.times do |i|
         json = File.join(dir, "run#{i + 1}.json")
-        system(RbConfig.ruby, "-I", LIB, EXE, *child_options, "-o", json, *@target, *@argv, exception: false)
+        system({CHILD_ENV => "1"}, RbConfig.ruby, "-I", LIB, EXE, *child_options, "-o", json, *@target, *@argv,
+               exception: false)
         status = $?
         profiles << Profile.load_json(json) if File.file?(json)
         next if status.exited? && @ok_statuses.include?(status.exitstatus)

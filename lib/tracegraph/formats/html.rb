@@ -98,7 +98,7 @@ module Tracegraph
              allocations ? e.allocations : nil]
           end,
           "svg" => svg, "graph_note" => graph_note,
-          "flame" => HtmlFlame.data(profile)
+          "flame" => HtmlFlame.data(profile), "no_call_tree" => HtmlFlame.missing_reason(profile)
         }
       end
 

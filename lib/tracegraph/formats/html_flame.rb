@@ -22,6 +22,17 @@ module Tracegraph
       module_function
 
       # The flame graph's data, or nil without a call tree.
+      # Why a profile has no call tree, where the profile says (a median
+      # of several runs), for the report's notice; nil otherwise, and
+      # then the notice gives no advice: a report cannot tell whether it
+      # came from the command line, the API, Tracegraph::Rack or the
+      # Railtie, and advice for one is wrong for the others.
+      def missing_reason(profile)
+        return nil if profile.call_tree
+
+        "it is the median of several runs, --runs" if profile.runs
+      end
+
       def data(profile)
         tree = profile.call_tree
         return nil unless tree

@@ -175,12 +175,18 @@ module Tracegraph
       # The GC pseudo-methods are made when first pushed; one that got no
       # call (out of memory) goes. (The call tree keeps the recorded indexes:
       # CallTree#native_methods.)
+      recorded = methods
       unused = reserved.filter_map { |i| methods[i] if i >= 0 && methods[i].calls.zero? }
       methods -= unused unless unused.empty?
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
           call_tree: call_tree, gc_runs: gc_runs, wall_time: wall_time, allocations: allocations,
-          tracing_cost: tracing_cost)
+          tracing_cost: tracing_cost).tap { |profile| profile.instance_variable_set(:@recorded_methods, recorded) }
     end
+
+    # The methods by the recording's own indexes, those Tracegraph._stack_methods
+    # gives while recording (#methods may leave some out); nil for a profile
+    # loaded from a file or derived from another.
+    attr_reader :recorded_methods
 
     # [folded_calls, NativeCallTree]
     def self.call_tree_from(raw, methods, threads)
@@ -294,3 +300,4 @@ require "tracegraph/model/focus"
 require "tracegraph/model/hub_split"
 require "tracegraph/model/chain_fold"
 require "tracegraph/model/group_by"
+require "tracegraph/model/sql_queries"

@@ -240,15 +240,25 @@ class TestHtmlFlame < TracegraphTest
     path = profile.write_html(File.join(@dir, "app.html"), graph: false)
     choice = check_in_chromium(path, "--choice", "thread=1&idle=hide", "--choice-method", "Object#spin")["choice"]
     assert_equal "All 2 threads, waiting shown, as written: this report has no call tree, which choosing a thread or " \
-                 "hiding waiting is counted from (tracegraph -o report.html app.rb records one).", choice["why"]
+                 "hiding waiting is counted from.", choice["why"]
   end
 
-  def test_without_a_call_tree_the_view_says_how_to_get_one
+  # A saved profile without a tree could come from the command line, the
+  # API, Tracegraph::Rack or the Railtie: the notice gives no command,
+  # which would be wrong for all but one. A median of --runs says why.
+  def test_without_a_call_tree_the_view_says_so_and_why_where_the_profile_knows
     profile = profile_of(PROGRAM)
     path = profile.write_html(File.join(@dir, "app.html"), graph: false)
     flame = check_in_chromium(path, "--flame", "-", "--flame-only")["flame"]
-    assert_match(/\ANo flame graph: this profile has no call tree.*tracegraph -o profile\.html app\.rb records one.*--call-tree/,
-                 flame["shown"]["noFlame"])
+    assert_equal "No flame graph: this profile has no call tree, which keeps each call path apart; the graph, the " \
+                 "table and every method's page work without it.", flame["shown"]["noFlame"]
+
+    median = Tracegraph::Profile.median([profile, profile])
+    path = median.write_html(File.join(@dir, "runs.html"), graph: false)
+    flame = check_in_chromium(path, "--flame", "-", "--flame-only")["flame"]
+    assert_equal "No flame graph: this profile has no call tree (it is the median of several runs, --runs), which " \
+                 "keeps each call path apart; the graph, the table and every method's page work without it.",
+                 flame["shown"]["noFlame"]
   end
 
   def test_hostile_names_are_text_in_chromium

@@ -93,12 +93,12 @@
   }
 
   function noTree() {
+    // Why, where the profile says (data.no_call_tree); no advice else:
+    // the page cannot tell which tool recorded it (docs/formats-and-viewers.md says how each records one).
+    const why = data.no_call_tree ? ` (${data.no_call_tree})` : "";
     main.append(el("p", { class: "note", id: "no-flame" },
-      "No flame graph: this profile has no call tree, which keeps each call path apart. ",
-      el("code", { text: "tracegraph -o profile.html app.rb" }), " records one (one run: --runs keeps medians, not trees; ",
-      "for a saved profile, record it with ", el("code", { text: "--call-tree" }), ", or ",
-      el("code", { text: "Tracegraph.start(call_tree: true)" }),
-      "); the graph, the table and every method's page work without it."));
+      `No flame graph: this profile has no call tree${why}, which keeps each call path apart; ` +
+      "the graph, the table and every method's page work without it."));
     return { onSearch: null };
   }
 

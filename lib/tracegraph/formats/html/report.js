@@ -392,7 +392,7 @@
   function buildChoice() {
     if (!api.callTree) {
       choiceBox.append(el("span", { class: "note", id: "view-choice-note", text: `${writtenLabel()[0].toUpperCase()}${writtenLabel().slice(1)}, as written: ` +
-        "this report has no call tree, which choosing a thread or hiding waiting is counted from (tracegraph -o report.html app.rb records one)." }));
+        `this report has no call tree${data.no_call_tree ? ` (${data.no_call_tree})` : ""}, which choosing a thread or hiding waiting is counted from.` }));
       return;
     }
     const threads = data.flame.threads;
