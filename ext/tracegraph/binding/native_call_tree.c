@@ -261,29 +261,47 @@ static void push_allocations(VALUE row, const tg_allocation_stats *a)
     rb_ary_push(row, ULL2NUM(a->self));
 }
 
+/* [calls, total, self(, allocations, self allocations)], after `prefix`
+ * (nil for none) */
+static VALUE stats_row(VALUE prefix, uint64_t calls, uint64_t total, uint64_t self_time,
+                       const tg_allocation_stats *a)
+{
+    VALUE row = NIL_P(prefix) ? rb_ary_new_capa(5) : prefix;
+    rb_ary_push(row, ULL2NUM(calls));
+    rb_ary_push(row, ULL2NUM(total));
+    rb_ary_push(row, ULL2NUM(self_time));
+    if (a) push_allocations(row, a);
+    return row;
+}
+
+/* Raises for a tg_tree_stats_compute failure; returns on success. */
+static void raise_unless_computed(tg_tree_stats_status status)
+{
+    if (status == TG_TREE_STATS_NO_MEMORY) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
+    if (status == TG_TREE_STATS_BAD_GROUPS) rb_raise(rb_eArgError, "a method's group or the top group out of range");
+    if (status != TG_TREE_STATS_OK) rb_raise(rb_eArgError, "malformed call tree");
+}
+
 static VALUE stats_body(VALUE arg)
 {
     stats_args *a = (stats_args *)arg;
     a->in.threads = a->threads = flags_of(a->thread_flags, a->in.thread_count, "thread flags");
     a->in.hidden = a->hidden = flags_of(a->hidden_flags, a->in.method_count, "hidden methods");
     a->in.focus = a->focus = flags_of(a->focus_flags, a->in.method_count, "focus matches");
-    tg_tree_stats_status status = tg_tree_stats_compute(&a->in, &a->out);
-    if (status == TG_TREE_STATS_NO_MEMORY) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
-    if (status != TG_TREE_STATS_OK) rb_raise(rb_eArgError, "malformed call tree");
+    raise_unless_computed(tg_tree_stats_compute(&a->in, &a->out));
+    bool counted = a->in.allocations != NULL;
     VALUE methods = rb_ary_new_capa(a->in.method_count);
     for (uint32_t i = 0; i < a->in.method_count; i++) {
         const tg_method_stats *m = &a->out.methods[i];
-        VALUE row = rb_ary_new_from_args(3, ULL2NUM(m->calls), ULL2NUM(m->total_time), ULL2NUM(m->self_time));
-        if (a->in.allocations) push_allocations(row, &a->out.method_allocations[i]);
-        rb_ary_push(methods, row);
+        rb_ary_push(methods, stats_row(Qnil, m->calls, m->total_time, m->self_time,
+                                       counted ? &a->out.method_allocations[i] : NULL));
     }
     VALUE edges = rb_ary_new_capa(a->out.edge_count);
     for (uint32_t i = 0; i < a->out.edge_count; i++) {
         const tg_edge_stats *e = &a->out.edges[i];
-        VALUE row = rb_ary_new_from_args(5, UINT2NUM(e->caller), UINT2NUM(e->callee), ULL2NUM(e->calls),
-                                         ULL2NUM(e->total_time), ULL2NUM(e->self_time));
-        if (a->in.allocations) push_allocations(row, &a->out.edge_allocations[i]);
-        rb_ary_push(edges, row);
+        VALUE ends = rb_ary_new_from_args(2, UINT2NUM(e->caller), UINT2NUM(e->callee));
+        rb_ary_push(edges, stats_row(ends, e->calls, e->total_time, e->self_time,
+                                     counted ? &a->out.edge_allocations[i] : NULL));
     }
     VALUE threads = rb_ary_new_capa(a->in.thread_count);
     for (uint32_t i = 0; i < a->in.thread_count; i++) rb_ary_push(threads, ULL2NUM(a->out.thread_time[i]));
@@ -327,19 +345,6 @@ typedef struct group_stats_args {
     uint32_t *groups;
 } group_stats_args;
 
-/* [calls, total, self(, allocations, self allocations)], after `prefix`
- * (nil for none) */
-static VALUE stats_row(VALUE prefix, uint64_t calls, uint64_t total, uint64_t self_time,
-                       const tg_allocation_stats *a)
-{
-    VALUE row = NIL_P(prefix) ? rb_ary_new_capa(5) : prefix;
-    rb_ary_push(row, ULL2NUM(calls));
-    rb_ary_push(row, ULL2NUM(total));
-    rb_ary_push(row, ULL2NUM(self_time));
-    if (a) push_allocations(row, a);
-    return row;
-}
-
 static VALUE group_stats_body(VALUE arg)
 {
     group_stats_args *a = (group_stats_args *)arg;
@@ -352,10 +357,7 @@ static VALUE group_stats_body(VALUE arg)
         if (a->groups[i] == TG_TREE_STATS_INHERIT && !NIL_P(g)) rb_raise(rb_eArgError, "group index out of range");
     }
     a->in.group_of = a->groups;
-    tg_tree_stats_status status = tg_tree_stats_compute(&a->in, &a->out);
-    if (status == TG_TREE_STATS_NO_MEMORY) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
-    if (status == TG_TREE_STATS_BAD_GROUPS) rb_raise(rb_eArgError, "a method's group or the top group out of range");
-    if (status != TG_TREE_STATS_OK) rb_raise(rb_eArgError, "malformed call tree");
+    raise_unless_computed(tg_tree_stats_compute(&a->in, &a->out));
     bool counted = a->in.allocations != NULL;
     VALUE groups = rb_ary_new_capa(a->in.group_count);
     for (uint32_t i = 0; i < a->in.group_count; i++) {
