@@ -440,7 +440,7 @@ static void put_legend_key(tg_buf *b, tg_buf *line, const diff *d, const tg_diff
     tg_buf_puts(line, "Dashed blue = only in base (gone)" MIDDOT "\"new\" = only in head");
     tg_style_put_legend_line(b, line);
     if (o->edge_calls_only) {
-        tg_buf_puts(line, "Edge = calls (grey: their time is not known)");
+        tg_buf_puts(line, TG_STYLE_CALLS_ONLY_LEGEND);
         tg_style_put_legend_line(b, line);
     }
     tg_buf_puts(line, "Dotted edge = calls via frames not drawn");
@@ -601,7 +601,7 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
                       tg_format_count(c2, sizeof c2, e->head.calls));
     }
     if (!dotted && d->edge_calls_only) {
-        tg_buf_puts(b, " (times not counted: see the legend)");
+        tg_buf_puts(b, TG_STYLE_CALLS_ONLY_TOOLTIP);
         if (ghost) tg_buf_puts(b, "\\nonly in base");
         if (!e->base.present) tg_buf_puts(b, "\\nnew in head");
     } else if (!dotted) {
@@ -625,7 +625,7 @@ static void emit_edge(tg_buf *b, const diff *d, const tg_graph_edge *ge, bool la
     if (ghost) {
         tg_buf_puts(b, ", color=\"" GHOST_BORDER "\", fontcolor=\"" GHOST_BORDER "\"");
     } else if (d->edge_calls_only) {
-        tg_style_put_edge_color(b, (tg_style_rgb){0x99, 0x99, 0x99});
+        tg_style_put_edge_color(b, TG_STYLE_CALLS_ONLY_EDGE);
     } else {
         tg_style_put_edge_color(b, diverging(metric_total(d, &e->head), metric_total(d, &e->base), d->grand));
     }

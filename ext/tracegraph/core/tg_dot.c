@@ -281,7 +281,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     } else {
         tg_buf_puts(&line, "Box size = self time \xC2\xB7 colour = total time");
         tg_style_put_legend_line(b, &line);
-        tg_buf_puts(&line, o->edge_calls_only ? "Edge = calls (grey: their time is not known)"
+        tg_buf_puts(&line, o->edge_calls_only ? TG_STYLE_CALLS_ONLY_LEGEND
                                               : "Edge width and colour = time through the call");
     }
     tg_style_put_legend_line(b, &line);
@@ -407,7 +407,7 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
                       tg_format_percent(pct, sizeof pct, e->amount, p->whole));
         tg_style_put_via_names(b, &p->g, e, report_name, r);
     } else if (o->edge_calls_only) {
-        tg_buf_printf(b, "\\n%s call%s (times not counted: see the legend)", tg_format_count(c, sizeof c, calls),
+        tg_buf_printf(b, "\\n%s call%s" TG_STYLE_CALLS_ONLY_TOOLTIP, tg_format_count(c, sizeof c, calls),
                       calls == 1 ? "" : "s");
     } else {
         tg_buf_printf(b, "\\n%s call%s", tg_format_count(c, sizeof c, calls), calls == 1 ? "" : "s");
@@ -434,7 +434,7 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
      * with no amount known, thin and grey. */
     if (o->edge_calls_only) f = 0.0;
     tg_style_put_edge_width(b, f);
-    tg_style_put_edge_color(b, o->edge_calls_only ? (tg_style_rgb){0x99, 0x99, 0x99} : heat(f));
+    tg_style_put_edge_color(b, o->edge_calls_only ? TG_STYLE_CALLS_ONLY_EDGE : heat(f));
     tg_style_put_edge_layout(b, e, f, !e->dotted);
     if (via) tg_buf_puts(b, ", style=bold, arrowhead=veevee");
     tg_buf_puts(b, "];\n");

@@ -38,6 +38,11 @@ typedef struct tg_style_rgb {
 /* The fill of a waiting method's box (sleep, join, I/O waits): a neutral
  * grey, outside the heat scale. */
 #define TG_STYLE_WAITING_FILL ((tg_style_rgb){0xE4, 0xE4, 0xE4})
+/* An arrow whose time is not known, only its calls (tg_dot_options'
+ * edge_calls_only): grey, and the legend's and tooltip's words for it. */
+#define TG_STYLE_CALLS_ONLY_EDGE ((tg_style_rgb){0x99, 0x99, 0x99})
+#define TG_STYLE_CALLS_ONLY_LEGEND "Edge = calls (grey: their time is not known)"
+#define TG_STYLE_CALLS_ONLY_TOOLTIP " (times not counted: see the legend)"
 
 /* part / whole clamped to [0, 1]; 0 when whole is 0. */
 double tg_style_fraction_of(uint64_t part, uint64_t whole);
