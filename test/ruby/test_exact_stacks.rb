@@ -255,7 +255,7 @@ class TestExactStacks < Minitest::Test
   # TracePoint cannot tell apart two blocks that start on one line
   # (nothing it reports has their columns), which tracegraph names by
   # column (naming.c): compared here under the name they share.
-  def shared_name(name) = name.sub(/ \(column \d+\)\z/, "")
+  def shared_name(name) = name.sub(Tracegraph::Naming::BLOCK_PLACE, "")
 
   def tracegraph_edges(profile)
     edges = Hash.new(0)

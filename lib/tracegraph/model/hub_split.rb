@@ -18,12 +18,14 @@
 # Anything else (a call through &:sym, the garbage collector starting in
 # it, a caller that is not a method) leaves the method whole: the parts
 # would be guesses. The numbers of every part are recorded ones.
+require "tracegraph/model/naming"
+
 module Tracegraph
   class Profile
     # A block that shares its line with another of its level ends in its
-    # column or order ("(column 17)", "(2nd on line 7)", naming.c): its
-    # own, not its owner's, so left out of the owner's name.
-    BLOCK_NAME = /\Ablock (?:\((\d+) levels\) )?in (.+?)(?: \((?:column \d+|\d+(?:st|nd|rd|th) on line \d+)\))?\z/m
+    # column or order (Naming::BLOCK_PLACE): its own, not its owner's, so
+    # left out of the owner's name.
+    BLOCK_NAME = /\Ablock (?:\((\d+) levels\) )?in (.+?)(?:#{Naming::BLOCK_PLACE.source})?\z/m
 
     # [the profile with its hubs split per caller, what each box is a part
     # of ({MethodStats => "from Foo#bar"}), legend notes]; self and no

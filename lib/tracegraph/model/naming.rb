@@ -74,6 +74,11 @@ module Tracegraph
     # "block in ", "block (2 levels) in ": how Ruby's labels begin for blocks.
     BLOCK_PREFIX = /\Ablock (?:\((\d+) levels\) )?in /
 
+    # How a block that shares its line with another of its level ends
+    # (naming.c names it so at stop): " (column 17)", or where Ruby gives
+    # no column " (2nd on line 7)". It is the block's own, not its owner's.
+    BLOCK_PLACE = / \((?:column \d+|\d+(?:st|nd|rd|th) on line \d+)\)\z/
+
     # A block's name, as backtraces print it but stable across Rubies:
     # "block in Foo#bar", "block (2 levels) in Foo.baz", with the enclosing
     # method named as tracegraph names methods (Ruby 3.4's backtraces name
