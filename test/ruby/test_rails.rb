@@ -332,7 +332,8 @@ class TestRails < Minitest::Test
 
   # Two boots compile the templates into methods with other numbers; the
   # profiles name everything alike, and the gate between them is quiet,
-  # but for what the process decides (PROCESS_NOISE).
+  # but for what the process decides (PROCESS_NOISE, and what a
+  # collision's eql? or == calls, which the gate exempts with them).
   def test_two_boots_give_the_same_names_and_a_quiet_gate
     2.times { boot(%(app.get("/posts?tracegraph=1"))) }
     a, b = files

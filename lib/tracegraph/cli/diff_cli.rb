@@ -116,7 +116,8 @@ module Tracegraph
            "(both profiles recorded with --allocations); NAME=PCT sets one method's limit") do |v|
         limit!(options[:allocations], v, "--fail-on-allocations")
       end
-      o.on("--exempt NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates",
+      o.on("--exempt NAME", "Leave this method (or glob: 'Kernel#require*') out of the per-method gates,",
+           "and the calls it makes out of its callees' counts",
            "(the gates only: the graph still draws it; --hide hides from the graph)") do |v|
         options[:ignore] << v
       end

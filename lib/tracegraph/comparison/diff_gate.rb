@@ -56,7 +56,8 @@
 # gated on CPU time. Profiles of different clocks are not compared on time.
 # Limits are percentages; calls, time and allocations take {default: PCT
 # or nil, methods: {name => PCT}}. ignore: names or globs (File.fnmatch)
-# that no per-method gate looks at.
+# that no per-method gate looks at; the calls they make are not counted
+# in their callees' calls either.
 require "tracegraph/comparison/diff"
 
 module Tracegraph
@@ -69,7 +70,9 @@ module Tracegraph
     # runs, both sides added; 0 if it never did or was not measured.
     # group: in a grouped diff, a count's check is its method's, and this
     # names the group the method is in (see calls_checks).
-    Check = Struct.new(:kind, :name, :base, :head, :change, :margin, :limit, :runs, :spread, :group,
+    # uncounted (calls only): [base, head], the calls made by exempt
+    # methods, left out of base and head (see exempt_calls).
+    Check = Struct.new(:kind, :name, :base, :head, :change, :margin, :limit, :runs, :spread, :group, :uncounted,
                        keyword_init: true) do
       # Calls fail moving either way; time and allocations, growing.
       def above_limit? = kind == :calls ? change.abs > limit : change > limit
@@ -199,7 +202,14 @@ module Tracegraph
                 elsif c.above_limit? then "above the allowed #{allowed} but within the noise between runs"
                 else "within the allowed #{allowed}"
                 end
-      "#{what} #{values}, #{change}: #{verdict}#{variation(c)}#{member_note(c)}"
+      "#{what} #{values}#{uncounted_note(c)}, #{change}: #{verdict}#{variation(c)}#{member_note(c)}"
+    end
+
+    # " (not counting 4 -> 0 calls from exempt methods)".
+    def uncounted_note(c)
+      return "" unless c.uncounted&.any?(&:positive?)
+
+      " (not counting #{c.uncounted.map { |n| Tracegraph.group_digits(n.round) }.join(' -> ')} calls from exempt methods)"
     end
 
     # For a group's row (--group-by): which of its methods moved the most,
@@ -377,13 +387,26 @@ module Tracegraph
         limit = count_limit(limits, r.name, group)
         next unless limit
 
-        b = r.base_calls
-        h = r.head_calls
+        uncounted = [exempt_calls(base)[r.name], exempt_calls(head)[r.name]]
+        b = r.base_calls - uncounted[0]
+        h = r.head_calls - uncounted[1]
         change = b.zero? ? (h.zero? ? 0.0 : Float::INFINITY) : 100.0 * (h - b) / b
         spread = calls_range(base, r.name) + calls_range(head, r.name)
         margin = spread.positive? && b.positive? ? 100.0 * spread / b : nil
         Check.new(kind: :calls, name: r.name, base: b, head: h, change: change, margin: margin, limit: limit,
-                  runs: run_counts, spread: spread, group: group)
+                  runs: run_counts, spread: spread, group: group, uncounted: uncounted)
+      end
+    end
+
+    # {callee name => calls into it from exempt methods}: an exempt
+    # method's calls are its own behaviour, exempt with it. A Hash key
+    # collision (String#hash is seeded per process) calls the key's eql?,
+    # and ActiveModel::Attribute#== then asks both sides' name and
+    # value_before_type_cast: --exempt '*#==' must leave those out too.
+    def exempt_calls(profile)
+      @exempt_calls ||= {}
+      @exempt_calls[profile.object_id] ||= profile.edges.each_with_object(Hash.new(0)) do |e, sums|
+        sums[e.callee.name] += e.calls if e.caller != e.callee && ignored?(e.caller.name)
       end
     end
 

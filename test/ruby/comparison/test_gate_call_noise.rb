@@ -169,4 +169,36 @@ class TestGateCallNoise < Minitest::Test
   ensure
     FileUtils.rm_rf(@dir)
   end
+
+  # A Hash key collision calls the key's ==, which asks both sides'
+  # name: the calls an exempt method makes are exempt with it, and the
+  # rest of the callee's calls are gated as ever.
+  def test_the_calls_an_exempt_method_makes_are_exempt_too
+    profile = lambda do |collisions, direct|
+      stats = ->(name, calls) { Tracegraph::MethodStats.new(name: name, file: "a.rb", line: 1, calls: calls,
+                                                           total_time: 10, self_time: 10, c_method: false) }
+      main = stats.("Object#main", 1)
+      eq = stats.("Attribute#==", collisions)
+      name = stats.("Attribute#name", direct + 2 * collisions)
+      edge = ->(a, b, calls) { Tracegraph::EdgeStats.new(caller: a, callee: b, calls: calls, total_time: 1, self_time: 1) }
+      edges = [edge.(main, name, direct), edge.(main, eq, collisions), edge.(eq, name, 2 * collisions)]
+      Tracegraph::Profile.new(clock: :cpu, methods: [main, eq, name], edges: edges.reject { |e| e.calls.zero? },
+                              threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: 100)])
+    end
+    gate = lambda do |base, head, ignore|
+      g = Tracegraph::DiffGate.new(base.diff(head), calls: EXACT, ignore: ignore)
+      io = StringIO.new
+      g.report(io)
+      [g, io.string]
+    end
+    g, report = gate.(profile.(0, 10), profile.(2, 10), [])
+    assert_equal %w[Attribute#== Attribute#name], g.failures.map(&:name).sort, report
+    g, report = gate.(profile.(0, 10), profile.(2, 10), ["*#=="])
+    refute g.failed?, report
+    assert_equal [10, 10, [0, 4]], g.checks.find { |c| c.name == "Attribute#name" }.to_h.values_at(:base, :head, :uncounted)
+    g, report = gate.(profile.(0, 10), profile.(2, 11), ["*#=="])
+    assert_equal ["Attribute#name"], g.failures.map(&:name), report
+    assert_includes report, "tracegraph diff: calls of Attribute#name 10 -> 11 (not counting 0 -> 4 calls from " \
+                            "exempt methods), +10.0%: more than the allowed ±0%: FAILED\n"
+  end
 end
