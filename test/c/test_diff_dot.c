@@ -32,7 +32,7 @@ static tg_diff_dot_options keep_all(void)
     return o;
 }
 
-static char *render(const tg_report *base, const tg_report *head, const tg_diff_dot_options *o)
+static char *render(const tg_model *base, const tg_model *head, const tg_diff_dot_options *o)
 {
     size_t len = 0;
     char *s = tg_diff_dot_render(base, head, o, &len);
@@ -64,47 +64,47 @@ static char *line_with(const char *s, const char *part)
  *   <main> (self 10) -> work (self 90, 450 calls) -> fresh (30, new)
  *   <main> -> each [C] (20)
  */
-static const tg_report_method base_methods[] = {
+static const tg_model_method base_methods[] = {
     { "<main>", "/app/demo.rb", 1, false, 1, 120 * MS, 10 * MS },
     { "Object#work", "/app/lib/work.rb", 10, false, 300, 100 * MS, 60 * MS },
     { "Object#old", "/app/lib/old.rb", 5, false, 20, 30 * MS, 30 * MS },
     { "Array#each", NULL, 0, true, 4, 20 * MS, 20 * MS },
 };
-static const tg_report_edge base_edges[] = {
+static const tg_model_edge base_edges[] = {
     { 0, 1, 300, 100 * MS, 60 * MS },
     { 1, 2, 20, 30 * MS, 30 * MS },
     { 0, 3, 4, 20 * MS, 20 * MS },
     { 1, 3, 1, 1 * MS, 1 * MS },
 };
-static const tg_report_method head_methods[] = {
+static const tg_model_method head_methods[] = {
     { "Array#each", NULL, 0, true, 4, 20 * MS, 20 * MS },
     { "Object#work", "/app/lib/work.rb", 10, false, 450, 130 * MS, 90 * MS },
     { "<main>", "/app/demo.rb", 1, false, 1, 150 * MS, 10 * MS },
     { "Object#fresh", "/app/lib/fresh.rb", 7, false, 9, 30 * MS, 30 * MS },
 };
-static const tg_report_edge head_edges[] = {
+static const tg_model_edge head_edges[] = {
     { 2, 1, 450, 130 * MS, 90 * MS },
     { 1, 3, 9, 30 * MS, 30 * MS },
     { 2, 0, 4, 20 * MS, 20 * MS },
 };
 
-static tg_report base_report(void)
+static tg_model base_report(void)
 {
-    return (tg_report){ "demo.rb", "wall", 120 * MS, base_methods, 4, base_edges, 4, NULL };
+    return (tg_model){ "demo.rb", "wall", 120 * MS, base_methods, 4, base_edges, 4, NULL };
 }
 
-static tg_report head_report(void)
+static tg_model head_report(void)
 {
-    return (tg_report){ "demo.rb", "wall", 150 * MS, head_methods, 4, head_edges, 3, NULL };
+    return (tg_model){ "demo.rb", "wall", 150 * MS, head_methods, 4, head_edges, 3, NULL };
 }
 
-/* One method per report, for colour and label checks. */
+/* One method per model, for colour and label checks. */
 static char *render_one(uint64_t base_self, uint64_t head_self, uint64_t total, const tg_diff_dot_options *o)
 {
-    static tg_report_method bm[1], hm[1];
-    bm[0] = (tg_report_method){ "M#m", NULL, 0, false, 1, base_self, base_self };
-    hm[0] = (tg_report_method){ "M#m", NULL, 0, false, 1, head_self, head_self };
-    tg_report b = { NULL, "cpu", total, bm, 1, NULL, 0, NULL }, h = { NULL, "cpu", total, hm, 1, NULL, 0, NULL };
+    static tg_model_method bm[1], hm[1];
+    bm[0] = (tg_model_method){ "M#m", NULL, 0, false, 1, base_self, base_self };
+    hm[0] = (tg_model_method){ "M#m", NULL, 0, false, 1, head_self, head_self };
+    tg_model b = { NULL, "cpu", total, bm, 1, NULL, 0, NULL }, h = { NULL, "cpu", total, hm, 1, NULL, 0, NULL };
     return render(&b, &h, o);
 }
 
@@ -134,7 +134,7 @@ END_TEST
 
 START_TEST(graph_header_legend_and_dot_accepts_it)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     char *s = render(&b, &h, NULL);
     ck_assert(strncmp(s, "digraph tracegraph_diff {\n", 26) == 0);
     ck_assert_has(s, "{ rank=source; legend [shape=note");
@@ -161,7 +161,7 @@ END_TEST
 /* Grouped profiles without call trees: the arrows give calls alone. */
 START_TEST(arrows_with_calls_only)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o;
     tg_diff_dot_options_default(&o);
     o.edge_calls_only = true;
@@ -181,7 +181,7 @@ END_TEST
 
 START_TEST(empty_pair_has_only_the_legend)
 {
-    tg_report b = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL }, h = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
+    tg_model b = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL }, h = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
     char *s = render(&b, &h, NULL);
     ck_assert_has(s, "tracegraph diff\\lClock: cpu\\ltotal 0 ns " ARROW " 0 ns (no change) " DOT_ " calls 0 " ARROW " 0\\l");
     ck_assert_has(s, "Nothing was recorded (0 methods).\\l");
@@ -194,7 +194,7 @@ END_TEST
 
 START_TEST(programs_and_clocks_that_differ_are_named)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     b.program = "old.rb";
     h.program = "new.rb";
     b.clock = "cpu";
@@ -209,7 +209,7 @@ END_TEST
 
 START_TEST(changed_node_label_golden)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = keep_all();
     o.cwd = "/app";
     char *s = render(&b, &h, &o);
@@ -233,7 +233,7 @@ END_TEST
 
 START_TEST(new_method_is_marked_new)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = keep_all();
     char *s = render(&b, &h, &o);
     char *n = line_with(s, "label=\"Object#fresh");
@@ -250,7 +250,7 @@ END_TEST
 
 START_TEST(vanished_method_is_a_dashed_blue_ghost_with_base_numbers)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = keep_all();
     char *s = render(&b, &h, &o);
     char *n = line_with(s, "label=\"Object#old");
@@ -268,7 +268,7 @@ END_TEST
 
 START_TEST(c_methods_keep_the_dashed_border)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     char *s = render(&b, &h, NULL);
     char *n = line_with(s, "label=\"Array#each");
     ck_assert_has(n, "label=\"Array#each\\nself 20.0 ms\\n");
@@ -314,9 +314,9 @@ END_TEST
 START_TEST(intensity_is_relative_to_the_larger_total)
 {
     /* The same 6.25 ms change is paler when the bigger run is 4x longer. */
-    tg_report_method bm[] = { { "M#m", NULL, 0, false, 1, 50 * MS, 50 * MS } };
-    tg_report_method hm[] = { { "M#m", NULL, 0, false, 1, 56250000, 56250000 } };
-    tg_report b = { NULL, "wall", 400 * MS, bm, 1, NULL, 0, NULL }, h = { NULL, "wall", 100 * MS, hm, 1, NULL, 0, NULL };
+    tg_model_method bm[] = { { "M#m", NULL, 0, false, 1, 50 * MS, 50 * MS } };
+    tg_model_method hm[] = { { "M#m", NULL, 0, false, 1, 56250000, 56250000 } };
+    tg_model b = { NULL, "wall", 400 * MS, bm, 1, NULL, 0, NULL }, h = { NULL, "wall", 100 * MS, hm, 1, NULL, 0, NULL };
     char *s = render(&b, &h, NULL);
     ck_assert_lacks(s, "fillcolor=\"#f4a582\"");   /* where 6.25 ms of 100 ms is */
     ck_assert_has(s, "fillcolor=\"#fddbc7\"");
@@ -326,7 +326,7 @@ END_TEST
 
 START_TEST(size_follows_head_self_time)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     char *s = render(&b, &h, NULL);
     char *work = line_with(s, "label=\"Object#work");
     ck_assert_has(work, "fontsize=24.0");   /* the biggest head self */
@@ -340,10 +340,10 @@ END_TEST
 
 START_TEST(methods_with_the_same_name_are_summed)
 {
-    tg_report_method bm[] = { { "#<Class:0x1>#m", "/a.rb", 1, false, 2, 20 * MS, 20 * MS },
+    tg_model_method bm[] = { { "#<Class:0x1>#m", "/a.rb", 1, false, 2, 20 * MS, 20 * MS },
                               { "#<Class:0x1>#m", "/b.rb", 2, false, 3, 30 * MS, 30 * MS } };
-    tg_report_method hm[] = { { "#<Class:0x1>#m", "/a.rb", 1, false, 10, 70 * MS, 70 * MS } };
-    tg_report b = { NULL, "wall", 50 * MS, bm, 2, NULL, 0, NULL }, h = { NULL, "wall", 70 * MS, hm, 1, NULL, 0, NULL };
+    tg_model_method hm[] = { { "#<Class:0x1>#m", "/a.rb", 1, false, 10, 70 * MS, 70 * MS } };
+    tg_model b = { NULL, "wall", 50 * MS, bm, 2, NULL, 0, NULL }, h = { NULL, "wall", 70 * MS, hm, 1, NULL, 0, NULL };
     char *s = render(&b, &h, NULL);
     ck_assert_uint_eq(count_of(s, "label=\"#<Class:0x1>#m"), 1);
     ck_assert_has(s, "self 70.0 ms\\n(+20.0 ms, +40.0%)");
@@ -356,7 +356,7 @@ END_TEST
 
 START_TEST(edge_labels_and_ghost_edges)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = keep_all();
     char *s = render(&b, &h, &o);
     char *e = line_with(s, "  N1 -> N2 [");
@@ -388,11 +388,11 @@ END_TEST
 START_TEST(paths_through_hidden_methods_are_dotted)
 {
     /* a -> mid -> z in head; mid is tiny and cut, so a and z are joined by a dotted edge. */
-    tg_report_method m[] = { { "A#a", NULL, 0, false, 1, 100 * MS, 50 * MS },
+    tg_model_method m[] = { { "A#a", NULL, 0, false, 1, 100 * MS, 50 * MS },
                              { "Mid#m", NULL, 0, false, 1, 50 * MS, 0 },
                              { "Z#z", NULL, 0, false, 1, 50 * MS, 50 * MS } };
-    tg_report_edge e[] = { { 0, 1, 1, 50 * MS, 0 }, { 1, 2, 1, 50 * MS, 50 * MS } };
-    tg_report b = { NULL, "wall", 100 * MS, m, 3, e, 2, NULL }, h = b;
+    tg_model_edge e[] = { { 0, 1, 1, 50 * MS, 0 }, { 1, 2, 1, 50 * MS, 50 * MS } };
+    tg_model b = { NULL, "wall", 100 * MS, m, 3, e, 2, NULL }, h = b;
     tg_diff_dot_options o = keep_all();
     o.max_nodes = 2;
     char *s = render(&b, &h, &o);
@@ -407,9 +407,9 @@ END_TEST
 
 START_TEST(invalid_edge_indexes_are_ignored)
 {
-    tg_report_method m[] = { { "A#a", NULL, 0, false, 1, 10 * MS, 10 * MS } };
-    tg_report_edge e[] = { { 0, 7, 1, 1, 1 }, { 9, 0, 1, 1, 1 } };
-    tg_report b = { NULL, "wall", 10 * MS, m, 1, e, 2, NULL }, h = b;
+    tg_model_method m[] = { { "A#a", NULL, 0, false, 1, 10 * MS, 10 * MS } };
+    tg_model_edge e[] = { { 0, 7, 1, 1, 1 }, { 9, 0, 1, 1, 1 } };
+    tg_model b = { NULL, "wall", 10 * MS, m, 1, e, 2, NULL }, h = b;
     char *s = render(&b, &h, NULL);
     ck_assert_lacks(s, "->");
     free(s);
@@ -421,13 +421,13 @@ END_TEST
 START_TEST(normalize_scales_base_to_head_total)
 {
     /* Head ran twice as long with the same shape: normalized, nothing changed. */
-    tg_report_method bm[] = { { "A#a", NULL, 0, false, 1, 100 * MS, 40 * MS },
+    tg_model_method bm[] = { { "A#a", NULL, 0, false, 1, 100 * MS, 40 * MS },
                               { "B#b", NULL, 0, false, 5, 60 * MS, 60 * MS } };
-    tg_report_method hm[] = { { "A#a", NULL, 0, false, 2, 200 * MS, 80 * MS },
+    tg_model_method hm[] = { { "A#a", NULL, 0, false, 2, 200 * MS, 80 * MS },
                               { "B#b", NULL, 0, false, 10, 120 * MS, 120 * MS } };
-    tg_report_edge e[] = { { 0, 1, 5, 60 * MS, 60 * MS } };
-    tg_report_edge he[] = { { 0, 1, 10, 120 * MS, 120 * MS } };
-    tg_report b = { NULL, "wall", 100 * MS, bm, 2, e, 1, NULL }, h = { NULL, "wall", 200 * MS, hm, 2, he, 1, NULL };
+    tg_model_edge e[] = { { 0, 1, 5, 60 * MS, 60 * MS } };
+    tg_model_edge he[] = { { 0, 1, 10, 120 * MS, 120 * MS } };
+    tg_model b = { NULL, "wall", 100 * MS, bm, 2, e, 1, NULL }, h = { NULL, "wall", 200 * MS, hm, 2, he, 1, NULL };
 
     char *raw = render(&b, &h, NULL);
     ck_assert_has(raw, "self 120 ms\\n(+60.0 ms, +100.0%)");
@@ -456,13 +456,13 @@ END_TEST
 START_TEST(pruning_uses_the_heavier_side)
 {
     /* Old#big was 50% of base and is gone; Tiny#t is small in both. */
-    tg_report_method bm[] = { { "Main#m", NULL, 0, false, 1, 100 * MS, 50 * MS },
+    tg_model_method bm[] = { { "Main#m", NULL, 0, false, 1, 100 * MS, 50 * MS },
                               { "Old#big", NULL, 0, false, 1, 50 * MS, 50 * MS } };
-    tg_report_method hm[] = { { "Main#m", NULL, 0, false, 1, 100 * MS, 99 * MS },
+    tg_model_method hm[] = { { "Main#m", NULL, 0, false, 1, 100 * MS, 99 * MS },
                               { "Tiny#t", NULL, 0, false, 1, 1 * MS, 1 * MS } };
-    tg_report_edge be[] = { { 0, 1, 1, 50 * MS, 50 * MS } };
-    tg_report_edge he[] = { { 0, 1, 1, 1 * MS, 1 * MS } };
-    tg_report b = { NULL, "wall", 100 * MS, bm, 2, be, 1, NULL }, h = { NULL, "wall", 100 * MS, hm, 2, he, 1, NULL };
+    tg_model_edge be[] = { { 0, 1, 1, 50 * MS, 50 * MS } };
+    tg_model_edge he[] = { { 0, 1, 1, 1 * MS, 1 * MS } };
+    tg_model b = { NULL, "wall", 100 * MS, bm, 2, be, 1, NULL }, h = { NULL, "wall", 100 * MS, hm, 2, he, 1, NULL };
     tg_diff_dot_options o;
     tg_diff_dot_options_default(&o);
     o.node_fraction = 0.02;
@@ -487,7 +487,7 @@ END_TEST
 
 START_TEST(edge_fraction_drops_edges_small_in_both)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = keep_all();
     o.edge_fraction = 0.01;   /* 1.5 ms: work -> each (1 ms, base only) goes */
     char *s = render(&b, &h, &o);
@@ -501,12 +501,12 @@ END_TEST
 
 START_TEST(output_is_deterministic_and_order_independent)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     char *x = render(&b, &h, NULL), *y = render(&b, &h, NULL);
     ck_assert_str_eq(x, y);
-    /* Both reports with their methods and edges reversed. */
-    tg_report_method rb[4], rh[4];
-    tg_report_edge rbe[4], rhe[3];
+    /* Both models with their methods and edges reversed. */
+    tg_model_method rb[4], rh[4];
+    tg_model_edge rbe[4], rhe[3];
     for (int i = 0; i < 4; i++) {
         rb[3 - i] = base_methods[i];
         rh[3 - i] = head_methods[i];
@@ -521,8 +521,8 @@ START_TEST(output_is_deterministic_and_order_independent)
         rhe[2 - i].caller = 3 - head_edges[i].caller;
         rhe[2 - i].callee = 3 - head_edges[i].callee;
     }
-    tg_report b2 = { b.program, b.clock, b.total_time, rb, 4, rbe, 4, NULL };
-    tg_report h2 = { h.program, h.clock, h.total_time, rh, 4, rhe, 3, NULL };
+    tg_model b2 = { b.program, b.clock, b.total_time, rb, 4, rbe, 4, NULL };
+    tg_model h2 = { h.program, h.clock, h.total_time, rh, 4, rhe, 3, NULL };
     char *z = render(&b2, &h2, NULL);
     ck_assert_str_eq(x, z);
     free(x);
@@ -533,7 +533,7 @@ END_TEST
 
 START_TEST(swapping_base_and_head_swaps_the_story)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = keep_all();
     char *s = render(&h, &b, &o);
     ck_assert_has(s, "label=\"Object#fresh\\n/app/lib/fresh.rb:7\\ngone (only in base)");
@@ -548,22 +548,22 @@ START_TEST(tricky_names_are_escaped_and_dot_is_silent)
 {
     static char huge[5 * 1024 + 1];
     memset(huge, 'x', sizeof huge - 1);
-    tg_report_method bm[] = {
+    tg_model_method bm[] = {
         { "a\"b\\c", "/app/c \"q\".rb", 3, false, 1, 600 * MS, 100 * MS },
         { "bad\xFF\xFE\xC3", "/app/\xFF.rb", 5, false, 1, 300 * MS, 100 * MS },
         { "multi\nline\r\tname\x01", NULL, 0, false, 1, 100 * MS, 100 * MS },
         { "{ a | b } <c> & d", NULL, 0, true, 1, 400 * MS, 100 * MS },
     };
-    tg_report_method hm[] = {
+    tg_model_method hm[] = {
         { "a\"b\\c", "/app/c \"q\".rb", 3, false, 1, 700 * MS, 200 * MS },
         { "\\N \\G \\l \\", NULL, 0, false, 1, 50 * MS, 50 * MS },
         { huge, "/app/huge.rb", 6, false, 1, 200 * MS, 100 * MS },
         { "{ a | b } <c> & d", NULL, 0, true, 1, 400 * MS, 100 * MS },
     };
-    tg_report_edge be[] = { { 0, 1, 1, 300 * MS, 1 }, { 0, 2, 1, 100 * MS, 1 }, { 0, 3, 1, 1 * MS, 1 } };
-    tg_report_edge he[] = { { 0, 1, 1, 50 * MS, 1 }, { 0, 2, 1, 200 * MS, 1 }, { 2, 3, 1, 400 * MS, 1 } };
-    tg_report b = { "prog \"x\"\n.rb", "wall\\", 1000 * MS, bm, 4, be, 3, NULL };
-    tg_report h = { "prog2\\", "wall\\", 1000 * MS, hm, 4, he, 3, NULL };
+    tg_model_edge be[] = { { 0, 1, 1, 300 * MS, 1 }, { 0, 2, 1, 100 * MS, 1 }, { 0, 3, 1, 1 * MS, 1 } };
+    tg_model_edge he[] = { { 0, 1, 1, 50 * MS, 1 }, { 0, 2, 1, 200 * MS, 1 }, { 2, 3, 1, 400 * MS, 1 } };
+    tg_model b = { "prog \"x\"\n.rb", "wall\\", 1000 * MS, bm, 4, be, 3, NULL };
+    tg_model h = { "prog2\\", "wall\\", 1000 * MS, hm, 4, he, 3, NULL };
     tg_diff_dot_options o = keep_all();
     o.cwd = "/app";
     char *s = render(&b, &h, &o);
@@ -592,7 +592,7 @@ END_TEST
 /* ---- allocations ---- */
 
 /*
- * The reference pair's allocation counts, in each report's method and
+ * The reference pair's allocation counts, in each model's method and
  * edge order. Base (1,245 objects): <main> 5 of its own, work 1,000, old
  * 40, each 200 (called from <main>). Head (1,412): work 1,300 (+30%),
  * each 100 (-50%), <main> 5 (held), fresh 7 (new).
@@ -617,7 +617,7 @@ static tg_diff_dot_options by_allocations(void)
 
 START_TEST(by_allocations_legend_says_so_and_dot_accepts_it)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = by_allocations();
     char *s = render(&b, &h, &o);
     ck_assert_has(s, "\\lAllocations: 1,245 " ARROW " 1,412 objects (+13.4%)\\lallocs = a box's own\\l");
@@ -635,7 +635,7 @@ END_TEST
 
 START_TEST(by_allocations_labels_golden)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = by_allocations();
     o.cwd = "/app";
     char *s = render(&b, &h, &o);
@@ -678,7 +678,7 @@ END_TEST
 
 START_TEST(by_allocations_edges_carry_objects)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = by_allocations();
     char *s = render(&b, &h, &o);
     char *e = line_with(s, "  N1 -> N2 [");
@@ -708,11 +708,11 @@ END_TEST
 START_TEST(by_allocations_pruning_counts_objects)
 {
     /* Slow#s takes most of the time and allocates nothing; Garbage#g the reverse. */
-    tg_report_method m[] = { { "Main#m", NULL, 0, false, 1, 100 * MS, 1 * MS },
+    tg_model_method m[] = { { "Main#m", NULL, 0, false, 1, 100 * MS, 1 * MS },
                              { "Slow#s", NULL, 0, false, 1, 90 * MS, 90 * MS },
                              { "Garbage#g", NULL, 0, false, 1, 9 * MS, 9 * MS } };
-    tg_report_edge e[] = { { 0, 1, 1, 90 * MS, 90 * MS }, { 0, 2, 1, 9 * MS, 9 * MS } };
-    tg_report r = { NULL, "cpu", 100 * MS, m, 3, e, 2, NULL };
+    tg_model_edge e[] = { { 0, 1, 1, 90 * MS, 90 * MS }, { 0, 2, 1, 9 * MS, 9 * MS } };
+    tg_model r = { NULL, "cpu", 100 * MS, m, 3, e, 2, NULL };
     uint64_t self[] = { 10, 0, 990 }, total[] = { 1000, 0, 990 }, edges[] = { 0, 990 };
     tg_diff_dot_allocations a = { self, total, edges, 1000 };
     tg_diff_dot_options o;
@@ -744,7 +744,7 @@ END_TEST
 
 START_TEST(by_allocations_needs_both_reports_counts)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = keep_all();
     char *plain = render(&b, &h, &o);
     o.metric = TG_DOT_BY_ALLOCATIONS;   /* without counts: by time, as if not asked */
@@ -762,7 +762,7 @@ END_TEST
 
 START_TEST(allocation_counts_are_never_normalized)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     tg_diff_dot_options o = by_allocations();
     o.normalize = true;
     char *s = render(&b, &h, &o);
@@ -776,8 +776,8 @@ END_TEST
 
 START_TEST(a_count_from_none_shows_the_objects)
 {
-    tg_report_method bm[] = { { "M#m", NULL, 0, false, 1, 10 * MS, 10 * MS } };
-    tg_report b = { NULL, "cpu", 10 * MS, bm, 1, NULL, 0, NULL };
+    tg_model_method bm[] = { { "M#m", NULL, 0, false, 1, 10 * MS, 10 * MS } };
+    tg_model b = { NULL, "cpu", 10 * MS, bm, 1, NULL, 0, NULL };
     uint64_t zero[] = { 0 }, seven[] = { 7 };
     tg_diff_dot_allocations none = { zero, zero, NULL, 0 }, some = { seven, seven, NULL, 7 };
     tg_diff_dot_options o = keep_all();
@@ -817,7 +817,7 @@ static void box_names(const char *s, char *out, size_t size)
  * root; old (work's callee only in base) and each are unrelated. */
 START_TEST(focus_draws_the_match_its_callers_and_the_path_to_the_root)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     static const uint8_t head_focus[] = { 0, 0, 0, 1 };   /* Object#fresh */
     tg_diff_dot_options o;
     tg_diff_dot_options_default(&o);
@@ -845,7 +845,7 @@ END_TEST
  * leaves <main> calling fresh through it, dotted. */
 START_TEST(ignore_hides_a_method_and_dots_the_paths_through_it)
 {
-    tg_report b = base_report(), h = head_report();
+    tg_model b = base_report(), h = head_report();
     static const uint8_t head_ignore[] = { 0, 1, 0, 0 };   /* Object#work */
     tg_diff_dot_options o = keep_all();
     o.head_ignore = head_ignore;
@@ -862,22 +862,22 @@ END_TEST
 START_TEST(five_hundred_nodes_lay_out)
 {
     enum { N = 500 };
-    static tg_report_method bm[N], hm[N];
-    static tg_report_edge be[N], he[N];
+    static tg_model_method bm[N], hm[N];
+    static tg_model_edge be[N], he[N];
     static char names[N][32];
     for (uint32_t i = 0; i < N; i++) {
         snprintf(names[i], sizeof names[i], "Mod%u#meth_%u", i % 37, i);
         uint64_t t = (uint64_t)(N - i) * MS;
-        bm[i] = (tg_report_method){ names[i], "/app/x.rb", (int)i + 1, i % 5 == 0, 1 + i, t, t / 3 };
-        hm[i] = (tg_report_method){ names[i], "/app/x.rb", (int)i + 1, i % 5 == 0, 2 + i, t + (i % 7) * MS,
+        bm[i] = (tg_model_method){ names[i], "/app/x.rb", (int)i + 1, i % 5 == 0, 1 + i, t, t / 3 };
+        hm[i] = (tg_model_method){ names[i], "/app/x.rb", (int)i + 1, i % 5 == 0, 2 + i, t + (i % 7) * MS,
                                     t / 3 + (i % 7) * MS };
         if (i) {
-            be[i - 1] = (tg_report_edge){ (i - 1) / 2, i, 1, t / 2, 1 };
-            he[i - 1] = (tg_report_edge){ (i - 1) / 3, i, 1, t / 2, 1 };
+            be[i - 1] = (tg_model_edge){ (i - 1) / 2, i, 1, t / 2, 1 };
+            he[i - 1] = (tg_model_edge){ (i - 1) / 3, i, 1, t / 2, 1 };
         }
     }
-    tg_report b = { "big.rb", "cpu", (uint64_t)N * MS, bm, N - 7, be, N - 8, NULL };   /* last 7 are new */
-    tg_report h = { "big.rb", "cpu", (uint64_t)N * MS, hm, N - 3, he, N - 4, NULL };   /* 4 are gone */
+    tg_model b = { "big.rb", "cpu", (uint64_t)N * MS, bm, N - 7, be, N - 8, NULL };   /* last 7 are new */
+    tg_model h = { "big.rb", "cpu", (uint64_t)N * MS, hm, N - 3, he, N - 4, NULL };   /* 4 are gone */
     tg_diff_dot_options o = keep_all();
     char *s = render(&b, &h, &o);
     ck_assert_uint_eq(count_of(s, "[label=\"Mod"), N - 3);

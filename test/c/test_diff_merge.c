@@ -1,5 +1,5 @@
 /*
- * test_diff_merge.c - two reports matched by method name (tg_diff_merge.h):
+ * test_diff_merge.c - two models matched by method name (tg_diff_merge.h):
  * one node per name with both sides' numbers, same-named methods summed,
  * base times scaled and allocation counts never, edges merged by name
  * pair, and the weight each is cut and capped by.
@@ -13,38 +13,38 @@
 #define MS 1000000ull
 
 /* base: main -> a, main -> gone. head: main -> a (twice, from two methods named "a"), main -> fresh. */
-static const tg_report_method base_methods[] = {
+static const tg_model_method base_methods[] = {
     { "main", "m.rb", 1, false, 1, 100 * MS, 10 * MS },
     { "a", "m.rb", 5, false, 4, 60 * MS, 60 * MS },
     { "gone", "m.rb", 9, false, 2, 30 * MS, 30 * MS },
 };
-static const tg_report_edge base_edges[] = {
+static const tg_model_edge base_edges[] = {
     { 0, 1, 4, 60 * MS, 60 * MS },
     { 0, 2, 2, 30 * MS, 30 * MS },
     { 0, 7, 1, 1 * MS, 1 * MS },   /* broken: skipped */
 };
-static const tg_report_method head_methods[] = {
+static const tg_model_method head_methods[] = {
     { "fresh", "m.rb", 12, false, 1, 40 * MS, 40 * MS },
     { "a", "m.rb", 5, false, 3, 50 * MS, 50 * MS },
     { "main", "m.rb", 1, false, 1, 200 * MS, 20 * MS },
     { "a", "other.rb", 2, true, 2, 90 * MS, 90 * MS },
 };
-static const tg_report_edge head_edges[] = {
+static const tg_model_edge head_edges[] = {
     { 2, 1, 3, 50 * MS, 50 * MS },
     { 2, 3, 2, 90 * MS, 90 * MS },
     { 2, 0, 1, 40 * MS, 40 * MS },
 };
 
-static tg_report report(const tg_report_method *m, size_t nm, const tg_report_edge *e, size_t ne, uint64_t total)
+static tg_model model(const tg_model_method *m, size_t nm, const tg_model_edge *e, size_t ne, uint64_t total)
 {
-    return (tg_report){ .program = "m.rb", .clock = "wall", .total_time = total, .methods = m, .method_count = nm,
+    return (tg_model){ .program = "m.rb", .clock = "wall", .total_time = total, .methods = m, .method_count = nm,
                         .edges = e, .edge_count = ne };
 }
 
 START_TEST(methods_and_edges_are_matched_by_name)
 {
-    tg_report base = report(base_methods, 3, base_edges, 3, 100 * MS);
-    tg_report head = report(head_methods, 4, head_edges, 3, 200 * MS);
+    tg_model base = model(base_methods, 3, base_edges, 3, 100 * MS);
+    tg_model head = model(head_methods, 4, head_edges, 3, 200 * MS);
     tg_diff_merge m;
     ck_assert(tg_diff_merge_build(&m, &base, &head, NULL, NULL, 1.0, false));
     /* Sorted by name: a, fresh, gone, main. */
@@ -85,8 +85,8 @@ END_TEST
 
 START_TEST(base_times_are_scaled_and_allocations_never)
 {
-    tg_report base = report(base_methods, 3, base_edges, 3, 100 * MS);
-    tg_report head = report(head_methods, 4, head_edges, 3, 200 * MS);
+    tg_model base = model(base_methods, 3, base_edges, 3, 100 * MS);
+    tg_model head = model(head_methods, 4, head_edges, 3, 200 * MS);
     static const uint64_t base_self[] = { 1, 2, 3 }, base_total[] = { 6, 2, 3 }, base_edge[] = { 2, 3, 9 };
     static const uint64_t head_self[] = { 4, 5, 6, 7 }, head_total[] = { 4, 5, 22, 7 }, head_edge[] = { 5, 7, 4 };
     tg_diff_dot_allocations ba = { base_self, base_total, base_edge, 6 }, ha = { head_self, head_total, head_edge, 22 };
@@ -105,7 +105,7 @@ START_TEST(base_times_are_scaled_and_allocations_never)
     ck_assert_uint_eq(m.edges[0].weight, 12);
     tg_diff_merge_free(&m);
 
-    /* One report's counts alone are ignored. */
+    /* One model's counts alone are ignored. */
     ck_assert(tg_diff_merge_build(&m, &base, &head, &ba, NULL, 1.0, false));
     ck_assert_uint_eq(m.nodes[0].head.self_allocs, 0);
     ck_assert_uint_eq(m.nodes[0].base.self_allocs, 0);

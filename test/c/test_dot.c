@@ -29,7 +29,7 @@ static tg_dot_options keep_all(void)
     return o;
 }
 
-static char *render(const tg_report *r, const tg_dot_options *o)
+static char *render(const tg_model *r, const tg_dot_options *o)
 {
     size_t len = 0;
     char *s = tg_dot_render(r, o, &len);
@@ -52,7 +52,7 @@ static char *line_of(const char *s, const char *head)
 }
 
 /*
- * The reference report, times in ms (total 1 s):
+ * The reference model, times in ms (total 1 s):
  *
  *   main (1000 total) -> work (900) -> each [C] (500) -> Hash#[]= [C] (300)
  *                                              \-> <=> (120)
@@ -61,7 +61,7 @@ static char *line_of(const char *s, const char *head)
  */
 enum { MAIN, WORK, EACH, ASET, CMP, FIB, TINY, NREF };
 
-static const tg_report_method ref_methods[NREF] = {
+static const tg_model_method ref_methods[NREF] = {
     [MAIN] = { "<main>", "/app/demo.rb", 1, false, 1, 1000 * MS, 1 * MS },
     [WORK] = { "Object#work", "/app/lib/work.rb", 10, false, 3, 900 * MS, 200 * MS },
     [EACH] = { "Array#each", NULL, 0, true, 4, 500 * MS, 80 * MS },
@@ -71,7 +71,7 @@ static const tg_report_method ref_methods[NREF] = {
     [TINY] = { "Tiny#t", "/app/t.rb", 2, false, 1, 2 * MS, 2 * MS },
 };
 
-static const tg_report_edge ref_edges[] = {
+static const tg_model_edge ref_edges[] = {
     { MAIN, WORK, 3, 900 * MS, 200 * MS },
     { WORK, EACH, 4, 500 * MS, 80 * MS },
     { EACH, ASET, 15000, 300 * MS, 300 * MS },
@@ -81,9 +81,9 @@ static const tg_report_edge ref_edges[] = {
     { MAIN, TINY, 1, 2 * MS, 2 * MS },
 };
 
-static tg_report ref_report(void)
+static tg_model ref_report(void)
 {
-    return (tg_report){ "examples/demo.rb", "wall", 1000 * MS, ref_methods, NREF,
+    return (tg_model){ "examples/demo.rb", "wall", 1000 * MS, ref_methods, NREF,
                         ref_edges, sizeof ref_edges / sizeof ref_edges[0], NULL };
 }
 
@@ -107,7 +107,7 @@ END_TEST
 
 START_TEST(graph_header_and_legend_at_top)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     char *s = render(&r, NULL);
     ck_assert(strncmp(s, "digraph tracegraph {\n", 21) == 0);
     ck_assert_has(s, "rankdir=TB");
@@ -126,7 +126,7 @@ END_TEST
  * their times: each arrow says its calls alone, thin and grey. */
 START_TEST(arrows_with_calls_only)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o;
     tg_dot_options_default(&o);
     o.edge_calls_only = true;
@@ -154,7 +154,7 @@ END_TEST
 /* A view of a profile (grouped, chains folded) says the profile's calls. */
 START_TEST(the_legend_gives_the_profiles_calls)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     char *s = render(&r, NULL);
     ck_assert_has(s, "total 1.00 s \xC2\xB7 115,186 calls\\l");
     free(s);
@@ -171,14 +171,14 @@ END_TEST
  * once in its box; another method shows its file under its name. */
 START_TEST(a_method_named_by_its_file_shows_it_once)
 {
-    tg_report_method ms[] = {
+    tg_model_method ms[] = {
         {.name = "app/views/posts/_post.html.erb", .file = "/app/app/views/posts/_post.html.erb", .line = 1,
          .calls = 5, .total_time = 10, .self_time = 6},
         {.name = "Post#title", .file = "/app/app/models/post.rb", .line = 3, .calls = 5, .total_time = 4,
          .self_time = 4},
     };
-    tg_report_edge es[] = {{.caller = 0, .callee = 1, .calls = 5, .total_time = 4, .self_time = 4}};
-    tg_report r = {NULL, "wall", 10, ms, 2, es, 1, NULL};
+    tg_model_edge es[] = {{.caller = 0, .callee = 1, .calls = 5, .total_time = 4, .self_time = 4}};
+    tg_model r = {NULL, "wall", 10, ms, 2, es, 1, NULL};
     const char *shorts[] = {"app/views/posts/_post.html.erb", "app/models/post.rb"};
     /* drawn from another directory than the app's: the name is the path's end */
     const char *elsewhere[] = {"blog/app/views/posts/_post.html.erb", "blog/app/models/post.rb"};
@@ -212,7 +212,7 @@ END_TEST
 
 START_TEST(empty_report_has_only_the_legend)
 {
-    tg_report r = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
+    tg_model r = { NULL, "cpu", 0, NULL, 0, NULL, 0, NULL };
     char *s = render(&r, NULL);
     ck_assert_has(s, "Nothing was recorded (0 methods).\\l");
     ck_assert_has(s, "Clock: cpu " DOT_ " total 0 ns " DOT_ " 0 calls\\l");
@@ -227,7 +227,7 @@ END_TEST
 
 START_TEST(node_label_and_tooltip_golden)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     o.cwd = "/app";
     char *s = render(&r, &o);
@@ -244,7 +244,7 @@ END_TEST
 
 START_TEST(allocations_in_the_box_the_tooltip_and_the_legend)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     o.cwd = "/app";
     /* By method: main, work, each, []=, <=>, fib, tiny. */
@@ -276,7 +276,7 @@ END_TEST
 
 START_TEST(allocation_types_in_the_tooltip_only)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     const uint64_t self[NREF] = { 5, 1200, 0, 12000, 0, 3, 1 };
     const uint64_t total[NREF] = { 13209, 13203, 12000, 12000, 0, 3, 1 };
@@ -308,7 +308,7 @@ START_TEST(allocation_types_in_the_tooltip_only)
 END_TEST
 
 /*
- * Sized by allocations: the reference report's time is in work, []= and
+ * Sized by allocations: the reference model's time is in work, []= and
  * <=>, but its objects come from tiny (690 of 1,000, in 2 ms) and fib;
  * so by allocations those are the boxes kept and the biggest, and the
  * allocation-free ones are cut, where by time tiny is cut.
@@ -332,7 +332,7 @@ static tg_dot_options by_allocations(void)
 
 START_TEST(size_by_allocations_keeps_and_sizes_the_allocating_methods)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = by_allocations();
     char *s = render(&r, &o);
     /* Ordered by total allocations; tiny, 0.2% of the time, is the biggest box. */
@@ -381,7 +381,7 @@ END_TEST
 
 START_TEST(size_by_allocations_caps_by_allocations_hot_spots_first)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = by_allocations();
     o.max_nodes = 2;
     char *s = render(&r, &o);
@@ -412,7 +412,7 @@ END_TEST
 
 START_TEST(ids_are_synthetic_and_ordered_by_total)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     const char *order[] = { "<main>", "Object#work", "Array#each", "Hash#[]=", "Comparable#<=>",
@@ -429,12 +429,12 @@ END_TEST
 
 START_TEST(ties_break_by_self_then_name)
 {
-    tg_report_method m[] = {
+    tg_model_method m[] = {
         { "b", NULL, 0, false, 1, 10 * MS, 1 * MS },
         { "a", NULL, 0, false, 1, 10 * MS, 1 * MS },
         { "c", NULL, 0, false, 1, 10 * MS, 2 * MS },
     };
-    tg_report r = { NULL, "wall", 30 * MS, m, 3, NULL, 0, NULL };
+    tg_model r = { NULL, "wall", 30 * MS, m, 3, NULL, 0, NULL };
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_has(s, "N1 [label=\"c\\n");
@@ -446,7 +446,7 @@ END_TEST
 
 START_TEST(c_method_is_dashed_without_location)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     char *s = render(&r, NULL);
     char *n4 = line_of(s, "  N4 [");
     ck_assert_has(n4, "label=\"Hash#[]=\\nself 300 ms (30.0%)\\ntotal 300 ms (30.0%)\\n15,000 calls\"");
@@ -462,7 +462,7 @@ END_TEST
 
 START_TEST(singular_call)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     char *s = render(&r, NULL);
     char *n1 = line_of(s, "  N1 [");
     ck_assert_has(n1, "\\n1 call\"");
@@ -474,12 +474,12 @@ END_TEST
 
 START_TEST(paths_relative_to_cwd_only_when_under_it)
 {
-    tg_report_method m[] = {
+    tg_model_method m[] = {
         { "a", "/app/lib/a.rb", 7, false, 1, 3 * MS, 1 * MS },
         { "b", "/application/b.rb", 0, false, 1, 2 * MS, 1 * MS },
         { "c", "relative/c.rb", 3, false, 1, 1 * MS, 1 * MS },
     };
-    tg_report r = { NULL, "wall", 6 * MS, m, 3, NULL, 0, NULL };
+    tg_model r = { NULL, "wall", 6 * MS, m, 3, NULL, 0, NULL };
     tg_dot_options o = keep_all();
     o.cwd = "/app/";
     char *s = render(&r, &o);
@@ -501,8 +501,8 @@ START_TEST(long_paths_keep_their_tail)
     memset(path, 'd', sizeof path);
     memcpy(path, "/x/", 3);
     strcpy(path + sizeof path - 10, "/tail.rb");
-    tg_report_method m[] = { { "a", path, 5, false, 1, 1 * MS, 1 * MS } };
-    tg_report r = { NULL, "wall", 1 * MS, m, 1, NULL, 0, NULL };
+    tg_model_method m[] = { { "a", path, 5, false, 1, 1 * MS, 1 * MS } };
+    tg_model r = { NULL, "wall", 1 * MS, m, 1, NULL, 0, NULL };
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_has(s, "\\n\xE2\x80\xA6" "dddd");
@@ -514,7 +514,7 @@ END_TEST
 
 START_TEST(size_grows_with_self_time)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     /* Hash#[]= has the most self time: the maximum size. */
@@ -527,8 +527,8 @@ START_TEST(size_grows_with_self_time)
     free(mid);
     free(s);
 
-    tg_report_method zero[] = { { "z", NULL, 0, false, 1, 0, 0 } };
-    tg_report rz = { NULL, "wall", 0, zero, 1, NULL, 0, NULL };
+    tg_model_method zero[] = { { "z", NULL, 0, false, 1, 0, 0 } };
+    tg_model rz = { NULL, "wall", 0, zero, 1, NULL, 0, NULL };
     s = render(&rz, &o);
     ck_assert_has(s, "fontsize=9.0");
     free(s);
@@ -537,7 +537,7 @@ END_TEST
 
 START_TEST(colour_follows_total_time)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     char *hot = line_of(s, "  N1 [");   /* 100% */
@@ -550,8 +550,8 @@ START_TEST(colour_follows_total_time)
     free(cool);
     free(s);
 
-    tg_report_method zero[] = { { "z", NULL, 0, false, 1, 0, 0 } };
-    tg_report rz = { NULL, "wall", 100, zero, 1, NULL, 0, NULL };
+    tg_model_method zero[] = { { "z", NULL, 0, false, 1, 0, 0 } };
+    tg_model rz = { NULL, "wall", 100, zero, 1, NULL, 0, NULL };
     s = render(&rz, &o);
     ck_assert_has(s, "fillcolor=\"#f2f2f2\", color=\"#919191\"");
     free(s);
@@ -562,7 +562,7 @@ END_TEST
 
 START_TEST(edge_label_golden)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     char *e = line_of(s, "  N3 -> N4 [");
@@ -577,7 +577,7 @@ END_TEST
 
 START_TEST(edges_ordered_by_time_and_weight_is_integer)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     const char *a = strstr(s, "N1 -> N2 ["), *b = strstr(s, "N2 -> N3 ["), *c = strstr(s, "N3 -> N4 [");
@@ -594,7 +594,7 @@ END_TEST
 
 START_TEST(recursion_is_one_self_loop)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_uint_eq(count_of(s, "N6 -> N6 ["), 1);
@@ -607,7 +607,7 @@ END_TEST
 
 START_TEST(node_fraction_drops_and_says_so)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     o.node_fraction = 0.005;                     /* cut 5 ms: Tiny#t (2 ms) goes */
     char *s = render(&r, &o);
@@ -620,7 +620,7 @@ END_TEST
 
 START_TEST(zero_thresholds_keep_everything)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_has(s, "Tiny#t");
@@ -633,7 +633,7 @@ END_TEST
 
 START_TEST(edge_fraction_drops_edges)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     o.edge_fraction = 0.1;                       /* cut 100 ms */
     char *s = render(&r, &o);
@@ -648,7 +648,7 @@ END_TEST
 
 START_TEST(max_nodes_keeps_heaviest)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     o.max_nodes = 3;
     char *s = render(&r, &o);
@@ -663,20 +663,20 @@ END_TEST
 
 /* root -> s1 -> s2 -> hot, and root -> warm: a spine with all the total
  * time and none of the self time. */
-static const tg_report_method spine_methods[] = {
+static const tg_model_method spine_methods[] = {
     { "root", NULL, 0, false, 1, 100 * MS, 0 },
     { "s1", NULL, 0, false, 1, 60 * MS, 0 },
     { "s2", NULL, 0, false, 1, 60 * MS, 10 * MS },
     { "hot", NULL, 0, false, 1, 50 * MS, 50 * MS },
     { "warm", NULL, 0, false, 1, 40 * MS, 40 * MS },
 };
-static const tg_report_edge spine_edges[] = {
+static const tg_model_edge spine_edges[] = {
     { 0, 1, 1, 60 * MS, 0 }, { 1, 2, 1, 60 * MS, 10 * MS }, { 2, 3, 1, 50 * MS, 50 * MS }, { 0, 4, 1, 40 * MS, 40 * MS },
 };
 
 START_TEST(the_cap_keeps_hot_spots_with_their_paths)
 {
-    tg_report r = { NULL, "wall", 100 * MS, spine_methods, 5, spine_edges, 4, NULL };
+    tg_model r = { NULL, "wall", 100 * MS, spine_methods, 5, spine_edges, 4, NULL };
     tg_dot_options o = keep_all();
     o.max_nodes = 2;   /* hot's path costs 3 boxes (hot, s2, root: s1 passes the call on); warm's fits */
     char *s = render(&r, &o);
@@ -701,7 +701,7 @@ START_TEST(the_cap_keeps_hot_spots_with_their_paths)
 END_TEST
 
 /* a -> h1 -> b and a -> h2 -> h3 -> b, with h* too small to keep. */
-static const tg_report_method hid_methods[] = {
+static const tg_model_method hid_methods[] = {
     { "a", NULL, 0, false, 1, 100 * MS, 10 * MS },
     { "b", NULL, 0, false, 1, 60 * MS, 60 * MS },
     { "h1", NULL, 0, false, 1, 3 * MS, 1 * MS },
@@ -712,11 +712,11 @@ static const tg_report_method hid_methods[] = {
 
 START_TEST(paths_through_hidden_nodes_are_dotted)
 {
-    const tg_report_edge e[] = {
+    const tg_model_edge e[] = {
         { 0, 2, 1, 3 * MS, 1 * MS }, { 2, 1, 1, 2 * MS, 2 * MS },
         { 0, 3, 1, 4 * MS, 1 * MS }, { 3, 4, 1, 4 * MS, 1 * MS }, { 4, 1, 1, 3 * MS, 3 * MS },
     };
-    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 5, e, 5, NULL };
+    tg_model r = { NULL, "wall", 100 * MS, hid_methods, 5, e, 5, NULL };
     tg_dot_options o = keep_all();
     o.node_fraction = 0.05;                      /* cut 5 ms: h1, h2, h3 go */
     char *s = render(&r, &o);
@@ -735,8 +735,8 @@ END_TEST
 
 START_TEST(no_dotted_edge_beside_a_real_one)
 {
-    const tg_report_edge e[] = { { 0, 1, 1, 50 * MS, 1 * MS }, { 0, 2, 1, 3 * MS, 1 * MS }, { 2, 1, 1, 2 * MS, 2 * MS } };
-    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 3, e, 3, NULL };
+    const tg_model_edge e[] = { { 0, 1, 1, 50 * MS, 1 * MS }, { 0, 2, 1, 3 * MS, 1 * MS }, { 2, 1, 1, 2 * MS, 2 * MS } };
+    tg_model r = { NULL, "wall", 100 * MS, hid_methods, 3, e, 3, NULL };
     tg_dot_options o = keep_all();
     o.node_fraction = 0.05;
     char *s = render(&r, &o);
@@ -749,11 +749,11 @@ END_TEST
 START_TEST(redundant_dotted_edges_are_removed)
 {
     /* a -> c (real), c -> h1 -> b: a reaches b via c, so a -> b (via h2) is redundant. */
-    const tg_report_edge e[] = {
+    const tg_model_edge e[] = {
         { 0, 5, 1, 50 * MS, 1 * MS }, { 5, 2, 1, 3 * MS, 1 * MS }, { 2, 1, 1, 3 * MS, 1 * MS },
         { 0, 3, 1, 4 * MS, 1 * MS }, { 3, 1, 1, 4 * MS, 1 * MS },
     };
-    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 6, e, 5, NULL };
+    tg_model r = { NULL, "wall", 100 * MS, hid_methods, 6, e, 5, NULL };
     tg_dot_options o = keep_all();
     o.node_fraction = 0.05;
     char *s = render(&r, &o);
@@ -767,7 +767,7 @@ END_TEST
 
 START_TEST(ignored_nodes_become_dotted_paths)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     uint8_t ignore[NREF] = { [EACH] = 1 };
     o.ignore = ignore;
@@ -785,7 +785,7 @@ END_TEST
 
 START_TEST(focus_keeps_ancestors_and_descendants)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     tg_dot_options o = keep_all();
     uint8_t focus[NREF] = { [EACH] = 1 };
     o.focus = focus;
@@ -802,7 +802,7 @@ START_TEST(focus_keeps_ancestors_and_descendants)
     ck_assert_lacks(s, "dotted");                /* unrelated methods never bridge */
     free(s);
 
-    /* A report already cut to the call paths through the matches (a call
+    /* A model already cut to the call paths through the matches (a call
      * tree's) is not walked again: the methods left out before are the
      * unrelated ones. */
     o.focus_paths = true;
@@ -838,8 +838,8 @@ END_TEST
 
 START_TEST(invalid_edge_indexes_are_ignored)
 {
-    const tg_report_edge e[] = { { 0, 99, 1, 1, 1 }, { 99, 0, 1, 1, 1 }, { 0, 1, 1, 1 * MS, 1 } };
-    tg_report r = { NULL, "wall", 100 * MS, hid_methods, 2, e, 3, NULL };
+    const tg_model_edge e[] = { { 0, 99, 1, 1, 1 }, { 99, 0, 1, 1, 1 }, { 0, 1, 1, 1 * MS, 1 } };
+    tg_model r = { NULL, "wall", 100 * MS, hid_methods, 2, e, 3, NULL };
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_uint_eq(count_of(s, " -> "), 1);
@@ -851,7 +851,7 @@ END_TEST
 
 START_TEST(legend_contents)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     char *s = render(&r, NULL);
     char *legend = line_of(s, "  { rank=source; legend [");
     ck_assert_has(legend, "label=\"tracegraph: examples/demo.rb\\l");
@@ -870,16 +870,16 @@ END_TEST
 
 START_TEST(legend_reports_garbage_collection)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     char *s = render(&r, NULL);
     ck_assert_lacks(s, "GC:");
     free(s);
-    tg_report_gc gc = { 0, 0, 0, 0, 0 };
+    tg_model_gc gc = { 0, 0, 0, 0, 0 };
     r.gc = &gc;   /* recorded, but no GC ran */
     s = render(&r, NULL);
     ck_assert_lacks(s, "GC:");
     free(s);
-    gc = (tg_report_gc){ 12, 40, 80 * MS, 50 * MS, 29 * MS };
+    gc = (tg_model_gc){ 12, 40, 80 * MS, 50 * MS, 29 * MS };
     s = render(&r, NULL);
     char *legend = line_of(s, "  { rank=source; legend [");
     ck_assert_has(legend, "Clock: wall " DOT_ " total 1.00 s " DOT_ " 115,186 calls\\lGC: 12 runs, 40 steps, 80.0 ms (8.00%) "
@@ -898,19 +898,19 @@ END_TEST
 
 START_TEST(output_is_deterministic_and_order_independent)
 {
-    tg_report r = ref_report();
+    tg_model r = ref_report();
     char *a = render(&r, NULL), *b = render(&r, NULL);
     ck_assert_str_eq(a, b);
     /* The same profile with methods listed in reverse order. */
-    tg_report_method rev[NREF];
-    tg_report_edge redges[sizeof ref_edges / sizeof ref_edges[0]];
+    tg_model_method rev[NREF];
+    tg_model_edge redges[sizeof ref_edges / sizeof ref_edges[0]];
     for (int i = 0; i < NREF; i++) rev[NREF - 1 - i] = ref_methods[i];
     for (size_t i = 0; i < sizeof ref_edges / sizeof ref_edges[0]; i++) {
         redges[i] = ref_edges[sizeof ref_edges / sizeof ref_edges[0] - 1 - i];
         redges[i].caller = NREF - 1 - redges[i].caller;
         redges[i].callee = NREF - 1 - redges[i].callee;
     }
-    tg_report rr = { r.program, r.clock, r.total_time, rev, NREF, redges, sizeof redges / sizeof redges[0], NULL };
+    tg_model rr = { r.program, r.clock, r.total_time, rev, NREF, redges, sizeof redges / sizeof redges[0], NULL };
     char *c = render(&rr, NULL);
     ck_assert_str_eq(a, c);
     free(a);
@@ -925,7 +925,7 @@ START_TEST(tricky_names_are_escaped_and_dot_is_silent)
 {
     static char huge[5 * 1024 + 1];
     memset(huge, 'x', sizeof huge - 1);
-    tg_report_method m[] = {
+    tg_model_method m[] = {
         { "Hash#[]=", NULL, 0, true, 10, 900 * MS, 100 * MS },
         { "<=>", "/app/a.rb", 1, false, 10, 800 * MS, 100 * MS },
         { "#<Class:0x000055d5>#meth", "/app/b.rb", 2, false, 1, 700 * MS, 100 * MS },
@@ -938,9 +938,9 @@ START_TEST(tricky_names_are_escaped_and_dot_is_silent)
         { "multi\nline\r\tname\x01", NULL, 0, false, 1, 100 * MS, 100 * MS },
         { "\\N \\G \\l \\", NULL, 0, false, 1, 50 * MS, 50 * MS },
     };
-    tg_report_edge e[9];
-    for (uint32_t i = 0; i < 9; i++) e[i] = (tg_report_edge){ i, i + 1, 1, m[i + 1].total_time, 1 };
-    tg_report r = { "prog \"x\"\n.rb", "wall\\", 1000 * MS, m, 10, e, 9, NULL };
+    tg_model_edge e[9];
+    for (uint32_t i = 0; i < 9; i++) e[i] = (tg_model_edge){ i, i + 1, 1, m[i + 1].total_time, 1 };
+    tg_model r = { "prog \"x\"\n.rb", "wall\\", 1000 * MS, m, 10, e, 9, NULL };
     tg_dot_options o = keep_all();
     o.cwd = "/app";
     char *s = render(&r, &o);
@@ -984,20 +984,20 @@ END_TEST
 START_TEST(thousand_nodes_lay_out)
 {
     enum { N = 1000 };
-    static tg_report_method m[N];
-    static tg_report_edge e[2 * N];
+    static tg_model_method m[N];
+    static tg_model_edge e[2 * N];
     static char names[N][32];
     size_t ec = 0;
     uint64_t seed = 42;
     for (uint32_t i = 0; i < N; i++) {
         snprintf(names[i], sizeof names[i], "Mod%u#meth_%u", i % 37, i);
-        m[i] = (tg_report_method){ names[i], "/app/lib/x.rb", (int)i + 1, i % 5 == 0, 1 + i * 7,
+        m[i] = (tg_model_method){ names[i], "/app/lib/x.rb", (int)i + 1, i % 5 == 0, 1 + i * 7,
                                    (uint64_t)(N - i) * MS, 1000 + (i * 7919u) % 500000 };
-        if (i) e[ec++] = (tg_report_edge){ (i - 1) / 3, i, m[i].calls, m[i].total_time / 2, m[i].self_time };
+        if (i) e[ec++] = (tg_model_edge){ (i - 1) / 3, i, m[i].calls, m[i].total_time / 2, m[i].self_time };
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        if (i > 10) e[ec++] = (tg_report_edge){ (uint32_t)((seed >> 33) % i), i, 3, m[i].total_time / 3, 10 };
+        if (i > 10) e[ec++] = (tg_model_edge){ (uint32_t)((seed >> 33) % i), i, 3, m[i].total_time / 3, 10 };
     }
-    tg_report r = { "big.rb", "cpu", (uint64_t)N * MS, m, N, e, ec, NULL };
+    tg_model r = { "big.rb", "cpu", (uint64_t)N * MS, m, N, e, ec, NULL };
     tg_dot_options o = keep_all();
     char *s = render(&r, &o);
     ck_assert_uint_eq(count_of(s, "[label=\"Mod"), N);

@@ -20,13 +20,13 @@ START_TEST(long_names_paths_and_legend_lines_wrap)
 {
     static const char *const split = "Split per caller: Thread::Mutex#synchronize (4), Rake::Application#"
                                      "standard_exception_handling (3) and 5 more";
-    tg_report_method m[] = {
+    tg_model_method m[] = {
         { "Gem::Resolver::Molinillo::Delegates::SpecificationProvider#with_no_such_dependency_error_handling",
           "/rg/molinillo/lib/molinillo/delegates/specification_provider.rb", 76, false, 5, 3 * MS, 1 * MS },
         { "RuboCop::Cop::Style::StringLiterals.support_autocorrect?", NULL, 0, false, 1, 2 * MS, 2 * MS },
     };
-    tg_report_edge e[] = { { 0, 1, 1, 2 * MS, 2 * MS } };
-    tg_report r = { "rake -T", "wall", 3 * MS, m, 2, e, 1, NULL };
+    tg_model_edge e[] = { { 0, 1, 1, 2 * MS, 2 * MS } };
+    tg_model r = { "rake -T", "wall", 3 * MS, m, 2, e, 1, NULL };
     tg_dot_options o;
     tg_dot_options_default(&o);
     o.node_fraction = o.edge_fraction = 0;

@@ -1,7 +1,7 @@
 /*
  * fuzz_dot.c - libFuzzer target for tg_dot_render.
  *
- * Builds a small report from the fuzz bytes (hostile names, extreme
+ * Builds a small model from the fuzz bytes (hostile names, extreme
  * numbers, edges between any methods, self loops, options), renders it,
  * and checks the text is one well-formed digraph: valid UTF-8 is checked
  * by fuzz_escape; here, balanced braces outside quoted strings and no
@@ -84,13 +84,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size, 0};
     size_t method_count = 1 + byte(&r) % 12, edge_count = byte(&r) % 24;
-    tg_report_method *methods = calloc(method_count, sizeof *methods);
-    tg_report_edge *edges = calloc(edge_count + 1, sizeof *edges);
+    tg_model_method *methods = calloc(method_count, sizeof *methods);
+    tg_model_edge *edges = calloc(edge_count + 1, sizeof *edges);
     uint8_t *focus = calloc(method_count, 1), *ignore = calloc(method_count, 1);
 
     for (size_t i = 0; i < method_count; i++) {
         uint8_t flags = byte(&r);
-        methods[i] = (tg_report_method){
+        methods[i] = (tg_model_method){
             .name = string(&r),
             .file = (flags & 1) ? string(&r) : NULL,
             .line = (flags & 2) ? (int)number(&r) : 0,
@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ignore[i] = (flags >> 4) & 1;
     }
     for (size_t i = 0; i < edge_count; i++) {
-        edges[i] = (tg_report_edge){
+        edges[i] = (tg_model_edge){
             .caller = byte(&r) % method_count,
             .callee = byte(&r) % method_count,
             .calls = number(&r),
@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint8_t mode = byte(&r);
     char *program = string(&r);
-    tg_report_gc gc = { 0, 0, 0, 0, 0 };
+    tg_model_gc gc = { 0, 0, 0, 0, 0 };
     if (mode & 64) {
         gc.runs = number(&r);
         gc.entries = number(&r);
@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gc.mark_time = number(&r);
         gc.sweep_time = number(&r);
     }
-    tg_report report = {
+    tg_model model = {
         .program = (mode & 1) ? program : NULL,
         .clock = "wall",
         .total_time = number(&r),
@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opts.cwd = (mode & 32) ? "/" : NULL;
 
     size_t len = 0;
-    char *dot = tg_dot_render(&report, &opts, &len);
+    char *dot = tg_dot_render(&model, &opts, &len);
     assert(dot);
     assert_well_formed(dot, len);
     check_with_dot(dot, len);

@@ -1,12 +1,12 @@
 /*
  * dot_text.c - the DOT call graphs' glue: a Ruby profile's plain arrays
- * (prepared by lib code, Formats::Dot.report_parts) into a tg_report,
+ * (prepared by lib code, Formats::Dot.model_parts) into a tg_model,
  * rendered by the core's writers tg_dot_render and tg_diff_dot_render.
  *
  *   Tracegraph._render_dot        one profile (formats/dot.rb)
  *   Tracegraph._render_diff_dot   two profiles (comparison/diff.rb)
  *
- * Uses: dot_text.h, named_options.h, core tg_report.h, tg_dot.h, tg_diff_dot.h. Calls no
+ * Uses: dot_text.h, named_options.h, core tg_model.h, tg_dot.h, tg_diff_dot.h. Calls no
  * other binding file.
  */
 #include "dot_text.h"
@@ -18,22 +18,22 @@
 #include "tg_dot.h"
 #include "named_options.h"
 #include "tg_graph.h"
-#include "tg_report.h"
+#include "tg_model.h"
 
-/* Everything Ruby profiles lend tg_reports while they are rendered. The
+/* Everything Ruby profiles lend tg_models while they are rendered. The
  * strings point into the Ruby objects, which the caller keeps alive. */
-typedef struct report_buffers {
-    tg_report_method *methods, *base_methods;
-    tg_report_edge *edges, *base_edges;
+typedef struct model_buffers {
+    tg_model_method *methods, *base_methods;
+    tg_model_edge *edges, *base_edges;
     uint8_t *focus, *ignore, *waiting, *base_focus, *base_ignore;
     uint64_t *self_allocations, *allocations, *edge_allocations;
     uint64_t *base_self_allocations, *base_allocations, *base_edge_allocations;
     const char **context, **tooltips, **notes, **short_files, **edge_via, **allocation_types;
     char *output;
-    tg_report_gc gc, base_gc;
-} report_buffers;
+    tg_model_gc gc, base_gc;
+} model_buffers;
 
-static void report_buffers_free(report_buffers *b)
+static void model_buffers_free(model_buffers *b)
 {
     free(b->methods);
     free(b->base_methods);
@@ -113,31 +113,31 @@ static uint8_t *flags_from(VALUE ary, long n)
 
 /*
  * Converts the plain arrays lib code prepares from a Tracegraph::Profile
- * (see Formats::Dot.report_parts) into a tg_report:
+ * (see Formats::Dot.model_parts) into a tg_model:
  *   meta    [program, clock, total_time, gc]
  *           gc: [runs, entries, time, mark_time, sweep_time], or nil
  *   methods [[name, file, line, is_c, calls, total, self], ...]
  *   edges   [[caller, callee, calls, total, self], ...]
  * The method and edge arrays are malloc'd into *methods_out and
  * *edges_out, which the caller frees even when this raises; the GC
- * numbers go to *gc_out, which the report points to.
+ * numbers go to *gc_out, which the model points to.
  */
-static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
-                                  tg_report_method **methods_out, tg_report_edge **edges_out, tg_report_gc *gc_out)
+static tg_model model_from_ruby(VALUE meta, VALUE methods, VALUE edges,
+                                  tg_model_method **methods_out, tg_model_edge **edges_out, tg_model_gc *gc_out)
 {
     Check_Type(meta, T_ARRAY);
     Check_Type(methods, T_ARRAY);
     Check_Type(edges, T_ARRAY);
     long nm = RARRAY_LEN(methods), ne = RARRAY_LEN(edges);
-    tg_report_method *ms = *methods_out = calloc((size_t)nm + 1, sizeof *ms);
-    tg_report_edge *es = *edges_out = calloc((size_t)ne + 1, sizeof *es);
+    tg_model_method *ms = *methods_out = calloc((size_t)nm + 1, sizeof *ms);
+    tg_model_edge *es = *edges_out = calloc((size_t)ne + 1, sizeof *es);
     if (!ms || !es) rb_raise(rb_eNoMemError, "tracegraph: out of memory");
 
     for (long i = 0; i < nm; i++) {
         VALUE m = rb_ary_entry(methods, i);   /* [name, file, line, is_c, calls, total, self] */
         Check_Type(m, T_ARRAY);
         VALUE name = rb_ary_entry(m, 0);
-        ms[i] = (tg_report_method){
+        ms[i] = (tg_model_method){
             .name = StringValueCStr(name),   /* Ruby replaced NUL bytes */
             .file = cstr_or_null(rb_ary_entry(m, 1)),
             .line = NIL_P(rb_ary_entry(m, 2)) ? 0 : NUM2INT(rb_ary_entry(m, 2)),
@@ -153,7 +153,7 @@ static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
         long caller = NUM2LONG(rb_ary_entry(e, 0)), callee = NUM2LONG(rb_ary_entry(e, 1));
         if (caller < 0 || caller >= nm || callee < 0 || callee >= nm)
             rb_raise(rb_eArgError, "edge %ld points at a missing method", i);
-        es[i] = (tg_report_edge){
+        es[i] = (tg_model_edge){
             .caller = (uint32_t)caller,
             .callee = (uint32_t)callee,
             .calls = u64(rb_ary_entry(e, 2)),
@@ -165,10 +165,10 @@ static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
     VALUE gc = rb_ary_entry(meta, 3);
     if (!NIL_P(gc)) {
         Check_Type(gc, T_ARRAY);
-        *gc_out = (tg_report_gc){u64(rb_ary_entry(gc, 0)), u64(rb_ary_entry(gc, 1)), u64(rb_ary_entry(gc, 2)),
+        *gc_out = (tg_model_gc){u64(rb_ary_entry(gc, 0)), u64(rb_ary_entry(gc, 1)), u64(rb_ary_entry(gc, 2)),
                                  u64(rb_ary_entry(gc, 3)), u64(rb_ary_entry(gc, 4))};
     }
-    return (tg_report){
+    return (tg_model){
         .program = cstr_or_null(rb_ary_entry(meta, 0)),
         .clock = StringValueCStr(clock),
         .total_time = u64(rb_ary_entry(meta, 2)),
@@ -182,7 +182,7 @@ static tg_report report_from_ruby(VALUE meta, VALUE methods, VALUE edges,
 
 typedef struct render_args {
     VALUE meta, methods, edges, options;
-    report_buffers *buffers;
+    model_buffers *buffers;
 } render_args;
 
 /* ---- named options (named_options.h) ----------------------------------------- */
@@ -198,9 +198,9 @@ static const char *const FOCUS_PATH_KEYS[] = {"only_paths", "left_out", NULL};
 static VALUE render_dot(VALUE arg)
 {
     render_args *a = (render_args *)arg;
-    report_buffers *b = a->buffers;
-    tg_report report = report_from_ruby(a->meta, a->methods, a->edges, &b->methods, &b->edges, &b->gc);
-    long nm = (long)report.method_count;
+    model_buffers *b = a->buffers;
+    tg_model model = model_from_ruby(a->meta, a->methods, a->edges, &b->methods, &b->edges, &b->gc);
+    long nm = (long)model.method_count;
 
     /* The keys are DOT_KEYS; formats/dot.rb (Formats::Dot.generate) says
      * what each holds. Per-method arrays have one entry per method. */
@@ -236,7 +236,7 @@ static VALUE render_dot(VALUE arg)
     b->short_files = strings_from(named_options_get(o, "short_files"), nm);
     opts.short_files = b->short_files;
     opts.method_total = NIL_P(named_options_get(o, "method_total")) ? 0 : NUM2SIZET(named_options_get(o, "method_total"));
-    b->edge_via = strings_from(named_options_get(o, "edge_via"), (long)report.edge_count);
+    b->edge_via = strings_from(named_options_get(o, "edge_via"), (long)model.edge_count);
     opts.edge_via = b->edge_via;
     VALUE allocations = named_options_get(o, "allocations");
     if (!NIL_P(allocations)) {
@@ -244,7 +244,7 @@ static VALUE render_dot(VALUE arg)
         opts.self_allocations = counts_from(named_options_get(allocations, "self"), nm, &b->self_allocations);
         opts.allocations = counts_from(named_options_get(allocations, "total"), nm, &b->allocations);
         opts.total_allocations = u64(named_options_get(allocations, "whole"));
-        opts.edge_allocations = counts_from(named_options_get(allocations, "edges"), (long)report.edge_count,
+        opts.edge_allocations = counts_from(named_options_get(allocations, "edges"), (long)model.edge_count,
                                             &b->edge_allocations);
         b->allocation_types = strings_from(named_options_get(allocations, "types"), nm);
         opts.allocation_types = b->allocation_types;
@@ -270,7 +270,7 @@ static VALUE render_dot(VALUE arg)
     }
 
     size_t len = 0;
-    b->output = tg_dot_render(&report, &opts, &len);
+    b->output = tg_dot_render(&model, &opts, &len);
     if (!b->output) rb_raise(rb_eNoMemError, "tracegraph: out of memory while rendering DOT");
     return rb_utf8_str_new(b->output, (long)len);
 }
@@ -284,11 +284,11 @@ static VALUE render_dot_method(VALUE mod, VALUE meta, VALUE methods, VALUE edges
     Check_Type(methods, T_ARRAY);
     Check_Type(edges, T_ARRAY);
     Check_Type(options, T_HASH);
-    report_buffers buffers = {0};
+    model_buffers buffers = {0};
     render_args args = {meta, methods, edges, options, &buffers};
     int state = 0;
     VALUE dot = rb_protect(render_dot, (VALUE)&args, &state);
-    report_buffers_free(&buffers);
+    model_buffers_free(&buffers);
     if (state) rb_jump_tag(state);
     RB_GC_GUARD(meta);
     RB_GC_GUARD(methods);
@@ -297,11 +297,11 @@ static VALUE render_dot_method(VALUE mod, VALUE meta, VALUE methods, VALUE edges
     return dot;
 }
 
-/* One report's allocation counts for the diff graph, from {self:, total:
+/* One model's allocation counts for the diff graph, from {self:, total:
  * (a count per method), whole:, edges:, types:} (as for _render_dot; the
  * diff graph has no use for types). The arrays go to *self, *total and *edges,
  * which the caller frees even when this raises. */
-static tg_diff_dot_allocations diff_allocations_from(VALUE hash, const tg_report *r, uint64_t **self,
+static tg_diff_dot_allocations diff_allocations_from(VALUE hash, const tg_model *r, uint64_t **self,
                                                      uint64_t **total, uint64_t **edges)
 {
     named_options_check(hash, "_render_diff_dot allocations", ALLOCATION_KEYS);
@@ -323,15 +323,15 @@ static const char *const SIDE_KEYS[] = {"base", "head", NULL};
 typedef struct diff_args {
     VALUE base[3], head[3];   /* meta, methods, edges of each profile */
     VALUE options;
-    report_buffers *buffers;
+    model_buffers *buffers;
 } diff_args;
 
 static VALUE render_diff_dot(VALUE arg)
 {
     diff_args *a = (diff_args *)arg;
-    report_buffers *b = a->buffers;
-    tg_report base = report_from_ruby(a->base[0], a->base[1], a->base[2], &b->base_methods, &b->base_edges, &b->base_gc);
-    tg_report head = report_from_ruby(a->head[0], a->head[1], a->head[2], &b->methods, &b->edges, &b->gc);
+    model_buffers *b = a->buffers;
+    tg_model base = model_from_ruby(a->base[0], a->base[1], a->base[2], &b->base_methods, &b->base_edges, &b->base_gc);
+    tg_model head = model_from_ruby(a->head[0], a->head[1], a->head[2], &b->methods, &b->edges, &b->gc);
 
     /* The keys are DIFF_KEYS; comparison/diff.rb (ProfileDiff#to_dot) says
      * what each holds. */
@@ -393,11 +393,11 @@ static VALUE render_diff_dot_method(VALUE mod, VALUE base_meta, VALUE base_metho
 {
     (void)mod;
     Check_Type(options, T_HASH);
-    report_buffers buffers = {0};
+    model_buffers buffers = {0};
     diff_args args = {{base_meta, base_methods, base_edges}, {head_meta, head_methods, head_edges}, options, &buffers};
     int state = 0;
     VALUE dot = rb_protect(render_diff_dot, (VALUE)&args, &state);
-    report_buffers_free(&buffers);
+    model_buffers_free(&buffers);
     if (state) rb_jump_tag(state);
     RB_GC_GUARD(base_meta);
     RB_GC_GUARD(base_methods);

@@ -16,7 +16,7 @@
  *                       every hook, and the result it builds
  *   naming.c            method and block names and locations, at stop
  *   native_call_tree.c  Tracegraph::NativeCallTree and the stack outputs
- *   dot_text.c          Ruby profile data -> tg_report -> the DOT writers
+ *   dot_text.c          Ruby profile data -> tg_model -> the DOT writers
  *   number_text.c       the core's duration format, for Ruby's text
  *   ruby_vm.h           the VM-internal reads (inline), checked by
  *   ruby_vm_probe.c     the probe, once

@@ -1,9 +1,9 @@
 /*
- * tg_diff_dot.c - renders the change from a base to a head tg_report as
+ * tg_diff_dot.c - renders the change from a base to a head tg_model as
  * a Graphviz DOT call graph (see tg_diff_dot.h for what it shows).
  *
  * Reads top-down in the order the work happens:
- *   1. merge      - the two reports matched by method name
+ *   1. merge      - the two models matched by method name
  *                   (tg_diff_merge.h), and the metric and scale the
  *                   graph is drawn in
  *   2. the graph  - the merged nodes and edges handed to tg_graph by
@@ -63,7 +63,7 @@ void tg_diff_dot_options_default(tg_diff_dot_options *o)
 
 /* Everything the diff graph is drawn from. */
 typedef struct diff {
-    const tg_report *head, *base;
+    const tg_model *head, *base;
     bool edge_calls_only;          /* tg_diff_dot_options' */
     const tg_diff_dot_allocations *alloc[2];   /* head's and base's counts, or both NULL */
     bool by_allocations;           /* the metric is objects allocated, not time */
@@ -115,7 +115,7 @@ static int compare_node_name(const void *key, const void *node)
 
 /*
  * Per merged node (sorted by name): 1 where a method of that name is
- * flagged in base or in head. NULL when neither report has flags, or
+ * flagged in base or in head. NULL when neither model has flags, or
  * out of memory (*failed then set).
  */
 static uint8_t *merged_flags(const diff *d, const uint8_t *base_flags, const uint8_t *head_flags, bool *failed)
@@ -126,12 +126,12 @@ static uint8_t *merged_flags(const diff *d, const uint8_t *base_flags, const uin
         *failed = true;
         return NULL;
     }
-    const tg_report *reports[2] = { d->base, d->head };
+    const tg_model *models[2] = { d->base, d->head };
     const uint8_t *given[2] = { base_flags, head_flags };
     for (int side = 0; side < 2; side++) {
-        for (size_t i = 0; given[side] && i < reports[side]->method_count; i++) {
+        for (size_t i = 0; given[side] && i < models[side]->method_count; i++) {
             if (!given[side][i]) continue;
-            const tg_diff_node *n = bsearch(tg_report_method_name(&reports[side]->methods[i]), d->m.nodes,
+            const tg_diff_node *n = bsearch(tg_model_method_name(&models[side]->methods[i]), d->m.nodes,
                                             d->m.node_count, sizeof *d->m.nodes, compare_node_name);
             if (n) flags[n - d->m.nodes] = 1;
         }
@@ -336,7 +336,7 @@ static const char *node_name(const void *merged, uint32_t i)
  * allocations and whether base was normalized. */
 static void put_legend_runs(tg_buf *b, tg_buf *line, const diff *d, const tg_diff_dot_options *o)
 {
-    const tg_report *head = d->head, *base = d->base;
+    const tg_model *head = d->head, *base = d->base;
     char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
     tg_buf_puts(line, "tracegraph diff");
     if (base->program && head->program && strcmp(base->program, head->program) != 0) {
@@ -366,8 +366,8 @@ static void put_legend_runs(tg_buf *b, tg_buf *line, const diff *d, const tg_dif
     } else {
         put_change(line, base->total_time, head->total_time, false);
     }
-    tg_buf_printf(line, ")" MIDDOT "calls %s" ARROW "%s", tg_format_count(c1, sizeof c1, tg_report_total_calls(base)),
-                  tg_format_count(c2, sizeof c2, tg_report_total_calls(head)));
+    tg_buf_printf(line, ")" MIDDOT "calls %s" ARROW "%s", tg_format_count(c1, sizeof c1, tg_model_total_calls(base)),
+                  tg_format_count(c2, sizeof c2, tg_model_total_calls(head)));
     tg_style_put_legend_line(b, line);
     if (d->alloc[0]) {
         /* "Allocations: 155 → 182 objects (+17.4%)", then "allocs = a box's own" */
@@ -471,7 +471,7 @@ static void emit_legend(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
 static void emit_node(tg_buf *b, const diff *d, uint32_t index, const tg_diff_dot_options *o)
 {
     const tg_diff_node *n = &d->m.nodes[index];
-    const tg_report_method *meta = n->meta;
+    const tg_model_method *meta = n->meta;
     char c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE], t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE];
     bool ghost = !n->head.present, fresh = !n->base.present;
     tg_buf_printf(b, "  N%u [label=\"", (unsigned)d->g.rank[index] + 1);
@@ -647,7 +647,7 @@ static void emit(tg_buf *b, const diff *d, const tg_diff_dot_options *o)
 
 /* ------------------------------------------------------------------ */
 
-char *tg_diff_dot_render(const tg_report *base, const tg_report *head, const tg_diff_dot_options *o, size_t *len)
+char *tg_diff_dot_render(const tg_model *base, const tg_model *head, const tg_diff_dot_options *o, size_t *len)
 {
     tg_diff_dot_options defaults;
     if (!o) {

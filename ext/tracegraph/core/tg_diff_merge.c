@@ -1,7 +1,7 @@
 /*
- * tg_diff_merge.c - matches a base and a head report by method name (see
+ * tg_diff_merge.c - matches a base and a head model by method name (see
  * tg_diff_merge.h): one node per name, one edge per caller/callee name
- * pair, each with both reports' numbers.
+ * pair, each with both models' numbers.
  */
 #include "tg_diff_merge.h"
 
@@ -26,9 +26,9 @@ static uint64_t scaled(double scale, uint64_t ns)
     return v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
 }
 
-/* A method of one report, for sorting by name. */
+/* A method of one model, for sorting by name. */
 typedef struct method_ref {
-    const tg_report_method *m;
+    const tg_model_method *m;
     uint32_t index;
     uint8_t is_base;
 } method_ref;
@@ -43,7 +43,7 @@ static int compare_strings_or_null(const char *a, const char *b)
 static int compare_method_refs(const void *pa, const void *pb)
 {
     const method_ref *a = pa, *b = pb;
-    int c = strcmp(tg_report_method_name(a->m), tg_report_method_name(b->m));
+    int c = strcmp(tg_model_method_name(a->m), tg_model_method_name(b->m));
     if (c) return c;
     if (a->is_base != b->is_base) return a->is_base ? 1 : -1;
     c = compare_strings_or_null(a->m->file, b->m->file);
@@ -64,10 +64,10 @@ static void add_to_side(tg_diff_side *s, uint64_t calls, uint64_t total, uint64_
 }
 
 /* One node per distinct name; node_of[0] maps head indexes, node_of[1] base's. */
-static bool merge_methods(tg_diff_merge *d, const tg_report *reports[2],
+static bool merge_methods(tg_diff_merge *d, const tg_model *models[2],
                           const tg_diff_dot_allocations *alloc[2], uint32_t *node_of[2])
 {
-    size_t n = reports[0]->method_count + reports[1]->method_count;
+    size_t n = models[0]->method_count + models[1]->method_count;
     method_ref *refs = malloc((n + 1) * sizeof *refs);
     d->nodes = calloc(n + 1, sizeof *d->nodes);
     if (!refs || !d->nodes) {
@@ -76,13 +76,13 @@ static bool merge_methods(tg_diff_merge *d, const tg_report *reports[2],
     }
     size_t k = 0;
     for (int s = 0; s < 2; s++)
-        for (size_t i = 0; i < reports[s]->method_count; i++)
-            refs[k++] = (method_ref){ &reports[s]->methods[i], (uint32_t)i, (uint8_t)s };
+        for (size_t i = 0; i < models[s]->method_count; i++)
+            refs[k++] = (method_ref){ &models[s]->methods[i], (uint32_t)i, (uint8_t)s };
     qsort(refs, n, sizeof *refs, compare_method_refs);
     for (size_t i = 0; i < n; i++) {
         const method_ref *r = &refs[i];
-        if (d->node_count == 0 || strcmp(d->nodes[d->node_count - 1].name, tg_report_method_name(r->m)) != 0)
-            d->nodes[d->node_count++] = (tg_diff_node){ .name = tg_report_method_name(r->m), .meta = r->m };
+        if (d->node_count == 0 || strcmp(d->nodes[d->node_count - 1].name, tg_model_method_name(r->m)) != 0)
+            d->nodes[d->node_count++] = (tg_diff_node){ .name = tg_model_method_name(r->m), .meta = r->m };
         tg_diff_node *node = &d->nodes[d->node_count - 1];
         node_of[r->is_base][r->index] = (uint32_t)(d->node_count - 1);
         const tg_diff_dot_allocations *a = alloc[r->is_base];
@@ -103,10 +103,10 @@ static bool merge_methods(tg_diff_merge *d, const tg_report *reports[2],
     return true;
 }
 
-/* A report edge mapped onto nodes, for sorting by endpoint. */
+/* A model edge mapped onto nodes, for sorting by endpoint. */
 typedef struct edge_ref {
     uint32_t from, to;
-    const tg_report_edge *e;
+    const tg_model_edge *e;
     uint64_t allocs;               /* objects allocated in its calls, or 0 */
     uint8_t is_base;
 } edge_ref;
@@ -119,11 +119,11 @@ static int compare_edge_refs(const void *pa, const void *pb)
     return 0;   /* equal pairs are summed, so their order does not matter */
 }
 
-/* One edge per (caller name, callee name); invalid report edges are skipped. */
-static bool merge_edges(tg_diff_merge *d, const tg_report *reports[2],
+/* One edge per (caller name, callee name); invalid model edges are skipped. */
+static bool merge_edges(tg_diff_merge *d, const tg_model *models[2],
                         const tg_diff_dot_allocations *alloc[2], uint32_t *node_of[2])
 {
-    size_t n = reports[0]->edge_count + reports[1]->edge_count;
+    size_t n = models[0]->edge_count + models[1]->edge_count;
     edge_ref *refs = malloc((n + 1) * sizeof *refs);
     d->edges = calloc(n + 1, sizeof *d->edges);
     if (!refs || !d->edges) {
@@ -132,9 +132,9 @@ static bool merge_edges(tg_diff_merge *d, const tg_report *reports[2],
     }
     size_t k = 0;
     for (int s = 0; s < 2; s++) {
-        const tg_report *r = reports[s];
+        const tg_model *r = models[s];
         for (size_t i = 0; i < r->edge_count; i++) {
-            const tg_report_edge *e = &r->edges[i];
+            const tg_model_edge *e = &r->edges[i];
             if (e->caller >= r->method_count || e->callee >= r->method_count) continue;
             uint64_t allocs = alloc[s] ? alloc[s]->edges[i] : 0;
             refs[k++] = (edge_ref){ node_of[s][e->caller], node_of[s][e->callee], e, allocs, (uint8_t)s };
@@ -180,12 +180,12 @@ void tg_diff_merge_free(tg_diff_merge *m)
     m->node_count = m->edge_count = 0;
 }
 
-bool tg_diff_merge_build(tg_diff_merge *m, const tg_report *base, const tg_report *head,
+bool tg_diff_merge_build(tg_diff_merge *m, const tg_model *base, const tg_model *head,
                          const tg_diff_dot_allocations *base_allocations,
                          const tg_diff_dot_allocations *head_allocations, double scale, bool by_allocations)
 {
     *m = (tg_diff_merge){ .scale = scale, .by_allocations = by_allocations };
-    const tg_report *reports[2] = { head, base };
+    const tg_model *models[2] = { head, base };
     const tg_diff_dot_allocations *alloc[2] = { NULL, NULL };
     if (base_allocations && head_allocations) {
         alloc[0] = head_allocations;
@@ -193,8 +193,8 @@ bool tg_diff_merge_build(tg_diff_merge *m, const tg_report *base, const tg_repor
     }
     uint32_t *node_of[2] = { calloc(head->method_count + 1, sizeof(uint32_t)),
                              calloc(base->method_count + 1, sizeof(uint32_t)) };
-    bool ok = node_of[0] && node_of[1] && merge_methods(m, reports, alloc, node_of) &&
-              merge_edges(m, reports, alloc, node_of);
+    bool ok = node_of[0] && node_of[1] && merge_methods(m, models, alloc, node_of) &&
+              merge_edges(m, models, alloc, node_of);
     free(node_of[0]);
     free(node_of[1]);
     if (!ok) tg_diff_merge_free(m);

@@ -1,15 +1,15 @@
 /*
- * tg_diff_merge.h - a base and a head report matched by method name, the
+ * tg_diff_merge.h - a base and a head model matched by method name, the
  * model the diff graph (tg_diff_dot) draws from.
  *
- * One node per distinct method name (two methods of one report with the
+ * One node per distinct method name (two methods of one model with the
  * same name are summed), one edge per (caller name, callee name), each
  * with its numbers in head and in base. Base times are scaled by `scale`
  * (1, or head total / base total when normalizing); allocation counts,
- * given for both reports or for neither, are exact and never scaled.
+ * given for both models or for neither, are exact and never scaled.
  * Each node and edge is weighed by its heavier side in the metric (time,
  * or objects allocated): what tg_graph cuts and caps by. The result does
- * not depend on the order of methods and edges in either report.
+ * not depend on the order of methods and edges in either model.
  */
 #ifndef TG_DIFF_MERGE_H
 #define TG_DIFF_MERGE_H
@@ -19,9 +19,9 @@
 #include <stdint.h>
 
 #include "tg_diff_dot.h"
-#include "tg_report.h"
+#include "tg_model.h"
 
-/* One method's or one edge's numbers in one of the two reports. */
+/* One method's or one edge's numbers in one of the two models. */
 typedef struct tg_diff_side {
     bool present;
     uint64_t calls, total, self;   /* base times are scaled */
@@ -31,7 +31,7 @@ typedef struct tg_diff_side {
 
 typedef struct tg_diff_node {
     const char *name;
-    const tg_report_method *meta;  /* file, line, is_c: head's method if it has one, else base's */
+    const tg_model_method *meta;  /* file, line, is_c: head's method if it has one, else base's */
     tg_diff_side head, base;
     uint64_t weight;               /* max(head, base) total in the metric */
 } tg_diff_node;
@@ -47,18 +47,18 @@ typedef struct tg_diff_merge {
     bool by_allocations;           /* weights are objects allocated, not time */
     tg_diff_node *nodes;           /* sorted by name */
     size_t node_count;
-    tg_diff_edge *edges;           /* sorted by (from, to); invalid report edges are skipped */
+    tg_diff_edge *edges;           /* sorted by (from, to); invalid model edges are skipped */
     size_t edge_count;
-    size_t only_head, only_base;   /* nodes present in one report only */
+    size_t only_head, only_base;   /* nodes present in one model only */
 } tg_diff_merge;
 
 /* A side's amount with callees, and its own, in the metric. */
 uint64_t tg_diff_side_total(const tg_diff_side *s, bool by_allocations);
 uint64_t tg_diff_side_self(const tg_diff_side *s, bool by_allocations);
 
-/* Merges the two reports into *m. Allocation counts are used only when
+/* Merges the two models into *m. Allocation counts are used only when
  * both are given. Returns false on out-of-memory, with *m freed. */
-bool tg_diff_merge_build(tg_diff_merge *m, const tg_report *base, const tg_report *head,
+bool tg_diff_merge_build(tg_diff_merge *m, const tg_model *base, const tg_model *head,
                          const tg_diff_dot_allocations *base_allocations,
                          const tg_diff_dot_allocations *head_allocations, double scale, bool by_allocations);
 

@@ -1,5 +1,5 @@
 /*
- * tg_dot.c - renders a tg_report as a Graphviz DOT call graph.
+ * tg_dot.c - renders a tg_model as a Graphviz DOT call graph.
  *
  * Reads top-down in the order the work happens:
  *   1. the graph  - methods and edges in the metric (time, or objects
@@ -59,10 +59,10 @@ void tg_dot_options_default(tg_dot_options *o)
 /* 1. the graph                                                       */
 
 typedef struct plan {
-    const tg_report *r;
+    const tg_model *r;
     const tg_dot_options *o;
     bool by_allocations;       /* the metric is objects allocated, not time */
-    uint64_t whole;            /* the metric's total: the report's time, or total_allocations */
+    uint64_t whole;            /* the metric's total: the model's time, or total_allocations */
     tg_graph g;                /* what is drawn, and what was dropped */
     uint64_t shown_self, max_self;   /* of the kept boxes, in the metric */
 } plan;
@@ -89,20 +89,20 @@ static uint64_t method_self(const plan *p, uint32_t m)
     return p->by_allocations ? p->o->self_allocations[m] : p->r->methods[m].self_time;
 }
 
-/* Report edge i's amount. */
+/* Model edge i's amount. */
 static uint64_t edge_amount(const plan *p, size_t i)
 {
     return p->by_allocations ? p->o->edge_allocations[i] : p->r->edges[i].total_time;
 }
 
 /*
- * The graph of methods and report edges in the metric (tg_graph.h): hot
+ * The graph of methods and model edges in the metric (tg_graph.h): hot
  * spots first under the cap, dotted edges carrying the widest path's
  * estimate. Then the self amounts the kept boxes hold and are sized by.
  */
 static bool plan_graph(plan *p)
 {
-    const tg_report *r = p->r;
+    const tg_model *r = p->r;
     const tg_dot_options *o = p->o;
     size_t n = r->method_count;
     uint64_t *total = malloc((n + 1) * sizeof *total), *self = malloc((n + 1) * sizeof *self);
@@ -113,7 +113,7 @@ static bool plan_graph(plan *p)
         for (size_t m = 0; m < n; m++) {
             total[m] = method_total(p, (uint32_t)m);
             self[m] = method_self(p, (uint32_t)m);
-            names[m] = tg_report_method_name(&r->methods[m]);
+            names[m] = tg_model_method_name(&r->methods[m]);
         }
         for (size_t i = 0; i < r->edge_count; i++)
             links[i] = (tg_graph_link){ r->edges[i].caller, r->edges[i].callee, edge_amount(p, i), false };
@@ -160,7 +160,7 @@ static void put_time_line(tg_buf *b, const char *what, uint64_t ns, uint64_t who
 }
 
 /* The self time of the waiting methods, saturating. */
-static uint64_t waiting_time(const tg_report *r, const tg_dot_options *o)
+static uint64_t waiting_time(const tg_model *r, const tg_dot_options *o)
 {
     uint64_t sum = 0;
     for (size_t m = 0; o->waiting && m < r->method_count; m++) {
@@ -173,7 +173,7 @@ static uint64_t waiting_time(const tg_report *r, const tg_dot_options *o)
 
 /* What the total is: with several threads, their times are summed, so
  * say so ("6 threads, 103 s of thread time in 17.7 s of wall time"). */
-static void emit_threads_line(tg_buf *b, const tg_report *r, const tg_dot_options *o)
+static void emit_threads_line(tg_buf *b, const tg_model *r, const tg_dot_options *o)
 {
     if (o->thread_count == 0) return;
     char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
@@ -190,7 +190,7 @@ static void emit_threads_line(tg_buf *b, const tg_report *r, const tg_dot_option
 
 /* Waiting apart from working: time blocked in sleep, join, locks and I/O
  * waits (grey boxes), or the waiting time left out. */
-static void emit_waiting_line(tg_buf *b, const tg_report *r, const tg_dot_options *o)
+static void emit_waiting_line(tg_buf *b, const tg_model *r, const tg_dot_options *o)
 {
     char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
     tg_buf line = TG_BUF_INIT;
@@ -209,28 +209,28 @@ static void emit_waiting_line(tg_buf *b, const tg_report *r, const tg_dot_option
     tg_buf_free(&line);
 }
 
-static const char *report_name(const void *report, uint32_t m)
+static const char *model_name(const void *model, uint32_t m)
 {
-    return tg_report_method_name(&((const tg_report *)report)->methods[m]);
+    return tg_model_method_name(&((const tg_model *)model)->methods[m]);
 }
 
 static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
 {
-    const tg_report *r = p->r;
+    const tg_model *r = p->r;
     char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], c1[TG_FORMAT_SIZE], c2[TG_FORMAT_SIZE];
     tg_buf line = TG_BUF_INIT;
     tg_style_put_legend_open(b);
     tg_buf_puts(&line, "tracegraph");
     if (r->program) tg_buf_printf(&line, ": %s", r->program);
     tg_style_put_legend_line(b, &line);
-    uint64_t calls = o->total_calls ? o->total_calls : tg_report_total_calls(r);
+    uint64_t calls = o->total_calls ? o->total_calls : tg_model_total_calls(r);
     tg_buf_printf(&line, "Clock: %s \xC2\xB7 total %s \xC2\xB7 %s call%s", r->clock ? r->clock : "unknown",
                   tg_format_ns(t1, sizeof t1, r->total_time), tg_format_count(c1, sizeof c1, calls),
                   calls == 1 ? "" : "s");
     tg_style_put_legend_line(b, &line);
     emit_threads_line(b, r, o);
     emit_waiting_line(b, r, o);
-    const tg_report_gc *gc = r->gc;
+    const tg_model_gc *gc = r->gc;
     if (gc && (gc->runs || gc->entries)) {
         char t3[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
         tg_buf_printf(&line, "GC: %s run%s, %s step%s, %s (%s) \xC2\xB7 marking %s \xC2\xB7 sweeping %s",
@@ -263,7 +263,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     uint64_t held_whole = o->held_whole ? o->held_whole : p->whole;
     tg_buf_printf(&line, "The boxes hold %s of %s", tg_format_percent(t1, sizeof t1, p->shown_self, held_whole), held);
     tg_style_put_legend_line(b, &line);
-    tg_style_put_focus_lines(b, &p->g, report_name, r);
+    tg_style_put_focus_lines(b, &p->g, model_name, r);
     if (p->g.ignored) {
         tg_buf_printf(&line, "Ignored %s method%s", tg_format_count(c1, sizeof c1, p->g.ignored),
                       p->g.ignored == 1 ? "" : "s");
@@ -311,9 +311,9 @@ static void put_tooltip_lines(tg_buf *b, const char *text)
 
 static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options *o)
 {
-    const tg_report *r = p->r;
-    const tg_report_method *meth = &r->methods[m];
-    const char *name = tg_report_method_name(meth);
+    const tg_model *r = p->r;
+    const tg_model_method *meth = &r->methods[m];
+    const char *name = tg_model_method_name(meth);
     char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
     tg_buf_printf(b, "  N%u [label=\"", (unsigned)p->g.rank[m] + 1);
     tg_style_put_label_title(b, name, meth, o->cwd, o->short_files ? o->short_files[m] : NULL);
@@ -368,10 +368,10 @@ static void emit_node(tg_buf *b, const plan *p, uint32_t m, const tg_dot_options
 
 static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool large)
 {
-    const tg_report *r = p->r;
+    const tg_model *r = p->r;
     const tg_dot_options *o = p->o;
-    /* A dotted edge stands for no one report edge: no calls, time or frames of its own. */
-    const tg_report_edge *re = e->dotted ? NULL : &r->edges[e->link];
+    /* A dotted edge stands for no one model edge: no calls, time or frames of its own. */
+    const tg_model_edge *re = e->dotted ? NULL : &r->edges[e->link];
     uint64_t calls = re ? re->calls : 0, time = re ? re->total_time : 0;
     const char *via = re && o->edge_via ? o->edge_via[e->link] : NULL;
     char c[TG_FORMAT_SIZE], t[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
@@ -400,12 +400,12 @@ static void emit_edge(tg_buf *b, const plan *p, const tg_graph_edge *e, bool lar
     }
 
     tg_buf_puts(b, "tooltip=\"");
-    tg_style_put_call_names(b, tg_report_method_name(&r->methods[e->from]), tg_report_method_name(&r->methods[e->to]));
+    tg_style_put_call_names(b, tg_model_method_name(&r->methods[e->from]), tg_model_method_name(&r->methods[e->to]));
     if (e->dotted) {
         tg_buf_printf(b, "\\nvia %u hidden frame%s, ~%s (%s): the busiest path's narrowest call", (unsigned)e->via_len,
                       e->via_len == 1 ? "" : "s", tg_style_format_amount(t, sizeof t, p->by_allocations, e->amount),
                       tg_format_percent(pct, sizeof pct, e->amount, p->whole));
-        tg_style_put_via_names(b, &p->g, e, report_name, r);
+        tg_style_put_via_names(b, &p->g, e, model_name, r);
     } else if (o->edge_calls_only) {
         tg_buf_printf(b, "\\n%s call%s" TG_STYLE_CALLS_ONLY_TOOLTIP, tg_format_count(c, sizeof c, calls),
                       calls == 1 ? "" : "s");
@@ -452,7 +452,7 @@ static void emit(tg_buf *b, const plan *p, const tg_dot_options *o)
 
 /* ------------------------------------------------------------------ */
 
-char *tg_dot_render(const tg_report *r, const tg_dot_options *o, size_t *len)
+char *tg_dot_render(const tg_model *r, const tg_dot_options *o, size_t *len)
 {
     tg_dot_options defaults;
     if (!o) {

@@ -13,7 +13,7 @@
  * Calls that went through dropped ("hidden") methods are not lost: the
  * nearest kept caller and callee are joined by a dotted "via hidden"
  * edge, so the graph stays connected. The rendering is a pure function
- * of the report and the options: the same input gives the same bytes.
+ * of the model and the options: the same input gives the same bytes.
  */
 #ifndef TG_DOT_H
 #define TG_DOT_H
@@ -21,20 +21,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tg_report.h"
+#include "tg_model.h"
 
 /* What picks, sizes and colours the boxes and edges. */
 typedef enum tg_dot_metric { TG_DOT_BY_TIME, TG_DOT_BY_ALLOCATIONS } tg_dot_metric;
 
 typedef struct tg_dot_options {
-    double node_fraction;   /* drop nodes whose total_time < node_fraction * report total; 0 keeps all. default 0.005 */
+    double node_fraction;   /* drop nodes whose total_time < node_fraction * model total; 0 keeps all. default 0.005 */
     double edge_fraction;   /* drop edges whose total_time < edge_fraction * total; 0 keeps all. default 0.001 */
     size_t max_nodes;       /* keep at most this many nodes, by total time; 0 = no cap. default 80 */
     const uint8_t *focus;   /* NULL, or per-method flags (method_count long): 1 = matches --focus. When set, keep
                                only nodes that match or lie on a caller/callee path through a matching node
                                (ancestors and descendants in the edge graph) */
-    bool focus_paths;       /* the report holds only the call paths through a focus match (a call tree's) */
-    size_t focus_left_out;  /* with a focus: the methods left out of the report before, as unrelated */
+    bool focus_paths;       /* the model holds only the call paths through a focus match (a call tree's) */
+    size_t focus_left_out;  /* with a focus: the methods left out of the model before, as unrelated */
     const uint8_t *ignore;  /* NULL, or per-method flags: 1 = drop this node (paths through it become dotted edges) */
     const char *cwd;        /* working directory; file paths under it are shown relative. May be NULL */
     const uint8_t *waiting; /* NULL, or per-method flags: 1 = blocks its thread (sleep, join, I/O waits): drawn
@@ -55,7 +55,7 @@ typedef struct tg_dot_options {
     size_t note_count;
     size_t method_total;              /* methods the boxes stand for, when parts of a method are boxes of their
                                         own (split per caller); 0: every box is one method */
-    const char *const *edge_via;     /* NULL, or per report edge: the frames a folded chain stands for, "B\nC"
+    const char *const *edge_via;     /* NULL, or per model edge: the frames a folded chain stands for, "B\nC"
                                         (one name per line; the count is the number of lines), or NULL */
     const char *const *short_files;  /* NULL, or per method: its file as the label shows it ("rubocop/cli.rb",
                                         "(ruby) json/common.rb"; the tooltip keeps the full path), or NULL */
@@ -64,7 +64,7 @@ typedef struct tg_dot_options {
      * and tooltip as shares of total_allocations, which the legend gives. */
     const uint64_t *self_allocations, *allocations;
     uint64_t total_allocations;
-    const uint64_t *edge_allocations;  /* NULL, or per report edge: the objects allocated in its calls */
+    const uint64_t *edge_allocations;  /* NULL, or per model edge: the objects allocated in its calls */
     const char *const *allocation_types;  /* NULL, or per method: its own objects' biggest types for its
                                              tooltip ("String 1,000 Â· Array 500"), or NULL */
     /* TG_DOT_BY_TIME (default), or TG_DOT_BY_ALLOCATIONS: then the fractions, max_nodes and the look
@@ -81,9 +81,9 @@ typedef struct tg_dot_options {
      * Arrows are then labelled with their calls alone, drawn thin and
      * grey; the legend line saying why is the caller's (notes). */
     bool edge_calls_only;
-    /* The calls the legend gives, when the report is a view of a profile
+    /* The calls the legend gives, when the model is a view of a profile
      * whose own count it should say (grouped, or with chains of frames
-     * folded away, its methods' calls add up to fewer); 0: the report's. */
+     * folded away, its methods' calls add up to fewer); 0: the model's. */
     uint64_t total_calls;
 } tg_dot_options;
 
@@ -94,6 +94,6 @@ void tg_dot_options_default(tg_dot_options *o);
  * (caller frees) and its length in *len, or NULL on out-of-memory.
  * o may be NULL for the defaults; len may be NULL.
  */
-char *tg_dot_render(const tg_report *r, const tg_dot_options *o, size_t *len);
+char *tg_dot_render(const tg_model *r, const tg_dot_options *o, size_t *len);
 
 #endif

@@ -142,7 +142,7 @@ static const char *relative_path(const char *file, const char *cwd)
 }
 
 /* The label's "file:line", keeping the tail of very long paths. */
-static void put_location(tg_buf *b, const tg_report_method *m, const char *cwd)
+static void put_location(tg_buf *b, const tg_model_method *m, const char *cwd)
 {
     const char *path = relative_path(m->file, cwd);
     size_t len = strlen(path);
@@ -359,7 +359,7 @@ static bool named_by_its_file(const char *name, const char *file)
     return n > 0 && f >= n && strcmp(file + f - n, name) == 0 && (f == n || file[f - n - 1] == '/');
 }
 
-void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
+void tg_style_put_label_title(tg_buf *b, const char *name, const tg_model_method *m, const char *cwd,
                               const char *short_file)
 {
     put_box_text(b, name, LABEL_NAME_BYTES, WRAP_NAME);
@@ -386,7 +386,7 @@ void tg_style_put_tooltip_context(tg_buf *b, const char *context)
     put_text(b, context, 0);
 }
 
-void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_report_method *m)
+void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_model_method *m)
 {
     put_text(b, name, 0);
     if (m->file) {

@@ -18,7 +18,7 @@
 
 #include "tg_buf.h"
 #include "tg_graph.h"
-#include "tg_report.h"
+#include "tg_model.h"
 
 /* Above this many boxes, edge labels move into tooltips so `dot` stays fast. */
 #define TG_STYLE_LARGE_GRAPH_NODES 150
@@ -96,7 +96,7 @@ void tg_style_put_note_lines(tg_buf *b, const char *const *notes, size_t count);
  * the file:line relative to cwd (may be NULL); nothing more when the name
  * is short_file, or its end after a "/" (a compiled template, named by
  * its file). */
-void tg_style_put_label_title(tg_buf *b, const char *name, const tg_report_method *m, const char *cwd,
+void tg_style_put_label_title(tg_buf *b, const char *name, const tg_model_method *m, const char *cwd,
                               const char *short_file);
 
 /* A line under a box's name saying which part of a method it is ("from
@@ -107,7 +107,7 @@ void tg_style_put_label_context(tg_buf *b, const char *context);
 void tg_style_put_tooltip_context(tg_buf *b, const char *context);
 
 /* A box tooltip's first lines: the full name, then the full file:line. */
-void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_report_method *m);
+void tg_style_put_tooltip_title(tg_buf *b, const char *name, const tg_model_method *m);
 
 /* An edge tooltip's first line: "caller → callee". */
 void tg_style_put_call_names(tg_buf *b, const char *caller, const char *callee);

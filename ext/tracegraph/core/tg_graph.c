@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "tg_block_names.h"
-#include "tg_report.h"
+#include "tg_model.h"
 
 /* ------------------------------------------------------------------ */
 /* 1. adjacency                                                       */
@@ -533,8 +533,8 @@ static bool select_nodes(tg_graph *g, const tg_graph_input *in, const adjacency 
     g->focus_paths = g->focus && in->focus_paths;
     if (g->focus) g->unrelated = in->focus_left_out;
     if (in->focus && !apply_focus(g, in, fa)) return false;
-    g->node_cut = tg_report_cut_off(in->node_fraction, in->whole);
-    g->edge_cut = tg_report_cut_off(in->edge_fraction, in->whole);
+    g->node_cut = tg_model_cut_off(in->node_fraction, in->whole);
+    g->edge_cut = tg_model_cut_off(in->edge_fraction, in->whole);
 
     node_key *keys = malloc((n + 1) * sizeof *keys);
     uint8_t *near = in->focus ? calloc(n + 1, 1) : NULL;

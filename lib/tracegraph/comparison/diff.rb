@@ -153,7 +153,7 @@ module Tracegraph
       # The C writer's options, by name (binding/dot_text.c reads each
       # key and refuses one it does not know); focus and ignore are flags
       # per method of each side, or nil.
-      Tracegraph._render_diff_dot(*Formats::Dot.report_parts(sides[0]), *Formats::Dot.report_parts(sides[1]), {
+      Tracegraph._render_diff_dot(*Formats::Dot.model_parts(sides[0]), *Formats::Dot.model_parts(sides[1]), {
         node_fraction: o[:node_fraction], edge_fraction: o[:edge_fraction], max_nodes: o[:max_nodes],
         normalize: o[:normalize], cwd: Dir.pwd, base_allocations: counts[0], head_allocations: counts[1],
         size_by: o[:size_by], focus: focus, ignore: name_flags(o[:ignore], sides),

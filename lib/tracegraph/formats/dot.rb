@@ -59,7 +59,7 @@ module Tracegraph
         # The C writer's options, by name (binding/dot_text.c reads each
         # key and refuses one it does not know). Per-method arrays have an
         # entry per method of graph, per-edge arrays per edge; nil is none.
-        Tracegraph._render_dot(*report_parts(graph), {
+        Tracegraph._render_dot(*model_parts(graph), {
           node_fraction: o[:node_fraction], edge_fraction: o[:edge_fraction], max_nodes: o[:max_nodes],
           focus: focus, ignore: ignore,                          # flags per method
           cwd: Dir.pwd,
@@ -169,9 +169,10 @@ module Tracegraph
       end
 
       # [meta, methods, edges] as plain arrays, the form in which the C
-      # emitters (Tracegraph._render_dot, _render_diff_dot) take a profile.
+      # emitters (Tracegraph._render_dot, _render_diff_dot) take a profile
+      # and build their tg_model (core/tg_model.h).
       # The legend's first line names the title, else the program.
-      def report_parts(profile)
+      def model_parts(profile)
         gc = profile.gc
         meta = [(profile.title || profile.program)&.to_s, profile.clock.to_s, profile.total_time,
                 [gc.runs, gc.entries, gc.total_time, gc.mark_time, gc.sweep_time]]

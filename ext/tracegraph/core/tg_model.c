@@ -1,14 +1,14 @@
-/* tg_report.c - see tg_report.h. */
-#include "tg_report.h"
+/* tg_model.c - see tg_model.h. */
+#include "tg_model.h"
 
 #include <math.h>
 
-const char *tg_report_method_name(const tg_report_method *m)
+const char *tg_model_method_name(const tg_model_method *m)
 {
     return m->name ? m->name : "";
 }
 
-uint64_t tg_report_total_calls(const tg_report *r)
+uint64_t tg_model_total_calls(const tg_model *r)
 {
     uint64_t sum = 0;
     for (size_t m = 0; m < r->method_count; m++) {
@@ -18,7 +18,7 @@ uint64_t tg_report_total_calls(const tg_report *r)
     return sum;
 }
 
-uint64_t tg_report_cut_off(double fraction, uint64_t total)
+uint64_t tg_model_cut_off(double fraction, uint64_t total)
 {
     if (!(fraction > 0)) return 0;      /* also catches NaN */
     double cut = ceil(fraction * (double)total);
