@@ -86,6 +86,75 @@ module DocLinks
   end
 end
 
+# Every file of this checkout that a code comment names exists: a path
+# from the checkout's top folders (lib/tracegraph/cli/cli.rb, test/c/),
+# one from a folder of ours (core/tg_dot.h, formats/dot.rb), a feature
+# (tracegraph/autorun), or a bare source name (tg_graph.c, page_kit.js).
+# Names of other projects' files and of examples are in NOT_OURS.
+module CommentPaths
+  ROOT = DocLinks::ROOT
+  TOP = %w[lib ext test bench bin rakelib docs exe examples .ci].freeze
+  OURS = %w[core binding tracegraph formats model cli output comparison html fixtures consumers torture hostile].freeze
+  # Ruby's and other projects' sources (a Rails app's bin/rails), and
+  # names used as examples.
+  NOT_OURS = %w[vm_trace.c vm.c iseq.c gc.c method.h vm_core.h ruby.h dln_find.c bin/rails script.rb resolution.rb
+                rake_test_loader.rb other.rb m.rb big0.rb app.rb prog.rb test/a.rb bench/app.rb lib/foo.rb].freeze
+  SOURCE = /\.(?:rb|c|h|js|rake|md)\z/
+  TOKEN = %r{(?<![\w/.~-])((?:\.?[\w-]+/)*[\w.-]*\w/?)}
+
+  module_function
+
+  # The checkout's source files: Ruby, C, JavaScript, rake and scripts
+  # (not this one, whose test writes gone names on purpose).
+  def sources(root = ROOT)
+    Dir.glob("{lib,ext,test,bench,bin,rakelib,exe,.ci}/**/*", File::FNM_DOTMATCH, base: root)
+       .select { |f| File.file?(File.join(root, f)) && (f.match?(/\.(?:rb|c|h|js|rake)\z/) || f.start_with?("bin/", "exe/", ".ci/")) }
+       .reject { |f| f.match?(%r{vendor/|node_modules/}) || f == "test/ruby/test_docs_links.rb" } + (File.exist?(File.join(root, "Rakefile")) ? ["Rakefile"] : [])
+  end
+
+  # [line number, text] of each comment: # in Ruby and scripts, /* */ and // in C and JavaScript.
+  def comments(file, text)
+    if file.match?(/\.(?:c|h|js)\z/)
+      text.to_enum(:scan, %r{/\*.*?\*/|(?<![:"'\\])//[^\n]*}m).map { [text[0, $~.begin(0)].count("\n") + 1, $~[0]] }
+    else
+      text.each_line.with_index(1).filter_map { |line, n| [n, line[/(?:\A|\s)#\s(.*)/, 1]] if line.match?(/(?:\A|\s)#\s/) }
+    end
+  end
+
+  # "file:line: name" for each file of ours a comment names that does not exist.
+  def missing(root = ROOT)
+    all = Dir.glob("**/*", File::FNM_DOTMATCH, base: root).reject { |f| f.start_with?("tmp/", ".git/") }
+    basenames = all.to_h { |f| [File.basename(f), true] }
+    sources(root).flat_map do |file|
+      comments(file, File.read(File.join(root, file), encoding: "UTF-8")).flat_map do |line, comment|
+        comment.scan(TOKEN).flatten.filter_map do |name|
+          next unless ours?(name)
+          next if exists?(root, all, basenames, name)
+
+          "#{file}:#{line}: #{name}"
+        end
+      end
+    end
+  end
+
+  def ours?(name)
+    first = name.split("/").first
+    return false if NOT_OURS.include?(name)
+    return true if name.include?("/") && (TOP.include?(first) || OURS.include?(first))
+
+    !name.include?("/") && name.match?(SOURCE) && name.match?(/\A[a-z]/)
+  end
+
+  def exists?(root, all, basenames, name)
+    path = name.chomp("/")
+    return true if File.exist?(File.join(root, path))
+    return basenames.key?(path) unless path.include?("/")
+    return true if all.any? { |f| f.end_with?("/#{path}") || f.end_with?("/#{path}.rb") }
+
+    path.start_with?("tracegraph/") && File.exist?(File.join(root, "lib", "#{path}.rb"))
+  end
+end
+
 class TestDocsLinks < Minitest::Test
   def test_every_relative_link_in_the_readme_and_docs_resolves
     files = DocLinks.documents
@@ -119,6 +188,29 @@ class TestDocsLinks < Minitest::Test
                     "README.md: docs/guide.md#gating (no such heading)",
                     "README.md: #nowhere (no such heading)"],
                    DocLinks.broken(DocLinks.documents(root), root: root)
+    end
+  end
+
+  def test_every_file_of_ours_a_code_comment_names_exists
+    missing = CommentPaths.missing
+    assert_empty missing, "comments that name files which do not exist:\n#{missing.join("\n")}"
+  end
+
+  def test_a_comment_naming_a_file_that_is_gone_is_found
+    Dir.mktmpdir do |root|
+      FileUtils.mkdir_p(File.join(root, "lib/tracegraph/model"))
+      FileUtils.mkdir_p(File.join(root, "ext/tracegraph/core"))
+      File.write(File.join(root, "ext/tracegraph/core/tg_dot.c"), "/* see tg_dot.h and core/tg_gone.h */\n")
+      File.write(File.join(root, "ext/tracegraph/core/tg_dot.h"), "// tg_dot.c, vm_trace.c (Ruby's)\n")
+      File.write(File.join(root, "lib/tracegraph/model/view.rb"), <<~RUBY)
+        # Built by model/view.rb and profile_view.rb, loaded as tracegraph/process_end;
+        # see lib/tracegraph/model/ and test/ruby/rails/, and "a.json" (an example).
+        x = "# not/a/comment.rb"
+      RUBY
+      assert_equal ["ext/tracegraph/core/tg_dot.c:1: core/tg_gone.h",
+                    "lib/tracegraph/model/view.rb:1: profile_view.rb",
+                    "lib/tracegraph/model/view.rb:1: tracegraph/process_end",
+                    "lib/tracegraph/model/view.rb:2: test/ruby/rails/"], CommentPaths.missing(root).sort
     end
   end
 end
