@@ -177,6 +177,13 @@ class TestHtmlFocus < TracegraphTest
                      "without a call tree, a box's numbers are the whole method's"
       end
     end
+    # Names only, and case-sensitive, as the command: the script's file
+    # name, and small_leaf in capitals, match no method in either.
+    focus = "tree\\.rb|Small_Leaf"
+    assert_match(/Focus: no method matches/, command_dot("tree", focus))
+    state = check_in_chromium(File.join(@dir, "tree.html"), "--focus-regexp", focus)["focus"]["first"]
+    assert_equal [], state["boxes"]
+    assert_match(%r{\ANo method matches the focus /tree\\.rb\|Small_Leaf/ \(a regexp on methods' names, case-sensitive}, state["legend"])
   end
 
   # A method with 36 callees, and one with 36 callers, at the default 40

@@ -22,7 +22,7 @@
 (function () {
   const R = window.tracegraphReport;
   if (!R) return;
-  const { data, methods, byKey, el, group, time, percent, where, matcher, methodHash } = R;
+  const { data, methods, byKey, el, group, time, percent, where, methodHash } = R;
   const LARGE = 40, DEFAULT_BOXES = 40, BOX_CHOICES = [20, 40, 80], METHOD_PAGE_SIDE = 12, ROW_CHILDREN = 4;
   // The focus view opens at no fewer pixels per point than READABLE (the
   // smallest box text, 9 pt, at 7.2 px), nor more than NATURAL (1 pt at
@@ -36,6 +36,21 @@
   graphviz.catch((error) => { graphvizError = error; });
 
   // --- which boxes: the selection, as tg_graph.c makes it for --focus ---
+
+  // The focus and ignore fields match as --focus and --ignore do: a
+  // regexp on methods' names, case-sensitive (the search box, which
+  // highlights, is looser: any case, and files too). Not a regexp: the
+  // text itself, as a part of a name. "" matches nothing (null).
+  function nameMatcher(query) {
+    const q = (query || "").trim();
+    if (!q) return null;
+    try {
+      const re = new RegExp(q);
+      return (name) => re.test(name);
+    } catch (_) {
+      return (name) => name.includes(q);
+    }
+  }
 
   // The methods drawn around `focus` (methods), without `excluded` ones
   // (neither drawn nor walked through): the focus, then level by level
@@ -458,16 +473,16 @@
     const state = { m: params.get("m") || "", focus: params.get("focus") || "", ignore: params.get("ignore") || "",
       hide: params.getAll("hide"), n: BOX_CHOICES.includes(n) ? n : DEFAULT_BOXES };
     const one = state.m ? byKey.get(state.m) : null;
-    const test = matcher(state.focus);
+    const test = nameMatcher(state.focus);
     // (A method the threads and waiting chosen have no call of is left out.)
     state.methods = [].concat(one && !one.absent ? [one] : [],
-      test ? methods.filter((m) => m !== one && !m.absent && (test(m.name) || test(m.file))) : []);
+      test ? methods.filter((m) => m !== one && !m.absent && test(m.name)) : []);
     state.defaulted = !state.m && !state.focus;
     if (state.defaulted && methods.length) state.methods = [methods.reduce((a, b) => (b.self > a.self ? b : a))];
-    const ignored = matcher(state.ignore);
+    const ignored = nameMatcher(state.ignore);
     const hidden = new Set(state.hide.map((k) => byKey.get(k)).filter(Boolean).map((m) => m.index));
-    state.excluded = (m) => m.absent || hidden.has(m.index) || Boolean(ignored && (ignored(m.name) || ignored(m.file)));
-    state.ignoredCount = ignored ? methods.filter((m) => ignored(m.name) || ignored(m.file)).length : 0;
+    state.excluded = (m) => m.absent || hidden.has(m.index) || Boolean(ignored && ignored(m.name));
+    state.ignoredCount = ignored ? methods.filter((m) => ignored(m.name)).length : 0;
     return state;
   }
 
@@ -478,7 +493,7 @@
   // leftOut (the methods no path through the focus has, as the report's
   // method objects).
   function focusSelection(state, params) {
-    const test = matcher(state.focus);
+    const test = nameMatcher(state.focus);
     if (R.callTree) {
       const graph = pathsGraph(state.methods, state.m ? null : test, params);
       const focus = state.methods.map((m) => graph.boxes.get(m.index)).filter(Boolean);
@@ -529,8 +544,8 @@
     const state = stateOf(params);
     const go = (change) => { location.hash = focusHash(Object.assign({}, state, change)); };
     const input = (id, value, placeholder) => el("input", { type: "search", id, value, placeholder, autocomplete: "off" });
-    const focusInput = input("focus-regexp", state.focus, "focus: regexp");
-    const ignoreInput = input("ignore-regexp", state.ignore, "ignore: regexp");
+    const focusInput = input("focus-regexp", state.focus, "focus: regexp on names");
+    const ignoreInput = input("ignore-regexp", state.ignore, "ignore: regexp on names");
     const size = el("select", { id: "focus-boxes", "aria-label": "Boxes at most" },
       ...BOX_CHOICES.map((n) => { const o = el("option", { value: String(n), text: `${n} boxes` }); o.selected = n === state.n; return o; }));
     const apply = () => go({ m: focusInput.value.trim() ? "" : state.m, focus: focusInput.value.trim(), ignore: ignoreInput.value.trim(), n: Number(size.value) });
@@ -564,13 +579,17 @@
     const hash = location.hash;
     graphviz.then((viz) => {
       if (location.hash !== hash) return;
+      // (Nothing to draw is this state's drawing: view.dataset.drawn says it is shown.)
       if (!state.methods.length) {
-        legend.textContent = `No method matches the focus ${state.m ? `“${state.m}”` : `/${state.focus}/`}.`;
+        legend.textContent = `No method matches the focus ${state.m ? `“${state.m}”` : `/${state.focus}/`}` +
+          `${state.m ? "" : " (a regexp on methods' names, case-sensitive, as --focus)"}.`;
+        view.dataset.drawn = hash;
         return;
       }
       const selection = focusSelection(state, params);
       if (!selection.boxes.length) {
         legend.textContent = "Every focused method is ignored or hidden: nothing to draw.";
+        view.dataset.drawn = hash;
         return;
       }
       let svg;
