@@ -5,7 +5,7 @@
 // through textContent or an attribute's value, never as markup.
 "use strict";
 (function () {
-  const { group, time, where, el, matcher, decode, listHash, searchBox, readGraphSvg, graphView } = window.tracegraphPageKit;
+  const { group, time, where, el, matcher, listHash, searchBox, router, readGraphSvg, graphView } = window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
   const allocations = data.allocations;
 
@@ -62,13 +62,12 @@
     el("a", { href: "#graph", text: "Graph", id: "nav-graph" }),
     el("a", { href: "#changes", text: "Changes", id: "nav-changes" }));
   const matchesRow = (test, m) => test(m.name) || test(m.file);
-  let currentView = null;
   const { search, box: searchDiv } = searchBox(
     (test) => rows.filter((m) => matchesRow(test, m))
       .sort((a, b) => Math.abs(delta(b.self)) - Math.abs(delta(a.self)) || a.index - b.index),
     (m) => ({ href: methodHash(m), num: `self ${signed(time(delta(m.self)), delta(m.self))} · calls ${group(m.calls[0])} → ${group(m.calls[1])}`,
       name: m.name, file: where(m) }),
-    "see the changes", () => currentView && currentView.onSearch);
+    "see the changes", () => routes.onSearch());
   const main = el("main", { id: "view" });
   document.body.append(el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), nav,
     searchDiv));
@@ -82,24 +81,15 @@
   }
   document.body.append(main);
 
-  // --- routing ---
-  function route() {
-    let view;
-    main.replaceChildren();
-    document.title = title;
-    if (location.hash.startsWith("#method=")) {
-      view = "method";
-      showMethod(decode(location.hash.slice(8)));
-    } else {
-      const [name, query] = location.hash.slice(1).split("?");
-      view = ["graph", "changes"].includes(name) ? name : (data.svg ? "graph" : "changes");
-      const params = new URLSearchParams(query || "");
-      if (view === "changes") showChanges(params); else showGraph(params);
-    }
-    for (const a of nav.querySelectorAll("a")) a.classList.toggle("current", a.id === `nav-${view}`);
-    window.scrollTo(0, 0);
-  }
-  window.addEventListener("hashchange", route);
+  // --- routing (page_kit.js's router): #graph, #changes, #method=NAME;
+  // an empty or unknown fragment opens the graph, or the changes where
+  // there is no graph. A method's page names itself in the title, which
+  // every other view gives back.
+  const routes = router({
+    nav, main, views: new Map([["graph", showGraph], ["changes", showChanges]]), method: showMethod,
+    home: () => (data.svg ? "graph" : "changes"),
+    before() { document.title = title; }
+  });
 
   // --- the table of changes: both sides, the change and its percent, for
   // each measure; sorted by the size of the change in one of them ---
@@ -167,7 +157,6 @@
     main.append(el("div", { class: "graph-tools" }, filter, count, more),
       el("table", { id: "changes" }, el("thead", {}, groups, head), body));
     fill();
-    currentView = { onSearch: null };
   }
   const changesHash = (sort, q) => listHash("changes", sort, q);
 
@@ -175,7 +164,6 @@
   // and in head ---
   function showMethod(name) {
     const m = byName.get(name);
-    currentView = { onSearch: null };
     if (!m) {
       main.append(el("p", { class: "note", text: "No method of this name in either profile: " }, el("code", { text: name })));
       return;
@@ -236,20 +224,19 @@
     const svg = graphElement();
     if (!svg) {
       main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The changes and every method's two sides work without it.` }));
-      currentView = { onSearch: null };
       return;
     }
     const mark = graphView(main, svg, "Red: grew, blue: shrank, dashed: gone. Drag to pan, wheel to zoom, click a box for its two sides; the search box highlights boxes.",
       (index) => { location.hash = methodHash(rows[index]); });
     const highlight = (query) => mark(query, (test, index) => matchesRow(test, rows[index]),
       (test) => rows.filter((m) => matchesRow(test, m)).length, "the diff");
-    currentView = { onSearch: highlight };
     const q = params.get("q");
     if (q) search.value = q;
     highlight(search.value);
+    return { onSearch: highlight };
   }
 
-  route();
+  routes.start();
   // When the first view is drawn, in ms since the page began to load.
   document.body.dataset.readyMs = String(Math.round(performance.now()));
 })();

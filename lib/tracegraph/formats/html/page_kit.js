@@ -2,9 +2,10 @@
 // diff report, diff_report.js) are built from, inlined before them and
 // exposed as window.tracegraphPageKit: text-only DOM helpers, number and
 // time formatting, the search's matcher, the search box with its list of
-// matches, and the graph view (a Graphviz SVG read from the data, with
-// pan, zoom and highlighting). Every name reaches the page through
-// textContent or an attribute's value, never as markup.
+// matches, the router (the URL's fragment chooses the view), and the
+// graph view (a Graphviz SVG read from the data, with pan, zoom and
+// highlighting). Every name reaches the page through textContent or an
+// attribute's value, never as markup.
 "use strict";
 (function () {
   const SVG_NS = "http://www.w3.org/2000/svg";
@@ -118,6 +119,52 @@
     return { search, box: el("div", { class: "search" }, search, matches) };
   }
 
+  // --- routing: the URL's fragment chooses the view, so a view can be
+  // shared and Back works ---
+
+  // What a fragment asks for: "#method=KEY" a method's page (view
+  // "method", KEY decoded as name), or with methodQuery "#method=KEY&QUERY";
+  // "#VIEW?QUERY" the view VIEW where known(VIEW), else home()'s; params,
+  // QUERY's parameters.
+  function parseHash(hash, known, home, methodQuery) {
+    if (hash.startsWith("#method=")) {
+      const [key, query] = methodQuery ? hash.slice(8).split(/&(.*)/s) : [hash.slice(8), ""];
+      return { view: "method", name: decode(key), params: new URLSearchParams(query || "") };
+    }
+    const [view, query] = hash.slice(1).split("?");
+    return { view: known(view) ? view : home(), params: new URLSearchParams(query || "") };
+  }
+
+  // A page's router. At start() and at each change of the fragment, it
+  // reads the fragment (parseHash; methodQuery: whether a method's key
+  // may be followed by "&" and parameters; without, an "&" typed
+  // unencoded in a name stays in it), shows the page's before(state), if
+  // any, what was asked, marks the view's nav link (#nav-VIEW) current,
+  // empties main and draws the view into it, views.get(VIEW)(params) or
+  // for a method's page method(name, params), and scrolls to the top.
+  // views is a Map the page may add to until start(). A view returns
+  // { onSearch } or nothing; the router's onSearch() gives the shown
+  // view's onSearch (or null), as searchBox's last argument asks.
+  function router({ nav, main, views, home, method, methodQuery = false, before }) {
+    let current = null;
+    function route() {
+      const state = parseHash(location.hash, (name) => views.has(name), home, methodQuery);
+      if (before) before(state);
+      for (const a of nav.querySelectorAll("a")) a.classList.toggle("current", a.id === `nav-${state.view}`);
+      main.replaceChildren();
+      const shown = state.view === "method" ? method(state.name, state.params) : views.get(state.view)(state.params);
+      current = shown || { onSearch: null };
+      window.scrollTo(0, 0);
+    }
+    return {
+      start() {
+        window.addEventListener("hashchange", route);
+        route();
+      },
+      onSearch: () => current && current.onSearch
+    };
+  }
+
   // --- the graph view: an SVG laid out by Graphviz when the page was
   // written ---
 
@@ -217,6 +264,6 @@
   }
 
   window.tracegraphPageKit = {
-    group, time, percent, where, el, svgEl, matcher, decode, listHash, searchBox, readGraphSvg, panZoom, graphView
+    group, time, percent, where, el, svgEl, matcher, decode, listHash, searchBox, router, readGraphSvg, panZoom, graphView
   };
 })();

@@ -15,7 +15,7 @@
 // attribute's value, never as markup.
 "use strict";
 (function () {
-  const { group, time, percent, where, el, svgEl, matcher, decode, listHash, searchBox, readGraphSvg, panZoom, graphView } =
+  const { group, time, percent, where, el, svgEl, matcher, listHash, searchBox, router, readGraphSvg, panZoom, graphView } =
     window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
   const allocations = data.total_allocations !== null;
@@ -104,47 +104,32 @@
   const nav = el("nav", {},
     el("a", { href: "#graph", text: "Graph", id: "nav-graph" }),
     el("a", { href: "#table", text: "Table", id: "nav-table" }));
-  let currentView = null;
   const { search, box: searchDiv } = searchBox(
     (test) => methods.filter((m) => !m.absent && (test(m.name) || test(m.file))).sort((a, b) => b.total - a.total),
     (m) => ({ href: methodHash(m), num: `${time(m.total)} · ${group(m.calls)} calls`, name: m.name, file: where(m) }),
-    "see the table", () => currentView && currentView.onSearch);
+    "see the table", () => routes.onSearch());
   const main = el("main", { id: "view" });
   const header = el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), nav, searchDiv);
   document.body.append(header, main);
   document.title = title;
 
-  // --- routing ---
-  // Views the later scripts add: name -> show(params), which draws into
-  // main and returns { onSearch } (or null).
-  const addedViews = new Map();
+  // --- routing (page_kit.js's router): #graph, #table, #method=KEY&QUERY
+  // and the views the later scripts add (addView: name -> show(params),
+  // which draws into main and returns { onSearch } or nothing). Each
+  // fragment's threads and waiting are applied first, and kept in the
+  // nav's links.
+  const views = new Map([["graph", showGraph], ["table", showTable]]);
   let firstView = null;   // the view an empty fragment opens (summary.js's), else the graph
-  function parseHash() {
-    if (location.hash.startsWith("#method=")) {
-      const [key, query] = location.hash.slice(8).split(/&(.*)/s);
-      return { view: "method", name: decode(key), params: new URLSearchParams(query || "") };
+  const routes = router({
+    nav, main, views, method: showMethod, methodQuery: true,
+    home: () => firstView || (data.svg ? "graph" : "table"),
+    before(state) {
+      applyChoice(state.params);
+      const query = choiceQuery();
+      for (const a of nav.querySelectorAll("a")) a.setAttribute("href", `#${a.id.slice(4)}${query ? "?" + query : ""}`);
+      showChoice();
     }
-    const [view, query] = location.hash.slice(1).split("?");
-    const known = ["graph", "table"].includes(view) || addedViews.has(view) ? view : null;
-    return { view: known || firstView || (data.svg ? "graph" : "table"), params: new URLSearchParams(query || "") };
-  }
-  function route() {
-    const state = parseHash();
-    applyChoice(state.params);
-    const query = choiceQuery();
-    for (const a of nav.querySelectorAll("a")) {
-      a.classList.toggle("current", a.id === `nav-${state.view}`);
-      a.setAttribute("href", `#${a.id.slice(4)}${query ? "?" + query : ""}`);
-    }
-    showChoice();
-    main.replaceChildren();
-    if (state.view === "method") showMethod(state.name);
-    else if (state.view === "table") showTable(state.params);
-    else if (addedViews.has(state.view)) currentView = addedViews.get(state.view)(state.params) || { onSearch: null };
-    else showGraph(state.params);
-    window.scrollTo(0, 0);
-  }
-  window.addEventListener("hashchange", route);
+  });
 
   // --- the table ---
   const COLUMNS = [
@@ -196,7 +181,6 @@
     });
     main.append(choiceNote(), el("div", { class: "graph-tools" }, filter, count), el("table", { id: "methods" }, el("thead", {}, head), body));
     fill();
-    currentView = { onSearch: null };
   }
   const tableHash = (sort, q) => listHash("table", sort, q, { thread: choice.thread, idle: choice.idle === "hide" ? "hide" : "" });
   function setTableHash(sort, q) { location.hash = tableHash(sort, q); }
@@ -204,7 +188,6 @@
   // --- a method's page: its numbers, its callers and callees ---
   function showMethod(key) {
     const m = byKey.get(key);
-    currentView = { onSearch: null };
     if (!m) {
       main.append(el("p", { class: "note", text: "No method of this name in the profile: " }, el("code", { text: key })));
       return;
@@ -348,16 +331,14 @@
     main.append(graphChoice(advice.group_by));
     if (!svg) {
       main.append(el("p", { class: "note", id: "no-graph", text: `No graph by ${advice.group_by}: ${advice.svg_note || "the drawing could not be read"}.` }));
-      currentView = { onSearch: null };
       return;
     }
     graphView(main, svg, `One box per ${advice.group_by}, as --group-by ${advice.group_by} draws it (its tooltip names its heaviest methods); drag to pan, wheel to zoom.`,
       () => {}, () => `#graph?by=${advice.group_by}`);
-    currentView = { onSearch: null };
   }
 
   function showGraph(params) {
-    if (advice && advice.group_by && params.get("by") === advice.group_by) { showGroupedGraph(); return; }
+    if (advice && advice.group_by && params.get("by") === advice.group_by) return showGroupedGraph();
     const svg = graphElement();
     const which = graphChoice(null);
     if (which) main.append(which);
@@ -367,7 +348,6 @@
     }
     if (!svg) {
       main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The table and every method's page work without it.` }));
-      currentView = { onSearch: null };
       return;
     }
     const mark = graphView(main, svg, "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes.",
@@ -375,10 +355,10 @@
       (q) => { const query = choiceQuery(); return q ? `#graph?${new URLSearchParams({ q })}${query ? "&" + query : ""}` : `#graph${query ? "?" + query : ""}`; });
     const isHit = (test, index) => test(methods[index].name) || test(methods[index].file);
     const highlight = (query) => mark(query, isHit, (test) => methods.filter((m) => test(m.name) || test(m.file)).length, "the profile");
-    currentView = { onSearch: highlight };
     const q = params.get("q");
     if (q) { search.value = q; }
     highlight(search.value);
+    return { onSearch: highlight };
   }
 
   // The choice, in the header: a thread (or all) and waiting shown or
@@ -439,7 +419,7 @@
     egoGraph, panZoom, methodGraph: null, callTree: null, choice, choiceQuery,
     // first: the view the report opens on, first in the nav.
     addView(name, label, show, { first = false } = {}) {
-      addedViews.set(name, show);
+      views.set(name, show);
       const link = el("a", { href: `#${name}`, text: label, id: `nav-${name}` });
       if (first) { firstView = name; nav.prepend(link); } else nav.append(link);
     }
@@ -448,7 +428,7 @@
   // The first view is drawn once every script has run (they add views).
   document.addEventListener("DOMContentLoaded", () => {
     buildChoice();
-    route();
+    routes.start();
     // When the first view is drawn, in ms since the page began to load (the
     // browser tests and the scale measurement read it).
     document.body.dataset.readyMs = String(Math.round(performance.now()));
