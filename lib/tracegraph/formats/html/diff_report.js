@@ -5,7 +5,8 @@
 // through textContent or an attribute's value, never as markup.
 "use strict";
 (function () {
-  const { group, time, where, el, matcher, listHash, searchBox, router, readGraphSvg, graphView } = window.tracegraphPageKit;
+  const { group, time, where, el, matcher, matchesMethod, listHash, searchBox, router, lazyGraph, graphView, graphSearch } =
+    window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
   const allocations = data.allocations;
 
@@ -61,9 +62,8 @@
   const nav = el("nav", {},
     el("a", { href: "#graph", text: "Graph", id: "nav-graph" }),
     el("a", { href: "#changes", text: "Changes", id: "nav-changes" }));
-  const matchesRow = (test, m) => test(m.name) || test(m.file);
   const { search, box: searchDiv } = searchBox(
-    (test) => rows.filter((m) => matchesRow(test, m))
+    (test) => rows.filter((m) => matchesMethod(test, m))
       .sort((a, b) => Math.abs(delta(b.self)) - Math.abs(delta(a.self)) || a.index - b.index),
     (m) => ({ href: methodHash(m), num: `self ${signed(time(delta(m.self)), delta(m.self))} · calls ${group(m.calls[0])} → ${group(m.calls[1])}`,
       name: m.name, file: where(m) }),
@@ -120,7 +120,7 @@
     const body = el("tbody");
     function fill() {
       const test = matcher(filter.value);
-      const shown = rows.filter((m) => !test || matchesRow(test, m))
+      const shown = rows.filter((m) => !test || matchesMethod(test, m))
         .sort((a, b) => Math.abs(delta(b[measure.key])) - Math.abs(delta(a[measure.key])) || a.index - b.index);
       const fragment = document.createDocumentFragment();
       for (const m of shown.slice(0, limit)) {
@@ -213,12 +213,7 @@
 
   // --- the diff graph, as ProfileDiff#to_dot draws it, laid out by
   // Graphviz when the report was written ---
-  let graphSvg = null;
-  function graphElement() {
-    if (graphSvg || !data.svg) return graphSvg;
-    graphSvg = readGraphSvg(data.svg, (lines) => { const m = byName.get(lines[0]); return m && m.index; });
-    return graphSvg;
-  }
+  const graphElement = lazyGraph(data.svg, (lines) => { const m = byName.get(lines[0]); return m && m.index; });
 
   function showGraph(params) {
     const svg = graphElement();
@@ -226,14 +221,9 @@
       main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The changes and every method's two sides work without it.` }));
       return;
     }
-    const mark = graphView(main, svg, "Red: grew, blue: shrank, dashed: gone. Drag to pan, wheel to zoom, click a box for its two sides; the search box highlights boxes.",
+    const highlight = graphView(main, svg, "Red: grew, blue: shrank, dashed: gone. Drag to pan, wheel to zoom, click a box for its two sides; the search box highlights boxes.",
       (index) => { location.hash = methodHash(rows[index]); });
-    const highlight = (query) => mark(query, (test, index) => matchesRow(test, rows[index]),
-      (test) => rows.filter((m) => matchesRow(test, m)).length, "the diff");
-    const q = params.get("q");
-    if (q) search.value = q;
-    highlight(search.value);
-    return { onSearch: highlight };
+    return graphSearch(highlight, rows, "the diff", search, params);
   }
 
   routes.start();

@@ -3,9 +3,9 @@
 // exposed as window.tracegraphPageKit: text-only DOM helpers, number and
 // time formatting, the search's matcher, the search box with its list of
 // matches, the router (the URL's fragment chooses the view), and the
-// graph view (a Graphviz SVG read from the data, with pan, zoom and
-// highlighting). Every name reaches the page through textContent or an
-// attribute's value, never as markup.
+// graph view (a Graphviz SVG read from the data once, with pan, zoom and
+// the search's highlighting). Every name reaches the page through
+// textContent or an attribute's value, never as markup.
 "use strict";
 (function () {
   const SVG_NS = "http://www.w3.org/2000/svg";
@@ -68,6 +68,8 @@
       return (s) => s !== null && s.toLowerCase().includes(lower);
     }
   }
+  // A search matches a method (or a diff's row) by its name or its file.
+  const matchesMethod = (test, m) => test(m.name) || test(m.file);
   function decode(s) {
     try { return decodeURIComponent(s); } catch (_) { return s; }
   }
@@ -188,6 +190,18 @@
     return svg;
   }
 
+  // The SVG of text (readGraphSvg's) as a function that reads it when
+  // first called and gives the same element after, so that a page opens
+  // without parsing a big drawing, and a view drawn again does not parse
+  // it again; null where there is no text or it cannot be read.
+  function lazyGraph(text, methodOf) {
+    let svg = null;
+    return () => {
+      if (!svg && text) svg = readGraphSvg(text, methodOf);
+      return svg;
+    };
+  }
+
   // Pan (drag) and zoom (wheel) of an SVG drawing in view, whose whole is
   // svg.dataset.full ("x y w h"), opened at svg.dataset.start if set (a
   // part of it), else whole; reset (a button, or null) fits it again;
@@ -263,7 +277,23 @@
     };
   }
 
+  // The search of a graph view whose boxes name items (a page's methods,
+  // or a diff's rows, by index): highlight, graphView's, marks the boxes
+  // whose item the query matches and counts the matches among all the
+  // items, in what ("the profile"). It starts from the fragment's q
+  // (params), which goes into the header's search box, or else from
+  // what the box holds. Returns the view's { onSearch }.
+  function graphSearch(highlight, items, what, search, params) {
+    const onSearch = (query) => highlight(query, (test, index) => matchesMethod(test, items[index]),
+      (test) => items.filter((item) => matchesMethod(test, item)).length, what);
+    const q = params.get("q");
+    if (q) search.value = q;
+    onSearch(search.value);
+    return { onSearch };
+  }
+
   window.tracegraphPageKit = {
-    group, time, percent, where, el, svgEl, matcher, decode, listHash, searchBox, router, readGraphSvg, panZoom, graphView
+    group, time, percent, where, el, svgEl, matcher, matchesMethod, decode, listHash, searchBox, router,
+    readGraphSvg, lazyGraph, panZoom, graphView, graphSearch
   };
 })();

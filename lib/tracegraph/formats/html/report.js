@@ -15,8 +15,8 @@
 // attribute's value, never as markup.
 "use strict";
 (function () {
-  const { group, time, percent, where, el, svgEl, matcher, listHash, searchBox, router, readGraphSvg, panZoom, graphView } =
-    window.tracegraphPageKit;
+  const { group, time, percent, where, el, svgEl, matcher, matchesMethod, listHash, searchBox, router, lazyGraph, panZoom,
+    graphView, graphSearch } = window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
   const allocations = data.total_allocations !== null;
 
@@ -105,7 +105,7 @@
     el("a", { href: "#graph", text: "Graph", id: "nav-graph" }),
     el("a", { href: "#table", text: "Table", id: "nav-table" }));
   const { search, box: searchDiv } = searchBox(
-    (test) => methods.filter((m) => !m.absent && (test(m.name) || test(m.file))).sort((a, b) => b.total - a.total),
+    (test) => methods.filter((m) => !m.absent && matchesMethod(test, m)).sort((a, b) => b.total - a.total),
     (m) => ({ href: methodHash(m), num: `${time(m.total)} · ${group(m.calls)} calls`, name: m.name, file: where(m) }),
     "see the table", () => routes.onSearch());
   const main = el("main", { id: "view" });
@@ -160,7 +160,7 @@
     const inView = methods.filter((m) => !m.absent).length;
     function fill() {
       const test = matcher(filter.value);
-      const rows = methods.filter((m) => !m.absent && (!test || test(m.name) || test(m.file)))
+      const rows = methods.filter((m) => !m.absent && (!test || matchesMethod(test, m)))
         .sort((a, b) => sortBy(b) - sortBy(a) || a.index - b.index);
       const fragment = document.createDocumentFragment();
       for (const m of rows) {
@@ -292,12 +292,7 @@
 
   // --- the call graph, as the DOT writer draws it, laid out by Graphviz
   // when the report was written ---
-  let graphSvg = null;
-  function graphElement() {
-    if (graphSvg || !data.svg) return graphSvg;
-    graphSvg = readGraphSvg(data.svg, (lines) => { const m = boxMethod(lines); return m && m.index; });
-    return graphSvg;
-  }
+  const graphElement = lazyGraph(data.svg, (lines) => { const m = boxMethod(lines); return m && m.index; });
 
   // A box's tooltip: its name, then its file:line (after "(ruby) " for
   // Ruby's own files) or, for a box split per caller, "from CALLER".
@@ -311,11 +306,7 @@
   // laid out when the report was written: its boxes are groups, which
   // open no method page.
   const advice = data.advice;
-  let groupedSvg = null;
-  function groupedElement() {
-    if (!groupedSvg && advice && advice.svg) groupedSvg = readGraphSvg(advice.svg, () => undefined);
-    return groupedSvg;
-  }
+  const groupedElement = lazyGraph(advice && advice.svg, () => undefined);
   // "methods | by gem": which graph, where the advice has a second one.
   function graphChoice(by) {
     if (!advice || !advice.group_by) return null;
@@ -350,15 +341,10 @@
       main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The table and every method's page work without it.` }));
       return;
     }
-    const mark = graphView(main, svg, "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes.",
+    const highlight = graphView(main, svg, "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes.",
       (index) => { location.hash = methodHash(methods[index]); },
       (q) => { const query = choiceQuery(); return q ? `#graph?${new URLSearchParams({ q })}${query ? "&" + query : ""}` : `#graph${query ? "?" + query : ""}`; });
-    const isHit = (test, index) => test(methods[index].name) || test(methods[index].file);
-    const highlight = (query) => mark(query, isHit, (test) => methods.filter((m) => test(m.name) || test(m.file)).length, "the profile");
-    const q = params.get("q");
-    if (q) { search.value = q; }
-    highlight(search.value);
-    return { onSearch: highlight };
+    return graphSearch(highlight, methods, "the profile", search, params);
   }
 
   // The choice, in the header: a thread (or all) and waiting shown or
