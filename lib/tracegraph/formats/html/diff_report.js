@@ -5,8 +5,8 @@
 // through textContent or an attribute's value, never as markup.
 "use strict";
 (function () {
-  const { group, time, where, el, matcher, matchesMethod, listHash, searchBox, router, lazyGraph, graphView, graphSearch } =
-    window.tracegraphPageKit;
+  const { group, time, where, el, matcher, matchesMethod, listHash, searchBox, router, lazyGraph, graphView, graphSearch,
+    noMethod, methodSection, relatives } = window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
   const allocations = data.allocations;
 
@@ -160,15 +160,20 @@
   }
   const changesHash = (sort, q) => listHash("changes", sort, q);
 
-  // --- a method's two sides: its numbers, callers and callees in base
-  // and in head ---
+  // --- a method's two sides (page_kit.js's frame): its numbers, callers
+  // and callees in base and in head ---
   function showMethod(name) {
     const m = byName.get(name);
     if (!m) {
-      main.append(el("p", { class: "note", text: "No method of this name in either profile: " }, el("code", { text: name })));
+      main.append(noMethod("either profile", name));
       return;
     }
     document.title = `${m.name} · ${title}`;
+    const about = `${where(m)}${where(m) ? " · " : ""}${STATUS[m.status]}${failedNames.has(m.name) ? " · the gate failed it" : ""}`;
+    main.append(methodSection(m, about, twoSides(m), linkTable(m, "caller"), linkTable(m, "callee")));
+  }
+
+  function twoSides(m) {
     const facts = el("table", { class: "two-sided", id: "method-facts" },
       el("tr", {}, ...["", "base", "head", "change", "%"].map((t) => el("th", { text: t }))));
     for (const x of MEASURES) {
@@ -178,37 +183,35 @@
         el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: signed(x.format(d), d) }),
         el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: change(pair) })));
     }
-    main.append(el("section", { class: "method", id: "method", "data-method": String(m.index) },
-      el("h2", { text: m.name, id: "method-name" }),
-      el("div", { class: "where", text: `${where(m)}${where(m) ? " · " : ""}${STATUS[m.status]}${failedNames.has(m.name) ? " · the gate failed it" : ""}` }),
-      facts,
-      el("h3", { text: `Callers (${group(m.callers.size)})` }),
-      linkTable([...m.callers.values()], "caller", "callers",
-        "Calls from each caller, and the time spent in this method when it called, in each run"),
-      el("h3", { text: `Callees (${group(m.callees.size)})` }),
-      linkTable([...m.callees.values()], "callee", "callees",
-        "Calls to each callee, and the time spent in it when this method called, in each run")));
+    return facts;
   }
 
-  function linkTable(links, side, id, legend) {
-    if (!links.length) return el("p", { class: "note", text: side === "caller" ? "No callers in either run: a root." : "No callees in either run." });
-    const head = el("tr", {}, el("th", { class: "name", text: "Method" }),
-      ...["calls base", "calls head", "change", "time base", "time head", "change", "%"].map((t) => el("th", { text: t })));
-    const body = el("tbody");
+  const SIDES = {
+    caller: { heading: "Callers", id: "callers", none: "No callers in either run: a root.",
+      legend: "Calls from each caller, and the time spent in this method when it called, in each run" },
+    callee: { heading: "Callees", id: "callees", none: "No callees in either run.",
+      legend: "Calls to each callee, and the time spent in it when this method called, in each run" }
+  };
+  // m's callers (side "caller") or callees, each with its calls and time
+  // in base and in head, and the change.
+  function linkTable(m, side) {
+    const links = [...(side === "caller" ? m.callers : m.callees).values()];
     // Biggest change in time first, then the most calls in head.
-    const sorted = links.slice().sort((a, b) => Math.abs(delta(b.total)) - Math.abs(delta(a.total)) ||
+    const sorted = links.sort((a, b) => Math.abs(delta(b.total)) - Math.abs(delta(a.total)) ||
       b.calls[1] - a.calls[1] || a[side].index - b[side].index);
-    for (const link of sorted) {
-      const dc = delta(link.calls), dt = delta(link.total);
-      body.append(el("tr", { "data-method": String(link[side].index) }, el("td", { class: "name" }, methodLink(link[side])),
-        el("td", { text: group(link.calls[0]) }), el("td", { text: group(link.calls[1]) }),
-        el("td", { class: dc > 0 ? "up" : (dc < 0 ? "down" : ""), text: signed(group(dc), dc) }),
-        el("td", { text: time(link.total[0]), title: `${group(link.total[0])} ns` }),
-        el("td", { text: time(link.total[1]), title: `${group(link.total[1])} ns` }),
-        el("td", { class: dt > 0 ? "up" : (dt < 0 ? "down" : ""), text: signed(time(dt), dt), title: `${group(dt)} ns` }),
-        el("td", { text: change(link.total) })));
-    }
-    return el("div", {}, el("p", { class: "note", text: legend }), el("table", { id }, el("thead", {}, head), body));
+    return relatives({
+      ...SIDES[side], labels: ["calls base", "calls head", "change", "time base", "time head", "change", "%"],
+      links: sorted, other: (link) => link[side], link: methodLink,
+      cells(link) {
+        const dc = delta(link.calls), dt = delta(link.total);
+        return [el("td", { text: group(link.calls[0]) }), el("td", { text: group(link.calls[1]) }),
+          el("td", { class: dc > 0 ? "up" : (dc < 0 ? "down" : ""), text: signed(group(dc), dc) }),
+          el("td", { text: time(link.total[0]), title: `${group(link.total[0])} ns` }),
+          el("td", { text: time(link.total[1]), title: `${group(link.total[1])} ns` }),
+          el("td", { class: dt > 0 ? "up" : (dt < 0 ? "down" : ""), text: signed(time(dt), dt), title: `${group(dt)} ns` }),
+          el("td", { text: change(link.total) })];
+      }
+    });
   }
 
   // --- the diff graph, as ProfileDiff#to_dot draws it, laid out by

@@ -2,9 +2,10 @@
 // diff report, diff_report.js) are built from, inlined before them and
 // exposed as window.tracegraphPageKit: text-only DOM helpers, number and
 // time formatting, the search's matcher, the search box with its list of
-// matches, the router (the URL's fragment chooses the view), and the
-// graph view (a Graphviz SVG read from the data once, with pan, zoom and
-// the search's highlighting). Every name reaches the page through
+// matches, the router (the URL's fragment chooses the view), the graph
+// view (a Graphviz SVG read from the data once, with pan, zoom and the
+// search's highlighting), and the frame of a method's page (its heading,
+// its callers' and callees' tables). Every name reaches the page through
 // textContent or an attribute's value, never as markup.
 "use strict";
 (function () {
@@ -292,8 +293,43 @@
     return { onSearch };
   }
 
+  // --- a method's page: on both pages, the method's name, where it is,
+  // its numbers, then its callers and its callees, each counted and in a
+  // table; what the numbers and the tables' cells say is each page's ---
+
+  // What a page says for a fragment's key that names no method of the
+  // profile (what: "the profile", "either profile").
+  const noMethod = (what, key) => el("p", { class: "note", text: `No method of this name in ${what}: ` }, el("code", { text: key }));
+
+  // The page's section (#method, m's index as data-method): m's name, a
+  // line about it (where it is, and what else the page says), then parts
+  // (its numbers, a graph, its relatives, each an element or a list), in
+  // that order.
+  function methodSection(m, about, ...parts) {
+    return el("section", { class: "method", id: "method", "data-method": String(m.index) },
+      el("h2", { text: m.name, id: "method-name" }), el("div", { class: "where", text: about }), ...parts.flat());
+  }
+
+  // A method's callers or its callees: a heading with how many
+  // ("Callers (3)"), then the note none where there are none, else the
+  // table (id) under its legend: a row per link, in the order given,
+  // whose first cell is the other method's link(other(row)) and the rest
+  // cells(row), under labels. A row's data-method is the other method's
+  // index.
+  function relatives({ heading, none, id, legend, labels, links, other, link, cells }) {
+    const title = el("h3", { text: `${heading} (${group(links.length)})` });
+    if (!links.length) return [title, el("p", { class: "note", text: none })];
+    const head = el("tr", {}, el("th", { class: "name", text: "Method" }), ...labels.map((label) => el("th", { text: label })));
+    const body = el("tbody");
+    for (const row of links) {
+      const method = other(row);
+      body.append(el("tr", { "data-method": String(method.index) }, el("td", { class: "name" }, link(method)), ...cells(row)));
+    }
+    return [title, el("div", {}, el("p", { class: "note", text: legend }), el("table", { id }, el("thead", {}, head), body))];
+  }
+
   window.tracegraphPageKit = {
     group, time, percent, where, el, svgEl, matcher, matchesMethod, decode, listHash, searchBox, router,
-    readGraphSvg, lazyGraph, panZoom, graphView, graphSearch
+    readGraphSvg, lazyGraph, panZoom, graphView, graphSearch, noMethod, methodSection, relatives
   };
 })();

@@ -15,8 +15,8 @@
 // attribute's value, never as markup.
 "use strict";
 (function () {
-  const { group, time, percent, where, el, svgEl, matcher, matchesMethod, listHash, searchBox, router, lazyGraph, panZoom,
-    graphView, graphSearch } = window.tracegraphPageKit;
+  const { group, time, percent, where, el, svgEl, matcher, matchesMethod, listHash, searchBox, router, lazyGraph,
+    panZoom, graphView, graphSearch, noMethod, methodSection, relatives } = window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
   const allocations = data.total_allocations !== null;
 
@@ -185,11 +185,12 @@
   const tableHash = (sort, q) => listHash("table", sort, q, { thread: choice.thread, idle: choice.idle === "hide" ? "hide" : "" });
   function setTableHash(sort, q) { location.hash = tableHash(sort, q); }
 
-  // --- a method's page: its numbers, its callers and callees ---
+  // --- a method's page (page_kit.js's frame): its numbers, its graph,
+  // its callers and callees ---
   function showMethod(key) {
     const m = byKey.get(key);
     if (!m) {
-      main.append(el("p", { class: "note", text: "No method of this name in the profile: " }, el("code", { text: key })));
+      main.append(noMethod("the profile", key));
       return;
     }
     if (m.absent) {
@@ -198,6 +199,12 @@
       return;
     }
     document.title = `${m.name} · ${title}`;
+    main.append(choiceNote());
+    main.append(methodSection(m, where(m), methodFacts(m), api.methodGraph ? api.methodGraph(m) : egoGraph(m),
+      edgeTable(m, "caller"), edgeTable(m, "callee")));
+  }
+
+  function methodFacts(m) {
     const facts = el("table", { class: "facts" },
       el("tr", {}, el("td", { text: "calls" }), el("td", { text: group(m.calls), id: "method-calls" })),
       el("tr", {}, el("td", { text: "self" }), el("td", { text: `${time(m.self)} (${percent(m.self, choice.total)}), ${group(m.self)} ns`, id: "method-self" })),
@@ -205,35 +212,32 @@
     if (allocations) {
       facts.append(el("tr", {}, el("td", { text: "allocations (self / total)" }), el("td", { text: `${group(m.selfAllocations)} / ${group(m.allocations)}` })));
     }
-    main.append(choiceNote());
-    const section = el("section", { class: "method", id: "method", "data-method": String(m.index) },
-      el("h2", { text: m.name, id: "method-name" }), el("div", { class: "where", text: where(m) }), facts,
-      api.methodGraph ? api.methodGraph(m) : egoGraph(m),
-      el("h3", { text: `Callers (${group(m.callers.length)})` }),
-      edgeTable(m.callers, "caller", m, "callers",
-        "Time: spent in this method when called from the caller · Share: of this method's total"),
-      el("h3", { text: `Callees (${group(m.callees.length)})` }),
-      edgeTable(m.callees, "callee", m, "callees",
-        "Time: spent in the callee when this method called it · Share: of this method's total"));
-    main.append(section);
+    return facts;
   }
 
-  function edgeTable(edges, side, m, id, legend) {
-    if (!edges.length) return el("p", { class: "note", text: side === "caller" ? "No callers: a root." : "No callees." });
-    const head = el("tr", {}, ...["Method", "Calls", "Time", "Share", "Self in callee"].concat(allocations ? ["Alloc"] : [])
-      .map((label, i) => el("th", { class: i === 0 ? "name" : "", text: label })));
-    const body = el("tbody");
-    for (const e of edges.slice().sort((a, b) => b.total - a.total || b.calls - a.calls)) {
-      const other = e[side];
-      const share = m.total > 0 ? e.total / m.total : 0;
-      const cells = [el("td", { class: "name" }, methodLink(other)), el("td", { text: group(e.calls) }),
-        el("td", { text: time(e.total), title: `${group(e.total)} ns` }),
-        el("td", {}, el("span", { class: "bar", style: `width:${Math.round(Math.min(share, 1) * 60)}px` }), percent(e.total, m.total)),
-        el("td", { text: time(e.self), title: `${group(e.self)} ns` })];
-      if (allocations) cells.push(el("td", { text: group(e.allocations) }));
-      body.append(el("tr", { "data-method": String(other.index) }, ...cells));
-    }
-    return el("div", {}, el("p", { class: "note", text: legend }), el("table", { id }, el("thead", {}, head), body));
+  const SIDES = {
+    caller: { heading: "Callers", id: "callers", none: "No callers: a root.",
+      legend: "Time: spent in this method when called from the caller · Share: of this method's total" },
+    callee: { heading: "Callees", id: "callees", none: "No callees.",
+      legend: "Time: spent in the callee when this method called it · Share: of this method's total" }
+  };
+  // m's callers (side "caller") or callees, the most time first: the
+  // calls, the time of each (and its share of m's total), the self time
+  // in the callee.
+  function edgeTable(m, side) {
+    const edges = side === "caller" ? m.callers : m.callees;
+    return relatives({
+      ...SIDES[side], labels: ["Calls", "Time", "Share", "Self in callee"].concat(allocations ? ["Alloc"] : []),
+      links: edges.slice().sort((a, b) => b.total - a.total || b.calls - a.calls), other: (e) => e[side], link: methodLink,
+      cells(e) {
+        const share = m.total > 0 ? e.total / m.total : 0;
+        const cells = [el("td", { text: group(e.calls) }), el("td", { text: time(e.total), title: `${group(e.total)} ns` }),
+          el("td", {}, el("span", { class: "bar", style: `width:${Math.round(Math.min(share, 1) * 60)}px` }), percent(e.total, m.total)),
+          el("td", { text: time(e.self), title: `${group(e.self)} ns` })];
+        if (allocations) cells.push(el("td", { text: group(e.allocations) }));
+        return cells;
+      }
+    });
   }
 
   // The method, its biggest callers to the left and callees to the right,
