@@ -108,35 +108,13 @@
     const measure = MEASURES.find((x) => x.key === params.get("sort")) || MEASURES[0];
     const filter = el("input", { type: "search", id: "changes-filter", placeholder: "Filter by name or file", value: params.get("q") || "" });
     const count = el("span", { class: "note", id: "changes-count" });
-    const groups = el("tr", {}, el("th", { class: "name", rowspan: "2", text: "Method" }), el("th", { rowspan: "2", class: "status", text: "Status" }));
-    const head = el("tr");
-    for (const x of MEASURES) {
-      const th = el("th", { class: `group sortable${x === measure ? " sorted" : ""}`, colspan: "4", text: x.label, "data-key": x.key,
-        title: `Sort by the size of the change in ${x.label.toLowerCase()}` });
-      th.addEventListener("click", () => { location.hash = changesHash(x.key, filter.value); });
-      groups.append(th);
-      head.append(el("th", { class: "first", text: "base" }), el("th", { text: "head" }), el("th", { text: "change" }), el("th", { text: "%" }));
-    }
     const body = el("tbody");
     function fill() {
       const test = matcher(filter.value);
       const shown = rows.filter((m) => !test || matchesMethod(test, m))
         .sort((a, b) => Math.abs(delta(b[measure.key])) - Math.abs(delta(a[measure.key])) || a.index - b.index);
       const fragment = document.createDocumentFragment();
-      for (const m of shown.slice(0, limit)) {
-        const failed = failedNames.has(m.name);
-        const cells = [el("td", { class: "name" }, methodLink(m)),
-          el("td", { class: "status", text: STATUS[m.status] + (failed ? " · gate failed" : "") })];
-        for (const x of MEASURES) {
-          const pair = m[x.key], d = delta(pair);
-          const exact = x.format === time ? (n) => ({ title: `${group(n)} ns` }) : () => ({});
-          cells.push(el("td", { class: "first", text: x.format(pair[0]), ...exact(pair[0]) }),
-            el("td", { text: x.format(pair[1]), ...exact(pair[1]) }),
-            el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: signed(x.format(d), d), "data-delta": String(d), ...exact(d) }),
-            el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: change(pair) }));
-        }
-        fragment.append(el("tr", { "data-method": String(m.index), class: failed ? "gate-failed" : "" }, ...cells));
-      }
+      for (const m of shown.slice(0, limit)) fragment.append(changeRow(m));
       body.replaceChildren(fragment);
       count.textContent = `${group(shown.length)} of ${group(rows.length)} methods, by the size of the change in ${measure.label.toLowerCase()}` +
         (shown.length > limit ? `; the first ${group(limit)} shown` : "");
@@ -155,10 +133,43 @@
       pending = setTimeout(() => { history.replaceState(null, "", changesHash(measure.key, filter.value)); fill(); }, 150);
     });
     main.append(el("div", { class: "graph-tools" }, filter, count, more),
-      el("table", { id: "changes" }, el("thead", {}, groups, head), body));
+      el("table", { id: "changes" }, changesHead(measure, filter), body));
     fill();
   }
   const changesHash = (sort, q) => listHash("changes", sort, q);
+
+  // The table's head: Method, Status, then each measure over its four
+  // columns; a click on a measure sorts by it (the filter's text kept).
+  function changesHead(measure, filter) {
+    const groups = el("tr", {}, el("th", { class: "name", rowspan: "2", text: "Method" }), el("th", { rowspan: "2", class: "status", text: "Status" }));
+    const head = el("tr");
+    for (const x of MEASURES) {
+      const th = el("th", { class: `group sortable${x === measure ? " sorted" : ""}`, colspan: "4", text: x.label, "data-key": x.key,
+        title: `Sort by the size of the change in ${x.label.toLowerCase()}` });
+      th.addEventListener("click", () => { location.hash = changesHash(x.key, filter.value); });
+      groups.append(th);
+      head.append(el("th", { class: "first", text: "base" }), el("th", { text: "head" }), el("th", { text: "change" }), el("th", { text: "%" }));
+    }
+    return el("thead", {}, groups, head);
+  }
+
+  // A method's row: its link, its status (and whether the gate failed
+  // it), then for each measure base, head, the change and its percent
+  // (a time's exact nanoseconds in its title).
+  function changeRow(m) {
+    const failed = failedNames.has(m.name);
+    const cells = [el("td", { class: "name" }, methodLink(m)),
+      el("td", { class: "status", text: STATUS[m.status] + (failed ? " · gate failed" : "") })];
+    for (const x of MEASURES) {
+      const pair = m[x.key], d = delta(pair);
+      const exact = x.format === time ? (n) => ({ title: `${group(n)} ns` }) : () => ({});
+      cells.push(el("td", { class: "first", text: x.format(pair[0]), ...exact(pair[0]) }),
+        el("td", { text: x.format(pair[1]), ...exact(pair[1]) }),
+        el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: signed(x.format(d), d), "data-delta": String(d), ...exact(d) }),
+        el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: change(pair) }));
+    }
+    return el("tr", { "data-method": String(m.index), class: failed ? "gate-failed" : "" }, ...cells);
+  }
 
   // --- a method's two sides (page_kit.js's frame): its numbers, callers
   // and callees in base and in head ---
