@@ -31,7 +31,8 @@ module Tracegraph
       # The page's scripts, inlined in this order, each allowed by its own
       # hash: page_kit.js holds what this page and the diff report share
       # (window.tracegraphPageKit: text-only DOM helpers, formatting, the
-      # search box, the graph view's pan and zoom); report.js draws the
+      # search box, the router, the graph view with its pan, zoom and
+      # search, a method page's frame); report.js draws the
       # page and its views and exposes hooks (window.tracegraphReport)
       # through which the others add theirs: the call tree, unpacked and
       # counted for the threads and waiting chosen in the page

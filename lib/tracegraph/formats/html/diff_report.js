@@ -5,7 +5,8 @@
 // through textContent or an attribute's value, never as markup.
 "use strict";
 (function () {
-  const { group, time, where, el, matcher, decode, listHash, searchBox, readGraphSvg, graphView } = window.tracegraphPageKit;
+  const { group, time, where, el, matcher, matchesMethod, listHash, searchBox, router, lazyGraph, graphView, graphSearch,
+    noMethod, methodSection, relatives } = window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
   const allocations = data.allocations;
 
@@ -61,14 +62,12 @@
   const nav = el("nav", {},
     el("a", { href: "#graph", text: "Graph", id: "nav-graph" }),
     el("a", { href: "#changes", text: "Changes", id: "nav-changes" }));
-  const matchesRow = (test, m) => test(m.name) || test(m.file);
-  let currentView = null;
   const { search, box: searchDiv } = searchBox(
-    (test) => rows.filter((m) => matchesRow(test, m))
+    (test) => rows.filter((m) => matchesMethod(test, m))
       .sort((a, b) => Math.abs(delta(b.self)) - Math.abs(delta(a.self)) || a.index - b.index),
     (m) => ({ href: methodHash(m), num: `self ${signed(time(delta(m.self)), delta(m.self))} · calls ${group(m.calls[0])} → ${group(m.calls[1])}`,
       name: m.name, file: where(m) }),
-    "see the changes", () => currentView && currentView.onSearch);
+    "see the changes", () => routes.onSearch());
   const main = el("main", { id: "view" });
   document.body.append(el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), nav,
     searchDiv));
@@ -82,24 +81,15 @@
   }
   document.body.append(main);
 
-  // --- routing ---
-  function route() {
-    let view;
-    main.replaceChildren();
-    document.title = title;
-    if (location.hash.startsWith("#method=")) {
-      view = "method";
-      showMethod(decode(location.hash.slice(8)));
-    } else {
-      const [name, query] = location.hash.slice(1).split("?");
-      view = ["graph", "changes"].includes(name) ? name : (data.svg ? "graph" : "changes");
-      const params = new URLSearchParams(query || "");
-      if (view === "changes") showChanges(params); else showGraph(params);
-    }
-    for (const a of nav.querySelectorAll("a")) a.classList.toggle("current", a.id === `nav-${view}`);
-    window.scrollTo(0, 0);
-  }
-  window.addEventListener("hashchange", route);
+  // --- routing (page_kit.js's router): #graph, #changes, #method=NAME;
+  // an empty or unknown fragment opens the graph, or the changes where
+  // there is no graph. A method's page names itself in the title, which
+  // every other view gives back.
+  const routes = router({
+    nav, main, views: new Map([["graph", showGraph], ["changes", showChanges]]), method: showMethod,
+    home: () => (data.svg ? "graph" : "changes"),
+    before() { document.title = title; }
+  });
 
   // --- the table of changes: both sides, the change and its percent, for
   // each measure; sorted by the size of the change in one of them ---
@@ -118,35 +108,13 @@
     const measure = MEASURES.find((x) => x.key === params.get("sort")) || MEASURES[0];
     const filter = el("input", { type: "search", id: "changes-filter", placeholder: "Filter by name or file", value: params.get("q") || "" });
     const count = el("span", { class: "note", id: "changes-count" });
-    const groups = el("tr", {}, el("th", { class: "name", rowspan: "2", text: "Method" }), el("th", { rowspan: "2", class: "status", text: "Status" }));
-    const head = el("tr");
-    for (const x of MEASURES) {
-      const th = el("th", { class: `group sortable${x === measure ? " sorted" : ""}`, colspan: "4", text: x.label, "data-key": x.key,
-        title: `Sort by the size of the change in ${x.label.toLowerCase()}` });
-      th.addEventListener("click", () => { location.hash = changesHash(x.key, filter.value); });
-      groups.append(th);
-      head.append(el("th", { class: "first", text: "base" }), el("th", { text: "head" }), el("th", { text: "change" }), el("th", { text: "%" }));
-    }
     const body = el("tbody");
     function fill() {
       const test = matcher(filter.value);
-      const shown = rows.filter((m) => !test || matchesRow(test, m))
+      const shown = rows.filter((m) => !test || matchesMethod(test, m))
         .sort((a, b) => Math.abs(delta(b[measure.key])) - Math.abs(delta(a[measure.key])) || a.index - b.index);
       const fragment = document.createDocumentFragment();
-      for (const m of shown.slice(0, limit)) {
-        const failed = failedNames.has(m.name);
-        const cells = [el("td", { class: "name" }, methodLink(m)),
-          el("td", { class: "status", text: STATUS[m.status] + (failed ? " · gate failed" : "") })];
-        for (const x of MEASURES) {
-          const pair = m[x.key], d = delta(pair);
-          const exact = x.format === time ? (n) => ({ title: `${group(n)} ns` }) : () => ({});
-          cells.push(el("td", { class: "first", text: x.format(pair[0]), ...exact(pair[0]) }),
-            el("td", { text: x.format(pair[1]), ...exact(pair[1]) }),
-            el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: signed(x.format(d), d), "data-delta": String(d), ...exact(d) }),
-            el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: change(pair) }));
-        }
-        fragment.append(el("tr", { "data-method": String(m.index), class: failed ? "gate-failed" : "" }, ...cells));
-      }
+      for (const m of shown.slice(0, limit)) fragment.append(changeRow(m));
       body.replaceChildren(fragment);
       count.textContent = `${group(shown.length)} of ${group(rows.length)} methods, by the size of the change in ${measure.label.toLowerCase()}` +
         (shown.length > limit ? `; the first ${group(limit)} shown` : "");
@@ -165,22 +133,58 @@
       pending = setTimeout(() => { history.replaceState(null, "", changesHash(measure.key, filter.value)); fill(); }, 150);
     });
     main.append(el("div", { class: "graph-tools" }, filter, count, more),
-      el("table", { id: "changes" }, el("thead", {}, groups, head), body));
+      el("table", { id: "changes" }, changesHead(measure, filter), body));
     fill();
-    currentView = { onSearch: null };
   }
   const changesHash = (sort, q) => listHash("changes", sort, q);
 
-  // --- a method's two sides: its numbers, callers and callees in base
-  // and in head ---
+  // The table's head: Method, Status, then each measure over its four
+  // columns; a click on a measure sorts by it (the filter's text kept).
+  function changesHead(measure, filter) {
+    const groups = el("tr", {}, el("th", { class: "name", rowspan: "2", text: "Method" }), el("th", { rowspan: "2", class: "status", text: "Status" }));
+    const head = el("tr");
+    for (const x of MEASURES) {
+      const th = el("th", { class: `group sortable${x === measure ? " sorted" : ""}`, colspan: "4", text: x.label, "data-key": x.key,
+        title: `Sort by the size of the change in ${x.label.toLowerCase()}` });
+      th.addEventListener("click", () => { location.hash = changesHash(x.key, filter.value); });
+      groups.append(th);
+      head.append(el("th", { class: "first", text: "base" }), el("th", { text: "head" }), el("th", { text: "change" }), el("th", { text: "%" }));
+    }
+    return el("thead", {}, groups, head);
+  }
+
+  // A method's row: its link, its status (and whether the gate failed
+  // it), then for each measure base, head, the change and its percent
+  // (a time's exact nanoseconds in its title).
+  function changeRow(m) {
+    const failed = failedNames.has(m.name);
+    const cells = [el("td", { class: "name" }, methodLink(m)),
+      el("td", { class: "status", text: STATUS[m.status] + (failed ? " · gate failed" : "") })];
+    for (const x of MEASURES) {
+      const pair = m[x.key], d = delta(pair);
+      const exact = x.format === time ? (n) => ({ title: `${group(n)} ns` }) : () => ({});
+      cells.push(el("td", { class: "first", text: x.format(pair[0]), ...exact(pair[0]) }),
+        el("td", { text: x.format(pair[1]), ...exact(pair[1]) }),
+        el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: signed(x.format(d), d), "data-delta": String(d), ...exact(d) }),
+        el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: change(pair) }));
+    }
+    return el("tr", { "data-method": String(m.index), class: failed ? "gate-failed" : "" }, ...cells);
+  }
+
+  // --- a method's two sides (page_kit.js's frame): its numbers, callers
+  // and callees in base and in head ---
   function showMethod(name) {
     const m = byName.get(name);
-    currentView = { onSearch: null };
     if (!m) {
-      main.append(el("p", { class: "note", text: "No method of this name in either profile: " }, el("code", { text: name })));
+      main.append(noMethod("either profile", name));
       return;
     }
     document.title = `${m.name} · ${title}`;
+    const about = `${where(m)}${where(m) ? " · " : ""}${STATUS[m.status]}${failedNames.has(m.name) ? " · the gate failed it" : ""}`;
+    main.append(methodSection(m, about, twoSides(m), linkTable(m, "caller"), linkTable(m, "callee")));
+  }
+
+  function twoSides(m) {
     const facts = el("table", { class: "two-sided", id: "method-facts" },
       el("tr", {}, ...["", "base", "head", "change", "%"].map((t) => el("th", { text: t }))));
     for (const x of MEASURES) {
@@ -190,66 +194,53 @@
         el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: signed(x.format(d), d) }),
         el("td", { class: d > 0 ? "up" : (d < 0 ? "down" : ""), text: change(pair) })));
     }
-    main.append(el("section", { class: "method", id: "method", "data-method": String(m.index) },
-      el("h2", { text: m.name, id: "method-name" }),
-      el("div", { class: "where", text: `${where(m)}${where(m) ? " · " : ""}${STATUS[m.status]}${failedNames.has(m.name) ? " · the gate failed it" : ""}` }),
-      facts,
-      el("h3", { text: `Callers (${group(m.callers.size)})` }),
-      linkTable([...m.callers.values()], "caller", "callers",
-        "Calls from each caller, and the time spent in this method when it called, in each run"),
-      el("h3", { text: `Callees (${group(m.callees.size)})` }),
-      linkTable([...m.callees.values()], "callee", "callees",
-        "Calls to each callee, and the time spent in it when this method called, in each run")));
+    return facts;
   }
 
-  function linkTable(links, side, id, legend) {
-    if (!links.length) return el("p", { class: "note", text: side === "caller" ? "No callers in either run: a root." : "No callees in either run." });
-    const head = el("tr", {}, el("th", { class: "name", text: "Method" }),
-      ...["calls base", "calls head", "change", "time base", "time head", "change", "%"].map((t) => el("th", { text: t })));
-    const body = el("tbody");
+  const SIDES = {
+    caller: { heading: "Callers", id: "callers", none: "No callers in either run: a root.",
+      legend: "Calls from each caller, and the time spent in this method when it called, in each run" },
+    callee: { heading: "Callees", id: "callees", none: "No callees in either run.",
+      legend: "Calls to each callee, and the time spent in it when this method called, in each run" }
+  };
+  // m's callers (side "caller") or callees, each with its calls and time
+  // in base and in head, and the change.
+  function linkTable(m, side) {
+    const links = [...(side === "caller" ? m.callers : m.callees).values()];
     // Biggest change in time first, then the most calls in head.
-    const sorted = links.slice().sort((a, b) => Math.abs(delta(b.total)) - Math.abs(delta(a.total)) ||
+    const sorted = links.sort((a, b) => Math.abs(delta(b.total)) - Math.abs(delta(a.total)) ||
       b.calls[1] - a.calls[1] || a[side].index - b[side].index);
-    for (const link of sorted) {
-      const dc = delta(link.calls), dt = delta(link.total);
-      body.append(el("tr", { "data-method": String(link[side].index) }, el("td", { class: "name" }, methodLink(link[side])),
-        el("td", { text: group(link.calls[0]) }), el("td", { text: group(link.calls[1]) }),
-        el("td", { class: dc > 0 ? "up" : (dc < 0 ? "down" : ""), text: signed(group(dc), dc) }),
-        el("td", { text: time(link.total[0]), title: `${group(link.total[0])} ns` }),
-        el("td", { text: time(link.total[1]), title: `${group(link.total[1])} ns` }),
-        el("td", { class: dt > 0 ? "up" : (dt < 0 ? "down" : ""), text: signed(time(dt), dt), title: `${group(dt)} ns` }),
-        el("td", { text: change(link.total) })));
-    }
-    return el("div", {}, el("p", { class: "note", text: legend }), el("table", { id }, el("thead", {}, head), body));
+    return relatives({
+      ...SIDES[side], labels: ["calls base", "calls head", "change", "time base", "time head", "change", "%"],
+      links: sorted, other: (link) => link[side], link: methodLink,
+      cells(link) {
+        const dc = delta(link.calls), dt = delta(link.total);
+        return [el("td", { text: group(link.calls[0]) }), el("td", { text: group(link.calls[1]) }),
+          el("td", { class: dc > 0 ? "up" : (dc < 0 ? "down" : ""), text: signed(group(dc), dc) }),
+          el("td", { text: time(link.total[0]), title: `${group(link.total[0])} ns` }),
+          el("td", { text: time(link.total[1]), title: `${group(link.total[1])} ns` }),
+          el("td", { class: dt > 0 ? "up" : (dt < 0 ? "down" : ""), text: signed(time(dt), dt), title: `${group(dt)} ns` }),
+          el("td", { text: change(link.total) })];
+      }
+    });
   }
 
   // --- the diff graph, as ProfileDiff#to_dot draws it, laid out by
   // Graphviz when the report was written ---
-  let graphSvg = null;
-  function graphElement() {
-    if (graphSvg || !data.svg) return graphSvg;
-    graphSvg = readGraphSvg(data.svg, (lines) => { const m = byName.get(lines[0]); return m && m.index; });
-    return graphSvg;
-  }
+  const graphElement = lazyGraph(data.svg, (lines) => { const m = byName.get(lines[0]); return m && m.index; });
 
   function showGraph(params) {
     const svg = graphElement();
     if (!svg) {
       main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The changes and every method's two sides work without it.` }));
-      currentView = { onSearch: null };
       return;
     }
-    const mark = graphView(main, svg, "Red: grew, blue: shrank, dashed: gone. Drag to pan, wheel to zoom, click a box for its two sides; the search box highlights boxes.",
+    const highlight = graphView(main, svg, "Red: grew, blue: shrank, dashed: gone. Drag to pan, wheel to zoom, click a box for its two sides; the search box highlights boxes.",
       (index) => { location.hash = methodHash(rows[index]); });
-    const highlight = (query) => mark(query, (test, index) => matchesRow(test, rows[index]),
-      (test) => rows.filter((m) => matchesRow(test, m)).length, "the diff");
-    currentView = { onSearch: highlight };
-    const q = params.get("q");
-    if (q) search.value = q;
-    highlight(search.value);
+    return graphSearch(highlight, rows, "the diff", search, params);
   }
 
-  route();
+  routes.start();
   // When the first view is drawn, in ms since the page began to load.
   document.body.dataset.readyMs = String(Math.round(performance.now()));
 })();

@@ -2,8 +2,10 @@
 // diff report, diff_report.js) are built from, inlined before them and
 // exposed as window.tracegraphPageKit: text-only DOM helpers, number and
 // time formatting, the search's matcher, the search box with its list of
-// matches, and the graph view (a Graphviz SVG read from the data, with
-// pan, zoom and highlighting). Every name reaches the page through
+// matches, the router (the URL's fragment chooses the view), the graph
+// view (a Graphviz SVG read from the data once, with pan, zoom and the
+// search's highlighting), and the frame of a method's page (its heading,
+// its callers' and callees' tables). Every name reaches the page through
 // textContent or an attribute's value, never as markup.
 "use strict";
 (function () {
@@ -67,6 +69,8 @@
       return (s) => s !== null && s.toLowerCase().includes(lower);
     }
   }
+  // A search matches a method (or a diff's row) by its name or its file.
+  const matchesMethod = (test, m) => test(m.name) || test(m.file);
   function decode(s) {
     try { return decodeURIComponent(s); } catch (_) { return s; }
   }
@@ -118,6 +122,52 @@
     return { search, box: el("div", { class: "search" }, search, matches) };
   }
 
+  // --- routing: the URL's fragment chooses the view, so a view can be
+  // shared and Back works ---
+
+  // What a fragment asks for: "#method=KEY" a method's page (view
+  // "method", KEY decoded as name), or with methodQuery "#method=KEY&QUERY";
+  // "#VIEW?QUERY" the view VIEW where known(VIEW), else home()'s; params,
+  // QUERY's parameters.
+  function parseHash(hash, known, home, methodQuery) {
+    if (hash.startsWith("#method=")) {
+      const [key, query] = methodQuery ? hash.slice(8).split(/&(.*)/s) : [hash.slice(8), ""];
+      return { view: "method", name: decode(key), params: new URLSearchParams(query || "") };
+    }
+    const [view, query] = hash.slice(1).split("?");
+    return { view: known(view) ? view : home(), params: new URLSearchParams(query || "") };
+  }
+
+  // A page's router. At start() and at each change of the fragment, it
+  // reads the fragment (parseHash; methodQuery: whether a method's key
+  // may be followed by "&" and parameters; without, an "&" typed
+  // unencoded in a name stays in it), shows the page's before(state), if
+  // any, what was asked, marks the view's nav link (#nav-VIEW) current,
+  // empties main and draws the view into it, views.get(VIEW)(params) or
+  // for a method's page method(name, params), and scrolls to the top.
+  // views is a Map the page may add to until start(). A view returns
+  // { onSearch } or nothing; the router's onSearch() gives the shown
+  // view's onSearch (or null), as searchBox's last argument asks.
+  function router({ nav, main, views, home, method, methodQuery = false, before }) {
+    let current = null;
+    function route() {
+      const state = parseHash(location.hash, (name) => views.has(name), home, methodQuery);
+      if (before) before(state);
+      for (const a of nav.querySelectorAll("a")) a.classList.toggle("current", a.id === `nav-${state.view}`);
+      main.replaceChildren();
+      const shown = state.view === "method" ? method(state.name, state.params) : views.get(state.view)(state.params);
+      current = shown || { onSearch: null };
+      window.scrollTo(0, 0);
+    }
+    return {
+      start() {
+        window.addEventListener("hashchange", route);
+        route();
+      },
+      onSearch: () => current && current.onSearch
+    };
+  }
+
   // --- the graph view: an SVG laid out by Graphviz when the page was
   // written ---
 
@@ -139,6 +189,18 @@
     svg.removeAttribute("width");
     svg.removeAttribute("height");
     return svg;
+  }
+
+  // The SVG of text (readGraphSvg's) as a function that reads it when
+  // first called and gives the same element after, so that a page opens
+  // without parsing a big drawing, and a view drawn again does not parse
+  // it again; null where there is no text or it cannot be read.
+  function lazyGraph(text, methodOf) {
+    let svg = null;
+    return () => {
+      if (!svg && text) svg = readGraphSvg(text, methodOf);
+      return svg;
+    };
   }
 
   // Pan (drag) and zoom (wheel) of an SVG drawing in view, whose whole is
@@ -216,7 +278,58 @@
     };
   }
 
+  // The search of a graph view whose boxes name items (a page's methods,
+  // or a diff's rows, by index): highlight, graphView's, marks the boxes
+  // whose item the query matches and counts the matches among all the
+  // items, in what ("the profile"). It starts from the fragment's q
+  // (params), which goes into the header's search box, or else from
+  // what the box holds. Returns the view's { onSearch }.
+  function graphSearch(highlight, items, what, search, params) {
+    const onSearch = (query) => highlight(query, (test, index) => matchesMethod(test, items[index]),
+      (test) => items.filter((item) => matchesMethod(test, item)).length, what);
+    const q = params.get("q");
+    if (q) search.value = q;
+    onSearch(search.value);
+    return { onSearch };
+  }
+
+  // --- a method's page: on both pages, the method's name, where it is,
+  // its numbers, then its callers and its callees, each counted and in a
+  // table; what the numbers and the tables' cells say is each page's ---
+
+  // What a page says for a fragment's key that names no method of the
+  // profile (what: "the profile", "either profile").
+  const noMethod = (what, key) => el("p", { class: "note", text: `No method of this name in ${what}: ` }, el("code", { text: key }));
+
+  // The page's section (#method, m's index as data-method): m's name, a
+  // line about it (where it is, and what else the page says), then parts
+  // (its numbers, a graph, its relatives, each an element or a list), in
+  // that order.
+  function methodSection(m, about, ...parts) {
+    return el("section", { class: "method", id: "method", "data-method": String(m.index) },
+      el("h2", { text: m.name, id: "method-name" }), el("div", { class: "where", text: about }), ...parts.flat());
+  }
+
+  // A method's callers or its callees: a heading with how many
+  // ("Callers (3)"), then the note none where there are none, else the
+  // table (id) under its legend: a row per link, in the order given,
+  // whose first cell is the other method's link(other(row)) and the rest
+  // cells(row), under labels. A row's data-method is the other method's
+  // index.
+  function relatives({ heading, none, id, legend, labels, links, other, link, cells }) {
+    const title = el("h3", { text: `${heading} (${group(links.length)})` });
+    if (!links.length) return [title, el("p", { class: "note", text: none })];
+    const head = el("tr", {}, el("th", { class: "name", text: "Method" }), ...labels.map((label) => el("th", { text: label })));
+    const body = el("tbody");
+    for (const row of links) {
+      const method = other(row);
+      body.append(el("tr", { "data-method": String(method.index) }, el("td", { class: "name" }, link(method)), ...cells(row)));
+    }
+    return [title, el("div", {}, el("p", { class: "note", text: legend }), el("table", { id }, el("thead", {}, head), body))];
+  }
+
   window.tracegraphPageKit = {
-    group, time, percent, where, el, svgEl, matcher, decode, listHash, searchBox, readGraphSvg, panZoom, graphView
+    group, time, percent, where, el, svgEl, matcher, matchesMethod, decode, listHash, searchBox, router,
+    readGraphSvg, lazyGraph, panZoom, graphView, graphSearch, noMethod, methodSection, relatives
   };
 })();

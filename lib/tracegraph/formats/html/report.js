@@ -15,8 +15,8 @@
 // attribute's value, never as markup.
 "use strict";
 (function () {
-  const { group, time, percent, where, el, svgEl, matcher, decode, listHash, searchBox, readGraphSvg, panZoom, graphView } =
-    window.tracegraphPageKit;
+  const { group, time, percent, where, el, svgEl, matcher, matchesMethod, listHash, searchBox, router, lazyGraph,
+    panZoom, graphView, graphSearch, noMethod, methodSection, relatives } = window.tracegraphPageKit;
   const data = JSON.parse(document.getElementById("profile-data").textContent);
   const allocations = data.total_allocations !== null;
 
@@ -104,47 +104,32 @@
   const nav = el("nav", {},
     el("a", { href: "#graph", text: "Graph", id: "nav-graph" }),
     el("a", { href: "#table", text: "Table", id: "nav-table" }));
-  let currentView = null;
   const { search, box: searchDiv } = searchBox(
-    (test) => methods.filter((m) => !m.absent && (test(m.name) || test(m.file))).sort((a, b) => b.total - a.total),
+    (test) => methods.filter((m) => !m.absent && matchesMethod(test, m)).sort((a, b) => b.total - a.total),
     (m) => ({ href: methodHash(m), num: `${time(m.total)} · ${group(m.calls)} calls`, name: m.name, file: where(m) }),
-    "see the table", () => currentView && currentView.onSearch);
+    "see the table", () => routes.onSearch());
   const main = el("main", { id: "view" });
   const header = el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), nav, searchDiv);
   document.body.append(header, main);
   document.title = title;
 
-  // --- routing ---
-  // Views the later scripts add: name -> show(params), which draws into
-  // main and returns { onSearch } (or null).
-  const addedViews = new Map();
+  // --- routing (page_kit.js's router): #graph, #table, #method=KEY&QUERY
+  // and the views the later scripts add (addView: name -> show(params),
+  // which draws into main and returns { onSearch } or nothing). Each
+  // fragment's threads and waiting are applied first, and kept in the
+  // nav's links.
+  const views = new Map([["graph", showGraph], ["table", showTable]]);
   let firstView = null;   // the view an empty fragment opens (summary.js's), else the graph
-  function parseHash() {
-    if (location.hash.startsWith("#method=")) {
-      const [key, query] = location.hash.slice(8).split(/&(.*)/s);
-      return { view: "method", name: decode(key), params: new URLSearchParams(query || "") };
+  const routes = router({
+    nav, main, views, method: showMethod, methodQuery: true,
+    home: () => firstView || (data.svg ? "graph" : "table"),
+    before(state) {
+      applyChoice(state.params);
+      const query = choiceQuery();
+      for (const a of nav.querySelectorAll("a")) a.setAttribute("href", `#${a.id.slice(4)}${query ? "?" + query : ""}`);
+      showChoice();
     }
-    const [view, query] = location.hash.slice(1).split("?");
-    const known = ["graph", "table"].includes(view) || addedViews.has(view) ? view : null;
-    return { view: known || firstView || (data.svg ? "graph" : "table"), params: new URLSearchParams(query || "") };
-  }
-  function route() {
-    const state = parseHash();
-    applyChoice(state.params);
-    const query = choiceQuery();
-    for (const a of nav.querySelectorAll("a")) {
-      a.classList.toggle("current", a.id === `nav-${state.view}`);
-      a.setAttribute("href", `#${a.id.slice(4)}${query ? "?" + query : ""}`);
-    }
-    showChoice();
-    main.replaceChildren();
-    if (state.view === "method") showMethod(state.name);
-    else if (state.view === "table") showTable(state.params);
-    else if (addedViews.has(state.view)) currentView = addedViews.get(state.view)(state.params) || { onSearch: null };
-    else showGraph(state.params);
-    window.scrollTo(0, 0);
-  }
-  window.addEventListener("hashchange", route);
+  });
 
   // --- the table ---
   const COLUMNS = [
@@ -175,7 +160,7 @@
     const inView = methods.filter((m) => !m.absent).length;
     function fill() {
       const test = matcher(filter.value);
-      const rows = methods.filter((m) => !m.absent && (!test || test(m.name) || test(m.file)))
+      const rows = methods.filter((m) => !m.absent && (!test || matchesMethod(test, m)))
         .sort((a, b) => sortBy(b) - sortBy(a) || a.index - b.index);
       const fragment = document.createDocumentFragment();
       for (const m of rows) {
@@ -196,17 +181,16 @@
     });
     main.append(choiceNote(), el("div", { class: "graph-tools" }, filter, count), el("table", { id: "methods" }, el("thead", {}, head), body));
     fill();
-    currentView = { onSearch: null };
   }
   const tableHash = (sort, q) => listHash("table", sort, q, { thread: choice.thread, idle: choice.idle === "hide" ? "hide" : "" });
   function setTableHash(sort, q) { location.hash = tableHash(sort, q); }
 
-  // --- a method's page: its numbers, its callers and callees ---
+  // --- a method's page (page_kit.js's frame): its numbers, its graph,
+  // its callers and callees ---
   function showMethod(key) {
     const m = byKey.get(key);
-    currentView = { onSearch: null };
     if (!m) {
-      main.append(el("p", { class: "note", text: "No method of this name in the profile: " }, el("code", { text: key })));
+      main.append(noMethod("the profile", key));
       return;
     }
     if (m.absent) {
@@ -215,6 +199,12 @@
       return;
     }
     document.title = `${m.name} · ${title}`;
+    main.append(choiceNote());
+    main.append(methodSection(m, where(m), methodFacts(m), api.methodGraph ? api.methodGraph(m) : egoGraph(m),
+      edgeTable(m, "caller"), edgeTable(m, "callee")));
+  }
+
+  function methodFacts(m) {
     const facts = el("table", { class: "facts" },
       el("tr", {}, el("td", { text: "calls" }), el("td", { text: group(m.calls), id: "method-calls" })),
       el("tr", {}, el("td", { text: "self" }), el("td", { text: `${time(m.self)} (${percent(m.self, choice.total)}), ${group(m.self)} ns`, id: "method-self" })),
@@ -222,35 +212,32 @@
     if (allocations) {
       facts.append(el("tr", {}, el("td", { text: "allocations (self / total)" }), el("td", { text: `${group(m.selfAllocations)} / ${group(m.allocations)}` })));
     }
-    main.append(choiceNote());
-    const section = el("section", { class: "method", id: "method", "data-method": String(m.index) },
-      el("h2", { text: m.name, id: "method-name" }), el("div", { class: "where", text: where(m) }), facts,
-      api.methodGraph ? api.methodGraph(m) : egoGraph(m),
-      el("h3", { text: `Callers (${group(m.callers.length)})` }),
-      edgeTable(m.callers, "caller", m, "callers",
-        "Time: spent in this method when called from the caller · Share: of this method's total"),
-      el("h3", { text: `Callees (${group(m.callees.length)})` }),
-      edgeTable(m.callees, "callee", m, "callees",
-        "Time: spent in the callee when this method called it · Share: of this method's total"));
-    main.append(section);
+    return facts;
   }
 
-  function edgeTable(edges, side, m, id, legend) {
-    if (!edges.length) return el("p", { class: "note", text: side === "caller" ? "No callers: a root." : "No callees." });
-    const head = el("tr", {}, ...["Method", "Calls", "Time", "Share", "Self in callee"].concat(allocations ? ["Alloc"] : [])
-      .map((label, i) => el("th", { class: i === 0 ? "name" : "", text: label })));
-    const body = el("tbody");
-    for (const e of edges.slice().sort((a, b) => b.total - a.total || b.calls - a.calls)) {
-      const other = e[side];
-      const share = m.total > 0 ? e.total / m.total : 0;
-      const cells = [el("td", { class: "name" }, methodLink(other)), el("td", { text: group(e.calls) }),
-        el("td", { text: time(e.total), title: `${group(e.total)} ns` }),
-        el("td", {}, el("span", { class: "bar", style: `width:${Math.round(Math.min(share, 1) * 60)}px` }), percent(e.total, m.total)),
-        el("td", { text: time(e.self), title: `${group(e.self)} ns` })];
-      if (allocations) cells.push(el("td", { text: group(e.allocations) }));
-      body.append(el("tr", { "data-method": String(other.index) }, ...cells));
-    }
-    return el("div", {}, el("p", { class: "note", text: legend }), el("table", { id }, el("thead", {}, head), body));
+  const SIDES = {
+    caller: { heading: "Callers", id: "callers", none: "No callers: a root.",
+      legend: "Time: spent in this method when called from the caller · Share: of this method's total" },
+    callee: { heading: "Callees", id: "callees", none: "No callees.",
+      legend: "Time: spent in the callee when this method called it · Share: of this method's total" }
+  };
+  // m's callers (side "caller") or callees, the most time first: the
+  // calls, the time of each (and its share of m's total), the self time
+  // in the callee.
+  function edgeTable(m, side) {
+    const edges = side === "caller" ? m.callers : m.callees;
+    return relatives({
+      ...SIDES[side], labels: ["Calls", "Time", "Share", "Self in callee"].concat(allocations ? ["Alloc"] : []),
+      links: edges.slice().sort((a, b) => b.total - a.total || b.calls - a.calls), other: (e) => e[side], link: methodLink,
+      cells(e) {
+        const share = m.total > 0 ? e.total / m.total : 0;
+        const cells = [el("td", { text: group(e.calls) }), el("td", { text: time(e.total), title: `${group(e.total)} ns` }),
+          el("td", {}, el("span", { class: "bar", style: `width:${Math.round(Math.min(share, 1) * 60)}px` }), percent(e.total, m.total)),
+          el("td", { text: time(e.self), title: `${group(e.self)} ns` })];
+        if (allocations) cells.push(el("td", { text: group(e.allocations) }));
+        return cells;
+      }
+    });
   }
 
   // The method, its biggest callers to the left and callees to the right,
@@ -309,12 +296,7 @@
 
   // --- the call graph, as the DOT writer draws it, laid out by Graphviz
   // when the report was written ---
-  let graphSvg = null;
-  function graphElement() {
-    if (graphSvg || !data.svg) return graphSvg;
-    graphSvg = readGraphSvg(data.svg, (lines) => { const m = boxMethod(lines); return m && m.index; });
-    return graphSvg;
-  }
+  const graphElement = lazyGraph(data.svg, (lines) => { const m = boxMethod(lines); return m && m.index; });
 
   // A box's tooltip: its name, then its file:line (after "(ruby) " for
   // Ruby's own files) or, for a box split per caller, "from CALLER".
@@ -328,11 +310,7 @@
   // laid out when the report was written: its boxes are groups, which
   // open no method page.
   const advice = data.advice;
-  let groupedSvg = null;
-  function groupedElement() {
-    if (!groupedSvg && advice && advice.svg) groupedSvg = readGraphSvg(advice.svg, () => undefined);
-    return groupedSvg;
-  }
+  const groupedElement = lazyGraph(advice && advice.svg, () => undefined);
   // "methods | by gem": which graph, where the advice has a second one.
   function graphChoice(by) {
     if (!advice || !advice.group_by) return null;
@@ -348,16 +326,14 @@
     main.append(graphChoice(advice.group_by));
     if (!svg) {
       main.append(el("p", { class: "note", id: "no-graph", text: `No graph by ${advice.group_by}: ${advice.svg_note || "the drawing could not be read"}.` }));
-      currentView = { onSearch: null };
       return;
     }
     graphView(main, svg, `One box per ${advice.group_by}, as --group-by ${advice.group_by} draws it (its tooltip names its heaviest methods); drag to pan, wheel to zoom.`,
       () => {}, () => `#graph?by=${advice.group_by}`);
-    currentView = { onSearch: null };
   }
 
   function showGraph(params) {
-    if (advice && advice.group_by && params.get("by") === advice.group_by) { showGroupedGraph(); return; }
+    if (advice && advice.group_by && params.get("by") === advice.group_by) return showGroupedGraph();
     const svg = graphElement();
     const which = graphChoice(null);
     if (which) main.append(which);
@@ -367,18 +343,12 @@
     }
     if (!svg) {
       main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The table and every method's page work without it.` }));
-      currentView = { onSearch: null };
       return;
     }
-    const mark = graphView(main, svg, "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes.",
+    const highlight = graphView(main, svg, "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes.",
       (index) => { location.hash = methodHash(methods[index]); },
       (q) => { const query = choiceQuery(); return q ? `#graph?${new URLSearchParams({ q })}${query ? "&" + query : ""}` : `#graph${query ? "?" + query : ""}`; });
-    const isHit = (test, index) => test(methods[index].name) || test(methods[index].file);
-    const highlight = (query) => mark(query, isHit, (test) => methods.filter((m) => test(m.name) || test(m.file)).length, "the profile");
-    currentView = { onSearch: highlight };
-    const q = params.get("q");
-    if (q) { search.value = q; }
-    highlight(search.value);
+    return graphSearch(highlight, methods, "the profile", search, params);
   }
 
   // The choice, in the header: a thread (or all) and waiting shown or
@@ -439,7 +409,7 @@
     egoGraph, panZoom, methodGraph: null, callTree: null, choice, choiceQuery,
     // first: the view the report opens on, first in the nav.
     addView(name, label, show, { first = false } = {}) {
-      addedViews.set(name, show);
+      views.set(name, show);
       const link = el("a", { href: `#${name}`, text: label, id: `nav-${name}` });
       if (first) { firstView = name; nav.prepend(link); } else nav.append(link);
     }
@@ -448,7 +418,7 @@
   // The first view is drawn once every script has run (they add views).
   document.addEventListener("DOMContentLoaded", () => {
     buildChoice();
-    route();
+    routes.start();
     // When the first view is drawn, in ms since the page began to load (the
     // browser tests and the scale measurement read it).
     document.body.dataset.readyMs = String(Math.round(performance.now()));
