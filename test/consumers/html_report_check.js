@@ -391,7 +391,8 @@ async function main() {
           egoBoxes: document.querySelectorAll("svg.ego g.box").length,
           fallback: (document.querySelector("#graphviz-fallback") || {}).textContent || null,
           graphBoxes: [...document.querySelectorAll("#method-graph g.node")].map((g) => Number(g.dataset.method)),
-          graphDrawn: (document.querySelector("#method-graph") || { dataset: {} }).dataset.drawn || null
+          graphDrawn: (document.querySelector("#method-graph") || { dataset: {} }).dataset.drawn || null,
+          title: document.title
         };
       });
       // A caller's link opens the caller's page, one click away.
@@ -401,6 +402,10 @@ async function main() {
         await page.waitForFunction((n) => document.querySelector("#method-name") && document.querySelector("#method-name").textContent !== n, { timeout: 5000 }, name);
         out.method.callerOpened = await page.$eval("#method-name", (h) => h.textContent);
       }
+      // Another view after a method's page: the report's title again.
+      await page.evaluate(() => { location.hash = "#table"; });
+      await page.waitForSelector("#methods", { timeout: 5000 });
+      out.method.titleAfter = await page.evaluate(() => document.title);
     }
     if (option("--focus")) await focusSteps(page, out);
     out.injected = await injected(page);

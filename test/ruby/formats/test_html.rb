@@ -339,6 +339,9 @@ class TestHtml < TracegraphTest
     assert_equal edge_rows(profile, profile.edges.select { |e| e.caller.equal?(times) }, :callee), result["method"]["callees"]
     assert_equal [["Object#main", "1"], ["Object#find_many_square_roots", "3"], ["Object#find_many_squares", "3"]].sort,
                  result["method"]["callers"].sort
+    # A method's page is titled by its name, and the next view by the report's again.
+    assert_equal ["Integer#times · tracegraph: #{profile.program}", "tracegraph: #{profile.program}"],
+                 result["method"].values_at("title", "titleAfter")
     assert_equal 4, result["graphSearch"]["hits"], "the two methods and their blocks"
   end
 

@@ -117,13 +117,15 @@
   // and the views the later scripts add (addView: name -> show(params),
   // which draws into main and returns { onSearch } or nothing). Each
   // fragment's threads and waiting are applied first, and kept in the
-  // nav's links.
+  // nav's links; the page's title is the report's again (a method's page
+  // puts its name first).
   const views = new Map([["graph", showGraph], ["table", showTable]]);
   let firstView = null;   // the view an empty fragment opens (summary.js's), else the graph
   const routes = router({
     nav, main, views, method: showMethod, methodQuery: true,
     home: () => firstView || (data.svg ? "graph" : "table"),
     before(state) {
+      document.title = title;
       applyChoice(state.params);
       const query = choiceQuery();
       for (const a of nav.querySelectorAll("a")) a.setAttribute("href", `#${a.id.slice(4)}${query ? "?" + query : ""}`);
