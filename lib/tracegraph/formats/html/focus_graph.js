@@ -543,9 +543,11 @@
   function showFocus(params) {
     const state = stateOf(params);
     const go = (change) => { location.hash = focusHash(Object.assign({}, state, change)); };
-    const input = (id, value, placeholder) => el("input", { type: "search", id, value, placeholder, autocomplete: "off" });
-    const focusInput = input("focus-regexp", state.focus, "focus: regexp on names");
-    const ignoreInput = input("ignore-regexp", state.ignore, "ignore: regexp on names");
+    const input = (id, value, placeholder, title) => el("input", { type: "search", id, value, placeholder, title, autocomplete: "off" });
+    const focusInput = input("focus-regexp", state.focus, "focus: regexp",
+      "The methods whose names this regexp matches, case-sensitive, as --focus");
+    const ignoreInput = input("ignore-regexp", state.ignore, "ignore: regexp",
+      "Leave out the methods whose names this regexp matches, case-sensitive, as --ignore");
     const size = el("select", { id: "focus-boxes", "aria-label": "Boxes at most" },
       ...BOX_CHOICES.map((n) => { const o = el("option", { value: String(n), text: `${n} boxes` }); o.selected = n === state.n; return o; }));
     const apply = () => go({ m: focusInput.value.trim() ? "" : state.m, focus: focusInput.value.trim(), ignore: ignoreInput.value.trim(), n: Number(size.value) });
