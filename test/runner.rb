@@ -12,10 +12,11 @@
 # run after the rest, one at a time with nothing beside them. With one
 # job, every file runs in one process, as before.
 #
-# A line per file as it ends, a failed file's whole output, then one
-# summary line in minitest's format that adds up every file's (the last
-# such line: rakelib/rubies.rake reads it). A file that fails, or whose
-# process dies before minitest's summary, fails the run.
+# A line per file as it ends, a failed file's whole output (with
+# TESTOPTS=-v every file's), then one summary line in minitest's format
+# that adds up every file's (the last such line: rakelib/rubies.rake reads
+# it). A file that fails, or whose process dies before minitest's summary,
+# fails the run.
 require "etc"
 require "open3"
 require "rbconfig"
@@ -80,6 +81,8 @@ class TestRunner
     @serial = @files & serial.map(&:to_s)
     @jobs = [jobs, 1].max
     @times = times
+    # Every file's output, not only a failed one's, with minitest's -v.
+    @verbose = test_opts.any? { |o| o.match?(/\A(-v|--verbose)\z/) }
     # One seed for every file, so that a failed one can be run again as it ran.
     @test_opts = test_opts.any? { |o| o.match?(/\A(--seed|-s)/) } ? test_opts : test_opts + ["--seed=#{rand(0xFFFF)}"]
   end
@@ -137,7 +140,8 @@ class TestRunner
       running.delete(job)
       ended(job, status, File.binread(job.log))
       out.puts format("%6.1f s  %s  %s", job.seconds, job.name, job.how)
-      out.puts job.output, "(to run it again as it ran: ruby -Ilib -Itest/ruby #{job.name} #{@test_opts.join(' ')})", "" unless job.ok?
+      out.puts job.output if @verbose || !job.ok?
+      out.puts "(to run it again as it ran: ruby -Ilib -Itest/ruby #{job.name} #{@test_opts.join(' ')})", "" unless job.ok?
       out.flush
     end
   ensure
