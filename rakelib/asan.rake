@@ -21,8 +21,7 @@ namespace :test do
     libasan = `gcc -print-file-name=libasan.so`.strip
     env = {"LD_PRELOAD" => libasan, "ASAN_OPTIONS" => "detect_leaks=0:abort_on_error=1:use_sigaltstack=0:quarantine_size_mb=4",
            "TORTURE_SCALE" => "1"}
-    files = FileList["test/ruby/**/test_*.rb", "test/torture/test_*.rb", "test/hostile/test_*.rb"]
-    loader = files.map { |f| "require #{File.expand_path(f).dump}" }.join(";")
+    loader = RUBY_TEST_FILES.map { |f| "require #{File.expand_path(f).dump}" }.join(";")
     # Check first that the ASan build, not lib/'s, is the one loaded.
     sh env, RbConfig.ruby, "-I#{ASAN_LIB}", "-Ilib", "-e",
        "require 'tracegraph'; so = $LOADED_FEATURES.grep(/tracegraph\\.so/).first; " \

@@ -12,8 +12,27 @@ module BrowserHelper
   include ConsumersHelper
 
   CHECKER = File.join(ConsumersHelper::CONSUMERS, "html_report_check.js")
+  SERVER = File.join(ConsumersHelper::CONSUMERS, "browser_server.js")
   CHROMIUM = "/usr/bin/chromium"
   FIREFOX = "/usr/bin/firefox-esr"
+  # Under `rake test:asan` the ASan runtime is preloaded into this Ruby;
+  # the browser, which node starts, must not inherit it (it never starts).
+  BROWSER_ENV = {"LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil}.freeze
+
+  # The DevTools endpoint of the Chromium that this process's checks share
+  # (browser_server.js), each in a fresh context of it: started at the
+  # first check, closed after the last test. A browser of its own for each
+  # check took about 0.5 s more.
+  def self.shared_chromium
+    @shared_chromium ||= begin
+      server = IO.popen(BROWSER_ENV, ["node", SERVER], "r+")
+      Minitest.after_run { server.close } # its stdin closed, it closes the browser
+      endpoint = server.gets.to_s.chomp
+      raise "Chromium did not start for the checks: #{endpoint.inspect}" unless endpoint.start_with?("ws://")
+
+      endpoint
+    end
+  end
 
   # expected_errors: console errors the check means to cause (the
   # WebAssembly runtime's own, when it is taken away).
@@ -29,7 +48,7 @@ module BrowserHelper
 
   def check_in_firefox(path, *args)
     skip "firefox-esr is not installed (apt-get install firefox-esr)" unless File.executable?(FIREFOX)
-    check_in_browser(path, "--browser", "firefox", *args)
+    check_in_browser(path, "--browser", "firefox", *args, shared: false)
   end
 
   # The heaviest paths as the report's summary (html/summary.js) follows
@@ -53,12 +72,11 @@ module BrowserHelper
     end
   end
 
-  def check_in_browser(path, *args, expected_errors: nil, checker: CHECKER)
+  # shared: in the process's Chromium (false: a browser of its own).
+  def check_in_browser(path, *args, expected_errors: nil, checker: CHECKER, shared: true)
     require_npm_package!("puppeteer-core", "puppeteer-core")
-    # Under `rake test:asan` the ASan runtime is preloaded into this Ruby;
-    # the browser, which node starts, must not inherit it (it never starts).
-    browser_env = {"LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil}
-    out, err, status = Open3.capture3(browser_env, "node", checker, path, *args)
+    env = shared ? BROWSER_ENV.merge("TRACEGRAPH_CHROMIUM" => BrowserHelper.shared_chromium) : BROWSER_ENV
+    out, err, status = Open3.capture3(env, "node", checker, path, *args)
     assert status.success?, "the report could not be checked in the browser: #{err}"
     result = JSON.parse(out)
     errors = expected_errors ? result["errors"].grep_v(expected_errors) : result["errors"]

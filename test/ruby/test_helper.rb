@@ -8,6 +8,14 @@ ENV["MT_NO_PLUGINS"] = "1"
 require "minitest/autorun"
 require "tracegraph"
 
+# No pool of idle threads: minitest starts one thread per processor just
+# before the first test, for parallelize_me!, which no test calls. In a
+# process that runs one file (as rake test:ruby runs each), its first
+# tests ran while those threads were still starting, and a profile of
+# every thread recorded them: test_concurrency.rb counted 7 threads, not
+# 5, in 3 runs of 30 on a busy machine.
+Minitest.parallel_executor = Minitest::Parallel::Executor.new(0)
+
 module ProfileAssertions
   MS = 1_000_000
 

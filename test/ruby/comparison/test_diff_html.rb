@@ -1,5 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
+require_relative "../browser_helper"
 require "json"
 require "open3"
 require "tmpdir"
@@ -13,6 +14,7 @@ require "zlib"
 # package is absent; without Graphviz the graph's checks are left out.
 class TestDiffHtml < TracegraphTest
   include CliHelper
+  include BrowserHelper
 
   CONSUMERS = File.expand_path("../../consumers", __dir__)
   CHECKER = File.join(CONSUMERS, "diff_report_check.js")
@@ -128,19 +130,8 @@ class TestDiffHtml < TracegraphTest
   # --- in a real browser ---
 
   def check_in_chromium(path, *args)
-    skip "chromium is not installed (apt-get install chromium)" unless File.executable?("/usr/bin/chromium")
-    skip "node is not installed (apt-get install nodejs npm)" unless system("command -v node > /dev/null 2>&1")
-    unless File.directory?(File.join(CONSUMERS, "node_modules/puppeteer-core"))
-      skip "puppeteer-core is not installed (bin/setup runs npm ci in test/consumers)"
-    end
-    # Under `rake test:asan`, Chromium must not inherit the ASan runtime.
-    out, err, status = Open3.capture3({"LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil}, "node", CHECKER, path, *args)
-    assert status.success?, "the report could not be checked in chromium: #{err}"
-    result = JSON.parse(out)
-    assert_empty result["errors"], "no page errors, no policy violations"
-    assert_empty result["requests"], "no request leaves the file"
-    assert_empty result["dialogs"], "no script of the profile's ran"
-    result
+    need_chromium
+    check_in_browser(path, *args, checker: CHECKER)
   end
 
   def group(n) = (n.negative? ? "-" : "") + n.abs.to_s.reverse.scan(/\d{1,3}/).join(",").reverse
