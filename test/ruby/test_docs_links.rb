@@ -137,9 +137,11 @@ module CommentPaths
     end
   end
 
+  # (What bin/setup and the builds make, node_modules/ and tmp/, is not
+  # in a checkout that has not run them.)
   def ours?(name)
     first = name.split("/").first
-    return false if NOT_OURS.include?(name)
+    return false if NOT_OURS.include?(name) || name.match?(%r{(?:\A|/)(?:node_modules|tmp)(?:/|\z)})
     return true if name.include?("/") && (TOP.include?(first) || OURS.include?(first))
 
     !name.include?("/") && name.match?(SOURCE) && name.match?(/\A[a-z]/)
