@@ -56,21 +56,23 @@ class TestRunner
   end
 
   # Runs each file alone, one after another, and writes their seconds
-  # into TIMES, longest first.
+  # into TIMES, longest first (with the other files' as they were, for
+  # those that still exist).
   def self.measure(files, out = $stdout)
     load_at_start = File.read("/proc/loadavg").split.first(3).join(" ")
-    measured = files.map(&:to_s).map do |file|
+    measured = files.map(&:to_s).to_h do |file|
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
       _, status = Open3.capture2e(RbConfig.ruby, "-I#{ROOT}/lib", "-I#{ROOT}/test/ruby", file, chdir: ROOT)
       seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
       out.puts format("%6.1f  %s%s", seconds, file, status.success? ? "" : "  (FAILED: run it alone to see why)")
       [file, seconds]
     end
-    File.write(TIMES, <<~HEAD + measured.sort_by { |f, s| [-s, f] }.map { |f, s| format("%.1f\t%s\n", s, f) }.join)
+    all = times.select { |file, _| File.exist?(File.join(ROOT, file)) }.merge(measured)
+    File.write(TIMES, <<~HEAD + all.sort_by { |f, s| [-s, f] }.map { |f, s| format("%.1f\t%s\n", s, f) }.join)
       # Seconds each Ruby test file takes alone (ruby -Ilib -Itest/ruby FILE):
-      # rake test:ruby starts the longest first. Written by `rake test:times`
-      # on #{Time.now.strftime('%Y-%m-%d')}, #{Etc.nprocessors} cores, load average #{load_at_start} at the start,
-      # #{File.read('/proc/loadavg').split.first(3).join(' ')} at the end.
+      # rake test:ruby starts the longest first. Last written by `rake
+      # test:times` on #{Time.now.strftime('%Y-%m-%d')} (#{measured.size} files), #{Etc.nprocessors} cores, load average
+      # #{load_at_start} at the start, #{File.read('/proc/loadavg').split.first(3).join(' ')} at the end.
     HEAD
   end
 
