@@ -71,8 +71,8 @@ class TestRunner
     File.write(TIMES, <<~HEAD + all.sort_by { |f, s| [-s, f] }.map { |f, s| format("%.1f\t%s\n", s, f) }.join)
       # Seconds each Ruby test file takes alone (ruby -Ilib -Itest/ruby FILE):
       # rake test:ruby starts the longest first. Last written by `rake
-      # test:times` on #{Time.now.strftime('%Y-%m-%d')} (#{measured.size} files), #{Etc.nprocessors} cores, load average
-      # #{load_at_start} at the start, #{File.read('/proc/loadavg').split.first(3).join(' ')} at the end.
+      # test:times` on #{Time.now.strftime('%Y-%m-%d')}, which measured #{measured.size == all.size ? 'all' : measured.size} of them, #{Etc.nprocessors} cores,
+      # load average #{load_at_start} at the start, #{File.read('/proc/loadavg').split.first(3).join(' ')} at the end.
     HEAD
   end
 
