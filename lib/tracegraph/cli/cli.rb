@@ -165,7 +165,7 @@ module Tracegraph
       end
       o.on("--no-c-calls", "Record only methods written in Ruby") { start[:c_calls] = false }
       o.on("--all-c-calls", "Also record the operators Ruby runs inline (1 + 2, a[i]) as calls; Ruby then",
-           "runs them as calls, slower, for the rest of the process (docs/accuracy.md)") { start[:c_calls] = :all }
+           "runs them as calls, slower, while it records (docs/accuracy.md)") { start[:c_calls] = :all }
       o.on("--raw-times", "Keep tracing's own cost in the times (by default it is measured and taken out)") do
         start[:raw_times] = true
       end

@@ -127,7 +127,8 @@ module Tracegraph
                     complete: profiles.all?(&:complete?), gc_runs: median_of(profiles.map { |p| p.gc.runs }),
                     wall_time: profiles.all?(&:wall_time) ? median_of(profiles.map(&:wall_time)) : nil,
                     allocations: allocations,
-                    tracing_cost: merged_tracing_cost(profiles) { |removed| median_of(removed) })
+                    tracing_cost: merged_tracing_cost(profiles) { |removed| median_of(removed) },
+                    yjit: profiles.any?(&:yjit?))
       profile.send(:viewed_from, median_of(profiles.map(&:recorded_threads)),
                    median_of(profiles.map(&:hidden_waiting)))
       names = per_run.flat_map { |p| p.methods.map(&:name) }.uniq
