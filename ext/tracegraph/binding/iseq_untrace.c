@@ -29,9 +29,9 @@
  * Untracing is then what Ruby itself does when a targeted TracePoint goes
  * (iseq.c, iseq_remove_local_tracepoint): write each instruction's plain
  * address over its trace_ one, in place, operands untouched. For each
- * sequence it first calls rb_iseq_trace_set(iseq, 0), so that Ruby's
- * record of what the sequence is traced for says nothing, and the next
- * hook's rb_iseq_trace_set_all traces it again. Sequences a targeted
+ * sequence it first clears Ruby's record of what the sequence is traced
+ * for (aux.exec.global_trace_events), as rb_iseq_trace_set(iseq, 0) does,
+ * so that the next hook's rb_iseq_trace_set_all traces it again. Sequences a targeted
  * TracePoint watches (aux.exec.local_hooks) are left as they are.
  * Operand-free, a trace_ form and its plain form have the same length,
  * so the sequence is valid at every step; we hold the GVL, and frames
@@ -364,6 +364,11 @@ static const char *probe(void)
         if (traced <= 0) why = "tracing the probe changed none of its instructions";
     }
     if (!why) {
+        ruby_vm_iseq_clear_global_events((void *)iseq);
+        vm.trace_set(iseq, PROBE_EVENTS);   /* not the same events now: Ruby sets them again */
+        if (ruby_vm_iseq_global_events(iseq) != PROBE_EVENTS) why = "the probe's traced events are not where expected";
+    }
+    if (!why) {
         vm.trace_set(iseq, 0);
         size_t kept = 0;
         if (ruby_vm_iseq_global_events(iseq) != 0 || untrace_one(iseq, &kept) <= 0 || kept || traced_in(iseq) != 0)
@@ -409,7 +414,10 @@ static int untrace_each(void *start, void *end, size_t stride, void *data)
             w->counts->kept++;
             continue;
         }
-        vm.trace_set((const void *)v, 0);
+        /* As rb_iseq_trace_set(iseq, 0), without its walk over the
+         * instructions, which costs a hash lookup each (the probe checked
+         * that both write the same word). */
+        ruby_vm_iseq_clear_global_events((void *)v);
         long n = untrace_one((const void *)v, &w->counts->kept_instructions);
         if (n < 0) {
             w->failed = "an instruction sequence holds an address that is no instruction's";

@@ -210,6 +210,14 @@ static inline rb_event_flag_t ruby_vm_iseq_global_events(const void *iseq)
     return *(const rb_event_flag_t *)((const VALUE *)iseq + VM_ISEQ_GLOBAL_EVENTS_WORD);
 }
 
+/* What rb_iseq_trace_set(iseq, 0) leaves of a sequence without local
+ * hooks, but the walk over its instructions (which keeps traced ones
+ * traced): a record that it is traced for no event. */
+static inline void ruby_vm_iseq_clear_global_events(void *iseq)
+{
+    *(rb_event_flag_t *)((VALUE *)iseq + VM_ISEQ_GLOBAL_EVENTS_WORD) = 0;
+}
+
 /* What the probe found (ruby_vm_probe.h); all zero (public API only)
  * until it has run. */
 typedef struct ruby_vm_layout {
