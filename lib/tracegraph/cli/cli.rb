@@ -248,7 +248,20 @@ module Tracegraph
       end
 
       RenderCLI.check_script(script)
-      [script, RubyVM::InstructionSequence.compile_file(script)]
+      [script, compile_script(script)]
+    end
+
+    # With the parser ruby itself uses: on Ruby 3.4.5 and before 3.4.x
+    # fixed it, compile_file used parse.y where ruby parses with Prism
+    # (RUBY_DESCRIPTION says "+PRISM"), so a script could be read by
+    # another parser than under ruby, and its syntax errors worded otherwise.
+    def compile_script(script)
+      iseq = RubyVM::InstructionSequence
+      if RUBY_DESCRIPTION.include?("+PRISM") && iseq.respond_to?(:compile_file_prism)
+        iseq.compile_file_prism(script)
+      else
+        iseq.compile_file(script)
+      end
     end
 
     # Where ruby -S finds script (dln_find_file_r in Ruby's dln_find.c):

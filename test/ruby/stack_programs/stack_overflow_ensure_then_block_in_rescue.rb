@@ -34,9 +34,14 @@ module StackPrograms
     # With blocks, the rescue clause's block is a frame between.
     BLOCK = "block in #{NAME}.run".freeze
 
+    # Array#each is a frame with C calls traced, and always where it is
+    # written in Ruby (Ruby 3.4 with YJIT on defines it in <internal:array>).
+    def self.each_traced?(c_calls) = c_calls || !Array.instance_method(:each).source_location.nil?
+
     def self.expected_edges(c_calls, blocks = true)
       q = ->(m) { "#{NAME}.#{m}" }
-      recovered_by = blocks ? BLOCK : (c_calls ? "Array#each" : q[:run])
+      each = each_traced?(c_calls)
+      recovered_by = blocks ? BLOCK : (each ? "Array#each" : q[:run])
       edges = {
         [q[:run], q[:with_ensure]] => 1,
         [q[:with_ensure], q[:descend]] => 1,
@@ -45,12 +50,10 @@ module StackPrograms
         [q[:cleanup], q[:helper]] => 1,
         [q[:run], q[:after]] => 1,
       }
-      if c_calls
-        edges[[q[:run], "Module#==="]] = 1
-        edges[[q[:run], "Array#each"]] = 1
-      end
-      edges[["Array#each", BLOCK]] = 1 if blocks && c_calls
-      edges[[q[:run], BLOCK]] = 1 if blocks && !c_calls
+      edges[[q[:run], "Module#==="]] = 1 if c_calls
+      edges[[q[:run], "Array#each"]] = 1 if each
+      edges[["Array#each", BLOCK]] = 1 if blocks && each
+      edges[[q[:run], BLOCK]] = 1 if blocks && !each
       edges[[recovered_by, q[:recovered]]] = 1
       edges
     end
@@ -62,11 +65,10 @@ module StackPrograms
       stacks = { run => 1, with_ensure => 1, "#{with_ensure};..." => :many, "#{with_ensure};#{q[:cleanup]}" => 1,
                  "#{with_ensure};#{q[:cleanup]};#{q[:helper]}" => 1, "#{run};#{q[:after]}" => 1 }
       (1..LONG_RUN).each { |k| stacks[([with_ensure] + [q[:descend]] * k).join(";")] = 1 }
-      if c_calls
-        stacks["#{run};Module#==="] = 1
-        stacks["#{run};Array#each"] = 1
-      end
-      path = [run, ("Array#each" if c_calls), (BLOCK if blocks)].compact.join(";")
+      each = each_traced?(c_calls)
+      stacks["#{run};Module#==="] = 1 if c_calls
+      stacks["#{run};Array#each"] = 1 if each
+      path = [run, ("Array#each" if each), (BLOCK if blocks)].compact.join(";")
       stacks[path] = 1 if blocks
       stacks["#{path};#{q[:recovered]}"] = 1
       stacks
