@@ -452,6 +452,39 @@ long iseq_untrace_traced_in(VALUE iseqw)
     return traced_in(iseq);
 }
 
+/* ---- YJIT while a profile records ---------------------------------------
+ *
+ * Ruby throws YJIT's code away when the hooks go on, and resets every
+ * sequence's call count; a method called 30 times more is compiled again,
+ * traced, into code that leaves for the interpreter at its first trace_
+ * instruction. That compiling (up to a millisecond a method) landed in the
+ * profiled methods' self times, and every call then went in and out of
+ * that code. So while a profile records, YJIT's call threshold
+ * (rb_yjit_call_threshold, a plain number YJIT exports) is set past
+ * reach: YJIT stays on, keeps its invariants and marks its objects, but
+ * compiles nothing. The threshold comes back at the stop, before the
+ * untracing resets the counts. */
+static uint64_t *yjit_threshold;   /* NULL: not held */
+static uint64_t yjit_threshold_before;
+
+void iseq_untrace_hold_jit(void)
+{
+    if (yjit_threshold) return;
+    uint64_t *threshold = dlsym(RTLD_DEFAULT, "rb_yjit_call_threshold");
+    const bool *enabled = dlsym(RTLD_DEFAULT, "rb_yjit_enabled_p");
+    if (!threshold || !enabled || !*enabled || symbol_size(threshold) != sizeof *threshold) return;
+    yjit_threshold_before = *threshold;
+    *threshold = UINT64_MAX;
+    yjit_threshold = threshold;
+}
+
+void iseq_untrace_release_jit(void)
+{
+    if (!yjit_threshold) return;
+    *yjit_threshold = yjit_threshold_before;
+    yjit_threshold = NULL;
+}
+
 /* Tracegraph._traced_instructions(iseq), for tests: how many of the
  * sequence's instructions are in their trace_ form now; nil if unsure. */
 static VALUE traced_instructions(VALUE mod, VALUE iseqw)

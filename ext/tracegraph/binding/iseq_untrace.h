@@ -35,6 +35,13 @@ const char *iseq_untrace_unsure(void);
  * left traced, which is always a valid state). */
 const char *iseq_untrace_all(iseq_untrace_counts *counts);
 
+/* While a profile records, YJIT (if on) compiles nothing: traced code
+ * would only leave its code again at once, and the compiling would land in
+ * the profile's times. hold before the hooks go on, release once they are
+ * off; both do nothing twice, or without YJIT. */
+void iseq_untrace_hold_jit(void);
+void iseq_untrace_release_jit(void);
+
 /* For tests: how many instructions of `iseq` (a RubyVM::InstructionSequence)
  * are traced now; -1 if unsure. */
 long iseq_untrace_traced_in(VALUE iseqw);

@@ -225,6 +225,7 @@ static VALUE start_method(VALUE mod, VALUE options)
     session.hide_block_thread = rb_thread_current();
     session.allocations = RTEST(allocations);
     session.running = true;
+    iseq_untrace_hold_jit();
     session.wall_started = tg_clock_read(CLOCK_MONOTONIC);
     install_hook(event_hook_recording(), session.events);
     /* After the main hook: see pause_method. */
@@ -459,6 +460,7 @@ static VALUE stop_method(VALUE mod)
      * else's hook meanwhile, which may still want C events. */
     if (session.c_rewritten) session.c_held = false;
     c_ever_release();
+    iseq_untrace_release_jit();
     session.running = false;
     uint64_t wall_end = session.paused ? session.wall_paused_at : tg_clock_read(CLOCK_MONOTONIC);
     session.wall_time = wall_end - session.wall_started - session.wall_paused;
