@@ -150,9 +150,15 @@ class TestRails < Minitest::Test
     assert_equal [COUNT_QUERY, POSTS_QUERY].sort, sql.sort, "no other query ran, none twice"
     assert_equal profile.methods.sum(&:self_time), profile.total_time
 
+    # The Railtie's DOT keeps the 80 heaviest boxes: on a loaded machine a
+    # preempted millisecond in some method can push the 1-call posts query
+    # out of them (the count query, 7 calls under the partial, stays). With
+    # every box, drawn from the same profile, both are there.
     dot = File.read("#{base}.dot")
-    [posts, count].each { |query| assert_includes dot, %(tooltip="#{query.name.gsub('"', '\\"')}\\n) }
+    assert_includes dot, %(tooltip="#{COUNT_QUERY.gsub('"', '\\"')}\\n)
     assert_match(/label=" ×7 \\n [^"]*", tooltip="#{Regexp.escape(PARTIAL)} → #{Regexp.escape(COUNT_QUERY.gsub('"', '\\"'))}/, dot)
+    every_box = profile.to_dot(node_fraction: 0, max_nodes: 0)
+    [posts, count].each { |query| assert_includes every_box, %(tooltip="#{query.name.gsub('"', '\\"')}\\n) }
     if ENV["PATH"].split(":").any? { |d| File.executable?("#{d}/dot") }
       svg, status = Open3.capture2("dot", "-Tsvg", "#{base}.dot")
       assert status.success?
