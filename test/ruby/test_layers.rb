@@ -17,7 +17,7 @@ class TestLayers < Minitest::Test
   # "tracegraph" sit on top. VERSION is anyone's.
   ROOT_FILES = {
     "tracegraph.rb" => "api", "tracegraph/version.rb" => "model", "tracegraph/frame_probe.rb" => "api",
-    "tracegraph/calibration.rb" => "api",
+    "tracegraph/calibration.rb" => "api", "tracegraph/recording_options.rb" => "api",
     "tracegraph/tracegraph" => "api", # the compiled extension
     "tracegraph/autorun.rb" => "entry", "tracegraph/rack.rb" => "entry", "tracegraph/rake_task.rb" => "entry",
     "tracegraph/rails.rb" => "entry", "tracegraph/rails_sql.rb" => "entry"
