@@ -252,7 +252,7 @@ module Tracegraph
       # Everything read before _start: after it, even a Struct's reader is
       # a call in the profile (Ruby 3.3 and later report them).
       @recording_costs = calibration&.costs
-      _start(args.merge(hide_next_block: hide_next_block, event_costs: calibration&.flat))
+      _start(args.merge(hide_next_block: hide_next_block, event_costs: calibration&.named))
     end
 
     def calibrated_costs(args)

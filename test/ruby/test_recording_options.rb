@@ -126,6 +126,25 @@ class TestRecordingOptions < Minitest::Test
     end
   end
 
+  # The calibrated costs cross to C by name, each kind and part read by
+  # its key (start_stop.c, read_event_costs): one missing or unknown is an
+  # error, not a shifted slot.
+  def test_the_extension_reads_the_event_costs_by_name
+    args = Tracegraph.send(:parse_start_options, {}, hide_next_call: false).merge(hide_next_block: false)
+    part = {inside: 1, outside: 2, hook_call: 3, hook_return: 4}
+    costs = {ruby: part, block: part, c: part}
+    error = assert_raises(KeyError) { Tracegraph._start(args.merge(event_costs: costs.except(:block))) }
+    assert_match(/:block/, error.message)
+    error = assert_raises(ArgumentError) { Tracegraph._start(args.merge(event_costs: costs.merge(c: part.merge(slot: 5)))) }
+    assert_match(/event_costs: unknown option :slot/, error.message)
+    assert_raises(TypeError) { Tracegraph._start(args.merge(event_costs: [1] * 12)) }
+    refute Tracegraph.running?
+    Tracegraph._start(args.merge(event_costs: costs))
+    assert Tracegraph.running?
+  ensure
+    Tracegraph._stop if Tracegraph.running?
+  end
+
   # The extension knows the clocks by the same names (start_stop.c lists
   # its own in its error).
   def test_the_extension_knows_the_same_clocks
