@@ -105,10 +105,12 @@ module Tracegraph
       hidden = hide ? recorded.map(&:waiting?) : nil
       # The numbers come from the whole tree (tg_tree_stats.c); the tree
       # kept (tg_calltree_filter) is the view's own, for its stack outputs.
-      method_rows, edge_rows, thread_times, hidden_time = native._stats(recorded.size, thread_flags, hidden, nil)
+      stats = native._stats(method_count: recorded.size, threads: thread_flags, hidden: hidden, focus: nil)
+      thread_times = stats[:threads]
+      hidden_time = stats[:hidden_time]
       kept, = native._view(thread_flags, hidden, recorded.size)
 
-      new_methods, new_edges = stats_from_rows(recorded, method_rows, edge_rows)
+      new_methods, new_edges = stats_from_rows(recorded, stats[:methods], stats[:edges])
       new_threads = chosen.map do |t|
         ThreadStats.new(id: t.id, name: t.name, total_time: thread_times[tree_threads.index { |r| r.id == t.id }])
       end
