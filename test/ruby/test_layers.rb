@@ -110,6 +110,18 @@ class TestLayers < Minitest::Test
     assert_empty wrong
   end
 
+  # A layer above the model gets a derived profile by building it
+  # (Profile.new's viewed_from:, grouped_from:), never by reaching into
+  # one with send: formats/json.rb once finished its views so.
+  def test_no_layer_above_the_model_reaches_into_an_object_with_send
+    wrong = self.class.sources.filter_map do |relative, text|
+      next if self.class.layer_of(relative) == "model"
+
+      "#{relative} calls send(:...)" if self.class.code(text).match?(/\.(?:__)?send\(:/)
+    end
+    assert_empty wrong
+  end
+
   def test_no_layer_calls_a_tracegraph_method_of_a_higher_one
     sources = self.class.sources
     defined = self.class.tracegraph_method_layers(sources)

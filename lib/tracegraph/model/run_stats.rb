@@ -127,9 +127,9 @@ module Tracegraph
                     complete: profiles.all?(&:complete?), gc_runs: median_of(profiles.map { |p| p.gc.runs }),
                     wall_time: profiles.all?(&:wall_time) ? median_of(profiles.map(&:wall_time)) : nil,
                     allocations: allocations,
-                    tracing_cost: merged_tracing_cost(profiles) { |removed| median_of(removed) })
-      profile.send(:viewed_from, median_of(profiles.map(&:recorded_threads)),
-                   median_of(profiles.map(&:hidden_waiting)))
+                    tracing_cost: merged_tracing_cost(profiles) { |removed| median_of(removed) },
+                    viewed_from: ViewOrigin.new(recorded_threads: median_of(profiles.map(&:recorded_threads)),
+                                                hidden_waiting: median_of(profiles.map(&:hidden_waiting))))
       names = per_run.flat_map { |p| p.methods.map(&:name) }.uniq
       by_name = names.to_h do |name|
         [name, [per_run.map { |p| p[name]&.self_time || 0 }, per_run.map { |p| p[name]&.calls || 0 }]]

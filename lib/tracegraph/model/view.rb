@@ -10,6 +10,10 @@
 # whose allocations are silently gone.
 module Tracegraph
   class Profile
+    # What a view was made from (Profile.new's viewed_from:): how many
+    # threads the recording had, and the waiting time (ns) left out.
+    ViewOrigin = Struct.new(:recorded_threads, :hidden_waiting, keyword_init: true)
+
     # How many threads the recording had: more than threads.size in a view
     # of some of them.
     def recorded_threads = @recorded_threads || threads.size
@@ -144,21 +148,24 @@ module Tracegraph
       [new_methods, new_edges]
     end
 
-    def viewed_from(recorded_threads, hidden_waiting)
-      @recorded_threads = recorded_threads
-      @hidden_waiting = hidden_waiting
+    # (Profile.new's viewed_from:.)
+    def view_origin!(origin)
+      @recorded_threads = origin.recorded_threads
+      @hidden_waiting = origin.hidden_waiting
     end
 
     # This profile with other methods and edges (a view, or the graph's
     # copy with hubs split or chains folded): its clock, program, title, GC runs,
     # wall time, and what a view of it left out stay; so do its GC stats
     # when they were kept whole (gc_stats:, a grouping's: see Profile#initialize).
+    # grouped_from: what a grouping's boxes stand for (model/group_by.rb).
     def derived(methods:, edges:, threads: self.threads, call_tree: nil, hidden_waiting: self.hidden_waiting,
-                gc_stats: @kept_gc)
+                gc_stats: @kept_gc, grouped_from: nil)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges, program: program,
                   complete: complete?, call_tree: call_tree, gc_runs: gc.runs, wall_time: wall_time,
-                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title)
-             .tap { |profile| profile.send(:viewed_from, recorded_threads, hidden_waiting) }
+                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title,
+                  viewed_from: ViewOrigin.new(recorded_threads: recorded_threads, hidden_waiting: hidden_waiting),
+                  grouped_from: grouped_from)
     end
   end
 end
