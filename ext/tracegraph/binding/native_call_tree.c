@@ -503,12 +503,17 @@ static VALUE stacks_body(VALUE arg)
     job->in.allocations = t->allocations;
     job->in.node_count = t->count;
 
-    tg_stacks_status (*writer)(const tg_stacks_input *, tg_stacks_write_fn, void *) =
-        job->format == ID2SYM(rb_intern("folded"))       ? tg_stacks_write_folded
-        : job->format == ID2SYM(rb_intern("pprof"))      ? tg_stacks_write_pprof
-        : job->format == ID2SYM(rb_intern("speedscope")) ? tg_stacks_write_speedscope
-        : job->format == ID2SYM(rb_intern("firefox"))    ? tg_stacks_write_firefox
-                                                         : NULL;
+    /* The writers by their format's name, one core file each (tg_stacks_<name>.c). */
+    static const struct {
+        const char *name;
+        tg_stacks_status (*write)(const tg_stacks_input *, tg_stacks_write_fn, void *);
+    } writers[] = {{"folded", tg_stacks_write_folded},
+                   {"pprof", tg_stacks_write_pprof},
+                   {"speedscope", tg_stacks_write_speedscope},
+                   {"firefox", tg_stacks_write_firefox}};
+    tg_stacks_status (*writer)(const tg_stacks_input *, tg_stacks_write_fn, void *) = NULL;
+    for (size_t i = 0; i < sizeof writers / sizeof *writers; i++)
+        if (job->format == ID2SYM(rb_intern(writers[i].name))) writer = writers[i].write;
     if (!writer) rb_raise(rb_eArgError, "unknown stack format %+" PRIsVALUE, job->format);
     tg_stacks_status status = writer(&job->in, stacks_sink, job);
     if (job->write_state) return Qnil;   /* re-raised by the caller, after cleanup */

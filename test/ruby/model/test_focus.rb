@@ -47,6 +47,8 @@ class TestFocus < TracegraphTest
     error = assert_raises(KeyError) { native._write(:folded, out, rows, names, meta.except(:exporter)) }
     assert_match(/:exporter/, error.message)
     assert_raises(TypeError) { native._write(:folded, out, rows, names, meta.values) }
+    error = assert_raises(ArgumentError) { native._write(:gif, out, rows, names, meta) }
+    assert_equal "unknown stack format :gif", error.message
   end
 
   def test_with_a_call_tree_only_the_paths_through_the_match_count
