@@ -6,8 +6,8 @@
  *   Tracegraph._render_dot        one profile (formats/dot.rb)
  *   Tracegraph._render_diff_dot   two profiles (comparison/diff.rb)
  *
- * Uses: dot_text.h, named_options.h, core tg_model.h, tg_dot.h, tg_diff_dot.h. Calls no
- * other binding file.
+ * Uses: dot_text.h, named_options.h, core tg_model.h, tg_dot.h, tg_diff_dot.h,
+ * tg_graph.h. Calls no other binding file.
  */
 #include "dot_text.h"
 

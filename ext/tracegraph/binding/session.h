@@ -1,8 +1,9 @@
 /*
- * session.h - the recording session every event source shares: its state
- * (session), the shadow stacks of threads and fibers (contexts), the method
- * keys, and the clocks, with the inline readers the hooks run on every
- * event. session.c owns the state and its slower paths.
+ * session.h - the recording session every event source shares: what it
+ * was started with (session_options) and its state (session), the shadow
+ * stacks of threads and fibers (contexts), the method keys, and the
+ * clocks, with the inline readers the hooks run on every event. session.c
+ * owns the state and its slower paths.
  *
  * The event sources (event_hook.c, gc_events.c, alloc_events.c) and
  * start_stop.c include this header; session.c calls none of them.
