@@ -58,7 +58,7 @@ module Tracegraph
     #            Ruby runs inline without a call (1 + 2, a[i], x == y):
     #            their time is their caller's, as in the unprofiled program.
     #            :all traces those too, but Ruby then runs them as calls,
-    #            for the rest of the process (docs/accuracy.md); false
+    #            slower, while it records (docs/accuracy.md); false
     #            traces Ruby methods only.
     #   raw_times: keep tracing's own cost in the times (default false:
     #            the calibrated cost of each event is taken out, see
@@ -120,23 +120,11 @@ module Tracegraph
       nil
     end
 
-    # Stops profiling and returns the Tracegraph::Profile.
+    # Stops profiling and returns the Tracegraph::Profile. The program
+    # then runs as it did before start: Ruby's instructions are made plain
+    # again, and YJIT compiles them again (docs/accuracy.md#yjit).
     def stop
-      raw = begin
-        _stop
-      ensure
-        @rails_watch&.disable # after the stop: not a call in the profile
-      end
-      # The hook is off: none of this is recorded. At the highest priority
-      # the thread hands Ruby's lock to others 8 times less often while it
-      # builds the profile, as _stop does (start_stop.c, set_priority).
-      thread = Thread.current
-      priority = thread.priority
-      thread.priority = 3
-      warn_of_c_calls(raw.dig(:tracing, :c_calls))
-      @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, event_costs: @recording_costs)
-    ensure
-      thread.priority = priority if thread
+      stop_recording(untrace: true)
     end
 
     # For the entry points that load tracegraph before the program and
@@ -173,7 +161,7 @@ module Tracegraph
     # anything else: stops it and returns the profile, or nil if it is not
     # running. Called from here, the stop leaves no frame in the profile.
     def stop_if_running
-      stop if running?
+      stop_recording(untrace: false) if running? # the process ends: no need to untrace
     end
 
     # Registers an at_exit handler that stops profiling and calls the
@@ -216,6 +204,9 @@ module Tracegraph
       @last_profile
     end
 
+    # Whether YJIT is on in this process now.
+    def yjit_on? = defined?(RubyVM::YJIT) && RubyVM::YJIT.enabled? ? true : false
+
     # What one traced event costs the program with these start options,
     # in nanoseconds, inside the frame and outside it, by kind:
     # {ruby: {inside:, outside:}, block: {...}, c: {...}}. Measured once per
@@ -227,6 +218,49 @@ module Tracegraph
 
     private
 
+    # stop, and with untrace: false, what stop_if_running does at the end
+    # of a process (which need not run fast afterwards).
+    def stop_recording(untrace:)
+      raw = begin
+        _stop
+      ensure
+        @rails_watch&.disable # after the stop: not a call in the profile
+      end
+      # After the watch, whose :class events instructions carry too, and
+      # before the profile is built, so that YJIT compiles that at speed.
+      untrace_instructions if untrace
+      # The hook is off: none of this is recorded. At the highest priority
+      # the thread hands Ruby's lock to others 8 times less often while it
+      # builds the profile, as _stop does (start_stop.c, set_priority).
+      thread = Thread.current
+      priority = thread.priority
+      thread.priority = 3
+      warn_of_c_calls(raw.dig(:tracing, :c_calls))
+      @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, event_costs: @recording_costs,
+                                          yjit: @recording_yjit)
+    ensure
+      thread.priority = priority if thread
+    end
+
+    # Makes Ruby's instructions plain again once the profile's hooks are
+    # gone (binding/iseq_untrace.c), then has YJIT free the code it compiled
+    # while they were traced, which now never runs, so that it compiles the
+    # program again and repeated profiles do not fill its memory. Where it
+    # cannot (another TracePoint, a debugger or coverage wants the events;
+    # a Ruby it does not know), says so once per process.
+    def untrace_instructions
+      result = _untrace
+      if result.is_a?(String)
+        return if @untrace_warned
+
+        @untrace_warned = true
+        warn "tracegraph: Ruby's instructions stay traced after this profile: #{result}. The program runs " \
+             "them a little slower, and YJIT cannot compile them, until the process restarts (docs/accuracy.md#yjit)"
+      elsif result[:yjit_invalidated] && RubyVM::YJIT.respond_to?(:code_gc)
+        RubyVM::YJIT.code_gc
+      end
+    end
+
     # What the recording's C-call tracing came to (the extension says):
     # said on stderr where it is not what c_calls: true promises.
     def warn_of_c_calls(traced)
@@ -237,7 +271,7 @@ module Tracegraph
              "found (docs/accuracy.md); c_calls: :all traces them, making Ruby's operators calls for good"
       elsif traced == :rewritten
         warn "tracegraph: another event hook was added or removed while recording, and Ruby made its " \
-             "operators (1 + 2, a[i]) calls for good: they are in this profile as calls (docs/accuracy.md)"
+             "operators (1 + 2, a[i]) calls: they are in this profile as calls (docs/accuracy.md)"
       end
     end
 
@@ -252,6 +286,7 @@ module Tracegraph
       # Everything read before _start: after it, even a Struct's reader is
       # a call in the profile (Ruby 3.3 and later report them).
       @recording_costs = calibration&.costs
+      @recording_yjit = Tracegraph.yjit_on?
       _start(args.merge(hide_next_block: hide_next_block, event_costs: calibration&.named))
     end
 

@@ -71,6 +71,16 @@ namespace :bench do
     ruby "-Ilib", "bench/rails_request.rb"
   end
 
+  desc "Whether a profile leaves a YJIT process as fast as before, and what a profiled Rails request costs the " \
+       "requests after it, in the 3.4-yjit chroot (bench/yjit.rb; root); writes bench/YJIT.md"
+  task :yjit do
+    markdown = IO.popen([File.join(ROOT, "bin/ruby-chroot"), "3.4-yjit", "sh", "-c",
+                         "rake compile >&2 && ruby -Ilib bench/yjit.rb"], &:read)
+    fail "bench:yjit failed" unless $?.success?
+    File.write(File.join(ROOT, "bench/YJIT.md"), markdown)
+    puts markdown
+  end
+
   desc "The overhead ratios on the host Ruby and every chroot Ruby (RUBIES, as test:rubies; root); writes bench/RUBIES.md"
   task rubies: :compile do
     ruby "bench/rubies.rb"

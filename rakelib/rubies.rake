@@ -1,7 +1,9 @@
 # `rake test:rubies`: the whole test suite (each prerequisite of `rake test`)
-# under Ruby 3.3 (Debian trixie) and Ruby 3.4 (sid + experimental), each in a
-# cached Debian chroot that bin/ruby-chroot builds and enters (as root). Every
-# Ruby runs, then one summary line each; fails if any did. RUBIES="3.3" picks.
+# under Ruby 3.3 (Debian trixie), Ruby 3.4 (sid + experimental), and Ruby 3.4
+# with YJIT on (3.4-yjit: Debian's ruby3.4 built again with YJIT, every Ruby
+# started with RUBY_YJIT_ENABLE=1), each in a cached Debian chroot that
+# bin/ruby-chroot builds and enters (as root). Every Ruby runs, then one
+# summary line each; fails if any did. RUBIES="3.3" picks.
 # `rake "rubies:sh[3.4,rake test:ruby]"` runs one command under a Ruby from
 # the checkout copied to /work (commas split rake arguments: for a command
 # with one, call bin/ruby-chroot VERSION COMMAND... directly).
@@ -11,7 +13,8 @@ RUBIES_LOGS = File.join(ROOT, "tmp/rubies")
 # Runs in the chroot, under its Ruby: proves which Ruby it is, runs each task
 # given (all of them, even after a failure), then says whether the peers load.
 RUBIES_SUITE = <<~'RUBY'
-  puts "== ruby #{RUBY_VERSION} (#{RbConfig.ruby})"
+  yjit = defined?(RubyVM::YJIT) && RubyVM::YJIT.enabled? ? " +YJIT" : ""
+  puts "== ruby #{RUBY_VERSION}#{yjit} (#{RbConfig.ruby})"
   ok = ARGV.map { |task| system(RbConfig.ruby, "-S", "rake", task) }.all?
   peers = {"ruby-prof" => "RubyProf", "stackprof" => "StackProf"}.map do |lib, mod|
     require lib
@@ -25,7 +28,7 @@ RUBY
 
 # "ruby 3.3.8: 140 runs, 0 failures, 0 errors, 2 skips; C tests: 9/9 passed; ..."
 def rubies_summary(version, output)
-  ruby = output[/^== ruby (\S+)/, 1] || version
+  ruby = output[/^== ruby (\S+(?: \+YJIT)?)/, 1] || version
   minitest = output.scan(/^(\d+ runs), \d+ assertions, (\d+ failures, \d+ errors, \d+ skips)/).last
   ctest = output.scan(/tests passed, (\d+) tests? failed out of (\d+)/).last
   parts = [minitest ? minitest.join(", ") : "Ruby tests: no result",
@@ -35,11 +38,11 @@ def rubies_summary(version, output)
 end
 
 namespace :test do
-  desc "Run every test under Ruby 3.3 and 3.4 in cached Debian chroots (RUBIES=\"3.3 3.4\"; root)"
+  desc "Run every test under Ruby 3.3, 3.4 and 3.4 with YJIT in cached Debian chroots (RUBIES=\"3.3 3.4 3.4-yjit\"; root)"
   task :rubies do
     mkdir_p RUBIES_LOGS, verbose: false
     $stdout.sync = true # keep up with the chroot's output when it goes to a pipe
-    results = ENV.fetch("RUBIES", "3.3 3.4").split(/[\s,]+/).map do |version|
+    results = ENV.fetch("RUBIES", "3.3 3.4 3.4-yjit").split(/[\s,]+/).map do |version|
       log = File.join(RUBIES_LOGS, "#{version}.log")
       puts "== Ruby #{version} (output also in #{log})"
       output = +""

@@ -90,7 +90,7 @@ module Tracegraph
                  flags: [[["--no-c-calls"], false, "Record only methods written in Ruby"],
                          [["--all-c-calls"], :all,
                           "Also record the operators Ruby runs inline (1 + 2, a[i]) as calls; Ruby then",
-                          "runs them as calls, slower, for the rest of the process (docs/accuracy.md)"]],
+                          "runs them as calls, slower, while it records (docs/accuracy.md)"]],
                  env: "TRACEGRAPH_C_CALLS", rack: true, railtie: true, runs: true),
       Option.new(name: :raw_times, values: BOOLEAN, default: false,
                  flags: [[["--raw-times"], true,

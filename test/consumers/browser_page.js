@@ -59,7 +59,9 @@ async function withPage(file, check, { firefox = false } = {}) {
       await browser.disconnect();
     } else {
       await browser.close();
-      fs.rmSync(profileDir, { recursive: true, force: true });
+      // Firefox's helpers may still be writing its profile as it closes
+      // (ENOTEMPTY): retry, and a leftover temporary folder fails no check.
+      try { fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); } catch (_) { /* kept */ }
     }
   }
   return out;

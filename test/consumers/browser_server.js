@@ -17,7 +17,9 @@ async function main() {
   process.stdin.on("data", () => {});
   process.stdin.on("end", async () => {
     await browser.close();
-    fs.rmSync(profileDir, { recursive: true, force: true });
+    // Firefox's helpers may still be writing its profile as it closes
+    // (ENOTEMPTY): retry, and a leftover temporary folder fails no check.
+    try { fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); } catch (_) { /* kept */ }
     process.exit(0);
   });
 }

@@ -97,7 +97,7 @@ module CommentPaths
   OURS = %w[core binding tracegraph formats model cli output comparison html fixtures consumers torture hostile].freeze
   # Ruby's and other projects' sources (a Rails app's bin/rails), and
   # names used as examples.
-  NOT_OURS = %w[vm_trace.c vm.c iseq.c gc.c method.h vm_core.h ruby.h dln_find.c bin/rails script.rb resolution.rb
+  NOT_OURS = %w[vm_trace.c vm.c iseq.c iseq.h vm_exec.c compile.c gc.c method.h vm_core.h ruby.h dln_find.c bin/rails script.rb resolution.rb
                 rake_test_loader.rb other.rb m.rb big0.rb app.rb prog.rb test/a.rb bench/app.rb lib/foo.rb].freeze
   SOURCE = /\.(?:rb|c|h|js|rake|md)\z/
   TOKEN = %r{(?<![\w/.~-])((?:\.?[\w-]+/)*[\w.-]*\w/?)}

@@ -221,6 +221,14 @@ class TestExactStacks < Minitest::Test
     flunk(failure_message(name, c_calls, blocks, "TracePoint", diffs)) unless diffs.empty?
   end
 
+  # Ruby's operators (n == 0, n - 1) are calls in a profile only while
+  # Ruby runs them as calls: after the reference tracer's TracePoint(:c_call)
+  # has made it, and until a Tracegraph.stop with no other hook on puts
+  # them back (iseq_untrace.c). So whether these programs' own operators
+  # are calls depends on what ran before in the process; the expectations
+  # leave them out, and so does the comparison.
+  INLINE_OPERATORS = %w[Integer#== Integer#-].freeze
+
   def check_against_expectations(name, program, c_calls, blocks)
     profile = self.class.record_tracegraph(program, c_calls, blocks: blocks)
     assert profile.complete?, "#{name}: tracegraph dropped events"
@@ -230,12 +238,15 @@ class TestExactStacks < Minitest::Test
     stacks = tracegraph_stacks(profile, recursive, long_run).to_h do |path, calls|
       [path, path.split(";").include?("...") && calls >= long_run ? :many : calls]
     end
+    edges.reject! { |(_, callee), _| INLINE_OPERATORS.include?(callee) }
+    stacks.reject! { |path, _| INLINE_OPERATORS.include?(path.split(";").last) }
     diffs = []
     expected_edges = program.expected_edges(c_calls, blocks)
     diffs << count_diff("edges (caller -> callee)", expected_edges, edges) { |k| k.join(" -> ") }
     diffs << count_diff("folded stacks", program.expected_stacks(c_calls, blocks), stacks) { |k| k }
     without_tree = recursion_folded_edges(self.class.record_tracegraph(program, c_calls, call_tree: false, blocks: blocks),
                                           recursive, long_run)
+    without_tree.reject! { |(_, callee), _| INLINE_OPERATORS.include?(callee) }
     diffs << count_diff("edges without the call tree", expected_edges, without_tree) { |k| k.join(" -> ") }
     diffs.compact!
     flunk(failure_message(name, c_calls, blocks, "the hand-checked expectations", diffs)) unless diffs.empty?

@@ -278,7 +278,9 @@ class TestRails < Minitest::Test
   # operators inline in the worker: a profile recorded after it sees no
   # Integer#+ calls in a loop of additions, as it would if the request's
   # hook had made Ruby rewrite them into calls, which c_calls: :all does
-  # (the last profile, which shows the check can fail).
+  # while it records (the profile "during_all", which shows the check can
+  # fail). After that profile too, they are inline again: its stop puts
+  # the instructions back (binding/iseq_untrace.c).
   def test_a_profiled_request_leaves_the_operators_inline
     out = boot(<<~RUBY)
       def additions = (i = 0; s = 0; (s += i; i += 1) while i < 1000; s)
@@ -287,10 +289,10 @@ class TestRails < Minitest::Test
       out["status"] = app.get("/posts?tracegraph=1").status
       Tracegraph::BackgroundWriter.shared.flush
       out["after"] = plus.()
-      Tracegraph.profile(c_calls: :all) { 1 }
+      out["during_all"] = Tracegraph.profile(c_calls: :all) { additions }["Integer#+"]&.calls.to_i
       out["after_all"] = plus.()
     RUBY
-    assert_equal [0, 200, 0, 2000], out.values_at("before", "status", "after", "after_all")
+    assert_equal [0, 200, 0, 2000, 0], out.values_at("before", "status", "after", "during_all", "after_all")
   end
 
   # 25 profiled requests leave the newest 20 requests' files (the

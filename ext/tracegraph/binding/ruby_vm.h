@@ -169,6 +169,55 @@ static inline ID ruby_vm_symbol_id(VALUE sym)
     return SYMBOL_P(sym) ? SYM2ID(sym) : 0;
 }
 
+/* 6. rb_iseq_t (vm_core.h, struct rb_iseq_struct): flags, wrapper, body,
+ * then the union aux, which for a sequence that can run is aux.exec:
+ * local_hooks (a targeted TracePoint's hooks, or NULL) and
+ * global_trace_events (the events its instructions were last traced
+ * for). The body (struct rb_iseq_constant_body) begins with type,
+ * iseq_size and iseq_encoded (instruction addresses and operands). The
+ * same on 3.1 to 4.0; iseq_untrace.c checks them on a throwaway sequence
+ * before it writes. ISEQ_NOT_LOADED_YET and ISEQ_USE_COMPILE_DATA (iseq.h:
+ * IMEMO_FL_USER1 and 2, which are FL_USER5 and 6) mark a sequence that
+ * cannot run yet. */
+#define VM_ISEQ_BODY_WORD 2
+#define VM_ISEQ_LOCAL_HOOKS_WORD 3
+#define VM_ISEQ_GLOBAL_EVENTS_WORD 4
+#define VM_ISEQ_NOT_EXECUTABLE ((VALUE)(RUBY_FL_USER5 | RUBY_FL_USER6))
+
+struct ruby_vm_iseq_body_head {
+    int type;
+    unsigned int iseq_size;
+    VALUE *iseq_encoded;
+};
+
+static inline struct ruby_vm_iseq_body_head *ruby_vm_iseq_body(const void *iseq)
+{
+    return ((struct ruby_vm_iseq_body_head *const *)iseq)[VM_ISEQ_BODY_WORD];
+}
+
+static inline bool ruby_vm_iseq_executable(const void *iseq)
+{
+    return !(((const VALUE *)iseq)[0] & VM_ISEQ_NOT_EXECUTABLE);
+}
+
+static inline const void *ruby_vm_iseq_local_hooks(const void *iseq)
+{
+    return ((const void *const *)iseq)[VM_ISEQ_LOCAL_HOOKS_WORD];
+}
+
+static inline rb_event_flag_t ruby_vm_iseq_global_events(const void *iseq)
+{
+    return *(const rb_event_flag_t *)((const VALUE *)iseq + VM_ISEQ_GLOBAL_EVENTS_WORD);
+}
+
+/* What rb_iseq_trace_set(iseq, 0) leaves of a sequence without local
+ * hooks, but the walk over its instructions (which keeps traced ones
+ * traced): a record that it is traced for no event. */
+static inline void ruby_vm_iseq_clear_global_events(void *iseq)
+{
+    *(rb_event_flag_t *)((VALUE *)iseq + VM_ISEQ_GLOBAL_EVENTS_WORD) = 0;
+}
+
 /* What the probe found (ruby_vm_probe.h); all zero (public API only)
  * until it has run. */
 typedef struct ruby_vm_layout {

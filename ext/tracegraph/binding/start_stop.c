@@ -7,10 +7,14 @@
  * Tracegraph::Profile wraps, naming each method (naming.h) and handing
  * the call tree to a NativeCallTree (native_call_tree.h).
  *
+ * Once every hook is gone, _untrace puts Ruby's instructions back
+ * untraced (iseq_untrace.h) and clears Ruby's record that their events
+ * were ever wanted (vm_event_flags.h), where no one else's hook wants them.
+ *
  * Uses: start_stop.h, session.h, event_hook.h, gc_events.h,
- * alloc_events.h, named_options.h, naming.h, native_call_tree.h, ruby_vm_probe.h,
- * vm_event_flags.h, core tg_profiler.h, tg_calltree.h, tg_clock.h. None of
- * them calls back.
+ * alloc_events.h, iseq_untrace.h, named_options.h, naming.h, native_call_tree.h,
+ * ruby_vm_probe.h, vm_event_flags.h, core tg_profiler.h, tg_calltree.h,
+ * tg_clock.h. None of them calls back.
  */
 #include "start_stop.h"
 
@@ -19,6 +23,7 @@
 #include "alloc_events.h"
 #include "event_hook.h"
 #include "gc_events.h"
+#include "iseq_untrace.h"
 #include "named_options.h"
 #include "naming.h"
 #include "native_call_tree.h"
@@ -521,6 +526,63 @@ static VALUE stop_method(VALUE mod)
     return result;
 }
 
+/* ---- untracing ----------------------------------------------------------- */
+
+/* The names of the instruction events in `events`, for a message. */
+static VALUE event_names(rb_event_flag_t events)
+{
+    static const struct { rb_event_flag_t flag; const char *name; } names[] = {
+        {RUBY_EVENT_LINE, "line"}, {RUBY_EVENT_CLASS, "class"}, {RUBY_EVENT_END, "end"},
+        {RUBY_EVENT_CALL, "call"}, {RUBY_EVENT_RETURN, "return"}, {RUBY_EVENT_C_CALL, "c_call"},
+        {RUBY_EVENT_C_RETURN, "c_return"}, {RUBY_EVENT_B_CALL, "b_call"}, {RUBY_EVENT_B_RETURN, "b_return"},
+        {VM_EVENT_RESCUE, "rescue"}, {VM_EVENT_FLAGS_COVERAGE, "coverage"}};
+    VALUE text = rb_str_new_cstr("");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        if (!names[i].flag || !(events & names[i].flag)) continue;
+        if (RSTRING_LEN(text)) rb_str_cat_cstr(text, ", ");
+        rb_str_cat_cstr(text, names[i].name);
+    }
+    return text;
+}
+
+/* Tracegraph._untrace, called by Tracegraph.stop once the profile's hooks
+ * (and its Rails watch) are gone: makes Ruby's instructions plain again
+ * (iseq_untrace.h) and has Ruby forget that their events were ever
+ * wanted, so that code compiled later is plain too. Returns
+ * {iseqs:, instructions:, kept:, kept_instructions:, yjit_invalidated:}, or a String saying
+ * why it left them traced, as Ruby leaves them: another hook wants their
+ * events (a TracePoint, a debugger, coverage), or this Ruby is not as
+ * iseq_untrace.c reads it. */
+static VALUE untrace_method(VALUE mod)
+{
+    (void)mod;
+    if (session.running) return rb_str_new_cstr("the profiler is running");
+    rb_event_flag_t ever = 0, live = 0;
+    if (!vm_event_flags_found() || !vm_event_flags_now(&ever, &live))
+        return rb_str_new_cstr("this Ruby's record of the events hooks want was not found");
+    if (live & VM_EVENT_FLAGS_ISEQ)
+        return rb_sprintf("another event hook wants %" PRIsVALUE " events (a TracePoint, a debugger or coverage)",
+                          event_names(live & VM_EVENT_FLAGS_ISEQ));
+    if (ever & VM_EVENT_FLAGS_COVERAGE) return rb_str_new_cstr("coverage was measured in this process");
+    iseq_untrace_counts counts = {0};
+    const char *why = iseq_untrace_unsure();
+    if (!why && (ever & VM_EVENT_FLAGS_ISEQ)) {
+        why = iseq_untrace_all(&counts);
+        /* Even after a failure part way: a sequence made plain must be
+         * traced again by the next hook, which Ruby does only for events
+         * it has not seen. */
+        vm_event_flags_clear_traced();
+    }
+    if (why) return rb_str_new_cstr(why);
+    VALUE result = rb_hash_new();
+    result_set(result, "iseqs", SIZET2NUM(counts.iseqs));
+    result_set(result, "instructions", SIZET2NUM(counts.instructions));
+    result_set(result, "kept", SIZET2NUM(counts.kept));
+    result_set(result, "kept_instructions", SIZET2NUM(counts.kept_instructions));
+    result_set(result, "yjit_invalidated", counts.yjit_invalidated ? Qtrue : Qfalse);
+    return result;
+}
+
 static VALUE running_p_method(VALUE mod)
 {
     (void)mod;
@@ -562,6 +624,7 @@ void start_stop_init(VALUE mod, VALUE error)
     rb_define_singleton_method(mTracegraph, "_stop", stop_method, 0);
     rb_define_singleton_method(mTracegraph, "_pause", pause_method, 0);
     rb_define_singleton_method(mTracegraph, "_resume", resume_method, 0);
+    rb_define_singleton_method(mTracegraph, "_untrace", untrace_method, 0);
     rb_define_singleton_method(mTracegraph, "running?", running_p_method, 0);
     rb_define_singleton_method(mTracegraph, "paused?", paused_p_method, 0);
     rb_define_singleton_method(mTracegraph, "_frame_size", frame_size_method, 0);

@@ -22,6 +22,9 @@
  *   ruby_vm_probe.c     the probe, once
  *   vm_event_flags.c    Ruby's records of the events hooks want, found by a
  *                       probe: C calls traced without rewriting operators
+ *   iseq_untrace.c      Ruby's traced instructions made plain again after
+ *                       a profile (for YJIT), checked by a probe first
+ *   libruby_memory.h    libruby's writable memory, where both probes look
  *
  * Names. A function or variable that one binding file shares with others
  * is named after the file that defines it: session_event_time is in
@@ -34,7 +37,8 @@
  * #include lines for cycles. The order, from the bottom:
  *   ruby_vm.h, block_frames, native_call_tree, dot_text, number_text
  *   ruby_vm_probe <- ruby_vm.h
- *   vm_event_flags
+ *   vm_event_flags <- libruby_memory.h
+ *   iseq_untrace <- ruby_vm.h, libruby_memory.h
  *   session <- ruby_vm.h, block_frames
  *   naming <- session.h (the method_key type)
  *   event_hook, gc_events, alloc_events <- session (+ block_frames)
@@ -45,6 +49,7 @@
 
 #include "dot_text.h"
 #include "event_hook.h"
+#include "iseq_untrace.h"
 #include "naming.h"
 #include "native_call_tree.h"
 #include "number_text.h"
@@ -64,5 +69,6 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     dot_text_init(mTracegraph);
     native_call_tree_init(mTracegraph, eError);
     vm_event_flags_init(mTracegraph);
+    iseq_untrace_init(mTracegraph);
     number_text_init(mTracegraph);
 }

@@ -37,17 +37,25 @@
  * falls back to Ruby methods only (start_stop.c). The probe restores the
  * two bits it set in the "ever" record.
  *
- * Uses: vm_event_flags.h only. Nothing calls back.
+ * Putting back. Once every hook of ours is gone and
+ * iseq_untrace.c has turned every instruction back into its plain form,
+ * vm_event_flags_clear_traced() clears the instruction events from the
+ * "ever" record, so that code compiled later is plain too, and the next
+ * hook's events are new to Ruby again (it rewrites the instructions for
+ * them as the first time).
+ *
+ * Uses: vm_event_flags.h, libruby_memory.h. Nothing calls back.
  */
 /* ruby/config.h defines _GNU_SOURCE (for dl_iterate_phdr and
  * RTLD_DEFAULT) before the system headers below. */
 #include "vm_event_flags.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "libruby_memory.h"
 
 static bool probed;
 static uint32_t *ever;   /* ruby_vm_event_enabled_global_flags; NULL: not found */
@@ -66,51 +74,7 @@ static void probe_hook_b(rb_event_flag_t e, VALUE d, VALUE s, ID m, VALUE k)
     (void)e, (void)d, (void)s, (void)m, (void)k;
 }
 
-/* ---- libruby's writable memory ------------------------------------------ */
-
-#define MAX_REGIONS 8
-typedef struct region {
-    uint32_t *start;
-    size_t words;
-} region;
-
-typedef struct find_regions {
-    uintptr_t inside;   /* an address in libruby's code */
-    region regions[MAX_REGIONS];
-    int count;
-} find_regions;
-
-/* dl_iterate_phdr callback: the writable segments of the object whose
- * loaded segments contain `inside` (libruby, or ruby itself if static). */
-static int collect_writable(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    find_regions *f = data;
-    bool ours = false;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + p->p_vaddr;
-        if (p->p_type == PT_LOAD && f->inside >= lo && f->inside < lo + p->p_memsz) ours = true;
-    }
-    if (!ours) return 0;
-    for (int i = 0; i < info->dlpi_phnum && f->count < MAX_REGIONS; i++) {
-        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-        if (p->p_type != PT_LOAD || !(p->p_flags & PF_W)) continue;
-        uintptr_t lo = (info->dlpi_addr + p->p_vaddr + 3) & ~(uintptr_t)3;
-        uintptr_t hi = (info->dlpi_addr + p->p_vaddr + p->p_memsz) & ~(uintptr_t)3;
-        if (hi > lo) f->regions[f->count++] = (region){(uint32_t *)lo, (hi - lo) / 4};
-    }
-    return 1;
-}
-
-static size_t total_words(const find_regions *f)
-{
-    size_t n = 0;
-    for (int i = 0; i < f->count; i++) n += f->regions[i].words;
-    return n;
-}
-
-static void snapshot(const find_regions *f, uint32_t *into)
+static void snapshot(const libruby_memory_regions *f, uint32_t *into)
 {
     for (int i = 0; i < f->count; i++) {
         memcpy(into, f->regions[i].start, f->regions[i].words * 4);
@@ -118,7 +82,7 @@ static void snapshot(const find_regions *f, uint32_t *into)
     }
 }
 
-static uint32_t *word_at(const find_regions *f, size_t index)
+static uint32_t *word_at(const libruby_memory_regions *f, size_t index)
 {
     for (int i = 0; i < f->count; i++) {
         if (index < f->regions[i].words) return f->regions[i].start + index;
@@ -132,9 +96,8 @@ static uint32_t *word_at(const find_regions *f, size_t index)
 static void probe(void)
 {
     const rb_event_flag_t both = PROBE_A | PROBE_B;
-    find_regions f = {.inside = (uintptr_t)(void *)rb_add_event_hook, .count = 0};
-    dl_iterate_phdr(collect_writable, &f);
-    size_t n = total_words(&f);
+    libruby_memory_regions f = libruby_memory_writable_regions();
+    size_t n = libruby_memory_total_words(&f);
     if (n == 0 || n > (64u << 20) / 4) return;
     uint32_t *s = malloc(5 * n * sizeof *s);
     if (!s) return;
@@ -180,9 +143,17 @@ rb_event_flag_t vm_event_flags_c_ever(void)
     return ever ? (*ever & VM_EVENT_FLAGS_C) : VM_EVENT_FLAGS_C;
 }
 
-bool vm_event_flags_c_live(void)
+bool vm_event_flags_now(rb_event_flag_t *ever_now, rb_event_flag_t *live_now)
 {
-    return !live || (*live & VM_EVENT_FLAGS_C);
+    if (!ever) return false;
+    *ever_now = *ever;
+    *live_now = *live;
+    return true;
+}
+
+void vm_event_flags_clear_traced(void)
+{
+    if (ever) *ever &= ~(uint32_t)VM_EVENT_FLAGS_ISEQ;
 }
 
 void vm_event_flags_set_c_ever(rb_event_flag_t bits)

@@ -52,6 +52,7 @@ module Tracegraph
         graph, via, fold_notes = o[:fold_chains] ? graph.fold_chains : [graph, {}, []]
         notes += fold_notes
         notes << tracing if tracing
+        notes << Profile::YJIT_NOTE if profile.yjit?
         notes << focus_note if focus_note
         focus = o[:focus] && graph.methods.map { |m| o[:focus].match?(m.name) }
         ignore = o[:ignore] && graph.methods.map { |m| o[:ignore].match?(m.name) }

@@ -30,6 +30,7 @@ module Tracegraph
         io.puts waiting_line(p, total) if p.waiting_time.positive? || p.hidden_waiting.positive?
         io.puts gc_line(p, total) if p.gc.runs.positive? || p.gc.entries.positive?
         io.puts tracing_line(p)
+        io.puts "#{Profile::YJIT_NOTE}: traced code is not compiled (docs/accuracy.md#yjit)" if p.yjit?
         io.puts format("%12s  %10s  %10s  %6s  %s%s", "calls", "self", "total", "self%",
                        p.allocations? ? format("%12s  %12s  ", "self allocs", "total allocs") : "", "method")
         top = p.methods.sort_by { |m| [-m.self_time, -m.total_time, m.name] }.first(limit)

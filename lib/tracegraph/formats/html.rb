@@ -87,7 +87,7 @@ module Tracegraph
           "total_time" => profile.total_time, "wall_time" => profile.wall_time,
           "total_calls" => profile.total_calls, "total_allocations" => profile.total_allocations,
           "threads" => profile.threads.map { |t| {"name" => t.name, "total_time" => t.total_time} },
-          "complete" => profile.complete?,
+          "complete" => profile.complete?, "yjit" => profile.yjit?,
           "method_columns" => %w[name file line calls total self c_method allocations self_allocations],
           "methods" => profile.methods.map do |m|
             [m.name, m.file && Tracegraph.short_path(m.file), m.line, m.calls, m.total_time, m.self_time,

@@ -37,6 +37,11 @@
 # request's "GET /posts 200 · PostsController#index · 412 ms"; files
 # without it load with none. Readers that do not know it ignore it.
 #
+# "yjit": true (optional) says YJIT was on in the recording process, so
+# the times are the interpreter's (traced code is not compiled:
+# docs/accuracy.md#yjit); files without it load as recorded without YJIT.
+# Readers that do not know it ignore it.
+#
 # "raw_times": false says tracing's own cost was taken out of the times,
 # and "tracing_cost" what: {"removed": ns in all, "event_costs": {"ruby":
 # {"inside": 4, "outside": 19}, "block": {...}, "c": {...}}} (ns per event,
@@ -84,7 +89,7 @@ module Tracegraph
           end,
           "gc" => p.gc.to_h.transform_keys(&:to_s)
         }.merge(p.title ? {"title" => p.title} : {}, tracing_to_h(p), view_to_h(p),
-                p.allocations? ? {"allocations" => true} : {},
+                p.allocations? ? {"allocations" => true} : {}, p.yjit? ? {"yjit" => true} : {},
                 p.call_tree ? {"call_tree" => call_tree_to_h(p)} : {},
                 p.runs ? {"runs" => p.runs.to_h(p.methods)} : {})
       end
@@ -220,7 +225,7 @@ module Tracegraph
                   program: program, title: title, complete: @data.fetch("complete", true) == true,
                   call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods, threads) : nil,
                   gc_runs: gc_runs, wall_time: optional_count("wall_time"), allocations: @allocations,
-                  tracing_cost: tracing_cost, viewed_from: view_of(threads))
+                  tracing_cost: tracing_cost, yjit: @data["yjit"] == true, viewed_from: view_of(threads))
     end
 
     private

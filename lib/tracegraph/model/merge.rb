@@ -11,7 +11,8 @@ module Tracegraph
     # merged (the result has none); GC runs add up. Allocation counts add
     # up too, if every profile has them; otherwise the sum has none (a sum
     # missing some runs' objects would be wrong), and so do the methods'
-    # allocations by type, if every profile has those. Raises ArgumentError for
+    # allocations by type, if every profile has those. Recorded under YJIT
+    # if any was. Raises ArgumentError for
     # an empty list, something that is not a Profile, or mixed clocks.
     def self.merge(profiles)
       profiles, clock = combinable!(profiles, "Profile.merge", "merge")
@@ -21,7 +22,7 @@ module Tracegraph
           edges: merge_edges(profiles, methods, allocations), program: profiles.first.program,
           complete: profiles.all?(&:complete?), gc_runs: profiles.sum { |p| p.gc.runs },
           wall_time: profiles.all?(&:wall_time) ? profiles.sum(&:wall_time) : nil, allocations: allocations,
-          tracing_cost: merged_tracing_cost(profiles) { |removed| removed.sum })
+          tracing_cost: merged_tracing_cost(profiles) { |removed| removed.sum }, yjit: profiles.any?(&:yjit?))
     end
 
     # The profiles' tracing costs combined (the removed times by `combine`),

@@ -132,6 +132,14 @@ module Tracegraph
     # Whether the times still hold tracing's own cost (see TracingCost).
     def raw_times? = @tracing_cost.nil?
 
+    # Whether YJIT was on in the recording process. Traced code runs in
+    # the interpreter (YJIT compiles no trace_ instruction), so such a
+    # profile's times are the interpreter's, not YJIT's (docs/accuracy.md#yjit).
+    def yjit? = @yjit
+
+    # The legend's line for such a profile (under 60 characters).
+    YJIT_NOTE = "YJIT was on: these are the interpreter's times"
+
     # Wall-clock time while recording, from start to stop less pauses
     # (nanoseconds), or nil for a profile saved before it was kept. With
     # several threads, total_time (their times summed) can exceed it.
@@ -147,7 +155,8 @@ module Tracegraph
 
     # Builds a profile from the extension's plain-data result.
     # event_costs: what the recording took out per event, or nil (raw times).
-    def self.from_native(raw, program: nil, event_costs: nil)
+    # yjit: whether YJIT was on while recording.
+    def self.from_native(raw, program: nil, event_costs: nil, yjit: false)
       clock, threads, methods, edges, complete, tree, gc, wall_time, allocations, tracing =
         raw.values_at(:clock, :threads, :methods, :edges, :complete, :call_tree, :gc, :wall_time, :allocations, :tracing)
       removed = tracing && tracing[:removed]
@@ -180,7 +189,7 @@ module Tracegraph
       methods -= unused unless unused.empty?
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
           call_tree: call_tree, gc_runs: gc_runs, wall_time: wall_time, allocations: allocations,
-          tracing_cost: tracing_cost, recorded_methods: recorded)
+          tracing_cost: tracing_cost, yjit: yjit, recorded_methods: recorded)
     end
 
     # The methods by the recording's own indexes, those Tracegraph._stack_methods
@@ -216,7 +225,8 @@ module Tracegraph
     # allocations: whether the methods and edges carry allocation counts.
     # gc: a GCStats to keep as it is, for a profile whose GC nodes are no
     # longer three (grouped: model/group_by.rb); gc_runs is then unused.
-    # tracing_cost: a TracingCost, or nil for raw times.
+    # tracing_cost: a TracingCost, or nil for raw times. yjit: whether YJIT
+    # was on while recording.
     # What a derived profile derives from, said as it is made:
     # viewed_from: a ViewOrigin (model/view.rb), the recording's thread
     # count and the waiting a view left out, for a view, a median or a
@@ -225,8 +235,8 @@ module Tracegraph
     # recorded_methods: the methods by the recording's own indexes, for a
     # recording (Profile.from_native).
     def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0,
-                   wall_time: nil, allocations: false, gc: nil, tracing_cost: nil, title: nil, viewed_from: nil,
-                   grouped_from: nil, recorded_methods: nil)
+                   wall_time: nil, allocations: false, gc: nil, tracing_cost: nil, title: nil, yjit: false,
+                   viewed_from: nil, grouped_from: nil, recorded_methods: nil)
       @clock = clock.to_sym
       @title = title
       @threads = threads.freeze
@@ -240,6 +250,7 @@ module Tracegraph
       @wall_time = wall_time
       @allocations = allocations ? true : false
       @tracing_cost = tracing_cost
+      @yjit = yjit ? true : false
       @by_name = methods.group_by(&:name)
       @recorded_methods = recorded_methods
       view_origin!(viewed_from) if viewed_from

@@ -52,8 +52,6 @@ module StackPrograms
         [q[:run], q[:after]] => 1,
       }
       if c_calls
-        edges[[q[:approach], "Integer#=="]] = DEPTH + 1
-        edges[[q[:approach], "Integer#-"]] = DEPTH
         edges[[q[:convert_overflow], "Module#==="]] = 1     # SystemStackError === $!
         edges[[q[:convert_overflow], "Kernel#raise"]] = 1
         edges[["Kernel#raise", "Exception.exception"]] = 1  # RangeError.exception("too deep")
@@ -74,8 +72,6 @@ module StackPrograms
                  "#{convert};#{q[:converted]}" => 1, "#{guarded};#{q[:handled]}" => 1, "#{run};#{q[:after]}" => 1 }
       (1..DEPTH + 1).each do |k|
         stacks[approach[k]] = 1
-        stacks["#{approach[k]};Integer#=="] = 1 if c_calls
-        stacks["#{approach[k]};Integer#-"] = 1 if c_calls && k <= DEPTH
       end
       (1..LONG_RUN).each { |k| stacks[([convert] + [q[:descend]] * k).join(";")] = 1 }
       if c_calls

@@ -44,8 +44,6 @@ module StackPrograms
         [q[:run], q[:after]] => 2,
       }
       if c_calls
-        edges[[q[:approach], "Integer#=="]] = 51 + 3 # n == 0 at n = 50..0 and 2..0
-        edges[[q[:approach], "Integer#-"]] = 50 + 2
         edges[[q[:plunge_guarded], "Module#==="]] = 2
       end
       edges
@@ -61,8 +59,6 @@ module StackPrograms
       [51, 3].each do |depth| # approach(50) is 51 frames deep at n = 0
         (1..depth).each do |k|
           stacks[approach[k]] += 1
-          stacks["#{approach[k]};Integer#=="] += 1 if c_calls
-          stacks["#{approach[k]};Integer#-"] += 1 if c_calls && k < depth
         end
         guarded = "#{approach[depth]};#{q[:plunge_guarded]}"
         stacks[guarded] += 1

@@ -28,6 +28,11 @@
     const total = choice.total;
     const section = el("section", { class: "summary-view", id: "summary" });
     section.append(el("h2", { id: "summary-title", text: data.title || data.program || "tracegraph" }), what());
+    if (data.yjit) {
+      section.append(el("p", { class: "note", id: "summary-yjit", text: "YJIT was on, but code runs in the " +
+        "interpreter while it is traced: these are the interpreter's times. Shares carry over to YJIT only roughly; " +
+        "a sampling profiler (stackprof, vernier) gives YJIT's own (docs/accuracy.md)." }));
+    }
     if (choice.label) {
       section.append(el("p", { class: "note", id: "view-note", text: `Showing ${choice.label}, counted from the call tree.` }));
     }
