@@ -26,21 +26,20 @@ require "tracegraph/calibration"
 require "tracegraph/model/naming"
 require "tracegraph/model/option_checks"
 require "tracegraph/model/profile"
+require "tracegraph/recording_options"
 require "tracegraph/formats/profile_methods"
 require "tracegraph/comparison/diff_gate"
 require "tracegraph/comparison/diff_html"
 
 module Tracegraph
-  THREADS = %i[all current].freeze
+  THREADS = RecordingOptions[:threads].values
+  # Tracegraph.start's keywords, in the order its errors list them: each
+  # has its row in RecordingOptions::TABLE (test_recording_options.rb).
   START_OPTIONS = %i[clock c_calls blocks call_tree max_call_tree_nodes exact_clock threads gc allocations
                      raw_times].freeze
   # c_calls: true traces the C methods a program calls; :all also the
   # basic operators Ruby otherwise runs inline (see start).
-  C_CALLS = [true, false, :all].freeze
-  DEFAULT_MAX_CALL_TREE_NODES = 1_000_000
-  # The core's limit (TG_CALLTREE_MAX_NODES): node indexes stay below the
-  # codes of the threads' roots.
-  MAX_CALL_TREE_NODES = 2**31 - 1
+  C_CALLS = RecordingOptions[:c_calls].values
 
   class << self
     # The profile from the last stop, including one cut short by an
@@ -288,7 +287,7 @@ module Tracegraph
       # a call in the profile (Ruby 3.3 and later report them).
       @recording_costs = calibration&.costs
       @recording_yjit = Tracegraph.yjit_on?
-      _start(args.merge(hide_next_block: hide_next_block, event_costs: calibration&.flat))
+      _start(args.merge(hide_next_block: hide_next_block, event_costs: calibration&.named))
     end
 
     def calibrated_costs(args)
@@ -306,35 +305,11 @@ module Tracegraph
     # allocations. (hide_next_block, whether to leave out the next block
     # the calling thread runs, and event_costs are added by the caller.)
     def parse_start_options(options, hide_next_call:)
-      OptionChecks.known!(options, START_OPTIONS)
-      clock = options.fetch(:clock, :wall)
-      clock = clock.to_sym if clock.is_a?(String)
-      unless CLOCKS.include?(clock)
-        raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
-      end
-      c_calls = options.fetch(:c_calls, true)
-      c_calls = c_calls.to_sym if c_calls.is_a?(String)
-      unless C_CALLS.include?(c_calls)
-        raise ArgumentError, "c_calls must be true, false or :all, not #{options[:c_calls].inspect[0, 40]}"
-      end
-      OptionChecks.boolean!(:raw_times, options.fetch(:raw_times, false))
-      flags = %i[blocks call_tree exact_clock gc allocations]
-      blocks, call_tree, exact_clock, gc, allocations = flags.map do |key|
-        OptionChecks.boolean!(key, options.fetch(key, %i[blocks gc].include?(key)))
-      end
-      max_nodes = options.fetch(:max_call_tree_nodes, DEFAULT_MAX_CALL_TREE_NODES)
-      unless max_nodes.is_a?(Integer) && max_nodes.between?(1, MAX_CALL_TREE_NODES)
-        raise ArgumentError, "max_call_tree_nodes must be an integer from 1 to #{MAX_CALL_TREE_NODES}, " \
-                             "not #{max_nodes.inspect[0, 40]}"
-      end
-      threads = options.fetch(:threads, :all)
-      threads = threads.to_sym if threads.is_a?(String)
-      unless THREADS.include?(threads)
-        raise ArgumentError, "threads must be :all or :current, not #{options[:threads].inspect}"
-      end
-      {clock: clock, c_calls: c_calls, hide_next_call: hide_next_call && c_calls != false,
-       call_tree_nodes: call_tree ? max_nodes : 0, exact_clock: exact_clock, current_thread_only: threads == :current,
-       gc: gc, blocks: blocks, allocations: allocations}
+      o = RecordingOptions.checked(options, allowed: START_OPTIONS)
+      c_calls = o[:c_calls]
+      {clock: o[:clock], c_calls: c_calls, hide_next_call: hide_next_call && c_calls != false,
+       call_tree_nodes: o[:call_tree] ? o[:max_call_tree_nodes] : 0, exact_clock: o[:exact_clock],
+       current_thread_only: o[:threads] == :current, gc: o[:gc], blocks: o[:blocks], allocations: o[:allocations]}
     end
   end
 end

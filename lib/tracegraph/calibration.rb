@@ -85,23 +85,25 @@ module Tracegraph
     # base from which a recording measures what its program's events cost
     # the hook beyond it (sampled, see session.h).
     Result = Struct.new(:costs, :hooks, keyword_init: true) do
-      # As _start takes them (event_costs): per kind [inside, outside, hook at a call,
-      # hook at a return].
-      def flat
-        KINDS.flat_map do |kind|
-          costs.fetch(kind).values_at(:inside, :outside) + hooks.fetch(kind).values_at(:call, :return)
+      # As _start takes them (event_costs, read by name in start_stop.c):
+      # {ruby: {inside:, outside:, hook_call:, hook_return:}, block: ..., c: ...}.
+      def named
+        KINDS.to_h do |kind|
+          cost = costs.fetch(kind)
+          hook = hooks.fetch(kind)
+          [kind, {inside: cost[:inside], outside: cost[:outside], hook_call: hook[:call], hook_return: hook[:return]}]
         end
       end
     end
 
     # A Result. `start` starts a recording with the profile's options and
-    # no costs taken out (it is given [], which also samples the hook's own
-    # time); it is stopped and thrown away here.
+    # no costs taken out (it is given :sample, which also samples the
+    # hook's own time); it is stopped and thrown away here.
     def measure(&start)
       subject = Subject.new
       LOOPS.each { |name| subject.public_send(name, 100) } # warm
       plain = fastest(subject)
-      start.call([])
+      start.call(:sample)
       begin
         traced = fastest(subject)
       ensure
@@ -117,9 +119,7 @@ module Tracegraph
         [kind, {inside: (within / 2).round, outside: ((pair - within) / 2).round}]
       end
       means = raw.dig(:tracing, :hook_means)
-      hooks = KINDS.each_with_index.to_h do |kind, i|
-        [kind, {call: means[2 * i] || 0, return: means[2 * i + 1] || 0}]
-      end
+      hooks = KINDS.to_h { |kind| [kind, means.fetch(kind).transform_values { |mean| mean || 0 }] }
       Result.new(costs: costs.freeze, hooks: hooks.freeze)
     end
 

@@ -25,6 +25,8 @@ require "tracegraph/output/request_files"
 
 module Tracegraph
   class Rack
+    # The recording options among them are RecordingOptions' rows with
+    # rack: true (test_recording_options.rb checks the two agree).
     OPTIONS = %i[every path opt_in token dir keep formats save_every per_request clock c_calls gc blocks
                  allocations logger].freeze
     HEADER = "x-tracegraph" # lower case: what Rack 3 requires, and fine for Rack 2
@@ -244,16 +246,13 @@ module Tracegraph
       nil
     end
 
+    # The recording options this middleware takes (RecordingOptions'
+    # rows with rack: true), checked as Tracegraph.start checks them, with
+    # the call tree where a format needs it, on the request's thread.
     def start_options(options)
-      clock = options.fetch(:clock, :wall)
-      unless CLOCKS.include?(clock.to_s.to_sym)
-        raise ArgumentError, "unknown clock #{clock.inspect} (allowed: #{CLOCKS.map(&:inspect).join(', ')})"
-      end
-
-      c_calls, gc, blocks = %i[c_calls gc blocks].map { |key| OptionChecks.boolean!(key, options.fetch(key, true)) }
-      allocations = OptionChecks.boolean!(:allocations, options.fetch(:allocations, false))
-      {clock: clock.to_s.to_sym, c_calls: c_calls, gc: gc, blocks: blocks, allocations: allocations,
-       call_tree: @files.call_tree?, threads: :current}
+      names = RecordingOptions.rack_names
+      RecordingOptions.checked(options.slice(*names)).slice(*names)
+                      .merge(call_tree: @files.call_tree?, threads: :current)
     end
 
     def positive_integer(key, value)

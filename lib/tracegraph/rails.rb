@@ -26,7 +26,7 @@
 #   config.tracegraph.keep        how many requests' files to keep, the newest (default 20; 0: all)
 #   config.tracegraph.formats     besides the JSON (default %w[html]; as Tracegraph::Rack's formats:)
 #   config.tracegraph.clock       :wall (default), :cpu or :thread_cpu
-#   config.tracegraph.c_calls     trace methods written in C (default true)
+#   config.tracegraph.c_calls     trace methods written in C (default true; :all, false as for Tracegraph.start)
 #   config.tracegraph.allocations count allocations (default false)
 #   config.tracegraph.call_tree   record the call tree, for the HTML report's flame graph (default true)
 #   config.tracegraph.skip_paths  paths never profiled: Regexps or String prefixes
@@ -49,11 +49,10 @@ module Tracegraph
   class RailsMiddleware < Rack
     REPORT_HEADER = "x-tracegraph-report"
     DEFAULT_SKIP_PATHS = [%r{\A/assets/}, %r{\A/packs/}].freeze
-    # What ?tracegraph= may ask for besides 1, true or yes.
-    REQUEST_OPTIONS = {
-      "allocations" => {allocations: true}, "no_c_calls" => {c_calls: false},
-      "wall" => {clock: :wall}, "cpu" => {clock: :cpu}, "thread_cpu" => {clock: :thread_cpu}
-    }.freeze
+    # What ?tracegraph= may ask for besides 1, true or yes; every clock by
+    # its name.
+    REQUEST_OPTIONS = {"allocations" => {allocations: true}, "no_c_calls" => {c_calls: false}}
+                      .merge(CLOCKS.to_h { |clock| [clock.to_s, {clock: clock}] }).freeze
 
     #   permit:     nil (any opted-in request) or a callable taking the Rack
     #               env, true for the requests that may be profiled
@@ -224,10 +223,12 @@ module Tracegraph
     config.tracegraph.directory = "tmp/tracegraph"
     config.tracegraph.keep = RequestFiles::KEEP
     config.tracegraph.formats = %w[html]
-    config.tracegraph.clock = :wall
-    config.tracegraph.c_calls = true
-    config.tracegraph.allocations = false
-    config.tracegraph.call_tree = true
+    # The recording options it takes (RecordingOptions' rows with railtie:
+    # true), by default as Tracegraph.start's, but for the call tree,
+    # which the HTML report's flame graph draws.
+    RECORDING_DEFAULTS = RecordingOptions.railtie_names.to_h { |name| [name, RecordingOptions[name].default] }
+                                         .merge(call_tree: true).freeze
+    RECORDING_DEFAULTS.each { |name, default| config.tracegraph[name] = default }
     config.tracegraph.skip_paths = RailsMiddleware::DEFAULT_SKIP_PATHS
 
     # Whether the middleware goes in, by the settings and the environment.
@@ -287,8 +288,8 @@ module Tracegraph
         0, RailsMiddleware,
         permit: settings.permit, skip_paths: settings.skip_paths, **token,
         dir: Railtie.directory(app), keep: settings.keep, formats: settings.formats,
-        clock: settings.clock, c_calls: settings.c_calls, allocations: settings.allocations,
-        logger: ::Rails.logger, app_root: app.root.to_s, call_tree: settings.call_tree
+        **RECORDING_DEFAULTS.to_h { |name, _| [name, settings[name]] },
+        logger: ::Rails.logger, app_root: app.root.to_s
       )
     end
   end

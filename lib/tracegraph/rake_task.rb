@@ -35,6 +35,7 @@ module Tracegraph
       cmd = [RbConfig.ruby, "-I#{LIB}", EXE, "-o", output.to_s]
       cmd += ["--clock", clock.to_s] if clock
       cmd << "--no-c-calls" unless c_calls
+      cmd << "--all-c-calls" if c_calls == :all
       cmd + options.map(&:to_s) + [script.to_s] + args.map(&:to_s)
     end
 

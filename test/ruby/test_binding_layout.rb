@@ -30,6 +30,18 @@ class TestBindingLayout < Minitest::Test
     assert_empty cycles, "binding files that depend on each other: #{cycles.inspect}"
   end
 
+  # A file's "Uses:" header, kept by hand, names every header it
+  # includes (two had fallen behind their #includes).
+  def test_every_uses_header_names_what_its_file_includes
+    missing = Dir[File.join(EXT, "{binding,core}", "*.{c,h}")].flat_map do |path|
+      text = File.read(path)
+      uses = text[/^ \* Uses:(.*?)(?:\*\/|^ \*\s*$)/m, 1] or next []
+      text.scan(/^#include "([\w.]+)"/).flatten.reject { |header| uses.include?(header) }
+          .map { |header| "#{File.basename(path)}: #{header}" }
+    end
+    assert_empty missing, "add these to the file's Uses: header"
+  end
+
   def test_the_entry_file_only_calls_each_files_init
     source = File.read(File.join(BINDING, "tracegraph.c"))
     assert_equal ["Init_tracegraph"], defined_functions(source)

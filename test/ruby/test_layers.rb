@@ -17,7 +17,7 @@ class TestLayers < Minitest::Test
   # "tracegraph" sit on top. VERSION is anyone's.
   ROOT_FILES = {
     "tracegraph.rb" => "api", "tracegraph/version.rb" => "model", "tracegraph/frame_probe.rb" => "api",
-    "tracegraph/calibration.rb" => "api",
+    "tracegraph/calibration.rb" => "api", "tracegraph/recording_options.rb" => "api",
     "tracegraph/tracegraph" => "api", # the compiled extension
     "tracegraph/autorun.rb" => "entry", "tracegraph/rack.rb" => "entry", "tracegraph/rake_task.rb" => "entry",
     "tracegraph/rails.rb" => "entry", "tracegraph/rails_sql.rb" => "entry"
@@ -106,6 +106,18 @@ class TestLayers < Minitest::Test
         lowest = defined.fetch(name, []).min_by { |l| rank(l) } or next
         "#{relative} (#{layer}) names #{name} (#{lowest})" if rank(lowest) > rank(layer)
       end
+    end
+    assert_empty wrong
+  end
+
+  # A layer above the model gets a derived profile by building it
+  # (Profile.new's viewed_from:, grouped_from:), never by reaching into
+  # one with send: formats/json.rb once finished its views so.
+  def test_no_layer_above_the_model_reaches_into_an_object_with_send
+    wrong = self.class.sources.filter_map do |relative, text|
+      next if self.class.layer_of(relative) == "model"
+
+      "#{relative} calls send(:...)" if self.class.code(text).match?(/\.(?:__)?send\(:/)
     end
     assert_empty wrong
   end

@@ -422,10 +422,16 @@ class TestRails < Minitest::Test
     assert_equal [out["right"]], files
   end
 
+  # The Railtie hands the middleware each recording option it takes
+  # (RecordingOptions' rows with railtie: true), from its settings.
   def test_development_puts_the_middleware_first_and_test_leaves_it_out
     code = %(out["first"] = Rails.application.middleware.first.inspect
+             given = Rails.application.middleware.first.args.last
+             out["recording"] = given.is_a?(Hash) ? given.keys.map(&:to_s) : []
              out["report"] = app.get("/posts?tracegraph=1").headers["x-tracegraph-report"])
-    assert_equal "Tracegraph::RailsMiddleware", boot(code)["first"]
+    out = boot(code)
+    assert_equal "Tracegraph::RailsMiddleware", out["first"]
+    Tracegraph::RecordingOptions.railtie_names.each { |name| assert_includes out["recording"], name.to_s }
     FileUtils.rm_rf(Dir[File.join(@dir, "*")])
     out = boot(code, rails_env: "test")
     assert_equal [false, nil], [out["first"] == "Tracegraph::RailsMiddleware", out["report"]]

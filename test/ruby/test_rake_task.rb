@@ -34,6 +34,18 @@ class TestRakeTask < Minitest::Test
     assert_equal :cpu, profile.clock
   end
 
+  # c_calls as Tracegraph.start takes it: true, false or :all.
+  def test_c_calls_become_the_commands_flags
+    flags = {true => [], false => ["--no-c-calls"], :all => ["--all-c-calls"]}
+    flags.each do |c_calls, expected|
+      task = Tracegraph::RakeTask.new(:"profile_#{c_calls}") do |t|
+        t.script = "app.rb"
+        t.c_calls = c_calls
+      end
+      assert_equal expected, task.command & %w[--no-c-calls --all-c-calls], c_calls.inspect
+    end
+  end
+
   def test_a_script_is_required
     assert_raises(ArgumentError) { Tracegraph::RakeTask.new(:nothing) }
   end

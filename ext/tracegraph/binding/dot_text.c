@@ -6,8 +6,8 @@
  *   Tracegraph._render_dot        one profile (formats/dot.rb)
  *   Tracegraph._render_diff_dot   two profiles (comparison/diff.rb)
  *
- * Uses: dot_text.h, named_options.h, core tg_model.h, tg_dot.h, tg_diff_dot.h. Calls no
- * other binding file.
+ * Uses: dot_text.h, named_options.h, core tg_model.h, tg_dot.h, tg_diff_dot.h,
+ * tg_graph.h. Calls no other binding file.
  */
 #include "dot_text.h"
 
@@ -114,8 +114,9 @@ static uint8_t *flags_from(VALUE ary, long n)
 /*
  * Converts the plain arrays lib code prepares from a Tracegraph::Profile
  * (see Formats::Dot.model_parts) into a tg_model:
- *   meta    [program, clock, total_time, gc]
- *           gc: [runs, entries, time, mark_time, sweep_time], or nil
+ *   meta    {title:, clock:, total_time:, gc:}, each read by name
+ *           (named_options.h); title: the legend's first line, or nil;
+ *           gc: {runs:, entries:, time:, mark_time:, sweep_time:}, or nil
  *   methods [[name, file, line, is_c, calls, total, self], ...]
  *   edges   [[caller, callee, calls, total, self], ...]
  * The method and edge arrays are malloc'd into *methods_out and
@@ -125,7 +126,8 @@ static uint8_t *flags_from(VALUE ary, long n)
 static tg_model model_from_ruby(VALUE meta, VALUE methods, VALUE edges,
                                   tg_model_method **methods_out, tg_model_edge **edges_out, tg_model_gc *gc_out)
 {
-    Check_Type(meta, T_ARRAY);
+    static const char *const meta_keys[] = {"title", "clock", "total_time", "gc", NULL};
+    named_options_check(meta, "the DOT writer's meta", meta_keys);
     Check_Type(methods, T_ARRAY);
     Check_Type(edges, T_ARRAY);
     long nm = RARRAY_LEN(methods), ne = RARRAY_LEN(edges);
@@ -161,17 +163,19 @@ static tg_model model_from_ruby(VALUE meta, VALUE methods, VALUE edges,
             .self_time = u64(rb_ary_entry(e, 4)),
         };
     }
-    VALUE clock = rb_ary_entry(meta, 1);
-    VALUE gc = rb_ary_entry(meta, 3);
+    VALUE clock = named_options_get(meta, "clock");
+    VALUE gc = named_options_get(meta, "gc");
     if (!NIL_P(gc)) {
-        Check_Type(gc, T_ARRAY);
-        *gc_out = (tg_model_gc){u64(rb_ary_entry(gc, 0)), u64(rb_ary_entry(gc, 1)), u64(rb_ary_entry(gc, 2)),
-                                 u64(rb_ary_entry(gc, 3)), u64(rb_ary_entry(gc, 4))};
+        static const char *const gc_keys[] = {"runs", "entries", "time", "mark_time", "sweep_time", NULL};
+        named_options_check(gc, "the DOT writer's gc", gc_keys);
+        *gc_out = (tg_model_gc){u64(named_options_get(gc, "runs")), u64(named_options_get(gc, "entries")),
+                                u64(named_options_get(gc, "time")), u64(named_options_get(gc, "mark_time")),
+                                u64(named_options_get(gc, "sweep_time"))};
     }
     return (tg_model){
-        .program = cstr_or_null(rb_ary_entry(meta, 0)),
+        .program = cstr_or_null(named_options_get(meta, "title")),
         .clock = StringValueCStr(clock),
-        .total_time = u64(rb_ary_entry(meta, 2)),
+        .total_time = u64(named_options_get(meta, "total_time")),
         .methods = ms,
         .method_count = (size_t)nm,
         .edges = es,
@@ -280,7 +284,7 @@ static VALUE render_dot(VALUE arg)
 static VALUE render_dot_method(VALUE mod, VALUE meta, VALUE methods, VALUE edges, VALUE options)
 {
     (void)mod;
-    Check_Type(meta, T_ARRAY);
+    Check_Type(meta, T_HASH);
     Check_Type(methods, T_ARRAY);
     Check_Type(edges, T_ARRAY);
     Check_Type(options, T_HASH);

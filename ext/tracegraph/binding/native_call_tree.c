@@ -12,14 +12,15 @@
  *   #_write           the stack outputs (:folded, :pprof, :speedscope,
  *                     :firefox), streamed by the core's tg_stacks writers
  *
- * Uses: native_call_tree.h, core tg_calltree.h, tg_tree_stats.h,
- * tg_stacks.h. Calls no other binding file.
+ * Uses: native_call_tree.h, named_options.h (inline), core tg_calltree.h,
+ * tg_tree_stats.h, tg_stacks.h. Calls no other binding file.
  */
 #include "native_call_tree.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "named_options.h"
 #include "tg_stacks.h"
 #include "tg_tree_stats.h"
 
@@ -305,7 +306,12 @@ static VALUE stats_body(VALUE arg)
     }
     VALUE threads = rb_ary_new_capa(a->in.thread_count);
     for (uint32_t i = 0; i < a->in.thread_count; i++) rb_ary_push(threads, ULL2NUM(a->out.thread_time[i]));
-    return rb_ary_new_from_args(4, methods, edges, threads, ULL2NUM(a->out.hidden_time));
+    VALUE result = rb_hash_new();
+    rb_hash_aset(result, ID2SYM(rb_intern("methods")), methods);
+    rb_hash_aset(result, ID2SYM(rb_intern("edges")), edges);
+    rb_hash_aset(result, ID2SYM(rb_intern("threads")), threads);
+    rb_hash_aset(result, ID2SYM(rb_intern("hidden_time")), ULL2NUM(a->out.hidden_time));
+    return result;
 }
 
 static VALUE stats_cleanup(VALUE arg)
@@ -318,23 +324,28 @@ static VALUE stats_cleanup(VALUE arg)
     return Qnil;
 }
 
-/* NativeCallTree#_stats(method_count, thread_flags, hidden_flags or nil,
- * focus_flags or nil)
- * -> [[[calls, total, self(, allocations, self allocations)] per method],
- * [[caller, callee, calls, total, self(, allocations, self allocations)],
- * ...], [time per thread], hidden_time]: the method and edge statistics
- * of the flagged threads' paths without the hidden methods
- * (tg_tree_stats_compute), only the paths through the focus matches if
- * flagged, with the allocation counts if this tree has them. */
-static VALUE native_tree_stats(VALUE self, VALUE method_count, VALUE thread_flags, VALUE hidden_flags,
-                               VALUE focus_flags)
+/* NativeCallTree#_stats({method_count:, threads:, hidden:, focus:}), each
+ * read by name (named_options.h): threads the flags of the threads to
+ * keep, hidden (or nil) of the methods whose subtrees are left out, focus
+ * (or nil) of the methods only the paths through which are kept
+ * -> {methods: [[calls, total, self(, allocations, self allocations)] per
+ * method], edges: [[caller, callee, calls, total, self(, allocations,
+ * self allocations)], ...], threads: [time per thread], hidden_time:}:
+ * the method and edge statistics of the flagged threads' paths
+ * (tg_tree_stats_compute), with the allocation counts if this tree has
+ * them. */
+static VALUE native_tree_stats(VALUE self, VALUE options)
 {
+    static const char *const keys[] = {"method_count", "threads", "hidden", "focus", NULL};
+    named_options_check(options, "_stats", keys);
+    VALUE thread_flags = named_options_get(options, "threads");
     Check_Type(thread_flags, T_ARRAY);
     const native_tree *t = native_tree_of(self);
     stats_args a = {.in = {.nodes = t->nodes, .allocations = t->allocations, .node_count = t->count,
-                           .method_count = NUM2UINT(method_count),
+                           .method_count = NUM2UINT(named_options_get(options, "method_count")),
                            .thread_count = (uint32_t)RARRAY_LEN(thread_flags)},
-                    .thread_flags = thread_flags, .hidden_flags = hidden_flags, .focus_flags = focus_flags};
+                    .thread_flags = thread_flags, .hidden_flags = named_options_get(options, "hidden"),
+                    .focus_flags = named_options_get(options, "focus")};
     return rb_ensure(stats_body, (VALUE)&a, stats_cleanup, (VALUE)&a);
 }
 
@@ -457,7 +468,9 @@ static VALUE stacks_body(VALUE arg)
     const native_tree *t = native_tree_of(job->self);
     Check_Type(job->method_rows, T_ARRAY);
     Check_Type(job->thread_names, T_ARRAY);
-    Check_Type(job->meta, T_ARRAY);
+    static const char *const meta_keys[] = {"max_depth", "folded_calls", "clock", "program", "exporter", "complete",
+                                            NULL};
+    named_options_check(job->meta, "_write's meta", meta_keys);
     long nm = RARRAY_LEN(job->method_rows), nt = RARRAY_LEN(job->thread_names);
     if (nm >= UINT32_MAX || nt >= TG_CALLTREE_MAX_NODES) rb_raise(rb_eArgError, "too many methods or threads");
     job->methods = calloc((size_t)nm + 1, sizeof *job->methods);
@@ -478,23 +491,29 @@ static VALUE stacks_body(VALUE arg)
         job->threads[i] = copy_cstr(rb_ary_entry(job->thread_names, i));
         job->in.thread_count = (uint32_t)i + 1;
     }
-    VALUE m = job->meta;   /* [max_depth, folded_calls, clock, program or nil, exporter, complete] */
-    job->in.max_depth = NUM2UINT(rb_ary_entry(m, 0));
-    job->in.folded_calls = NUM2ULL(rb_ary_entry(m, 1));
-    job->in.clock = job->clock = copy_cstr(rb_ary_entry(m, 2));
-    job->in.program = job->program = NIL_P(rb_ary_entry(m, 3)) ? NULL : copy_cstr(rb_ary_entry(m, 3));
-    job->in.exporter = job->exporter = copy_cstr(rb_ary_entry(m, 4));
-    job->in.complete = RTEST(rb_ary_entry(m, 5));
+    VALUE m = job->meta;
+    job->in.max_depth = NUM2UINT(named_options_get(m, "max_depth"));
+    job->in.folded_calls = NUM2ULL(named_options_get(m, "folded_calls"));
+    job->in.clock = job->clock = copy_cstr(named_options_get(m, "clock"));
+    VALUE program = named_options_get(m, "program");
+    job->in.program = job->program = NIL_P(program) ? NULL : copy_cstr(program);
+    job->in.exporter = job->exporter = copy_cstr(named_options_get(m, "exporter"));
+    job->in.complete = RTEST(named_options_get(m, "complete"));
     job->in.nodes = t->nodes;
     job->in.allocations = t->allocations;
     job->in.node_count = t->count;
 
-    tg_stacks_status (*writer)(const tg_stacks_input *, tg_stacks_write_fn, void *) =
-        job->format == ID2SYM(rb_intern("folded"))       ? tg_stacks_write_folded
-        : job->format == ID2SYM(rb_intern("pprof"))      ? tg_stacks_write_pprof
-        : job->format == ID2SYM(rb_intern("speedscope")) ? tg_stacks_write_speedscope
-        : job->format == ID2SYM(rb_intern("firefox"))    ? tg_stacks_write_firefox
-                                                         : NULL;
+    /* The writers by their format's name, one core file each (tg_stacks_<name>.c). */
+    static const struct {
+        const char *name;
+        tg_stacks_status (*write)(const tg_stacks_input *, tg_stacks_write_fn, void *);
+    } writers[] = {{"folded", tg_stacks_write_folded},
+                   {"pprof", tg_stacks_write_pprof},
+                   {"speedscope", tg_stacks_write_speedscope},
+                   {"firefox", tg_stacks_write_firefox}};
+    tg_stacks_status (*writer)(const tg_stacks_input *, tg_stacks_write_fn, void *) = NULL;
+    for (size_t i = 0; i < sizeof writers / sizeof *writers; i++)
+        if (job->format == ID2SYM(rb_intern(writers[i].name))) writer = writers[i].write;
     if (!writer) rb_raise(rb_eArgError, "unknown stack format %+" PRIsVALUE, job->format);
     tg_stacks_status status = writer(&job->in, stacks_sink, job);
     if (job->write_state) return Qnil;   /* re-raised by the caller, after cleanup */
@@ -523,7 +542,8 @@ static VALUE stacks_cleanup(VALUE arg)
  * the :folded, :pprof, :speedscope or :firefox output to io.write in chunks.
  *   methods      [[name, file or nil, line or nil], ...] by method index
  *   thread_names [name, ...] by thread index
- *   meta         [max_depth, folded_calls, clock, program or nil, exporter, complete] */
+ *   meta         {max_depth:, folded_calls:, clock:, program: (or nil), exporter:, complete:},
+ *                each read by name (named_options.h) */
 static VALUE native_tree_write(VALUE self, VALUE format, VALUE io, VALUE methods, VALUE thread_names, VALUE meta)
 {
     stacks_job job = {.self = self, .format = format, .io = io, .method_rows = methods,
@@ -548,7 +568,7 @@ void native_call_tree_init(VALUE mTracegraph, VALUE error)
     rb_define_method(cNativeCallTree, "allocations?", native_tree_allocations_p, 0);
     rb_define_method(cNativeCallTree, "_rows", native_tree_rows, 0);
     rb_define_method(cNativeCallTree, "_view", native_tree_view, 3);
-    rb_define_method(cNativeCallTree, "_stats", native_tree_stats, 4);
+    rb_define_method(cNativeCallTree, "_stats", native_tree_stats, 1);
     rb_define_method(cNativeCallTree, "_group_stats", native_tree_group_stats, 4);
     rb_define_method(cNativeCallTree, "_write", native_tree_write, 5);
 }

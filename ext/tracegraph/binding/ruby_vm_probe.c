@@ -8,7 +8,7 @@
  * C-call hook, even a brief one, leaves Ruby's instruction sequences
  * instrumented for C calls (and slower) for good.
  *
- * Uses: ruby_vm.h (inline readers), core tg_stride.h.
+ * Uses: ruby_vm_probe.h, ruby_vm.h (inline readers), core tg_stride.h.
  */
 #include "ruby_vm_probe.h"
 

@@ -3,8 +3,9 @@
  * paths: marking what it keeps, threads and fibers into shadow stacks
  * (contexts), method keys, and the clocks' set-up.
  *
- * Uses: session.h, ruby_vm.h (inline), core tg_profiler.h, tg_pairmap.h,
- * tg_calltree.h, tg_clock.h, tg_tsc.h. Calls no other binding file.
+ * Uses: session.h, ruby_vm.h (inline), block_frames.h (its key tag, a
+ * constant), core tg_profiler.h, tg_pairmap.h, tg_calltree.h, tg_clock.h,
+ * tg_tsc.h. Calls no other binding file.
  */
 #include "session.h"
 

@@ -1,8 +1,9 @@
 /*
- * session.h - the recording session every event source shares: its state
- * (session), the shadow stacks of threads and fibers (contexts), the method
- * keys, and the clocks, with the inline readers the hooks run on every
- * event. session.c owns the state and its slower paths.
+ * session.h - the recording session every event source shares: what it
+ * was started with (session_options) and its state (session), the shadow
+ * stacks of threads and fibers (contexts), the method keys, and the
+ * clocks, with the inline readers the hooks run on every event. session.c
+ * owns the state and its slower paths.
  *
  * The event sources (event_hook.c, gc_events.c, alloc_events.c) and
  * start_stop.c include this header; session.c calls none of them.
@@ -102,6 +103,28 @@ enum { SESSION_HOOK_CALL, SESSION_HOOK_RETURN };
  * 4 ms preemption would weigh as much as 100,000 events. */
 #define SESSION_HOOK_SAMPLE_MAX_NS 5000
 
+/* What Tracegraph._start was asked for, read by name from its Hash once,
+ * outside the hook (start_stop.c, session_options_read), and kept apart
+ * from the state it sets up below. The Ruby side checks each option
+ * first (Tracegraph::RecordingOptions). */
+typedef struct session_options {
+    tg_clock_kind clock;
+    bool c_calls;               /* C methods are traced */
+    bool c_calls_all;           /* c_calls: :all, the operators Ruby runs inline too */
+    bool hide_next_call;        /* the CLI's own load/eval of the script */
+    bool hide_next_block;       /* Tracegraph.profile's own block */
+    uint32_t call_tree_nodes;   /* the call tree's cap; 0: no call tree */
+    bool exact_clock;           /* the kernel's clock on every event */
+    bool current_thread_only;   /* threads: :current */
+    bool gc, blocks, allocations;
+    /* The calibrated costs (Tracegraph::Calibration), ns per event by kind
+     * and part, and the hook's own time at a call and at a return in the
+     * calibration's loops; all 0 for raw times. */
+    uint64_t event_cost[SESSION_COST_KINDS][2];
+    uint64_t hook_base[SESSION_COST_KINDS][2];
+    bool sample_hooks;          /* costs given, or the calibration's own recording */
+} session_options;
+
 struct session {
     bool running;
     tg_clock_kind clock;
@@ -166,6 +189,7 @@ struct session {
     rb_event_flag_t c_ever_before;
     bool c_held, c_rewritten;
     uint64_t cost_removed;      /* at stop: the threads' cost_removed added up */
+    session_options options;    /* what this session was started with */
 };
 
 /* The one session, recording or not, named after this file as everything

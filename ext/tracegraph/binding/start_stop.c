@@ -12,9 +12,9 @@
  * were ever wanted (vm_event_flags.h), where no one else's hook wants them.
  *
  * Uses: start_stop.h, session.h, event_hook.h, gc_events.h,
- * alloc_events.h, iseq_untrace.h, named_options.h, naming.h, native_call_tree.h, ruby_vm_probe.h,
- * vm_event_flags.h, core
- * tg_profiler.h, tg_calltree.h, tg_clock.h. None of them calls back.
+ * alloc_events.h, iseq_untrace.h, named_options.h, naming.h, native_call_tree.h,
+ * ruby_vm_probe.h, vm_event_flags.h, core tg_profiler.h, tg_calltree.h,
+ * tg_clock.h. None of them calls back.
  */
 #include "start_stop.h"
 
@@ -106,27 +106,19 @@ static void measure_vm_layout(void)
 
 /* ---- start -------------------------------------------------------------- */
 
+/* The clock a Symbol names (tg_clock_name's names, which must be
+ * Tracegraph::CLOCKS: test_recording_options.rb reads this error). */
 static tg_clock_kind clock_from_symbol(VALUE sym)
 {
     static const tg_clock_kind kinds[] = {TG_CLOCK_WALL, TG_CLOCK_CPU, TG_CLOCK_THREAD_CPU};
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    enum { KINDS = sizeof kinds / sizeof *kinds };
+    for (size_t i = 0; i < KINDS; i++)
         if (sym == ID2SYM(rb_intern(tg_clock_name(kinds[i])))) return kinds[i];
-    rb_raise(rb_eArgError, "unknown clock %+" PRIsVALUE " (allowed: :wall, :cpu, :thread_cpu)", sym);
+    VALUE allowed = rb_str_new_cstr("");
+    for (size_t i = 0; i < KINDS; i++) rb_str_catf(allowed, "%s:%s", i ? ", " : "", tg_clock_name(kinds[i]));
+    rb_raise(rb_eArgError, "unknown clock %+" PRIsVALUE " (allowed: %" PRIsVALUE ")", sym, allowed);
 }
 
-/* Tracegraph._start({clock:, c_calls:, hide_next_call:, call_tree_nodes:,
- * exact_clock:, current_thread_only:, gc:, blocks:, allocations:,
- * hide_next_block:, event_costs:}), each read by name (named_options.h):
- * options are validated in Ruby (Tracegraph.parse_start_options).
- * hide_next_call leaves out the first call made after start: the CLI's
- * `load` of the script, so the script's methods are the roots of the
- * graph. call_tree_nodes > 0 keeps a call tree of at most that many nodes.
- * exact_clock reads a CPU clock on every event instead of estimating it
- * between readings. current_thread_only records the calling thread (and
- * its fibers) only. gc records garbage collection (gc_events.h). blocks
- * records blocks as frames (block_frames.h); allocations counts the
- * objects allocated in each method (alloc_events.h); hide_next_block
- * leaves out the block the calling thread runs next (Tracegraph.profile's). */
 /* True while Tracegraph._stop builds the profile. That calls Ruby (naming,
  * the thread's priority), so another thread may run and call _start,
  * whose memset of the session would pull the tables from under the stop
@@ -137,99 +129,141 @@ static bool stopping;
 static const char *const START_KEYS[] = {
     "clock", "c_calls", "hide_next_call", "call_tree_nodes", "exact_clock", "current_thread_only", "gc", "blocks",
     "allocations", "hide_next_block", "event_costs", NULL};
+static const char *const COST_KINDS[SESSION_COST_KINDS] = {"ruby", "block", "c"};
+static const char *const COST_PARTS[] = {"inside", "outside", "hook_call", "hook_return", NULL};
 
-static VALUE start_method(VALUE mod, VALUE options)
+/* event_costs: nil (raw times); :sample (raw times, but the hook's own
+ * time is sampled: the calibration's recording); or, per kind, ns per
+ * event: {ruby: {inside:, outside:, hook_call:, hook_return:}, block:
+ * {...}, c: {...}} (Tracegraph::Calibration::Result#named): the parts
+ * inside and outside the frame, and the hook's own time at a call and at
+ * a return in the calibration's loops. */
+static void read_event_costs(VALUE costs, session_options *o)
 {
-    (void)mod;
-    named_options_check(options, "_start", START_KEYS);
-    VALUE clock = named_options_get(options, "clock"), c_calls = named_options_get(options, "c_calls"),
-          hide_next_call = named_options_get(options, "hide_next_call"),
-          call_tree_nodes = named_options_get(options, "call_tree_nodes"),
-          exact_clock = named_options_get(options, "exact_clock"),
-          current_thread_only = named_options_get(options, "current_thread_only"), gc = named_options_get(options, "gc"),
-          blocks = named_options_get(options, "blocks"), allocations = named_options_get(options, "allocations"),
-          hide_next_block = named_options_get(options, "hide_next_block"),
-          event_costs = named_options_get(options, "event_costs");
-    if (session.running) rb_raise(eError, "already started: call Tracegraph.stop first");
-    if (stopping) rb_raise(eError, "another thread is stopping the profiler: start again once its Tracegraph.stop returns");
-    tg_clock_kind kind = clock_from_symbol(clock);
-    /* Per kind (ruby, block, c): [inside, outside, the hook's own time at a
-     * call, at a return], ns per event (Tracegraph::Calibration); or []:
-     * raw times, but the hook's own time is sampled (the calibration's
-     * recording); or nil: raw times. */
-    uint64_t costs[SESSION_COST_KINDS][2] = {{0}}, hook_base[SESSION_COST_KINDS][2] = {{0}};
-    bool sample_hooks = false;
-    if (!NIL_P(event_costs)) {
-        Check_Type(event_costs, T_ARRAY);
-        long n = RARRAY_LEN(event_costs);
-        if (n != 0 && n != 4 * SESSION_COST_KINDS)
-            rb_raise(rb_eArgError, "event costs: %d numbers, not %ld", 4 * SESSION_COST_KINDS, n);
-        for (long i = 0; i < n; i++) {
-            uint64_t v = NUM2ULL(rb_ary_entry(event_costs, i));
-            if (i % 4 < 2) costs[i / 4][i % 4] = v;
-            else hook_base[i / 4][i % 4 - 2] = v;
+    if (NIL_P(costs)) return;
+    if (costs != ID2SYM(rb_intern("sample"))) {
+        static const char *const kinds[] = {"ruby", "block", "c", NULL};
+        named_options_check(costs, "event_costs", kinds);
+        for (int k = 0; k < SESSION_COST_KINDS; k++) {
+            VALUE parts = named_options_get(costs, COST_KINDS[k]);
+            named_options_check(parts, "event_costs", COST_PARTS);
+            o->event_cost[k][SESSION_COST_INSIDE] = NUM2ULL(named_options_get(parts, "inside"));
+            o->event_cost[k][SESSION_COST_OUTSIDE] = NUM2ULL(named_options_get(parts, "outside"));
+            o->hook_base[k][SESSION_HOOK_CALL] = NUM2ULL(named_options_get(parts, "hook_call"));
+            o->hook_base[k][SESSION_HOOK_RETURN] = NUM2ULL(named_options_get(parts, "hook_return"));
         }
-        sample_hooks = session_tsc_ready();
     }
-    /* c_calls: true traces the C methods called, without rewriting Ruby's
-     * inlined operators into calls, where this Ruby lets us (the probe,
-     * vm_event_flags.c); :all traces those as well. Before any hook. */
-    bool called_only = c_calls == Qtrue;
-    if (called_only && !vm_event_flags_found()) {
-        c_calls = Qfalse;
-        hide_next_call = Qfalse;   /* the load to hide is a C call: not traced now */
-    }
-    measure_vm_layout();
+    o->sample_hooks = session_tsc_ready();
+}
 
+/* Tracegraph._start's Hash (Tracegraph.parse_start_options, and the
+ * caller's hide_next_block and event_costs), each key read by its name
+ * (named_options.h) into what the session is started with. The Ruby side
+ * checks each option first; what reaches here otherwise raises. */
+static session_options read_options(VALUE hash)
+{
+    named_options_check(hash, "_start", START_KEYS);
+    session_options o = {0};
+    o.clock = clock_from_symbol(named_options_get(hash, "clock"));
+    VALUE c_calls = named_options_get(hash, "c_calls");
+    if (c_calls == ID2SYM(rb_intern("all"))) o.c_calls = o.c_calls_all = true;
+    else if (c_calls == Qtrue || c_calls == Qfalse) o.c_calls = c_calls == Qtrue;
+    else rb_raise(rb_eArgError, "_start: c_calls must be true, false or :all, not %+" PRIsVALUE, c_calls);
+    o.hide_next_call = RTEST(named_options_get(hash, "hide_next_call"));
+    o.hide_next_block = RTEST(named_options_get(hash, "hide_next_block"));
+    o.call_tree_nodes = NUM2UINT(named_options_get(hash, "call_tree_nodes"));
+    o.exact_clock = RTEST(named_options_get(hash, "exact_clock"));
+    o.current_thread_only = RTEST(named_options_get(hash, "current_thread_only"));
+    o.gc = RTEST(named_options_get(hash, "gc"));
+    o.blocks = RTEST(named_options_get(hash, "blocks"));
+    o.allocations = RTEST(named_options_get(hash, "allocations"));
+    read_event_costs(named_options_get(hash, "event_costs"), &o);
+    return o;
+}
+
+/* Clears the session and sets it up for o: its tables, its clock, the
+ * events it hooks, the costs it takes out. Raises NoMemError (the session
+ * freed) if a table cannot be allocated. */
+static void session_setup(const session_options *o, bool c_calls, bool called_only)
+{
     memset(&session, 0, sizeof session);
-    uint32_t tree_nodes = NUM2UINT(call_tree_nodes);
+    session.options = *o;
+    uint32_t tree_nodes = o->call_tree_nodes;
     if (!tg_profiler_init(&session.prof) || !tg_pairmap_init(&session.thread_index, 64) ||
         !tg_pairmap_init(&session.fiber_index, 64) || (tree_nodes && !tg_calltree_init(&session.tree, tree_nodes))) {
         session_free();
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
     if (tree_nodes) session.prof.tree = &session.tree;
-    if (RTEST(allocations)) {
+    if (o->allocations) {
         tg_profiler_count_allocations(&session.prof);
         if (tree_nodes) tg_calltree_count_allocations(&session.tree);
     }
-    session.clock = kind;
-    session.clock_id = tg_clock_id(kind);
-    session.estimate_cpu = kind != TG_CLOCK_WALL && !RTEST(exact_clock);
+    session.clock = o->clock;
+    session.clock_id = tg_clock_id(o->clock);
+    session.estimate_cpu = o->clock != TG_CLOCK_WALL && !o->exact_clock;
     /* exact_clock keeps the wall clock on CLOCK_MONOTONIC itself; with the
      * CPU clocks it only matters between real CPU readings. */
-    session.use_tsc = (kind == TG_CLOCK_WALL ? !RTEST(exact_clock) : session.estimate_cpu) && session_tsc_ready();
+    session.use_tsc = (o->clock == TG_CLOCK_WALL ? !o->exact_clock : session.estimate_cpu) && session_tsc_ready();
     session.events = RUBY_EVENT_CALL | RUBY_EVENT_RETURN | RUBY_EVENT_FIBER_SWITCH | RUBY_EVENT_THREAD_END;
-    if (RTEST(c_calls)) session.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
-    session.c_calls_called_only = called_only && RTEST(c_calls);
+    if (c_calls) session.events |= RUBY_EVENT_C_CALL | RUBY_EVENT_C_RETURN;
+    session.c_calls_called_only = called_only && c_calls;
     session.c_ever_before = vm_event_flags_c_ever();
-    memcpy(session.event_cost, costs, sizeof costs);
-    memcpy(session.hook_base, hook_base, sizeof hook_base);
-    session.sample_hooks = sample_hooks;
+    memcpy(session.event_cost, o->event_cost, sizeof session.event_cost);
+    memcpy(session.hook_base, o->hook_base, sizeof session.hook_base);
+    session.sample_hooks = o->sample_hooks;
     session.sample_countdown = SESSION_HOOK_SAMPLE_EVERY;
     session.sample_random = 0x9E3779B9u;
-    session.blocks = RTEST(blocks);
+    session.blocks = o->blocks;
     if (session.blocks) session.events |= RUBY_EVENT_B_CALL | RUBY_EVENT_B_RETURN;
     session.last_call = TG_NONE;
     session.cached_thread = Qundef;
-    session.hide_next_call = RTEST(hide_next_call);
+    /* Without C calls the load/eval to hide is a C call: not traced. */
+    session.hide_next_call = o->hide_next_call && c_calls;
     /* Resolve the calling thread here, outside the hook, where allocating
      * its root Fiber object is harmless. */
     if (!session_current_thread(rb_fiber_current())) {
         session_free();
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
-    session.only_thread = RTEST(current_thread_only) ? rb_thread_current() : Qfalse;
-    session.gc = RTEST(gc);
-    session.hide_next_block = session.blocks && RTEST(hide_next_block);
+    session.only_thread = o->current_thread_only ? rb_thread_current() : Qfalse;
+    session.gc = o->gc;
+    session.hide_next_block = session.blocks && o->hide_next_block;
     session.hide_block_thread = rb_thread_current();
-    session.allocations = RTEST(allocations);
+    session.allocations = o->allocations;
+}
+
+/* Tracegraph._start(options): reads the options (read_options), sets the
+ * session up (session_setup) and installs the hooks in their order.
+ * hide_next_call leaves out the first call made after start: the CLI's
+ * `load` of the script, so the script's methods are the roots of the
+ * graph. call_tree_nodes > 0 keeps a call tree of at most that many nodes.
+ * exact_clock reads a CPU clock on every event instead of estimating it
+ * between readings. current_thread_only records the calling thread (and
+ * its fibers) only. gc records garbage collection (gc_events.h). blocks
+ * records blocks as frames (block_frames.h); allocations counts the
+ * objects allocated in each method (alloc_events.h); hide_next_block
+ * leaves out the block the calling thread runs next (Tracegraph.profile's). */
+static VALUE start_method(VALUE mod, VALUE hash)
+{
+    (void)mod;
+    session_options options = read_options(hash);
+    if (session.running) rb_raise(eError, "already started: call Tracegraph.stop first");
+    if (stopping) rb_raise(eError, "another thread is stopping the profiler: start again once its Tracegraph.stop returns");
+    /* c_calls: true traces the C methods called, without rewriting Ruby's
+     * inlined operators into calls, where this Ruby lets us (the probe,
+     * vm_event_flags.c); :all traces those as well. Before any hook. */
+    bool called_only = options.c_calls && !options.c_calls_all;
+    bool c_calls = options.c_calls && (!called_only || vm_event_flags_found());
+    measure_vm_layout();
+
+    session_setup(&options, c_calls, called_only);
     session.running = true;
     iseq_untrace_hold_jit();
     session.wall_started = tg_clock_read(CLOCK_MONOTONIC);
     install_hook(event_hook_recording(), session.events);
     /* After the main hook: see pause_method. */
-    if (RTEST(gc)) gc_events_start(&session.prof);
+    if (session.gc) gc_events_start(&session.prof);
     /* Last of all: from here to the return nothing allocates. */
     if (session.allocations) alloc_events_start(&session.prof);
     c_ever_release();
@@ -269,7 +303,8 @@ static VALUE build_call_tree(void)
  *   wall_time:   ns
  *   allocations: whether allocations were counted (the rows' allocation columns)
  *   tracing:     {removed: ns of tracing's cost taken out, c_calls: true, :all, :rewritten or false,
- *                 hook_means: the hook's mean ns per event by kind and direction, or nil} */
+ *                 hook_means: the hook's mean ns per event, {ruby: {call:, return:}, block:, c:},
+ *                 each nil where not sampled} */
 static void result_set(VALUE hash, const char *key, VALUE value)
 {
     rb_hash_aset(hash, ID2SYM(rb_intern(key)), value);
@@ -318,12 +353,16 @@ static VALUE build_result(void)
                                                      : Qfalse;
     /* The hook's mean time per event (ns) by kind and direction, where
      * sampled: the calibration keeps it (hook_base of later recordings). */
-    VALUE hook_means = rb_ary_new_capa(2 * SESSION_COST_KINDS);
-    for (int k = 0; k < SESSION_COST_KINDS; k++)
+    VALUE hook_means = rb_hash_new();
+    for (int k = 0; k < SESSION_COST_KINDS; k++) {
+        VALUE means = rb_hash_new();
         for (int d = 0; d < 2; d++)
-            rb_ary_push(hook_means, session.hook_samples[k][d]
-                                        ? ULL2NUM(tg_tsc_ticks_to_ns(&session_tsc, session.hook_ticks[k][d] / session.hook_samples[k][d]))
-                                        : Qnil);
+            result_set(means, d == SESSION_HOOK_CALL ? "call" : "return",
+                       session.hook_samples[k][d]
+                           ? ULL2NUM(tg_tsc_ticks_to_ns(&session_tsc, session.hook_ticks[k][d] / session.hook_samples[k][d]))
+                           : Qnil);
+        result_set(hook_means, COST_KINDS[k], means);
+    }
     VALUE tracing = rb_hash_new();
     result_set(tracing, "removed", ULL2NUM(session.cost_removed));
     result_set(tracing, "c_calls", c_calls);

@@ -158,35 +158,29 @@ module Tracegraph
       end
     end
 
-    # What is recorded: Tracegraph.start's options.
+    # What is recorded: Tracegraph.start's options, a flag or two each
+    # (RecordingOptions::TABLE).
     def define_recording_options(o, start)
-      o.on("-c", "--clock CLOCK", Tracegraph::CLOCKS.map(&:to_s), "wall (default), cpu or thread_cpu") do |v|
-        start[:clock] = v.to_sym
-      end
-      o.on("--no-c-calls", "Record only methods written in Ruby") { start[:c_calls] = false }
-      o.on("--all-c-calls", "Also record the operators Ruby runs inline (1 + 2, a[i]) as calls; Ruby then",
-           "runs them as calls, slower, while it records (docs/accuracy.md)") { start[:c_calls] = :all }
-      o.on("--raw-times", "Keep tracing's own cost in the times (by default it is measured and taken out)") do
-        start[:raw_times] = true
-      end
-      o.on("--no-gc", "Leave garbage collection out (its time stays in the methods it interrupted)") do
-        start[:gc] = false
-      end
-      o.on("--no-blocks", "No nodes for blocks: their work is charged to what runs them") { start[:blocks] = false }
-      o.on("--allocations", "Also count the objects each method and call allocates (self and total)") do
-        start[:allocations] = true
-      end
-      o.on("--call-tree", "Keep every distinct call path (implied by .folded, .pb.gz, .speedscope.json, .firefox.json, and .html but with --runs)") do
-        start[:call_tree] = true
-      end
-      o.on("--max-call-tree-nodes N", Integer,
-           "Cap the call tree at N paths (default #{Tracegraph::DEFAULT_MAX_CALL_TREE_NODES}); deeper ones fold") do |v|
-        unless v.between?(1, Tracegraph::MAX_CALL_TREE_NODES)
-          raise OptionParser::InvalidArgument, "#{v} (from 1 to #{Tracegraph::MAX_CALL_TREE_NODES})"
+      RecordingOptions::TABLE.each_value do |option|
+        option.flags.each do |switches, what, *help|
+          if what == RecordingOptions::ARGUMENT
+            type = option.values.is_a?(Range) ? Integer : option.values.map(&:to_s)
+            o.on(*switches, type, *help) { |v| start[option.name] = argument(option, switches, v) }
+          else
+            o.on(*switches, *help) { start[option.name] = what }
+          end
         end
-
-        start[:max_call_tree_nodes] = v
       end
+    end
+
+    # A recording flag's argument as its option's value.
+    def argument(option, switches, value)
+      option.check(value)
+    rescue ArgumentError
+      range = option.values
+      raise OptionParser::InvalidArgument, "#{value} (from #{range.min} to #{range.max})" if range.is_a?(Range)
+
+      raise OptionParser::InvalidArgument, "#{value} (#{Array(switches).last})"
     end
 
     # --runs and --ok-status.

@@ -8,12 +8,12 @@
 # a run starts, by output/output_naming.rb.)
 #
 #   TRACEGRAPH_OUTPUT         where to write at exit (default call_graph.dot; any name Output.check_path takes)
-#   TRACEGRAPH_CLOCK          wall | cpu | thread_cpu
-#   TRACEGRAPH_C_CALLS        1/true (default), 0/false, or all (as --all-c-calls)
-#   TRACEGRAPH_RAW_TIMES      1/true (keep tracing's cost in the times) or 0/false (default)
-#   TRACEGRAPH_BLOCKS         1/true (default: blocks as frames) or 0/false
-#   TRACEGRAPH_GC             1/true (default: garbage collection as nodes) or 0/false
-#   TRACEGRAPH_ALLOCATIONS    1/true (count allocations, as allocations: true) or 0/false (default)
+#   TRACEGRAPH_<OPTION>       each recording option that has a flag (RecordingOptions::TABLE, so
+#                             the two cannot drift), with the values Tracegraph.start takes:
+#                             TRACEGRAPH_CLOCK (wall | cpu | thread_cpu), _C_CALLS (1/true, the
+#                             default, 0/false, or all, as --all-c-calls), _RAW_TIMES, _GC,
+#                             _BLOCKS, _ALLOCATIONS, _CALL_TREE, _EXACT_CLOCK (1/true or 0/false),
+#                             _MAX_CALL_TREE_NODES (a whole number)
 #   TRACEGRAPH_<OPTION>       each graph flag of the command (GraphOptions::FLAGS, so the two
 #                             lists cannot drift): TRACEGRAPH_NODE_FRACTION, _EDGE_FRACTION,
 #                             _MAX_NODES, _FOCUS, _IGNORE, _SPLIT_HUBS, _FOLD_CHAINS (0/1),
@@ -22,6 +22,7 @@
 #   TRACEGRAPH_IDLE           show (default) or hide, as --idle
 require "tracegraph/output/output"
 require "tracegraph/cli/graph_options"
+require "tracegraph/recording_options"
 
 module Tracegraph
   class EnvConfig
@@ -32,12 +33,9 @@ module Tracegraph
       # Absolute from the start: the program may change directory.
       @output = File.expand_path(env.fetch("TRACEGRAPH_OUTPUT", "call_graph.dot"))
       @start_options = {}
-      @start_options[:clock] = env["TRACEGRAPH_CLOCK"].to_sym if set?("TRACEGRAPH_CLOCK")
-      @start_options[:c_calls] = c_calls("TRACEGRAPH_C_CALLS") if set?("TRACEGRAPH_C_CALLS")
-      @start_options[:raw_times] = boolean("TRACEGRAPH_RAW_TIMES") if set?("TRACEGRAPH_RAW_TIMES")
-      @start_options[:gc] = boolean("TRACEGRAPH_GC") if set?("TRACEGRAPH_GC")
-      @start_options[:blocks] = boolean("TRACEGRAPH_BLOCKS") if set?("TRACEGRAPH_BLOCKS")
-      @start_options[:allocations] = boolean("TRACEGRAPH_ALLOCATIONS") if set?("TRACEGRAPH_ALLOCATIONS")
+      RecordingOptions::TABLE.each_value do |option|
+        @start_options[option.name] = recording_value(option) if option.env && set?(option.env)
+      end
       @start_options[:call_tree] = true if Output.wants_call_tree?([@output])
       @dot_options = {}
       GraphOptions::FLAGS.each do |key, (_, type, *)|
@@ -71,9 +69,19 @@ module Tracegraph
       end
     end
 
-    # A boolean, or "all" (c_calls: :all).
-    def c_calls(name)
-      @env[name].strip.downcase == "all" ? :all : boolean(name)
+    # A recording option's value as Tracegraph.start takes it, which checks
+    # it: a Symbol the variable names ("all" for c_calls: :all, "cpu"),
+    # else a boolean or a whole number, as the option's values are.
+    def recording_value(option)
+      name = option.env
+      symbols = option.values.is_a?(Array) ? option.values.grep(Symbol) : []
+      word = @env[name].strip
+      symbol = symbols.find { |value| value.to_s == word.downcase }
+      return symbol if symbol
+      return integer(name) if option.values.is_a?(Range)
+      return boolean(name) if option.values.include?(true)
+
+      word.to_sym
     end
 
     def boolean(name)

@@ -84,17 +84,12 @@ module Tracegraph
       [profiles, status]
     end
 
-    # The options that shape what is recorded; the graph options shape
-    # only the outputs, which this process writes.
+    # The options that shape what is recorded, as their flags (each row of
+    # RecordingOptions::TABLE says whether its runs get it), and the views
+    # each run writes; the graph options shape only the outputs, which
+    # this process writes.
     def child_options
-      options = []
-      options += ["--clock", @start_options[:clock].to_s] if @start_options[:clock]
-      options << "--no-c-calls" if @start_options[:c_calls] == false
-      options << "--all-c-calls" if @start_options[:c_calls] == :all
-      options << "--raw-times" if @start_options[:raw_times]
-      options << "--no-gc" if @start_options[:gc] == false
-      options << "--no-blocks" if @start_options[:blocks] == false
-      options << "--allocations" if @start_options[:allocations]
+      options = RecordingOptions.runs_argv(@start_options)
       Array(@dot_options[:threads]).each { |thread| options += ["--thread", thread.to_s] }
       options += ["--idle", @dot_options[:idle].to_s] if @dot_options[:idle]
       options

@@ -169,14 +169,17 @@ module Tracegraph
          wall_time: profile.wall_time, hidden_waiting: profile.hidden_waiting}
       end
 
-      # [meta, methods, edges] as plain arrays, the form in which the C
-      # emitters (Tracegraph._render_dot, _render_diff_dot) take a profile
-      # and build their tg_model (core/tg_model.h).
+      # [meta, methods, edges], the form in which the C emitters
+      # (Tracegraph._render_dot, _render_diff_dot) take a profile and build
+      # their tg_model (core/tg_model.h): meta a Hash that binding/dot_text.c
+      # reads by name, the rows plain arrays of the columns below.
       # The legend's first line names the title, else the program.
       def model_parts(profile)
         gc = profile.gc
-        meta = [(profile.title || profile.program)&.to_s, profile.clock.to_s, profile.total_time,
-                [gc.runs, gc.entries, gc.total_time, gc.mark_time, gc.sweep_time]]
+        meta = {title: (profile.title || profile.program)&.to_s, clock: profile.clock.to_s,
+                total_time: profile.total_time,
+                gc: {runs: gc.runs, entries: gc.entries, time: gc.total_time, mark_time: gc.mark_time,
+                     sweep_time: gc.sweep_time}}
         rows = profile.methods.map do |m|
           [m.name, m.file, m.line, m.c_method ? true : false, m.calls, m.total_time, m.self_time]
         end

@@ -225,14 +225,14 @@ module Tracegraph
                   program: program, title: title, complete: @data.fetch("complete", true) == true,
                   call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods, threads) : nil,
                   gc_runs: gc_runs, wall_time: optional_count("wall_time"), allocations: @allocations,
-                  tracing_cost: tracing_cost, yjit: @data["yjit"] == true)
-             .tap { |p| view_of(p, threads) }
+                  tracing_cost: tracing_cost, yjit: @data["yjit"] == true, viewed_from: view_of(threads))
     end
 
     private
 
-    # A view's recorded thread count and waiting left out (version 2).
-    def view_of(profile, threads)
+    # A view's recorded thread count and waiting left out (version 2), as
+    # Profile.new's viewed_from:; nil for a file of a whole recording.
+    def view_of(threads)
       recorded = optional_count("threads_recorded")
       hidden = optional_count("hidden_waiting")
       return unless recorded || hidden
@@ -240,7 +240,7 @@ module Tracegraph
       if recorded && recorded < threads.size
         fail!("threads_recorded (#{recorded}) is less than the #{threads.size} threads listed")
       end
-      profile.send(:viewed_from, recorded || threads.size, hidden || 0)
+      Profile::ViewOrigin.new(recorded_threads: recorded || threads.size, hidden_waiting: hidden || 0)
     end
 
     # Whether methods and edges carry allocation counts: "allocations": true.

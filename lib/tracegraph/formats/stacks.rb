@@ -16,8 +16,8 @@ module Tracegraph
         native = tree.native(profile.methods, profile.threads)
         native._write(format, io, tree.native_methods.map { |m| [m.name, m.file, m.line] },
                       tree.native_threads.map(&:name) + ["all threads"],
-                      [Profile::STACK_MAX_DEPTH, tree.folded_calls, profile.clock.to_s, profile.program,
-                       "tracegraph #{VERSION}", profile.complete?])
+                      {max_depth: Profile::STACK_MAX_DEPTH, folded_calls: tree.folded_calls, clock: profile.clock.to_s,
+                       program: profile.program, exporter: "tracegraph #{VERSION}", complete: profile.complete?})
       end
 
       # profile seen with view_options (Profile#view), checked to have the

@@ -30,8 +30,9 @@ module Tracegraph
       # threads were kept apart.
       thread_flags = Array.new(tree_threads.size + 1, true)
       focus = recorded.map { |m| pattern.match?(m.name) }
-      method_rows, edge_rows, thread_times, = native._stats(recorded.size, thread_flags, nil, focus)
-      new_methods, new_edges = stats_from_rows(recorded, method_rows, edge_rows)
+      stats = native._stats(method_count: recorded.size, threads: thread_flags, hidden: nil, focus: focus)
+      thread_times = stats[:threads]
+      new_methods, new_edges = stats_from_rows(recorded, stats[:methods], stats[:edges])
       new_threads = threads.map do |t|
         index = tree_threads.index { |r| r.id == t.id }
         ThreadStats.new(id: t.id, name: t.name, total_time: index ? thread_times[index] : 0)

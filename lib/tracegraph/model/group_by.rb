@@ -53,6 +53,13 @@
 # sweeping included.
 module Tracegraph
   class Profile
+    # What a grouped profile was made from (Profile.new's grouped_from:):
+    # its grouping (:class, :file, :gem), each group's pieces (members, by
+    # group name) and the methods they came from (origin: piece => method),
+    # how many methods there were, whether the arrows are estimated
+    # (:cut_tree, :no_tree, or false: exact) and the method-level profile.
+    GroupOrigin = Struct.new(:grouping, :members, :method_count, :origin, :estimated, :source, keyword_init: true)
+
     GROUPINGS = %i[method class file gem].freeze
     # What more than one of each grouping's groups are called in messages.
     GROUPING_PLURALS = {method: "methods", class: "classes", file: "files", gem: "gems"}.freeze
@@ -73,9 +80,10 @@ module Tracegraph
       sums = (call_tree && GroupSums.from_tree(self, own)) || GroupSums.from_edges(self, own)
       # The GC group holds the marking and sweeping nodes too, so the legend's
       # GC line (runs, steps, marking, sweeping) is kept from the methods'.
-      grouped = derived(methods: sums.groups.values, edges: sums.arrows.values, gc_stats: gc)
       estimated = (call_tree ? :cut_tree : :no_tree) unless sums.exact
-      grouped.send(:grouped_from, grouping, sums.members, methods.size, sums.origin, estimated, self)
+      origin = GroupOrigin.new(grouping: grouping, members: sums.members, method_count: methods.size,
+                               origin: sums.origin, estimated: estimated, source: self)
+      grouped = derived(methods: sums.groups.values, edges: sums.arrows.values, gc_stats: gc, grouped_from: origin)
       grouped.runs = group_runs(sums.members, sums.origin) if runs
       grouped
     end
@@ -173,13 +181,14 @@ module Tracegraph
 
     private
 
-    def grouped_from(grouping, members, method_count, origin = {}.compare_by_identity, estimated = false, source = nil)
-      @grouping = grouping
-      @ungrouped = source
-      @members = members
-      @grouped_methods = method_count
-      @origin = origin
-      @arrows_estimated = estimated
+    # (Profile.new's grouped_from:.)
+    def group_origin!(from)
+      @grouping = from.grouping
+      @ungrouped = from.source
+      @members = from.members
+      @grouped_methods = from.method_count
+      @origin = from.origin || {}.compare_by_identity
+      @arrows_estimated = from.estimated || false
     end
 
     # The per-run samples of a median profile (tracegraph --runs), per

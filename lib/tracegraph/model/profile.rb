@@ -189,7 +189,7 @@ module Tracegraph
       methods -= unused unless unused.empty?
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
           call_tree: call_tree, gc_runs: gc_runs, wall_time: wall_time, allocations: allocations,
-          tracing_cost: tracing_cost, yjit: yjit).tap { |profile| profile.instance_variable_set(:@recorded_methods, recorded) }
+          tracing_cost: tracing_cost, yjit: yjit, recorded_methods: recorded)
     end
 
     # The methods by the recording's own indexes, those Tracegraph._stack_methods
@@ -227,8 +227,16 @@ module Tracegraph
     # longer three (grouped: model/group_by.rb); gc_runs is then unused.
     # tracing_cost: a TracingCost, or nil for raw times. yjit: whether YJIT
     # was on while recording.
+    # What a derived profile derives from, said as it is made:
+    # viewed_from: a ViewOrigin (model/view.rb), the recording's thread
+    # count and the waiting a view left out, for a view, a median or a
+    # loaded view; grouped_from: a GroupOrigin (model/group_by.rb), the
+    # grouping and the methods its boxes stand for, for a grouped profile;
+    # recorded_methods: the methods by the recording's own indexes, for a
+    # recording (Profile.from_native).
     def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0,
-                   wall_time: nil, allocations: false, gc: nil, tracing_cost: nil, title: nil, yjit: false)
+                   wall_time: nil, allocations: false, gc: nil, tracing_cost: nil, title: nil, yjit: false,
+                   viewed_from: nil, grouped_from: nil, recorded_methods: nil)
       @clock = clock.to_sym
       @title = title
       @threads = threads.freeze
@@ -244,6 +252,9 @@ module Tracegraph
       @tracing_cost = tracing_cost
       @yjit = yjit ? true : false
       @by_name = methods.group_by(&:name)
+      @recorded_methods = recorded_methods
+      view_origin!(viewed_from) if viewed_from
+      group_origin!(grouped_from) if grouped_from
     end
 
     # Garbage collection while recording (a GCStats), from the GC nodes and

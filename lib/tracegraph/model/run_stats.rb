@@ -128,9 +128,9 @@ module Tracegraph
                     wall_time: profiles.all?(&:wall_time) ? median_of(profiles.map(&:wall_time)) : nil,
                     allocations: allocations,
                     tracing_cost: merged_tracing_cost(profiles) { |removed| median_of(removed) },
-                    yjit: profiles.any?(&:yjit?))
-      profile.send(:viewed_from, median_of(profiles.map(&:recorded_threads)),
-                   median_of(profiles.map(&:hidden_waiting)))
+                    yjit: profiles.any?(&:yjit?),
+                    viewed_from: ViewOrigin.new(recorded_threads: median_of(profiles.map(&:recorded_threads)),
+                                                hidden_waiting: median_of(profiles.map(&:hidden_waiting))))
       names = per_run.flat_map { |p| p.methods.map(&:name) }.uniq
       by_name = names.to_h do |name|
         [name, [per_run.map { |p| p[name]&.self_time || 0 }, per_run.map { |p| p[name]&.calls || 0 }]]

@@ -10,6 +10,10 @@
 # whose allocations are silently gone.
 module Tracegraph
   class Profile
+    # What a view was made from (Profile.new's viewed_from:): how many
+    # threads the recording had, and the waiting time (ns) left out.
+    ViewOrigin = Struct.new(:recorded_threads, :hidden_waiting, keyword_init: true)
+
     # How many threads the recording had: more than threads.size in a view
     # of some of them.
     def recorded_threads = @recorded_threads || threads.size
@@ -105,10 +109,12 @@ module Tracegraph
       hidden = hide ? recorded.map(&:waiting?) : nil
       # The numbers come from the whole tree (tg_tree_stats.c); the tree
       # kept (tg_calltree_filter) is the view's own, for its stack outputs.
-      method_rows, edge_rows, thread_times, hidden_time = native._stats(recorded.size, thread_flags, hidden, nil)
+      stats = native._stats(method_count: recorded.size, threads: thread_flags, hidden: hidden, focus: nil)
+      thread_times = stats[:threads]
+      hidden_time = stats[:hidden_time]
       kept, = native._view(thread_flags, hidden, recorded.size)
 
-      new_methods, new_edges = stats_from_rows(recorded, method_rows, edge_rows)
+      new_methods, new_edges = stats_from_rows(recorded, stats[:methods], stats[:edges])
       new_threads = chosen.map do |t|
         ThreadStats.new(id: t.id, name: t.name, total_time: thread_times[tree_threads.index { |r| r.id == t.id }])
       end
@@ -142,21 +148,24 @@ module Tracegraph
       [new_methods, new_edges]
     end
 
-    def viewed_from(recorded_threads, hidden_waiting)
-      @recorded_threads = recorded_threads
-      @hidden_waiting = hidden_waiting
+    # (Profile.new's viewed_from:.)
+    def view_origin!(origin)
+      @recorded_threads = origin.recorded_threads
+      @hidden_waiting = origin.hidden_waiting
     end
 
     # This profile with other methods and edges (a view, or the graph's
     # copy with hubs split or chains folded): its clock, program, title, GC runs,
     # wall time, YJIT's mark, and what a view of it left out stay; so do its GC stats
     # when they were kept whole (gc_stats:, a grouping's: see Profile#initialize).
+    # grouped_from: what a grouping's boxes stand for (model/group_by.rb).
     def derived(methods:, edges:, threads: self.threads, call_tree: nil, hidden_waiting: self.hidden_waiting,
-                gc_stats: @kept_gc)
+                gc_stats: @kept_gc, grouped_from: nil)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges, program: program,
                   complete: complete?, call_tree: call_tree, gc_runs: gc.runs, wall_time: wall_time,
-                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title, yjit: yjit?)
-             .tap { |profile| profile.send(:viewed_from, recorded_threads, hidden_waiting) }
+                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title, yjit: yjit?,
+                  viewed_from: ViewOrigin.new(recorded_threads: recorded_threads, hidden_waiting: hidden_waiting),
+                  grouped_from: grouped_from)
     end
   end
 end

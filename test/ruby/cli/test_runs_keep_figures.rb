@@ -80,8 +80,9 @@ class TestRunsKeepFigures < Minitest::Test
     m = Tracegraph::MethodStats.new(name: "Object#main", file: "app.rb", line: 1, calls: 1,
                                     total_time: 10, self_time: 10, c_method: false)
     Tracegraph::Profile.new(clock: :wall, methods: [m], edges: [], gc_runs: gc_runs, wall_time: wall_time,
-                            threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: 10)])
-                       .tap { |p| p.send(:viewed_from, recorded, hidden) }
+                            threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: 10)],
+                            viewed_from: Tracegraph::Profile::ViewOrigin.new(recorded_threads: recorded,
+                                                                             hidden_waiting: hidden))
   end
 
   def test_median_of_each_figure

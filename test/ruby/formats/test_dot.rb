@@ -58,7 +58,12 @@ class TestDot < TracegraphTest
   # and the other has not fails at once, naming it, instead of shifting
   # every slot after it (binding/dot_text.c).
   def test_the_writers_options_are_named_and_checked
-    meta = [nil, "wall", 0, nil]
+    meta = {title: nil, clock: "wall", total_time: 0, gc: nil}
+    assert_raises(TypeError) { Tracegraph._render_dot([nil, "wall", 0, nil], [], [], {}) }
+    error = assert_raises(ArgumentError) { Tracegraph._render_dot(meta.merge(program: "x"), [], [], {}) }
+    assert_equal "the DOT writer's meta: unknown option :program", error.message
+    error = assert_raises(KeyError) { Tracegraph._render_dot(meta.merge(gc: {runs: 1}), [], [], {}) }
+    assert_match(/key not found: :entries/, error.message)
     error = assert_raises(ArgumentError) { Tracegraph._render_dot(meta, [], [], {bogus: 1}) }
     assert_equal "_render_dot: unknown option :bogus", error.message
     error = assert_raises(KeyError) { Tracegraph._render_dot(meta, [], [], {node_fraction: 0.1}) }

@@ -1,4 +1,5 @@
 require_relative "../test_helper"
+require "stringio"
 
 # A focus keeps the paths through its matches (model/focus.rb with a call
 # tree, tg_graph.c's walk by methods without one). The program: a small
@@ -23,6 +24,32 @@ class TestFocus < TracegraphTest
   def record(call_tree:) = Tracegraph.profile(call_tree: call_tree) { Book.new.run(TEXT) }
 
   def box_names(dot) = dot.scan(/^  N\d+ \[label=".*?", tooltip="((?:[^"\\]|\\.)*)"/).flatten.map { |t| t.split("\\n").first }
+
+  # The call tree's statistics and the stack writers take their inputs by
+  # name (binding/native_call_tree.c): a key one side lacks or the other
+  # does not know fails at once, naming it, instead of shifting a slot.
+  def test_the_call_trees_c_methods_take_their_inputs_by_name
+    profile = record(call_tree: true)
+    tree = profile.call_tree
+    native = tree.native(profile.methods, profile.threads)
+    threads = Array.new(tree.native_threads.size + 1, true)
+    stats = native._stats(method_count: tree.native_methods.size, threads: threads, hidden: nil, focus: nil)
+    assert_equal %i[methods edges threads hidden_time], stats.keys
+    error = assert_raises(ArgumentError) { native._stats(method_count: 1, threads: threads, hidden: nil, focus: nil, x: 1) }
+    assert_equal "_stats: unknown option :x", error.message
+    assert_raises(KeyError) { native._stats(method_count: 1, threads: threads, hidden: nil) }
+    meta = {max_depth: 10, folded_calls: 0, clock: "wall", program: nil, exporter: "t", complete: true}
+    rows = tree.native_methods.map { |m| [m.name, m.file, m.line] }
+    names = tree.native_threads.map(&:name) + ["all threads"]
+    out = StringIO.new
+    native._write(:folded, out, rows, names, meta)
+    assert_match(/monthly_totals/, out.string)
+    error = assert_raises(KeyError) { native._write(:folded, out, rows, names, meta.except(:exporter)) }
+    assert_match(/:exporter/, error.message)
+    assert_raises(TypeError) { native._write(:folded, out, rows, names, meta.values) }
+    error = assert_raises(ArgumentError) { native._write(:gif, out, rows, names, meta) }
+    assert_equal "unknown stack format :gif", error.message
+  end
 
   def test_with_a_call_tree_only_the_paths_through_the_match_count
     profile = record(call_tree: true)
