@@ -96,7 +96,7 @@ module Tracegraph
       options << "--no-blocks" if @start_options[:blocks] == false
       options << "--allocations" if @start_options[:allocations]
       Array(@dot_options[:threads]).each { |thread| options += ["--thread", thread.to_s] }
-      options += ["--idle", @dot_options[:idle].to_s] if @dot_options[:idle]
+      options += ["--idle", @dot_options[:idle].to_s] if @dot_options[:idle] && @dot_options[:idle] != :auto
       options
     end
 

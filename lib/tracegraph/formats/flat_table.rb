@@ -91,16 +91,21 @@ module Tracegraph
           "#{Tracegraph.human_time(p.total_time)} of thread time#{wall}"
       end
 
-      # "Waiting: 14.2 s (82.0%) in sleep, join, locks and I/O waits; working 3.1 s"
+      # "Waiting: 14.2 s (82.0%) in Kernel#sleep, Thread#join; working 3.1 s", or
+      # once a view hid it "Waiting: 1.2 s in 3 threads, Thread::Queue#pop,
+      # Kernel#sleep, left out (--idle show shows it)"
       def waiting_line(profile, total)
+        where = profile.waiting_where
+        where = "in sleep, join, locks and I/O waits" if where.empty?
         if profile.hidden_waiting.positive?
-          return "Waiting: #{Tracegraph.human_time(profile.hidden_waiting)} in sleep, join, locks and I/O waits left out"
+          return "Waiting: #{Tracegraph.human_time(profile.hidden_waiting)} #{Tracegraph.printable(where)}, " \
+                 "left out (--idle show shows it)"
         end
 
         waiting = profile.waiting_time
         share = total.zero? ? 0.0 : 100.0 * waiting / total
-        format("Waiting: %s (%.1f%%) in sleep, join, locks and I/O waits; working %s",
-               Tracegraph.human_time(waiting), share, Tracegraph.human_time(total - waiting))
+        format("Waiting: %s (%.1f%%) %s; working %s",
+               Tracegraph.human_time(waiting), share, Tracegraph.printable(where), Tracegraph.human_time(total - waiting))
       end
 
       # "GC: 12 runs, 40 steps, 45.0 ms (8.0%); marking 30.0 ms, sweeping 14.0 ms"

@@ -160,6 +160,7 @@ module Tracegraph
     # (Profile#view).
     def write(profile, path, dot_options = {})
       target = check_path(path)
+      dot_options = dot_options.merge(idle: idle_for(profile, output_format(target))) if dot_options[:idle] == :auto
       profile, dot_options = profile.viewed(dot_options)
       deliver(target) { |file| write_file(profile, file, dot_options) }
     end
@@ -177,10 +178,40 @@ module Tracegraph
     # left, a message or nil]. A view that cannot be made (no thread of that
     # name ran) gives the whole profile and says why, rather than losing it.
     def view_of_run(profile, options)
-      view, rest = profile.viewed(options)
-      [view, rest, nil]
+      [*viewed(profile, options), nil]
     rescue Tracegraph::Error => e
       [profile, options.except(*VIEW_OPTIONS), "#{e.message}; writing every thread instead"]
+    end
+
+    # Profile#viewed, but idle: :auto stays in the options, for write to
+    # choose per output.
+    def viewed(profile, options)
+      auto = options[:idle] == :auto
+      view, rest = profile.viewed(auto ? options.except(:idle) : options)
+      [view, auto ? rest.merge(idle: :auto) : rest]
+    end
+
+    # The flat table's view options: :auto chosen as for a .txt.
+    def flat_view(profile, options)
+      options[:idle] == :auto ? {idle: idle_for(profile, :text)} : {}
+    end
+
+    # The waiting choice the command makes when none is given (idle:
+    # :auto): the outputs read as a ranking of where the time went (the
+    # graph, the text table, --flat) leave waiting out, so a worker
+    # blocked on a Queue does not head them, and say in one line how much
+    # was left out and where; that needs the call tree, which the command
+    # records for them. The others keep everything: the data formats are
+    # for other tools and for render, and the HTML report opens with
+    # waiting hidden by itself (Formats::Html), one choice away.
+    def idle_for(profile, format)
+      ranking = GRAPH_FORMATS.include?(format) || format == :text
+      ranking && profile.call_tree && profile.waiting_time.positive? ? :hide : :show
+    end
+
+    # The outputs the command hides waiting in by default (see idle_for).
+    def ranks_time?(paths)
+      paths.any? { |path| GRAPH_FORMATS.include?(output_format(path)) || output_format(path) == :text }
     end
 
     # Writes each of paths with the block, which returns the paths it
@@ -317,6 +348,7 @@ module Tracegraph
     def grouping_note(profile, paths, dot_options)
       return nil unless paths.any? { |path| GRAPH_FORMATS.include?(output_format(path)) }
 
+      dot_options = dot_options.merge(idle: idle_for(profile, GRAPH_FORMATS.first)) if dot_options[:idle] == :auto
       Formats::GroupingAdvice.note(profile, dot_options)
     rescue Tracegraph::Error, ArgumentError
       nil

@@ -216,8 +216,11 @@ class TestHtml < TracegraphTest
     assert_operator screen["smallestFont"], :>=, 12, "no text under 12 px in view (#{screen['smallestText']})"
     assert_operator screen["textNodes"], :>=, 30
     assert_includes screen["title"], program
-    assert_match(/\A#{Regexp.escape(program)}: \S+ \S+ of wall clock time in 1 thread \(main\), #{group(profile.total_calls)} calls of #{group(profile.methods.size)} methods\.\z/,
-                 screen["what"])
+    # The run's wall time, then the threads' time apart from it, and the waiting in it.
+    waiting = profile.waiting_time.positive? ? ", waiting shown (#{Tracegraph.human_time(profile.waiting_time)} of it #{profile.waiting_where})" : ""
+    assert_equal "#{program}: #{Tracegraph.human_time(profile.wall_time)} of wall time. 1 thread (main): " \
+                 "#{Tracegraph.human_time(profile.total_time)} of wall clock time#{waiting}; " \
+                 "#{group(profile.total_calls)} calls of #{group(profile.methods.size)} methods.", screen["what"]
     top = table_order(profile, :self_time).select { |m| m.self_time.positive? }.first(10)
     assert_equal(top.map { |m| [m.name, group(m.calls)] }, screen["methods"], "the heaviest methods by self time, exact calls")
     assert_equal top.size, screen["rowsInView"], "all of them on the first screen"
