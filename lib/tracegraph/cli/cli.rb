@@ -217,6 +217,7 @@ module Tracegraph
       end
       Tracegraph::DotOptions.parse(options[:dot].except(*VIEW_OPTIONS)) # fail before running anything
       GraphOptions.check_allocations!(options[:start], options[:dot])
+      Output.check_group_by!(options[:outputs], options[:dot], flat: options[:flat])
       options
     end
 

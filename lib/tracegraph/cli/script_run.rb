@@ -90,7 +90,9 @@ module Tracegraph
       messages.concat(written)
       note = Output.grouping_note(profile, @outputs, dot_options)
       messages << "tracegraph: #{note}" if note
-      tell { profile.print_flat(@err, **Output.flat_view(profile, dot_options)) } if @flat
+      group_note = Output.group_by_note(@outputs, dot_options)
+      messages << "tracegraph: #{group_note}" if group_note
+      tell { Output.print_flat(profile, @err, dot_options) } if @flat
       messages.each { |message| tell { @err.puts message } }
       hide_our_frames(error)
       # An output that could not be written fails a run that would

@@ -24,14 +24,15 @@ module Tracegraph
         p = profile
         total = p.total_time
         allocated = p.allocations? ? ", #{Tracegraph.group_digits(p.total_allocations)} objects allocated" : ""
-        io.puts "#{p.clock} time, total #{Tracegraph.human_time(total)} in #{p.methods.size} methods, " \
+        rows = Profile::GROUPING_PLURALS.fetch(p.grouping) # a grouped profile's rows are groups
+        io.puts "#{p.clock} time, total #{Tracegraph.human_time(total)} in #{p.methods.size} #{rows}, " \
                 "#{Tracegraph.group_digits(p.total_calls)} calls#{allocated}"
         io.puts threads_line(p) if p.threads.size > 1 || p.recorded_threads > 1
         io.puts waiting_line(p, total) if p.waiting_time.positive? || p.hidden_waiting.positive?
         io.puts gc_line(p, total) if p.gc.runs.positive? || p.gc.entries.positive?
         io.puts tracing_line(p)
         io.puts format("%12s  %10s  %10s  %6s  %s%s", "calls", "self", "total", "self%",
-                       p.allocations? ? format("%12s  %12s  ", "self allocs", "total allocs") : "", "method")
+                       p.allocations? ? format("%12s  %12s  ", "self allocs", "total allocs") : "", p.grouping)
         top = p.methods.sort_by { |m| [-m.self_time, -m.total_time, m.name] }.first(limit)
         top.each do |m|
           share = total.zero? ? 0.0 : 100.0 * m.self_time / total
@@ -41,7 +42,7 @@ module Tracegraph
                          allocation_cells(p, m), Tracegraph.printable(m.name), m.waiting? ? " (waiting)" : "", where)
         end
         hidden = p.methods.size - top.size
-        io.puts "(#{hidden} more methods not shown)" if hidden.positive?
+        io.puts "(#{hidden} more #{rows} not shown)" if hidden.positive?
         print_allocation_types(p, io)
         nil
       end

@@ -162,6 +162,7 @@ module Tracegraph
       target = check_path(path)
       dot_options = dot_options.merge(idle: idle_for(profile, output_format(target))) if dot_options[:idle] == :auto
       profile, dot_options = profile.viewed(dot_options)
+      check_focus!([profile], dot_options) if GRAPH_FORMATS.include?(output_format(target))
       deliver(target) { |file| write_file(profile, file, dot_options) }
     end
 
@@ -169,6 +170,7 @@ module Tracegraph
     def write_file(profile, path, dot_options)
       format = Formats.named(format_of(path))
       return write_graph_file(profile, path, dot_options) if format.graph
+      return [format.writer.write(grouped(profile, dot_options), path)] if format.name == :text
 
       check_call_tree(profile, path, format) if format.call_tree
       [format.writer.write(profile, path)]
@@ -183,6 +185,60 @@ module Tracegraph
       [profile, options.except(*VIEW_OPTIONS), "#{e.message}; writing every thread instead"]
     end
 
+    # The formats that show groups (--group-by): the graph's, and the
+    # text table (.txt, --flat), one row per group.
+    def shows_groups?(path) = GRAPH_FORMATS.include?(output_format(path)) || output_format(path) == :text
+
+    # The grouping dot_options ask for (:class, :file, :gem), or nil.
+    def grouping(dot_options)
+      group = dot_options[:group_by]
+      group && group.to_s != "method" ? group.to_sym : nil
+    end
+
+    # profile with one row per group, if dot_options group it.
+    def grouped(profile, dot_options)
+      group = grouping(dot_options)
+      group ? profile.group_by(group) : profile
+    end
+
+    # --group-by with no output that can show groups would be ignored:
+    # refused before anything runs. Raises Tracegraph::Error.
+    def check_group_by!(paths, dot_options, flat: false)
+      group = grouping(dot_options)
+      return if group.nil? || flat || paths.any? { |path| shows_groups?(path) }
+
+      raise Error, "--group-by #{group} shows groups in the graph (.dot, .svg, .pdf, .png) and the text table " \
+                   "(.txt, --flat), and #{paths.map { |path| shown(path) }.join(', ')} cannot show them: add one of those " \
+                   "(-o by-#{group}.svg, -o by-#{group}.txt)"
+    end
+
+    # What --group-by did not apply to, when some outputs cannot show
+    # groups: they are written one row per method. nil if none.
+    def group_by_note(paths, dot_options)
+      group = grouping(dot_options) or return nil
+      others = paths.reject { |path| shows_groups?(path) }
+      return nil if others.empty?
+
+      "--group-by #{group} applies to the graph and the text table; #{others.map { |path| shown(path) }.join(', ')} " \
+        "#{others.size == 1 ? 'is' : 'are'} written by method, as recorded"
+    end
+
+    # A focus that matches no method of profiles would draw an empty
+    # graph that only its legend explains: the command and render fail
+    # that output instead, naming the pattern. Raises Tracegraph::Error.
+    # (The API's to_dot still draws it, with the legend's note.)
+    def check_focus!(profiles, dot_options)
+      pattern = DotOptions.regexp(:focus, dot_options[:focus]) or return
+      return if profiles.any? { |profile| profile.methods.any? { |m| pattern.match?(m.name) } }
+
+      counts = profiles.map { |profile| Tracegraph.group_digits(profile.methods.size) }.join(" and ")
+      raise Error, "--focus #{Tracegraph.printable(pattern.inspect)} matches no method of #{profiles.size == 1 ? 'the profile' : 'either run'} " \
+                   "(#{counts} methods); the names are as the flat table prints them (Class#method, Class.method, " \
+                   "block in ...)"
+    end
+
+    def shown(path) = path.respond_to?(:shown) ? path.shown : path.to_s
+
     # Profile#viewed, but idle: :auto stays in the options, for write to
     # choose per output.
     def viewed(profile, options)
@@ -194,6 +250,11 @@ module Tracegraph
     # The flat table's view options: :auto chosen as for a .txt.
     def flat_view(profile, options)
       options[:idle] == :auto ? {idle: idle_for(profile, :text)} : {}
+    end
+
+    # Prints the flat table of profile as dot_options view and group it.
+    def print_flat(profile, io, dot_options)
+      grouped(profile.view(**flat_view(profile, dot_options)), dot_options).print_flat(io)
     end
 
     # The waiting choice the command makes when none is given (idle:
@@ -281,6 +342,7 @@ module Tracegraph
     # to_dot's, group_by: how both profiles were grouped.
     def write_diff(diff, path, dot_options = {}, gate: nil, group_by: :method)
       target = check_diff_path(path)
+      check_focus!([diff.base, diff.head], dot_options)
       return write_graph(diff, target, dot_options) unless target.format == :html
 
       deliver(target) { |file| [diff.write_html(file, gate: gate, group_by: group_by, **dot_options)] }
