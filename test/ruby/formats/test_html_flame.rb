@@ -292,6 +292,17 @@ class TestHtmlFlame < TracegraphTest
     assert_equal "No flame graph: this profile has no call tree (it is the median of several runs, --runs), which " \
                  "keeps each call path apart; the graph, the table and every method's page work without it.",
                  flame["shown"]["noFlame"]
+
+    # The API's profile knows where it came from: the keyword that brings the views.
+    api = Tracegraph.profile { 3.times { [3, 1, 2].sort } }
+    path = api.write_html(File.join(@dir, "api.html"), graph: false)
+    result = check_in_chromium(path, "--flame", "-", "--flame-only", "--first-screen", "-")
+    hint = "record it with call_tree: true, as in Tracegraph.profile(call_tree: true) { ... }"
+    assert_equal "No flame graph: this profile has no call tree (#{hint}), which keeps each call path apart; the " \
+                 "graph, the table and every method's page work without it.", result["flame"]["shown"]["noFlame"]
+    assert_equal "This report has no call tree, so no paths: the heaviest methods above and the graph are what it " \
+                 "has (#{hint}).", result["firstScreen"]["noPaths"]
+    assert_nil Tracegraph.profile(call_tree: true) { [1].sort }.call_tree_hint
   end
 
   def test_hostile_names_are_text_in_chromium

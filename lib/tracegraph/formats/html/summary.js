@@ -91,7 +91,7 @@
     const callTree = R.callTree;
     if (!callTree) {
       box.append(el("p", { class: "note", id: "summary-no-paths", text: "This report has no call tree, so no paths: the " +
-        "heaviest methods above and the graph are what it has (tracegraph -o report.html app.rb records one)." }));
+        `heaviest methods above and the graph are what it has${data.no_call_tree ? ` (${data.no_call_tree})` : ""}.` }));
       return box;
     }
     const tree = callTree.tree();
