@@ -85,14 +85,16 @@ module Tracegraph
       raise CLI::UsageError, "needs two profiles, base.json and head.json (got #{argv.size})" unless argv.size == 2
 
       options[:files] = argv
-      options[:outputs] << "diff.dot" if options[:outputs].empty? && !options[:text]
+      # Without -o, the text on standard output, and no file left where it ran.
+      options[:text] = true if options[:outputs].empty?
       DiffDotOptions.parse(options[:dot])
       options
     end
 
     # What is written: -o, --format, --text, --limit.
     def define_output_options(o, options)
-      o.on("-o", "--output PATH", "Write the diff graph (.dot .pdf .svg .png; default diff.dot unless --text)",
+      o.on("-o", "--output PATH", "Write the diff graph (.dot .pdf .svg .png; without -o, --text is printed and no file",
+           "is written)",
            "or the HTML diff report (.html: graph, table of changes, gate); - is standard output") do |v|
         options[:outputs] << v
       end

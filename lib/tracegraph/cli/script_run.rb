@@ -14,6 +14,7 @@ require "tracegraph"
 require "tracegraph/output/output"
 require "tracegraph/output/output_naming"
 require "tracegraph/cli/process_end"
+require "tracegraph/cli/repeated_run"
 
 module Tracegraph
   class ScriptRun
@@ -87,6 +88,8 @@ module Tracegraph
         tell { @err.puts e.report("tracegraph") }
         e.end_process # from at_exit: the process ends by the signal, quietly
       end
+      # A run of --runs writes a file the parent reads and deletes: not one to name.
+      written = written.reject { |message| message.start_with?("tracegraph: wrote ") } if ENV[RepeatedRun::CHILD_ENV]
       messages.concat(written)
       note = Output.grouping_note(profile, @outputs, dot_options)
       messages << "tracegraph: #{note}" if note

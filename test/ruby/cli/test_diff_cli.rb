@@ -63,10 +63,12 @@ class TestDiffCli < Minitest::Test
     dot = File.read(File.join(@dir, "diff.dot"))
     assert_includes dot, "Object#gone", "methods only in base stay visible as ghosts"
     assert File.size?(File.join(@dir, "diff.svg"))
+    FileUtils.rm_f(File.join(@dir, "diff.dot"))
+    text, = tracegraph("diff", "--text", @base, @head)
     out, err, status = tracegraph("diff", @base, @head)
     assert status.success?, err
-    assert_empty out
-    assert File.exist?(File.join(@dir, "diff.dot")), "diff.dot is the default output"
+    assert_equal text, out, "without -o: the text, on standard output"
+    refute File.exist?(File.join(@dir, "diff.dot")), "and no file where it ran"
   end
 
   # A build archived before JSON version 2 still compares with a new one.
