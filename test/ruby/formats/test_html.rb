@@ -279,6 +279,10 @@ class TestHtml < TracegraphTest
     assert_equal 15, by_gem.scan('class="node"').size, "14 gems of 27 (the rest too small to draw), and the legend"
     assert_equal [0, 15], screen["grouped"].values_at("boxesWithMethod", "boxes"), "every box drawn; a group opens no method page"
     assert_equal 81, screen["graph"]["boxes"], "80 boxes and the legend"
+    # A poster at Fit: the note says how small, and what draws one that reads.
+    w, h = embedded(File.read(path))["svg"][/viewBox="([^"]+)"/, 1].split.last(2).map { |n| n.to_f.round }
+    assert_match(/\AAt Fit, this graph \(#{group(w)} × #{group(h)} pt\) is drawn at \d+% of its size, too small to read: zoom in with the wheel, or draw fewer boxes \(--max-nodes 40\) or one box per class, file or gem \(--group-by\)\.\z/,
+                 screen["graph"]["fitNote"].to_s)
     assert result["graph"]["svg"], "the graph view is drawn"
     assert_equal result["graph"]["boxes"] - 1, result["graph"]["boxesWithMethod"], "every box but the legend opens a method"
     assert_operator result["pageReadyMs"], :<, 3000, "interactive within 3 s"
@@ -330,6 +334,7 @@ class TestHtml < TracegraphTest
     screen = result["firstScreen"]
     assert_first_screen(profile, screen, shot, profile.program.to_s)
     assert_nil screen["advice"], "a small program's graph needs no grouping"
+    assert_nil screen["graph"]["fitNote"], "and reads at Fit"
     assert_nil screen["groupedLink"]
     assert_nil screen["noPaths"]
     paths = heaviest_paths(profile)
