@@ -16,7 +16,7 @@ module Tracegraph
         tree = profile.call_tree
         native = tree.native(profile.methods, profile.threads)
         methods = tree.native_methods
-        names = Naming.distinct_names(methods)
+        names = Naming.distinct_names(methods, among: profile.methods)
         native._write(format, io, methods.each_with_index.map { |m, i| [names[i], m.file, m.line] },
                       tree.native_threads.map(&:name) + ["all threads"],
                       [Profile::STACK_MAX_DEPTH, tree.folded_calls, profile.clock.to_s, profile.program,

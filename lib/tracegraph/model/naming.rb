@@ -108,9 +108,12 @@ module Tracegraph
     # and 273 are both "block in Font#kern"), each gets its line, as
     # blocks that share a line get their column (BLOCK_PLACE): "block in
     # Font#kern (line 263)", or its file and line when the files differ.
-    def self.distinct_names(methods)
+    # among: the methods whose names may collide (a view's: its tree
+    # still lists the recording's methods, and a name the view does not
+    # share stays whole, as in the view saved and loaded again).
+    def self.distinct_names(methods, among: methods)
       places = Hash.new { |h, k| h[k] = [] }
-      methods.each { |m| places[m.name] << [m.file, m.line] }
+      among.each { |m| places[m.name] << [m.file, m.line] }
       methods.map do |m|
         seen = places[m.name].uniq
         next m.name if seen.size < 2 || m.line.nil?
