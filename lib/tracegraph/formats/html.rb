@@ -115,9 +115,10 @@ module Tracegraph
                   "idle_default" => "show"}
         end
         waited = profile.waiting_time
-        hide = profile.call_tree && waited.positive?
-        where = hide ? profile.view(idle: :hide).waiting_where : profile.waiting_where
-        {"waiting_time" => waited, "waiting_where" => where, "idle_default" => hide ? "hide" : "show"}
+        hidden = profile.call_tree && waited.positive? ? profile.view(idle: :hide) : nil
+        # Hidden, the waiting methods go with what they call (hidden_time).
+        {"waiting_time" => waited, "waiting_hidden_time" => hidden&.hidden_waiting,
+         "waiting_where" => (hidden || profile).waiting_where, "idle_default" => hidden ? "hide" : "show"}
       rescue Tracegraph::Error
         {"waiting_time" => waited, "waiting_where" => profile.waiting_where, "idle_default" => "show"}
       end

@@ -195,7 +195,7 @@ class TestHtmlFlame < TracegraphTest
     path = profile.write_html(File.join(@dir, "app.html"), graph: false)
     opened = check_in_chromium(path, "--first-screen", "-")["firstScreen"]["what"]
     assert_equal "#{start}#{Tracegraph.human_time(hidden.total_time)} of wall clock time working, waiting hidden " \
-                 "(#{waited} in 2 threads, #{names})#{calls}", opened
+                 "(#{Tracegraph.human_time(hidden.hidden_waiting)} in 2 threads, #{names})#{calls}", opened
     shown = check_in_chromium(path, "--open", "#summary?idle=show", "--first-screen", "-")["firstScreen"]["what"]
     assert_equal "#{start}#{Tracegraph.human_time(profile.total_time)} of wall clock time, waiting shown " \
                  "(#{waited} of it in 2 threads, #{names})#{calls}", shown

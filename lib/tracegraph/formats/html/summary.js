@@ -50,7 +50,7 @@
     const where = data.waiting_where ? ` ${data.waiting_where}` : "";
     let waiting = "";
     if (data.hidden_waiting) waiting = ` working, waiting left out when recorded (--idle hide: ${time(data.hidden_waiting)}${where})`;
-    else if (choice.idle === "hide" && data.waiting_time) waiting = ` working, waiting hidden (${time(data.waiting_time)}${where})`;
+    else if (choice.idle === "hide" && data.waiting_time) waiting = ` working, waiting hidden (${time(data.waiting_hidden_time || data.waiting_time)}${where})`;
     else if (data.waiting_time) waiting = `, waiting shown (${time(data.waiting_time)} of it${where})`;
     return el("p", { class: "summary-what", id: "summary-what",
       text: `${subject}: ${wall}${group(threads.length)} thread${threads.length === 1 ? "" : "s"}${names}: ` +
