@@ -86,10 +86,19 @@ module Tracegraph
     #              each call, self and total (default false; Ruby's
     #              allocator is slower while they are counted)
     def start(**options)
+      return refuse_nested("Tracegraph.start", caller_locations(1, 1).first) if nested?
+
       start_recording(options, hide_next_call: false, hide_next_block: false)
       @start_options = options
       nil
     end
+
+    # For the entry points that profile the whole process (the tracegraph
+    # command, tracegraph/autorun; tracegraph/cli/process_end): the
+    # program's own Tracegraph.start or Tracegraph.profile, while that
+    # recording runs, is refused with advice instead of raising, so the
+    # program runs as it does under ruby (see refuse_nested).
+    def profiling_whole_process! = (@whole_process = true)
 
     # Runs a compiled script (RubyVM::InstructionSequence), or code given
     # as a String (ruby -e's, named "-e"), as Ruby's main program, profiling
@@ -124,6 +133,10 @@ module Tracegraph
     # then runs as it did before start: Ruby's instructions are made plain
     # again, and YJIT compiles them again (docs/accuracy.md#yjit).
     def stop
+      if @refused_starts&.positive? # the program's own start, refused: the whole process's goes on
+        @refused_starts -= 1
+        return refused_profile
+      end
       stop_recording(untrace: true)
     end
 
@@ -191,6 +204,12 @@ module Tracegraph
     # exception propagates and the profile so far is in last_profile.
     def profile(**options)
       raise ArgumentError, "Tracegraph.profile needs a block" unless block_given?
+      if nested?
+        refuse_nested("Tracegraph.profile", caller_locations(1, 1).first)
+        @refused_starts -= 1 # no stop follows: the block is the whole of it
+        yield
+        return refused_profile
+      end
 
       # As start, but the block given here is not a node of its own: what
       # it calls are the roots, as without blocks.
@@ -216,6 +235,8 @@ module Tracegraph
       calibrated_costs(parse_start_options(options, hide_next_call: false)).costs
     end
 
+    CALL_TREE_HINT = "record it with call_tree: true, as in Tracegraph.profile(call_tree: true) { ... }"
+
     private
 
     # stop, and with untrace: false, what stop_if_running does at the end
@@ -238,6 +259,11 @@ module Tracegraph
       warn_of_c_calls(raw.dig(:tracing, :c_calls))
       @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, event_costs: @recording_costs,
                                           yjit: @recording_yjit)
+      # The keyword that brings the call tree's views (the HTML report's
+      # flame graph, its paths, its thread and waiting choices), said
+      # where the profile came from the API: the report cannot tell else.
+      @last_profile.call_tree_hint = CALL_TREE_HINT unless @last_profile.call_tree || @whole_process
+      @last_profile
     ensure
       thread.priority = priority if thread
     end
@@ -259,6 +285,31 @@ module Tracegraph
       elsif result[:yjit_invalidated] && RubyVM::YJIT.respond_to?(:code_gc)
         RubyVM::YJIT.code_gc
       end
+    end
+
+    # Whether a start now would nest in the whole process's recording.
+    def nested? = @whole_process && running?
+
+    # Says, once, why the program's own start does not start, and counts
+    # it, so that its stop gives an empty profile rather than stop the
+    # whole process's recording. Returns nil, as start does.
+    def refuse_nested(call, where)
+      @refused_starts = (@refused_starts || 0) + 1
+      return nil if @refused_said
+
+      @refused_said = true
+      at = where ? " (#{Tracegraph.printable(where.path)}:#{where.lineno})" : ""
+      warn "tracegraph: #{call}#{at} was not started: tracegraph is profiling the whole program already, and its " \
+           "profile holds these calls too; the program goes on, and this profile comes back empty. To profile " \
+           "only this part, run the program with ruby, not tracegraph, or give tracegraph --focus METHOD"
+      nil
+    end
+
+    # The empty profile a refused start gives (refuse_nested).
+    def refused_profile
+      Profile.new(clock: (@start_options && @start_options[:clock]) || :wall, threads: [], methods: [], edges: [],
+                  program: $PROGRAM_NAME,
+                  title: "empty: tracegraph was profiling the whole program (its own outputs hold this part)")
     end
 
     # What the recording's C-call tracing came to (the extension says):

@@ -12,7 +12,8 @@
 # compares against: given BASE_PROFILE_JSON (the last good build's
 # call_graph.json), it also writes OUTPUT_DIR/diff.{dot,svg,html,txt} (the
 # .html to explore in a browser, with the gate's verdict) and fails
-# (status 3) when the gate does:
+# (status 3) when the gate does, or with status 4 when it cannot tell (the
+# noise between the runs wider than FAIL_ON_TIME: more RUNS, or a quieter runner):
 #   FAIL_ON_CALLS=PCT  a method's call count changed by more than PCT% (0: any change)
 #   FAIL_ON_TIME=PCT   a method's self time grew by more than PCT% and the noise
 #   FAIL_ABOVE=PCT     the total time grew by more than PCT% and the noise

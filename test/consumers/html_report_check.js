@@ -29,7 +29,7 @@
 //    (--choice PARAMS --choice-method NAME: the table and NAME's page with #...&PARAMS, e.g. thread=ID&idle=hide)
 //    "firstScreen": {"hash", "view", "scrollWidth", "clientWidth", "smallestFont", "smallestText", "textNodes",
 //                    "title", "what", "methods": [[name, calls], ...], "rowsInView", "paths": [{"head", "steps": [name, ...],
-//                    "shares": [...], "end"}], "noPaths", "advice", "groupedLink", "graph": {"hash", "boxes"},
+//                    "shares": [...], "end"}], "noPaths", "advice", "groupedLink", "graph": {"hash", "boxes", "fitNote"},
 //                    "grouped": {"hash", "boxes", "boxesWithMethod"}}: the summary the page opens on at 1366×768
 //                    (--first-screen PNG|-: a screenshot there, or none), then its links to the graphs clicked
 // Usage: node html_report_check.js FILE [--first-screen PNG|-] [--browser chromium|firefox] [--search TEXT] [--method NAME] [--graph-search TEXT]
@@ -293,7 +293,8 @@ async function firstScreen(page, shot) {
   if (shot && shot !== "-") await page.screenshot({ path: shot });
   const graph = () => page.evaluate(() => ({ hash: location.hash, boxes: document.querySelectorAll("#graph-view g.node").length,
     boxesWithMethod: document.querySelectorAll("#graph-view g.node[data-method]").length,
-    note: (document.querySelector("#no-graph") || {}).textContent || null }));
+    note: (document.querySelector("#no-graph") || {}).textContent || null,
+    fitNote: (document.querySelector("#graph-fit-note") || {}).textContent || null }));
   await page.click("#summary-graph-link");
   await page.waitForSelector("#nav-graph.current", { timeout: 10000 });
   state.graph = await graph();

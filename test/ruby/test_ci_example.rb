@@ -158,7 +158,7 @@ class TestCiExample < Minitest::Test
     write_faster_copy(base, base, 10)
     out, err, status = run_step(profile, job["variables"], root, checkout_bin, "FAIL_ON_CALLS" => "", "FAIL_ABOVE" => "50")
     assert_equal 3, status.exitstatus, "a head ten times slower fails: #{out}#{err}"
-    assert_match(/total cpu time .* more than the allowed \+50%: FAILED/, out)
+    assert_match(/total cpu time .* more than the allowed \+50% and the noise: FAILED/, out)
     assert File.size?(File.join(root, "graphs/diff.svg"))
   end
 

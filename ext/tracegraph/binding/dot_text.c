@@ -195,7 +195,8 @@ static const char *const DOT_KEYS[] = {
     "node_fraction", "edge_fraction", "max_nodes", "focus", "ignore", "cwd", "waiting", "threads",
     "context", "notes", "short_files", "method_total", "edge_via", "allocations", "size_by",
     "tooltips", "held_whole", "focus_paths", "edge_calls_only", "total_calls", NULL};
-static const char *const THREAD_KEYS[] = {"count", "recorded", "names", "wall_time", "hidden_waiting", NULL};
+static const char *const THREAD_KEYS[] = {"count", "recorded", "names", "wall_time", "hidden_waiting",
+                                              "waiting_where", NULL};
 static const char *const ALLOCATION_KEYS[] = {"self", "total", "whole", "edges", "types", NULL};
 static const char *const FOCUS_PATH_KEYS[] = {"only_paths", "left_out", NULL};
 
@@ -230,6 +231,7 @@ static VALUE render_dot(VALUE arg)
         opts.thread_names = cstr_or_null(named_options_get(threads, "names"));
         opts.wall_time = NIL_P(named_options_get(threads, "wall_time")) ? 0 : u64(named_options_get(threads, "wall_time"));
         opts.hidden_waiting = u64(named_options_get(threads, "hidden_waiting"));
+        opts.waiting_where = cstr_or_null(named_options_get(threads, "waiting_where"));
     }
     b->context = strings_from(named_options_get(o, "context"), nm);
     opts.context = b->context;

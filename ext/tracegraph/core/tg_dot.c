@@ -40,6 +40,7 @@ void tg_dot_options_default(tg_dot_options *o)
     o->thread_count = o->threads_recorded = 0;
     o->thread_names = NULL;
     o->wall_time = o->hidden_waiting = 0;
+    o->waiting_where = NULL;
     o->context = NULL;
     o->tooltips = NULL;
     o->notes = NULL;
@@ -189,21 +190,23 @@ static void emit_threads_line(tg_buf *b, const tg_model *r, const tg_dot_options
 }
 
 /* Waiting apart from working: time blocked in sleep, join, locks and I/O
- * waits (grey boxes), or the waiting time left out. */
+ * waits (grey boxes), or the waiting time left out; where it was
+ * ("in 3 threads, Thread::Queue#pop, Kernel#sleep") when known. */
 static void emit_waiting_line(tg_buf *b, const tg_model *r, const tg_dot_options *o)
 {
     char t1[TG_FORMAT_SIZE], t2[TG_FORMAT_SIZE], pct[TG_FORMAT_SIZE];
     tg_buf line = TG_BUF_INIT;
     uint64_t waiting = waiting_time(r, o);
+    const char *where = o->waiting_where && *o->waiting_where ? o->waiting_where : NULL;
     if (o->hidden_waiting) {
-        tg_buf_printf(&line, "Waiting hidden: %s in sleep, join, locks, I/O left out",
-                      tg_format_ns(t1, sizeof t1, o->hidden_waiting));
+        tg_buf_printf(&line, "Waiting hidden: %s %s \xC2\xB7 --idle show draws it",
+                      tg_format_ns(t1, sizeof t1, o->hidden_waiting), where ? where : "in sleep, join, locks, I/O");
         tg_style_put_legend_line(b, &line);
     } else if (waiting) {
         uint64_t working = r->total_time > waiting ? r->total_time - waiting : 0;
-        tg_buf_printf(&line, "Waiting %s (%s, grey boxes) \xC2\xB7 working %s",
+        tg_buf_printf(&line, "Waiting %s (%s, grey boxes)%s%s \xC2\xB7 working %s",
                       tg_format_ns(t1, sizeof t1, waiting), tg_format_percent(pct, sizeof pct, waiting, r->total_time),
-                      tg_format_ns(t2, sizeof t2, working));
+                      where ? " " : "", where ? where : "", tg_format_ns(t2, sizeof t2, working));
         tg_style_put_legend_line(b, &line);
     }
     tg_buf_free(&line);

@@ -42,11 +42,13 @@ typedef struct tg_dot_options {
     /* For the legend's word on what the total is: the threads the numbers
      * cover, how many were recorded (more when some were left out), their
      * names ("main, worker") or NULL, the wall time while recording, and
-     * waiting time left out of the numbers (idle: :hide). 0/NULL: unknown. */
+     * waiting time left out of the numbers (idle: :hide), and where the
+     * waiting was ("in 3 threads, Kernel#sleep"). 0/NULL: unknown. */
     uint32_t thread_count, threads_recorded;
     const char *thread_names;
     uint64_t wall_time;
     uint64_t hidden_waiting;
+    const char *waiting_where;
     const char *const *context;  /* NULL, or per method: a line under its name, e.g. "from Foo#bar" for one
                                     caller's part of a method split per caller; NULL entries for none */
     const char *const *tooltips; /* NULL, or per method: more tooltip lines ("A\nB"), e.g. the methods a

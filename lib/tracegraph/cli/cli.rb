@@ -202,12 +202,16 @@ module Tracegraph
     def settle(options)
       options[:outputs] << "call_graph.dot" if options[:outputs].empty?
       options[:outputs].map! { |spec| Output.target(spec, format: options[:format]) }
+      # Without --idle, the graph and the tables rank working time (Output.idle_for).
+      options[:dot][:idle] = :auto unless options[:dot].key?(:idle)
       if Output.needs_call_tree?(options[:outputs]) || GraphOptions.needs_call_tree?(options[:dot]) ||
-         (options[:runs] == 1 && Output.wants_call_tree?(options[:outputs]))
+         (options[:runs] == 1 && Output.wants_call_tree?(options[:outputs])) ||
+         (options[:runs] == 1 && (options[:flat] || Output.ranks_time?(options[:outputs])))
         options[:start][:call_tree] = true
       end
       Tracegraph::DotOptions.parse(options[:dot].except(*VIEW_OPTIONS)) # fail before running anything
       GraphOptions.check_allocations!(options[:start], options[:dot])
+      Output.check_group_by!(options[:outputs], options[:dot], flat: options[:flat])
       options
     end
 

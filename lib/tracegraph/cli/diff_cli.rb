@@ -5,8 +5,9 @@
 # and on each method's own allocations (--fail-on-allocations).
 # --size-by allocations draws the graph by the change in each method's own
 # allocations instead of its self time.
-# Exit status: 0, or 3 when the gate fails, 1 when an output could not be
-# written, 2 for bad usage or unreadable profiles.
+# Exit status: 0, or 3 when the gate fails, 4 when no check failed but one
+# could not tell (the noise between runs wider than its limit), 1 when an
+# output could not be written, 2 for bad usage or unreadable profiles.
 require "optparse"
 require "tracegraph"
 require "tracegraph/output/output"
@@ -14,6 +15,7 @@ require "tracegraph/output/output"
 module Tracegraph
   class DiffCLI
     REGRESSION = 3
+    UNDECIDED = 4
 
     def initialize(out: $stdout, err: $stderr)
       @out = out
@@ -44,7 +46,10 @@ module Tracegraph
       return (written ? 0 : 1) unless gate
 
       BrokenPipe.print_quietly(@err) { gate.report(@err) }
-      gate.failed? ? REGRESSION : (written ? 0 : 1)
+      return REGRESSION if gate.failed?
+      return UNDECIDED if gate.undecided?
+
+      written ? 0 : 1
     rescue OptionParser::ParseError, CLI::UsageError => e
       @err.puts "tracegraph diff: #{e.message} (see tracegraph diff --help)"
       CLI::USAGE_ERROR
@@ -80,14 +85,16 @@ module Tracegraph
       raise CLI::UsageError, "needs two profiles, base.json and head.json (got #{argv.size})" unless argv.size == 2
 
       options[:files] = argv
-      options[:outputs] << "diff.dot" if options[:outputs].empty? && !options[:text]
+      # Without -o, the text on standard output, and no file left where it ran.
+      options[:text] = true if options[:outputs].empty?
       DiffDotOptions.parse(options[:dot])
       options
     end
 
     # What is written: -o, --format, --text, --limit.
     def define_output_options(o, options)
-      o.on("-o", "--output PATH", "Write the diff graph (.dot .pdf .svg .png; default diff.dot unless --text)",
+      o.on("-o", "--output PATH", "Write the diff graph (.dot .pdf .svg .png; without -o, --text is printed and no file",
+           "is written)",
            "or the HTML diff report (.html: graph, table of changes, gate); - is standard output") do |v|
         options[:outputs] << v
       end
@@ -104,7 +111,7 @@ module Tracegraph
         options[:fail_above] = percent!(v, "--fail-above")
       end
       o.on("--fail-on-time LIMIT", "Exit 3 if a method's self time grew by more than LIMIT percent and the noise;",
-           "NAME=PCT sets one method's limit (repeatable)") do |v|
+           "4 if it could not tell (the noise wider than LIMIT); NAME=PCT sets one method's limit (repeatable)") do |v|
         limit!(options[:time], v, "--fail-on-time")
       end
       o.on("--fail-on-calls LIMIT", "Exit 3 if a method's call count changed by more than LIMIT percent",

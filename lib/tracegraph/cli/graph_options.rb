@@ -35,8 +35,9 @@ module Tracegraph
                 "an id); give it again for more. Records the call tree") do |value|
         (dot_options[:threads] ||= []) << value
       end
-      parser.on("--idle MODE", %w[show hide], "show (default): waiting (sleep, join, I/O waits) drawn grey;",
-                "hide: left out of the picture and the percentages. Records the call tree") do |value|
+      parser.on("--idle MODE", %w[show hide], "Waiting (sleep, join, I/O waits). Default: the graph and the tables",
+                "leave it out and say how much and where (the data formats keep it); show: drawn",
+                "grey and ranked with the rest; hide: left out of every output. Records the call tree") do |value|
         dot_options[:idle] = value.to_sym
       end
     end

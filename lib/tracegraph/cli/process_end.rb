@@ -41,6 +41,7 @@ module Tracegraph
     # and calls it for its own profile. A second call replaces the block.
     def self.call_at_end(&block)
       @block = block
+      Tracegraph.profiling_whole_process!
       Tracegraph.stop_at_exit { |profile| ended(profile, :at_exit) }
       install
     end

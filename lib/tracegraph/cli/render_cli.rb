@@ -30,10 +30,11 @@ module Tracegraph
 
       # Before the profile is read: a typo in a name fails at once.
       options[:outputs] = Output.check_paths(options[:outputs], format: options[:format])
-      profile, options[:dot] = profile_from(options[:files]).viewed(options[:dot])
+      Output.check_group_by!(options[:outputs], options[:dot], flat: options[:flat])
+      profile, options[:dot] = Output.viewed(profile_from(options[:files]), options[:dot])
       # Standard output carries the table, unless -o - sends the profile there.
       table = options[:outputs].any?(&:stdout?) ? @err : @out
-      BrokenPipe.print_quietly(table) { profile.print_flat(table) } if options[:flat]
+      BrokenPipe.print_quietly(table) { Output.print_flat(profile, table, options[:dot]) } if options[:flat]
       write_outputs(profile, options) ? 0 : 1
     rescue OptionParser::ParseError, CLI::UsageError => e
       @err.puts Tracegraph.printable("tracegraph #{command}: #{e.message} (see tracegraph #{command} --help)")
@@ -93,6 +94,7 @@ module Tracegraph
       options[:outputs].concat(default_outputs) if options[:outputs].empty? && !options[:flat]
       DotOptions.parse(options[:dot].except(*VIEW_OPTIONS))
       Profile.idle_choice(options[:dot][:idle]) if options[:dot].key?(:idle)
+      options[:dot][:idle] ||= :auto # working time first, as the command (Output.idle_for)
       options
     end
 
@@ -101,6 +103,8 @@ module Tracegraph
         Output.write(profile, path, options[:dot])
       end
       note = Output.grouping_note(profile, options[:outputs], options[:dot])
+      messages << "tracegraph #{command}: #{note}" if note
+      note = Output.group_by_note(options[:outputs], options[:dot])
       messages << "tracegraph #{command}: #{note}" if note
       BrokenPipe.print_quietly(@err) { messages.each { |message| @err.puts message } }
       ok

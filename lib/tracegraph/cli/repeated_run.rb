@@ -72,6 +72,8 @@ module Tracegraph
       status = nil
       @runs.times do |i|
         json = File.join(dir, "run#{i + 1}.json")
+        # Progress, where someone watches; a log gets the summary at the end.
+        @err.puts "tracegraph: run #{i + 1} of #{@runs}" if @err.tty?
         system({CHILD_ENV => "1"}, RbConfig.ruby, "-I", LIB, EXE, *child_options, "-o", json, *@target, *@argv,
                exception: false)
         status = $?
@@ -91,7 +93,7 @@ module Tracegraph
     def child_options
       options = RecordingOptions.runs_argv(@start_options)
       Array(@dot_options[:threads]).each { |thread| options += ["--thread", thread.to_s] }
-      options += ["--idle", @dot_options[:idle].to_s] if @dot_options[:idle]
+      options += ["--idle", @dot_options[:idle].to_s] if @dot_options[:idle] && @dot_options[:idle] != :auto
       options
     end
 

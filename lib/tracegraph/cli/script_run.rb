@@ -14,6 +14,7 @@ require "tracegraph"
 require "tracegraph/output/output"
 require "tracegraph/output/output_naming"
 require "tracegraph/cli/process_end"
+require "tracegraph/cli/repeated_run"
 
 module Tracegraph
   class ScriptRun
@@ -87,10 +88,14 @@ module Tracegraph
         tell { @err.puts e.report("tracegraph") }
         e.end_process # from at_exit: the process ends by the signal, quietly
       end
+      # A run of --runs writes a file the parent reads and deletes: not one to name.
+      written = written.reject { |message| message.start_with?("tracegraph: wrote ") } if ENV[RepeatedRun::CHILD_ENV]
       messages.concat(written)
       note = Output.grouping_note(profile, @outputs, dot_options)
       messages << "tracegraph: #{note}" if note
-      tell { profile.print_flat(@err) } if @flat
+      group_note = Output.group_by_note(@outputs, dot_options)
+      messages << "tracegraph: #{group_note}" if group_note
+      tell { Output.print_flat(profile, @err, dot_options) } if @flat
       messages.each { |message| tell { @err.puts message } }
       hide_our_frames(error)
       # An output that could not be written fails a run that would

@@ -49,9 +49,18 @@
 #          jekyll build's marking went 28.7 -> 36.5 ms, +27%, at --runs 5,
 #          against a margin of 4%), and what makes it grow for good, more
 #          garbage, is gated exactly by allocations and, in time, by total.
+#          The calls gate leaves them out too unless named: how often the
+#          collector runs is the heap's state, not the program's calls (two
+#          unchanged Rails runs went (garbage collection) 2 -> 1).
 #   total: the total time of the fastest quarter of the runs grew by
 #          more than PCT. It moves with the machine, so it suits runners
 #          that keep their speed.
+# When the noise measured is wider than the limit, a time check that did
+# not fail cannot tell whether the change is within the limit (a slowdown
+# of the limit's size would be hidden in it): it says "cannot tell", and
+# tracegraph diff exits with status 4 when no check failed but one could
+# not tell (UNDECIDED), rather than pass a build it could not judge.
+# Every line states the two numbers compared, the change and the noise.
 # Times are the profile's clock: profiles recorded with --clock cpu are
 # gated on CPU time. Profiles of different clocks are not compared on time.
 # Limits are percentages; calls, time and allocations take {default: PCT
@@ -72,8 +81,10 @@ module Tracegraph
     # names the group the method is in (see calls_checks).
     # uncounted (calls only): [base, head], the calls made by exempt
     # methods, left out of base and head (see exempt_calls).
+    # compared (time only): [[self, rest] of base, of head], the fastest
+    # quarters whose ratios change is of (AGAINST_REST).
     Check = Struct.new(:kind, :name, :base, :head, :change, :margin, :limit, :runs, :spread, :group, :uncounted,
-                       keyword_init: true) do
+                       :compared, keyword_init: true) do
       # Calls fail moving either way; time and allocations, growing.
       def above_limit? = kind == :calls ? change.abs > limit : change > limit
 
@@ -87,6 +98,15 @@ module Tracegraph
       def noisy? = kind == :calls && spread.positive?
 
       def failed? = above_limit? && !within_noise?
+
+      # A time check that did not fail, whose noise is wider than its
+      # limit, and which a change of the limit's size could hide in: it
+      # cannot tell whether the code got slower by more than allowed.
+      def undecided?
+        return false if kind == :calls || kind == :allocations || margin.nil? || failed? || change.infinite?
+
+        margin > limit && change + margin > limit
+      end
     end
 
     attr_reader :checks
@@ -115,19 +135,28 @@ module Tracegraph
 
     def failed? = failures.any?
 
+    # The checks that could not tell (Check#undecided?).
+    def undecided = checks.select(&:undecided?)
+
+    # Whether some check could not tell and none failed: tracegraph diff's
+    # status 4.
+    def undecided? = !failed? && undecided.any?
+
     # What the gate found, one line each, for the build log: the total,
     # every failure, and methods above their limit but within the noise.
     def report(io)
       checks.each do |c|
-        next unless c.kind == :total || c.above_limit?
+        next unless c.kind == :total || c.above_limit? || c.undecided?
 
         io.puts "tracegraph diff: #{describe(c)}"
       end
       per_method = checks.reject { |c| c.kind == :total }
       return if per_method.empty?
 
+      cannot = per_method.count(&:undecided?)
       io.puts "tracegraph diff: #{checks_counted(per_method)}, " \
-              "#{per_method.count(&:failed?)} failed#{noise_note}#{noisy_calls_note(per_method)}"
+              "#{per_method.count(&:failed?)} failed#{", #{cannot} could not tell" if cannot.positive?}" \
+              "#{noise_note}#{noisy_calls_note(per_method)}"
     end
 
     private
@@ -188,6 +217,8 @@ module Tracegraph
       what += " (in #{Tracegraph.printable(c.group)})" if c.group
       values = if %i[calls allocations].include?(c.kind)
                  "#{Tracegraph.group_digits(c.base.round)} -> #{Tracegraph.group_digits(c.head.round)}"
+               elsif c.compared && !c.change.infinite?
+                 compared_values(c)
                else
                  "#{Tracegraph.human_time(c.base.round)} -> #{Tracegraph.human_time(c.head.round)}"
                end
@@ -195,14 +226,31 @@ module Tracegraph
                elsif c.kind == :allocations then "from none"
                else "new"
                end
-      change += format(" ± %.1f%%", c.margin) if c.margin && !c.change.infinite? && c.kind != :calls
-      change += " against the rest of the run" if c.kind == :time && !c.change.infinite?
+      timed = %i[time total].include?(c.kind) && !c.change.infinite?
+      change += c.margin ? format(" ± %.1f%% (the noise between runs)", c.margin) : " (noise not measured)" if timed
+      "#{what} #{values}#{uncounted_note(c)}, #{change}: #{verdict(c)}#{variation(c)}#{member_note(c)}"
+    end
+
+    # "its self time against the rest's, in the fastest quarter of the
+    # runs: 48.1 ms / 565 ms -> 49.0 ms / 452 ms": the two ratios the
+    # change is of.
+    def compared_values(c)
+      (base_own, base_rest), (head_own, head_rest) = c.compared
+      t = ->(ns) { Tracegraph.human_time(ns.round) }
+      quarter = c.runs.max > 1 ? ", in the fastest quarter of the runs" : ""
+      "against the rest of the run (its self time / the rest's#{quarter}): " \
+        "#{t.(base_own)} / #{t.(base_rest)} -> #{t.(head_own)} / #{t.(head_rest)}"
+    end
+
+    def verdict(c)
       allowed = c.kind == :calls ? format("±%g%%", c.limit) : format("%+g%%", c.limit)
-      verdict = if c.failed? then "more than the allowed #{allowed}: FAILED"
-                elsif c.above_limit? then "above the allowed #{allowed} but within the noise between runs"
-                else "within the allowed #{allowed}"
-                end
-      "#{what} #{values}#{uncounted_note(c)}, #{change}: #{verdict}#{variation(c)}#{member_note(c)}"
+      if c.failed? then "more than the allowed #{allowed}#{' and the noise' if c.margin && c.kind != :calls}: FAILED"
+      elsif c.undecided?
+        format("cannot tell: the noise between runs (± %.1f%%) is wider than the allowed %s; record with more " \
+               "--runs, or on a quieter machine", c.margin, allowed)
+      elsif c.above_limit? then "above the allowed #{allowed} but within the noise between runs"
+      else "within the allowed #{allowed}"
+      end
     end
 
     # " (not counting 4 -> 0 calls from exempt methods)".
@@ -273,9 +321,11 @@ module Tracegraph
         next if Profile::GC_NODES.include?(r.name) && !limits[:methods].key?(r.name)
         next unless gated_share?(r, base_total, head_total)
 
-        change, margin = compare(method_side(@diff.base, r.name), method_side(@diff.head, r.name), AGAINST_REST)
+        base_side = method_side(@diff.base, r.name)
+        head_side = method_side(@diff.head, r.name)
+        change, margin = compare(base_side, head_side, AGAINST_REST)
         Check.new(kind: :time, name: r.name, base: r.base_self, head: r.head_self, change: change, margin: margin,
-                  limit: limit, runs: run_counts)
+                  limit: limit, runs: run_counts, compared: [base_side, head_side].map { |side| against_rest_parts(side) })
       end
     end
 
@@ -303,12 +353,20 @@ module Tracegraph
       rest.positive? ? own / rest : own
     end
 
-    # [value from the profile, runs as [self, total] pairs or nil]
+    # [value from the profile, runs as [self, total] pairs or nil, and
+    # the [self, total] pair of the profile itself]
     def method_side(profile, name)
       m = profile[name]
-      point = m ? AGAINST_REST.call([[m.self_time, profile.total_time]]) : 0.0
+      pair = [m ? m.self_time : 0, profile.total_time]
+      point = m ? AGAINST_REST.call([pair]) : 0.0
       runs = profile.runs&.then { |r| r.self_times(name).zip(r.total_times) }
-      [point, runs]
+      [point, runs, pair]
+    end
+
+    # [self, rest] whose ratio AGAINST_REST is, for a side of method_side.
+    def against_rest_parts((_, runs, pair))
+      runs ||= [pair]
+      [FASTEST_QUARTER.call(runs.map(&:first)), FASTEST_QUARTER.call(runs.map { |s, t| t - s })]
     end
 
     def share?(part, whole) = whole.positive? && 100.0 * part / whole >= @min_share
@@ -336,7 +394,7 @@ module Tracegraph
     # to head, each side [value without runs, runs or nil]. The margin is
     # SIGMAS bootstrap standard errors of the ratio; a side without runs
     # borrows the other's relative error.
-    def compare((base_point, base_runs), (head_point, head_runs), statistic)
+    def compare((base_point, base_runs, *), (head_point, head_runs, *), statistic)
       base = base_runs ? statistic.call(base_runs) : base_point
       head = head_runs ? statistic.call(head_runs) : head_point
       return [head.zero? ? 0.0 : Float::INFINITY, nil] if base.zero?
@@ -386,6 +444,7 @@ module Tracegraph
       rows.filter_map do |r, group|
         limit = count_limit(limits, r.name, group)
         next unless limit
+        next if Profile::GC_NODES.include?(r.name) && !limits[:methods].key?(r.name) # (see the top)
 
         uncounted = [exempt_calls(base)[r.name], exempt_calls(head)[r.name]]
         b = r.base_calls - uncounted[0]

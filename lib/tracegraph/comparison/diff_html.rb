@@ -110,6 +110,7 @@ module Tracegraph
       report = StringIO.new
       gate.report(report)
       {"failed" => gate.failed?, "checks" => gate.checks.size, "failures" => gate.failures.size,
+       "undecided" => gate.undecided.size,
        "failed_names" => gate.failures.filter_map(&:name).uniq,
        "lines" => report.string.lines.map { |line| line.chomp.delete_prefix("tracegraph diff: ") }}
     end

@@ -163,10 +163,11 @@ module Tracegraph
 
       # What the legend says of threads: how many the numbers cover, how
       # many were recorded, their names, the wall time or nil, the waiting
-      # left out.
+      # left out and where it was (Profile#waiting_where).
       def legend_threads(profile)
         {count: profile.threads.size, recorded: profile.recorded_threads, names: profile.thread_names_summary,
-         wall_time: profile.wall_time, hidden_waiting: profile.hidden_waiting}
+         wall_time: profile.wall_time, hidden_waiting: profile.hidden_waiting,
+         waiting_where: Tracegraph.printable(profile.waiting_where)}
       end
 
       # [meta, methods, edges], the form in which the C emitters

@@ -24,7 +24,8 @@ module Tracegraph
         p = profile
         total = p.total_time
         allocated = p.allocations? ? ", #{Tracegraph.group_digits(p.total_allocations)} objects allocated" : ""
-        io.puts "#{p.clock} time, total #{Tracegraph.human_time(total)} in #{p.methods.size} methods, " \
+        rows = Profile::GROUPING_PLURALS.fetch(p.grouping) # a grouped profile's rows are groups
+        io.puts "#{p.clock} time, total #{Tracegraph.human_time(total)} in #{p.methods.size} #{rows}, " \
                 "#{Tracegraph.group_digits(p.total_calls)} calls#{allocated}"
         io.puts threads_line(p) if p.threads.size > 1 || p.recorded_threads > 1
         io.puts waiting_line(p, total) if p.waiting_time.positive? || p.hidden_waiting.positive?
@@ -32,7 +33,7 @@ module Tracegraph
         io.puts tracing_line(p)
         io.puts "#{Profile::YJIT_NOTE}: traced code is not compiled (docs/accuracy.md#yjit)" if p.yjit?
         io.puts format("%12s  %10s  %10s  %6s  %s%s", "calls", "self", "total", "self%",
-                       p.allocations? ? format("%12s  %12s  ", "self allocs", "total allocs") : "", "method")
+                       p.allocations? ? format("%12s  %12s  ", "self allocs", "total allocs") : "", p.grouping)
         top = p.methods.sort_by { |m| [-m.self_time, -m.total_time, m.name] }.first(limit)
         top.each do |m|
           share = total.zero? ? 0.0 : 100.0 * m.self_time / total
@@ -42,7 +43,7 @@ module Tracegraph
                          allocation_cells(p, m), Tracegraph.printable(m.name), m.waiting? ? " (waiting)" : "", where)
         end
         hidden = p.methods.size - top.size
-        io.puts "(#{hidden} more methods not shown)" if hidden.positive?
+        io.puts "(#{hidden} more #{rows} not shown)" if hidden.positive?
         print_allocation_types(p, io)
         nil
       end
@@ -92,16 +93,21 @@ module Tracegraph
           "#{Tracegraph.human_time(p.total_time)} of thread time#{wall}"
       end
 
-      # "Waiting: 14.2 s (82.0%) in sleep, join, locks and I/O waits; working 3.1 s"
+      # "Waiting: 14.2 s (82.0%) in Kernel#sleep, Thread#join; working 3.1 s", or
+      # once a view hid it "Waiting: 1.2 s in 3 threads, Thread::Queue#pop,
+      # Kernel#sleep, left out (--idle show shows it)"
       def waiting_line(profile, total)
+        where = profile.waiting_where
+        where = "in sleep, join, locks and I/O waits" if where.empty?
         if profile.hidden_waiting.positive?
-          return "Waiting: #{Tracegraph.human_time(profile.hidden_waiting)} in sleep, join, locks and I/O waits left out"
+          return "Waiting: #{Tracegraph.human_time(profile.hidden_waiting)} #{Tracegraph.printable(where)}, " \
+                 "left out (--idle show shows it)"
         end
 
         waiting = profile.waiting_time
         share = total.zero? ? 0.0 : 100.0 * waiting / total
-        format("Waiting: %s (%.1f%%) in sleep, join, locks and I/O waits; working %s",
-               Tracegraph.human_time(waiting), share, Tracegraph.human_time(total - waiting))
+        format("Waiting: %s (%.1f%%) %s; working %s",
+               Tracegraph.human_time(waiting), share, Tracegraph.printable(where), Tracegraph.human_time(total - waiting))
       end
 
       # "GC: 12 runs, 40 steps, 45.0 ms (8.0%); marking 30.0 ms, sweeping 14.0 ms"

@@ -100,7 +100,27 @@ module Tracegraph
           end,
           "svg" => svg, "graph_note" => graph_note,
           "flame" => HtmlFlame.data(profile), "no_call_tree" => HtmlFlame.missing_reason(profile)
-        }
+        }.merge(waiting(profile))
+      end
+
+      # The waiting the header reports: the waiting methods' time, where it
+      # was (Profile#waiting_where, with the threads that waited when the
+      # call tree can count them), and "idle_default": "hide" when the
+      # page can hide it (a call tree) and there is some, so the report
+      # opens on working time, as the command's graph and tables do; or
+      # the waiting a view left out before it was written (--idle hide).
+      def waiting(profile)
+        if profile.hidden_waiting.positive?
+          return {"hidden_waiting" => profile.hidden_waiting, "waiting_where" => profile.waiting_where,
+                  "idle_default" => "show"}
+        end
+        waited = profile.waiting_time
+        hidden = profile.call_tree && waited.positive? ? profile.view(idle: :hide) : nil
+        # Hidden, the waiting methods go with what they call (hidden_time).
+        {"waiting_time" => waited, "waiting_hidden_time" => hidden&.hidden_waiting,
+         "waiting_where" => (hidden || profile).waiting_where, "idle_default" => hidden ? "hide" : "show"}
+      rescue Tracegraph::Error
+        {"waiting_time" => waited, "waiting_where" => profile.waiting_where, "idle_default" => "show"}
       end
 
       # "tracegraph: " and what was profiled: the profile's title (a

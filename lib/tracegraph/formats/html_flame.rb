@@ -23,14 +23,18 @@ module Tracegraph
 
       # The flame graph's data, or nil without a call tree.
       # Why a profile has no call tree, where the profile says (a median
-      # of several runs), for the report's notice; nil otherwise, and
-      # then the notice gives no advice: a report cannot tell whether it
-      # came from the command line, the API, Tracegraph::Rack or the
-      # Railtie, and advice for one is wrong for the others.
+      # of several runs), or what records one where it knows (the API's
+      # profiles: call_tree: true, Profile#call_tree_hint), for the
+      # report's notice; nil otherwise, and then the notice gives no
+      # advice: a saved report cannot tell whether it came from the
+      # command line, the API, Tracegraph::Rack or the Railtie, and advice
+      # for one is wrong for the others.
       def missing_reason(profile)
         return nil if profile.call_tree
 
-        "it is the median of several runs, --runs" if profile.runs
+        return "it is the median of several runs, --runs" if profile.runs
+
+        profile.call_tree_hint
       end
 
       def data(profile)

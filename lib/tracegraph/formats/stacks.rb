@@ -10,11 +10,14 @@ module Tracegraph
       module_function
 
       # Streams the :folded, :pprof, :speedscope or :firefox output of
-      # profile's call tree to io.
+      # profile's call tree to io. Each tool merges frames by name, so
+      # methods that share one get their place in it (Naming.distinct_names).
       def stream(profile, format, io)
         tree = profile.call_tree
         native = tree.native(profile.methods, profile.threads)
-        native._write(format, io, tree.native_methods.map { |m| [m.name, m.file, m.line] },
+        methods = tree.native_methods
+        names = Naming.distinct_names(methods, among: profile.methods)
+        native._write(format, io, methods.each_with_index.map { |m, i| [names[i], m.file, m.line] },
                       tree.native_threads.map(&:name) + ["all threads"],
                       {max_depth: Profile::STACK_MAX_DEPTH, folded_calls: tree.folded_calls, clock: profile.clock.to_s,
                        program: profile.program, exporter: "tracegraph #{VERSION}", complete: profile.complete?})

@@ -102,6 +102,27 @@ module Tracegraph
       "#{levels > 1 ? "block (#{levels} levels) in " : 'block in '}#{method_name}"
     end
 
+    # The methods' names for outputs that merge frames by name (folded
+    # stacks, pprof, speedscope, the Firefox Profiler): where two methods
+    # share a name but not a place (two blocks of one method on lines 263
+    # and 273 are both "block in Font#kern"), each gets its line, as
+    # blocks that share a line get their column (BLOCK_PLACE): "block in
+    # Font#kern (line 263)", or its file and line when the files differ.
+    # among: the methods whose names may collide (a view's: its tree
+    # still lists the recording's methods, and a name the view does not
+    # share stays whole, as in the view saved and loaded again).
+    def self.distinct_names(methods, among: methods)
+      places = Hash.new { |h, k| h[k] = [] }
+      among.each { |m| places[m.name] << [m.file, m.line] }
+      methods.map do |m|
+        seen = places[m.name].uniq
+        next m.name if seen.size < 2 || m.line.nil?
+
+        where = seen.map(&:first).uniq.size == 1 ? "line #{m.line}" : "#{Tracegraph.short_path(m.file.to_s)}:#{m.line}"
+        "#{m.name} (#{where})"
+      end
+    end
+
     # 1 for "block in x", n for "block (n levels) in x", 0 for other labels.
     def self.block_levels(label)
       m = BLOCK_PREFIX.match(label)

@@ -115,6 +115,10 @@ module Tracegraph
     GC_NODES = [GC_NODE, GC_MARKING_NODE, GC_SWEEPING_NODE].freeze
 
     attr_reader :clock, :threads, :methods, :edges, :program, :call_tree, :tracing_cost
+    # What records the call tree where this profile came from, for the
+    # notices of outputs that need it (the HTML report), or nil: set by
+    # Tracegraph.stop for the API's profiles.
+    attr_accessor :call_tree_hint
 
     # What was profiled, in words, or nil: a web request's
     # "GET /posts 200 · PostsController#index · 412 ms" (set by the Rack

@@ -124,7 +124,20 @@ module Tracegraph
       tree = CallTree.new(folded_calls: call_tree.folded_calls, native: kept, methods: tree_methods,
                           threads: call_tree.native_threads)
       derived(methods: new_methods.values, edges: new_edges, threads: new_threads, call_tree: tree,
-              hidden_waiting: hidden_waiting + hidden_time)
+              hidden_waiting: hidden_waiting + hidden_time).tap do |view|
+        view.send(:waited_in, hidden_waiting_threads(chosen, new_threads), waiting_names) if hide && hidden_time.positive?
+      end
+    end
+
+    # How many of the threads chosen lost time to hiding the waiting.
+    def hidden_waiting_threads(chosen, viewed)
+      chosen.zip(viewed).count { |before, after| before.total_time > after.total_time }
+    end
+
+    # Where the waiting a view hid was (Profile#waiting_where).
+    def waited_in(threads, names)
+      @hidden_waiting_threads = threads
+      @hidden_waiting_names = names
     end
 
     # {recorded index => MethodStats} of the methods called, and their
@@ -166,6 +179,7 @@ module Tracegraph
                   allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title, yjit: yjit?,
                   viewed_from: ViewOrigin.new(recorded_threads: recorded_threads, hidden_waiting: hidden_waiting),
                   grouped_from: grouped_from)
+             .tap { |profile| profile.send(:waited_in, @hidden_waiting_threads, @hidden_waiting_names) }
     end
   end
 end

@@ -36,5 +36,26 @@ module Tracegraph
   class Profile
     # Self time of the waiting methods: time blocked, summed over threads.
     def waiting_time = methods.sum { |m| m.waiting? ? m.self_time : 0 }
+
+    # Where the waiting is, for the one line that reports it: "in 3
+    # threads, Thread::Queue#pop, Kernel#sleep" (the threads that waited,
+    # when a view that hid it counted them; the waiting methods, most
+    # time first, at most three named), or "" when none is known.
+    def waiting_where
+      names = hidden_waiting.positive? ? (@hidden_waiting_names || []) : waiting_names
+      threads = hidden_waiting.positive? ? @hidden_waiting_threads : nil
+      parts = []
+      parts << "#{threads} thread#{'s' unless threads == 1}" if threads&.positive?
+      parts.concat(names.first(3))
+      parts << "#{names.size - 3} more" if names.size > 3
+      parts.empty? ? "" : "in #{parts.join(', ')}"
+    end
+
+    private
+
+    # The waiting methods' names, most self time first.
+    def waiting_names
+      methods.select { |m| m.waiting? && m.self_time.positive? }.sort_by { |m| [-m.self_time, m.name] }.map(&:name)
+    end
   end
 end

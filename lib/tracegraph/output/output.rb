@@ -160,7 +160,9 @@ module Tracegraph
     # (Profile#view).
     def write(profile, path, dot_options = {})
       target = check_path(path)
+      dot_options = dot_options.merge(idle: idle_for(profile, output_format(target))) if dot_options[:idle] == :auto
       profile, dot_options = profile.viewed(dot_options)
+      check_focus!([profile], dot_options) if GRAPH_FORMATS.include?(output_format(target))
       deliver(target) { |file| write_file(profile, file, dot_options) }
     end
 
@@ -168,6 +170,7 @@ module Tracegraph
     def write_file(profile, path, dot_options)
       format = Formats.named(format_of(path))
       return write_graph_file(profile, path, dot_options) if format.graph
+      return [format.writer.write(grouped(profile, dot_options), path)] if format.name == :text
 
       check_call_tree(profile, path, format) if format.call_tree
       [format.writer.write(profile, path)]
@@ -177,10 +180,99 @@ module Tracegraph
     # left, a message or nil]. A view that cannot be made (no thread of that
     # name ran) gives the whole profile and says why, rather than losing it.
     def view_of_run(profile, options)
-      view, rest = profile.viewed(options)
-      [view, rest, nil]
+      [*viewed(profile, options), nil]
     rescue Tracegraph::Error => e
       [profile, options.except(*VIEW_OPTIONS), "#{e.message}; writing every thread instead"]
+    end
+
+    # The formats that show groups (--group-by): the graph's, and the
+    # text table (.txt, --flat), one row per group.
+    def shows_groups?(path) = GRAPH_FORMATS.include?(output_format(path)) || output_format(path) == :text
+
+    # The grouping dot_options ask for (:class, :file, :gem), or nil.
+    def grouping(dot_options)
+      group = dot_options[:group_by]
+      group && group.to_s != "method" ? group.to_sym : nil
+    end
+
+    # profile with one row per group, if dot_options group it.
+    def grouped(profile, dot_options)
+      group = grouping(dot_options)
+      group ? profile.group_by(group) : profile
+    end
+
+    # --group-by with no output that can show groups would be ignored:
+    # refused before anything runs. Raises Tracegraph::Error.
+    def check_group_by!(paths, dot_options, flat: false)
+      group = grouping(dot_options)
+      return if group.nil? || flat || paths.any? { |path| shows_groups?(path) }
+
+      raise Error, "--group-by #{group} shows groups in the graph (.dot, .svg, .pdf, .png) and the text table " \
+                   "(.txt, --flat), and #{paths.map { |path| shown(path) }.join(', ')} cannot show them: add one of those " \
+                   "(-o by-#{group}.svg, -o by-#{group}.txt)"
+    end
+
+    # What --group-by did not apply to, when some outputs cannot show
+    # groups: they are written one row per method. nil if none.
+    def group_by_note(paths, dot_options)
+      group = grouping(dot_options) or return nil
+      others = paths.reject { |path| shows_groups?(path) }
+      return nil if others.empty?
+
+      "--group-by #{group} applies to the graph and the text table; #{others.map { |path| shown(path) }.join(', ')} " \
+        "#{others.size == 1 ? 'is' : 'are'} written by method, as recorded"
+    end
+
+    # A focus that matches no method of profiles would draw an empty
+    # graph that only its legend explains: the command and render fail
+    # that output instead, naming the pattern. Raises Tracegraph::Error.
+    # (The API's to_dot still draws it, with the legend's note.)
+    def check_focus!(profiles, dot_options)
+      pattern = DotOptions.regexp(:focus, dot_options[:focus]) or return
+      return if profiles.any? { |profile| profile.methods.any? { |m| pattern.match?(m.name) } }
+
+      counts = profiles.map { |profile| Tracegraph.group_digits(profile.methods.size) }.join(" and ")
+      raise Error, "--focus #{Tracegraph.printable(pattern.inspect)} matches no method of #{profiles.size == 1 ? 'the profile' : 'either run'} " \
+                   "(#{counts} methods); the names are as the flat table prints them (Class#method, Class.method, " \
+                   "block in ...)"
+    end
+
+    def shown(path) = path.respond_to?(:shown) ? path.shown : path.to_s
+
+    # Profile#viewed, but idle: :auto stays in the options, for write to
+    # choose per output.
+    def viewed(profile, options)
+      auto = options[:idle] == :auto
+      view, rest = profile.viewed(auto ? options.except(:idle) : options)
+      [view, auto ? rest.merge(idle: :auto) : rest]
+    end
+
+    # The flat table's view options: :auto chosen as for a .txt.
+    def flat_view(profile, options)
+      options[:idle] == :auto ? {idle: idle_for(profile, :text)} : {}
+    end
+
+    # Prints the flat table of profile as dot_options view and group it.
+    def print_flat(profile, io, dot_options)
+      grouped(profile.view(**flat_view(profile, dot_options)), dot_options).print_flat(io)
+    end
+
+    # The waiting choice the command makes when none is given (idle:
+    # :auto): the outputs read as a ranking of where the time went (the
+    # graph, the text table, --flat) leave waiting out, so a worker
+    # blocked on a Queue does not head them, and say in one line how much
+    # was left out and where; that needs the call tree, which the command
+    # records for them. The others keep everything: the data formats are
+    # for other tools and for render, and the HTML report opens with
+    # waiting hidden by itself (Formats::Html), one choice away.
+    def idle_for(profile, format)
+      ranking = GRAPH_FORMATS.include?(format) || format == :text
+      ranking && profile.call_tree && profile.waiting_time.positive? ? :hide : :show
+    end
+
+    # The outputs the command hides waiting in by default (see idle_for).
+    def ranks_time?(paths)
+      paths.any? { |path| GRAPH_FORMATS.include?(output_format(path)) || output_format(path) == :text }
     end
 
     # Writes each of paths with the block, which returns the paths it
@@ -250,6 +342,7 @@ module Tracegraph
     # to_dot's, group_by: how both profiles were grouped.
     def write_diff(diff, path, dot_options = {}, gate: nil, group_by: :method)
       target = check_diff_path(path)
+      check_focus!([diff.base, diff.head], dot_options)
       return write_graph(diff, target, dot_options) unless target.format == :html
 
       deliver(target) { |file| [diff.write_html(file, gate: gate, group_by: group_by, **dot_options)] }
@@ -317,6 +410,7 @@ module Tracegraph
     def grouping_note(profile, paths, dot_options)
       return nil unless paths.any? { |path| GRAPH_FORMATS.include?(output_format(path)) }
 
+      dot_options = dot_options.merge(idle: idle_for(profile, GRAPH_FORMATS.first)) if dot_options[:idle] == :auto
       Formats::GroupingAdvice.note(profile, dot_options)
     rescue Tracegraph::Error, ArgumentError
       nil

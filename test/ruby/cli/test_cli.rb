@@ -97,6 +97,34 @@ class TestCli < Minitest::Test
     assert File.exist?(File.join(@dir, "a.json"))
   end
 
+  # A script that profiles part of itself with the API runs under the
+  # command as under ruby: its start, stop and profile are refused with
+  # advice (said once), give empty profiles, and leave the command's own
+  # recording, which holds that part too, running to the end.
+  def test_a_script_that_uses_the_api_runs_under_the_command
+    write_script("api.rb", <<~RUBY)
+      require "tracegraph"
+      def part = (1..300).each { |i| i.to_s }
+      inner = Tracegraph.profile { part }
+      Tracegraph.start
+      part
+      again = Tracegraph.stop
+      inner.write_json("inner.json")
+      puts [inner.methods.size, again.methods.size, Tracegraph.running?].inspect
+    RUBY
+    out, err, status = tracegraph("-o", "whole.json", "api.rb")
+    assert status.success?, err
+    assert_equal "[0, 0, true]\n", out, "empty profiles, and the command's recording goes on"
+    assert_equal ["tracegraph: Tracegraph.profile (api.rb:3) was not started: tracegraph is profiling the whole " \
+                  "program already, and its profile holds these calls too; the program goes on, and this profile " \
+                  "comes back empty. To profile only this part, run the program with ruby, not tracegraph, or give " \
+                  "tracegraph --focus METHOD\n", "tracegraph: wrote whole.json\n"], err.lines
+    whole = Tracegraph::Profile.load_json(File.join(@dir, "whole.json"))
+    assert_equal 2, whole["Object#part"].calls
+    assert_equal 600, whole["block in Object#part"].calls
+    assert_equal 0, Tracegraph::Profile.load_json(File.join(@dir, "inner.json")).methods.size
+  end
+
   def test_usage_errors_are_one_line_with_status_2
     cases = {
       ["missing.rb"] => /no such file: missing.rb/,

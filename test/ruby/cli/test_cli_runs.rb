@@ -51,6 +51,30 @@ class TestCliRuns < Minitest::Test
     assert_match(/#{Regexp.escape(summary)}; the median's standard error [\d.]+%\)$/, err)
   end
 
+  # The messages name only what is kept: not each run's JSON, which the
+  # command reads and deletes. On a terminal, each run is announced.
+  def test_messages_name_only_files_kept_and_a_terminal_sees_progress
+    _, err, status = tracegraph("--runs", "2", "-o", "m.json", "app.rb")
+    assert status.success?, err
+    assert_equal ["tracegraph: wrote m.json"], err.lines.grep(/wrote/).map(&:chomp)
+    refute_match(/run \d of/, err, "a log gets no progress lines")
+
+    require "pty"
+    lines = []
+    PTY.spawn(RbConfig.ruby, "-I#{LIB}", EXE, "--runs", "3", "-o", File.join(@dir, "t.json"), "-e", "1",
+              chdir: @dir) do |reader, _, pid|
+      begin
+        reader.each_line { |line| lines << line.chomp }
+      rescue Errno::EIO # the terminal closed with the command
+        nil
+      end
+      Process.wait(pid)
+    end
+    assert_predicate $?, :success?, lines.join("\n")
+    assert_equal ["tracegraph: run 1 of 3", "tracegraph: run 2 of 3", "tracegraph: run 3 of 3", "tracegraph: wrote t.json"],
+                 lines.grep(/\Atracegraph: (run|wrote)/)
+  end
+
   def test_code_given_with_e
     _, err, status = tracegraph("--runs", "2", "-o", "e.json", "-e", "def f = 1; 5.times { f }")
     assert status.success?, err

@@ -19,6 +19,18 @@ class TestCliThreads < Minitest::Test
     worker.join
   RUBY
 
+  # A worker blocked on a Queue while the main thread works 30 ms.
+  QUEUE_PROGRAM = <<~RUBY.freeze
+    queue = Queue.new
+    worker = Thread.new { queue.pop }
+    Thread.pass until worker.status == "sleep"
+    def work(n) = (1..n).each { |i| i.to_s }
+    finish = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.03
+    work(100) while Process.clock_gettime(Process::CLOCK_MONOTONIC) < finish
+    queue << 1
+    worker.join
+  RUBY
+
   def setup
     @dir = Dir.mktmpdir("tracegraph-cli-threads")
     write_script("app.rb", PROGRAM)
@@ -51,6 +63,41 @@ class TestCliThreads < Minitest::Test
     assert_operator profile.hidden_waiting, :>=, 20 * ProfileAssertions::MS
     assert_equal 400, profile["Integer#to_s"].calls
     assert_match(/^Waiting: .* left out/, err)
+  end
+
+  # Without --idle, what ranks the time (the graph, the .txt, --flat)
+  # ranks working time, with one line for the waiting left out; the JSON
+  # keeps everything, for render and other tools, and --idle show draws
+  # the waiting as before.
+  def test_by_default_working_time_ranks_first
+    write_script("queue.rb", QUEUE_PROGRAM)
+    _, err, status = tracegraph("-o", "all.json", "-o", "g.dot", "-o", "t.txt", "--flat", "queue.rb")
+    assert status.success?, err
+    whole = load("all.json")
+    waited = whole.view(idle: :hide).hidden_waiting # the waiting methods with what they call (Ruby 3.4's Queue#pop is Ruby)
+    assert_equal %w[Thread::Queue#pop Thread#join].sum { |name| whole[name].total_time }, waited
+    assert_operator whole["Thread::Queue#pop"].self_time, :>=, 30 * ProfileAssertions::MS
+    line = "Waiting: #{Tracegraph.human_time(waited)} in 2 threads, Thread::Queue#pop, Thread#join, " \
+           "left out (--idle show shows it)"
+    assert_includes err, "\n#{line}\n"
+    assert_includes File.read(path("t.txt")), "\n#{line}\n"
+    refute_match(/\(waiting\)/, err)
+    busiest = whole.methods.reject(&:waiting?).max_by(&:self_time).name
+    assert_equal busiest, err[/self%  method\n.*?%  (.+?)(  queue\.rb:\d+)?\n/, 1]
+    dot = File.read(path("g.dot"))
+    assert_includes dot, "Waiting hidden: #{Tracegraph.human_time(waited)} in 2 threads,"
+    refute_includes dot, "label=\"Thread::Queue#pop"
+    assert_equal 1, whole["Thread::Queue#pop"].calls, "the JSON keeps the waiting"
+
+    out, err, status = tracegraph("render", "all.json", "--flat")
+    assert status.success?, err
+    assert_includes out, "\n#{line}\n"
+    out, err, status = tracegraph("render", "all.json", "--flat", "--idle", "show")
+    assert status.success?, err
+    # (On Ruby 3.4, Queue#pop is Ruby code, with its place: <internal:thread_sync>:14.)
+    assert_match(/^ +1 +[\d.]+ ms +[\d.]+ ms +\d+\.\d%  Thread::Queue#pop \(waiting\)(  <internal:thread_sync>:\d+)?$/, out)
+    assert_match(/^Waiting: #{Regexp.escape(Tracegraph.human_time(whole.waiting_time))} \([\d.]+%\) in Thread::Queue#pop, Thread#join; working /,
+                 out)
   end
 
   def test_a_thread_that_never_ran_costs_nothing

@@ -32,6 +32,44 @@ class TestGroupByCli < Minitest::Test
     assert_match(/group-by/, err)
   end
 
+  # Every output that can show groups shows them (the graph, the .txt,
+  # --flat); one that cannot is named as written by method, and --group-by
+  # with none that can is refused, before anything runs.
+  def test_group_by_is_never_silently_ignored
+    _, err, status = tracegraph("--group-by", "class", "-o", "run.json", "-o", "run.txt", "-e", PROGRAM)
+    assert status.success?, err
+    assert_includes err, "tracegraph: --group-by class applies to the graph and the text table; run.json is written " \
+                         "by method, as recorded\n"
+    saved = Tracegraph::Profile.load_json(path("run.json"))
+    by_class = saved.group_by(:class)
+    table = StringIO.new
+    by_class.print_flat(table, limit: 100)
+    assert_equal table.string, File.read(path("run.txt"))
+    assert_match(/ in #{by_class.methods.size} classes, /, table.string)
+    assert_match(/^ +1 +\S+ \S+ +\S+ \S+ +[\d.]+%  Shop$/, table.string)
+    refute_includes table.string, "Shop#leaf"
+
+    out, err, status = tracegraph("render", path("run.json"), "--group-by", "class", "--format", "txt", "-o", "-")
+    assert status.success?, err
+    assert_equal table.string, out
+    out, err, status = tracegraph("render", path("run.json"), "--group-by", "class", "--flat")
+    assert status.success?, err
+    table = StringIO.new
+    by_class.print_flat(table)
+    assert_equal table.string, out
+
+    _, err, status = tracegraph("render", path("run.json"), "--group-by", "gem", "-o", "again.json")
+    assert_equal 2, status.exitstatus
+    assert_equal "tracegraph render: --group-by gem shows groups in the graph (.dot, .svg, .pdf, .png) and the text " \
+                 "table (.txt, --flat), and again.json cannot show them: add one of those (-o by-gem.svg, -o " \
+                 "by-gem.txt)\n", err
+    refute File.exist?(path("again.json"))
+    _, err, status = tracegraph("--group-by", "file", "-o", "run.folded", "-e", "File.write('ran', 1)")
+    assert_equal 2, status.exitstatus
+    assert_match(/\Atracegraph: --group-by file shows groups in the graph .* and run\.folded cannot show them/, err)
+    refute File.exist?(path("ran")), "refused before the program runs"
+  end
+
   def test_diff_compares_groups
     _, err, status = tracegraph("-o", "a.json", "-e", PROGRAM)
     assert status.success?, err

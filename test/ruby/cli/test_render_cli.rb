@@ -111,6 +111,24 @@ class TestRenderCli < Minitest::Test
     assert Tracegraph::Profile.load_json(path("a.json"))
   end
 
+  # A focus that matches nothing would draw an empty graph that only its
+  # legend explains: that output fails, naming the pattern; the others
+  # are written. tracegraph diff does the same, over either run.
+  def test_a_focus_that_matches_nothing_fails_naming_the_pattern
+    methods = Tracegraph::Profile.load_json(@plain).methods.size
+    _, err, status = tracegraph("render", @plain, "--focus", "NoSuch(Method)?", "-o", "f.dot", "-o", "f.json")
+    assert_equal 1, status.exitstatus, err
+    assert_equal ["tracegraph render: --focus /NoSuch(Method)?/ matches no method of the profile (#{methods} methods); " \
+                  "the names are as the flat table prints them (Class#method, Class.method, block in ...)\n",
+                  "tracegraph render: wrote f.json\n"], err.lines
+    refute File.exist?(path("f.dot"))
+    _, err, status = tracegraph("render", @plain, "--focus", "leaf", "-o", "f.dot")
+    assert status.success?, err
+    _, err, status = tracegraph("diff", @plain, @plain, "--focus", "NoSuch", "-o", "d.dot")
+    assert_equal 1, status.exitstatus, err
+    assert_includes err, "tracegraph diff: --focus /NoSuch/ matches no method of either run (#{methods} and #{methods} methods)"
+  end
+
   def test_every_output_is_tried_and_each_failure_is_named
     _, err, status = tracegraph("render", @plain, "-o", "a.svg", "-o", "b.png", "-o", "c.json",
                                 env: {"PATH" => path_without_dot})

@@ -59,7 +59,7 @@ class TestGroupedGate < Minitest::Test
     g, report = gate(base, runs([200, 160, 240, 180, 220])) # Worker +50%
     assert g.failed?, report
     assert_match(/: 1 class check, 1 failed \(5 and 5 runs\)/, report, "the rows are classes")
-    assert_match(/cpu time of Worker 200 ms -> 300 ms/, report)
+    assert_match(%r{cpu time of Worker against the rest of the run \(its self time / the rest's, in the fastest quarter of the runs\): 170 ms / 1\.00 ms -> 270 ms / 1\.00 ms, \+58\.8% ± }, report)
     refute_match(/of Worker#work/, report)
     assert_match(/; most of the change: Worker#work, self 100 ms -> 200 ms$/, report, "the method that moved")
   end
@@ -81,7 +81,7 @@ class TestGroupedGate < Minitest::Test
     g, report = gate(profile.(10), profile.(50))
     assert g.failed?, report
     assert_nil profile.(10).group_by(:class)["Array"], "no box of its own"
-    assert_match(/cpu time of Worker 110 ms -> 150 ms, .*FAILED; most of the change: Array#sort \(C\), self 10\.0 ms -> 50\.0 ms$/,
+    assert_match(%r{cpu time of Worker against the rest of the run \(its self time / the rest's\): 110 ms / 1\.00 ms -> 150 ms / 1\.00 ms, .*FAILED; most of the change: Array#sort \(C\), self 10\.0 ms -> 50\.0 ms$},
                  report)
   end
 

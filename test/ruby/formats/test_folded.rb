@@ -1,6 +1,7 @@
 require_relative "../test_helper"
 require "tmpdir"
 require "zlib"
+require "json"
 require "tracegraph/output/output"
 
 class TestFolded < TracegraphTest
@@ -9,6 +10,11 @@ class TestFolded < TracegraphTest
   def b(which) = send(which)
   def d = burn_cpu(0.002)
   def e = burn_cpu(0.004)
+
+  def kern
+    [1].each { d }
+    [2].each { e }
+  end
 
   # The folded format as flamegraph.pl reads it: frames split on ';', the
   # weight after the last space.
@@ -27,6 +33,29 @@ class TestFolded < TracegraphTest
     assert_operator stacks.fetch("#{prefix}#c;#{prefix}#b;#{prefix}#e;ProfileAssertions#burn_cpu"), :>, 0
     refute stacks.key?("#{prefix}#a;#{prefix}#b;#{prefix}#e"), "edges alone would allow this path; the tree does not"
     assert_equal profile.total_time, stacks.values.sum
+  end
+
+  # Two blocks of one method on two lines are two methods of the profile,
+  # both "block in TestFolded#kern": the stack outputs, whose readers
+  # merge frames by name, give each its line, as blocks that share a line
+  # get their column.
+  def test_blocks_of_one_method_on_two_lines_keep_their_own_frames
+    profile = Tracegraph.profile(call_tree: true) { kern }
+    blocks = profile.methods.select { |m| m.name == "block in TestFolded#kern" }
+    assert_equal 2, blocks.size
+    assert_equal [blocks.first.line + 1], [blocks.last.line], "lines #{blocks.map(&:line).inspect}"
+    named = ->(m) { "block in TestFolded#kern (line #{m.line})" }
+    stacks = parse_folded(profile.to_folded)
+    blocks.each do |m|
+      assert_equal m.self_time, stacks.select { |frames, _| frames.last == named.(m) }.sum(&:last), named.(m)
+    end
+    path = File.join(Dir.mktmpdir("tracegraph-folded"), "kern.speedscope.json")
+    profile.write_speedscope(path)
+    frames = JSON.parse(File.read(path))["shared"]["frames"].map { |f| f["name"] }
+    assert_equal blocks.map(&named).sort, frames.grep(/\Ablock in TestFolded#kern/).sort
+    assert_equal frames.uniq, frames
+  ensure
+    FileUtils.rm_rf(File.dirname(path)) if path
   end
 
   def test_with_c_calls_and_threads

@@ -216,8 +216,11 @@ class TestHtml < TracegraphTest
     assert_operator screen["smallestFont"], :>=, 12, "no text under 12 px in view (#{screen['smallestText']})"
     assert_operator screen["textNodes"], :>=, 30
     assert_includes screen["title"], program
-    assert_match(/\A#{Regexp.escape(program)}: \S+ \S+ of wall clock time in 1 thread \(main\), #{group(profile.total_calls)} calls of #{group(profile.methods.size)} methods\.\z/,
-                 screen["what"])
+    # The run's wall time, then the threads' time apart from it, and the waiting in it.
+    waiting = profile.waiting_time.positive? ? ", waiting shown (#{Tracegraph.human_time(profile.waiting_time)} of it #{profile.waiting_where})" : ""
+    assert_equal "#{program}: #{Tracegraph.human_time(profile.wall_time)} of wall time. 1 thread (main): " \
+                 "#{Tracegraph.human_time(profile.total_time)} of wall clock time#{waiting}; " \
+                 "#{group(profile.total_calls)} calls of #{group(profile.methods.size)} methods.", screen["what"]
     top = table_order(profile, :self_time).select { |m| m.self_time.positive? }.first(10)
     assert_equal(top.map { |m| [m.name, group(m.calls)] }, screen["methods"], "the heaviest methods by self time, exact calls")
     assert_equal top.size, screen["rowsInView"], "all of them on the first screen"
@@ -276,6 +279,10 @@ class TestHtml < TracegraphTest
     assert_equal 15, by_gem.scan('class="node"').size, "14 gems of 27 (the rest too small to draw), and the legend"
     assert_equal [0, 15], screen["grouped"].values_at("boxesWithMethod", "boxes"), "every box drawn; a group opens no method page"
     assert_equal 81, screen["graph"]["boxes"], "80 boxes and the legend"
+    # A poster at Fit: the note says how small, and what draws one that reads.
+    w, h = embedded(File.read(path))["svg"][/viewBox="([^"]+)"/, 1].split.last(2).map { |n| n.to_f.round }
+    assert_match(/\AAt Fit, this graph \(#{group(w)} × #{group(h)} pt\) is drawn at \d+% of its size, too small to read: zoom in with the wheel, or draw fewer boxes \(--max-nodes 40\) or one box per class, file or gem \(--group-by\)\.\z/,
+                 screen["graph"]["fitNote"].to_s)
     assert result["graph"]["svg"], "the graph view is drawn"
     assert_equal result["graph"]["boxes"] - 1, result["graph"]["boxesWithMethod"], "every box but the legend opens a method"
     assert_operator result["pageReadyMs"], :<, 3000, "interactive within 3 s"
@@ -327,6 +334,7 @@ class TestHtml < TracegraphTest
     screen = result["firstScreen"]
     assert_first_screen(profile, screen, shot, profile.program.to_s)
     assert_nil screen["advice"], "a small program's graph needs no grouping"
+    assert_nil screen["graph"]["fitNote"], "and reads at Fit"
     assert_nil screen["groupedLink"]
     assert_nil screen["noPaths"]
     paths = heaviest_paths(profile)

@@ -145,9 +145,10 @@ class TestHtmlFlame < TracegraphTest
     profile = profile_of(PROGRAM, "app", "--call-tree")
     path = profile.write_html(File.join(@dir, "app.html"), graph: false)
     # The third row: under every thread and each thread, a method.
-    flame = check_in_chromium(path, "--flame", "-", "--flame-row", "2", "--flame-only")["flame"]
+    # Waiting shown: the report opens with it hidden (below), idle=show shows it.
+    flame = check_in_chromium(path, "--flame", "idle=show", "--flame-row", "2", "--flame-only")["flame"]
     shown = flame["shown"]
-    assert_equal "#flame", shown["hash"]
+    assert_equal "#flame?idle=show", shown["hash"]
     assert_equal ["all 2 threads", "main (", "sleeper ("], shown["threads"].map { |t| t.sub(/\(.*/, "(") }
     assert_match(/\AShowing all 2 threads\. The thread and waiting chosen here apply to the table, the method pages and the focus graph too/, shown["notes"])
     assert_operator shown["frames"], :>, 3
@@ -162,10 +163,11 @@ class TestHtmlFlame < TracegraphTest
                  hover.values_at("calls", "total", "self"), "the frame's exact numbers"
 
     zoomed = flame["zoomedIn"]
-    assert_equal({"thread" => "all", "zoom" => hover["path"]}, URI.decode_www_form(zoomed["hash"].sub("#flame?", "")).to_h)
+    assert_equal({"thread" => "all", "idle" => "show", "zoom" => hover["path"]},
+                 URI.decode_www_form(zoomed["hash"].sub("#flame?", "")).to_h)
     assert_equal hover["name"], zoomed["frameLink"], "the zoomed frame links to its method's page"
     assert_operator zoomed["frames"], :<=, shown["frames"]
-    assert_equal({"thread" => "all", "zoom" => hover["path"].split(".")[0...-1].join(".")}.reject { |_, v| v.empty? },
+    assert_equal({"thread" => "all", "idle" => "show", "zoom" => hover["path"].split(".")[0...-1].join(".")}.reject { |_, v| v.empty? },
                  URI.decode_www_form(flame["zoomedOut"]["hash"].sub("#flame?", "")).to_h, "clicked again: out one level")
 
     search = flame["search"]
@@ -174,6 +176,35 @@ class TestHtmlFlame < TracegraphTest
     assert_equal matching.size, search["frames"]
     assert_in_delta outermost.sum(&:total_time).fdiv(profile.total_time), search["share"], 1e-12
     assert_equal [224, 69, 123], search["pixel"], "the hovered frame is drawn in the highlight colour"
+  end
+
+  # The summary's first line: the run's wall time, and apart from it the
+  # threads' time, which follows the waiting chosen (hidden when the
+  # report opens); a report written from a view that hid the waiting
+  # (tracegraph --idle hide -o x.html) says so instead of "waiting shown".
+  def test_the_summary_gives_wall_time_and_the_threads_time_as_chosen_in_chromium
+    profile = profile_of(PROGRAM, "app", "--call-tree")
+    hidden = profile.view(idle: :hide)
+    program = profile.program.to_s
+    start = "#{program}: #{Tracegraph.human_time(profile.wall_time)} of wall time. 2 threads (main, sleeper): "
+    calls = "; #{group(profile.total_calls)} calls of #{group(profile.methods.size)} methods."
+    waited = Tracegraph.human_time(profile.waiting_time)
+    # main's join waits about as long as the sleeper's sleep: most time first.
+    names = %w[Kernel#sleep Thread#join].sort_by { |name| -profile[name].self_time }.join(", ")
+    assert_equal "in 2 threads, #{names}", hidden.waiting_where
+    path = profile.write_html(File.join(@dir, "app.html"), graph: false)
+    opened = check_in_chromium(path, "--first-screen", "-")["firstScreen"]["what"]
+    assert_equal "#{start}#{Tracegraph.human_time(hidden.total_time)} of wall clock time working, waiting hidden " \
+                 "(#{Tracegraph.human_time(hidden.hidden_waiting)} in 2 threads, #{names})#{calls}", opened
+    shown = check_in_chromium(path, "--open", "#summary?idle=show", "--first-screen", "-")["firstScreen"]["what"]
+    assert_equal "#{start}#{Tracegraph.human_time(profile.total_time)} of wall clock time, waiting shown " \
+                 "(#{waited} of it in 2 threads, #{names})#{calls}", shown
+
+    path = hidden.write_html(File.join(@dir, "hidden.html"), graph: false)
+    recorded = check_in_chromium(path, "--first-screen", "-")["firstScreen"]["what"]
+    assert_equal "#{start}#{Tracegraph.human_time(hidden.total_time)} of wall clock time working, waiting left out when " \
+                 "recorded (--idle hide: #{Tracegraph.human_time(hidden.hidden_waiting)} in 2 threads, #{names}); " \
+                 "#{group(hidden.total_calls)} calls of #{group(hidden.methods.size)} methods.", recorded
   end
 
   def test_one_thread_without_waiting_in_chromium
@@ -205,12 +236,14 @@ class TestHtmlFlame < TracegraphTest
   end
 
   # The page-wide choice (thread=ID&idle=hide in any view's fragment):
-  # the table and a method's page count what Profile#view counts.
+  # the table and a method's page count what Profile#view counts. A
+  # report with a call tree and waiting opens with it hidden: the
+  # fragment gives only the thread, and idle=show shows the waiting.
   def test_the_thread_and_waiting_chosen_count_the_table_and_method_pages_in_chromium
     profile = profile_of(PROGRAM, "app", "--call-tree")
     main = profile.threads.find { |t| t.name == "main" }
     path = profile.write_html(File.join(@dir, "app.html"))
-    choice = check_in_chromium(path, "--choice", "thread=#{main.id}&idle=hide", "--choice-method", "Object#spin")["choice"]
+    choice = check_in_chromium(path, "--choice", "thread=#{main.id}", "--choice-method", "Object#spin")["choice"]
     view = profile.view(threads: [main.id], idle: :hide)
     row = ->(m) { [m.name, group(m.calls), "#{group(m.self_time)} ns", "#{group(m.total_time)} ns"] }
     assert_equal view.methods.map(&row).sort, choice["table"]["rows"].sort, "the table: --thread main --idle hide's numbers"
@@ -228,11 +261,11 @@ class TestHtmlFlame < TracegraphTest
     assert_equal view.edges.select { |e| e.callee.equal?(spin) }.map { |e| edge.(e, e.caller) }.sort, method["callers"].sort
     assert_equal %w[Object#heavy Object#light], method["callers"].map(&:first).sort, "not the sleeper's Object#nap"
     assert_equal view.edges.select { |e| e.caller.equal?(spin) }.map { |e| edge.(e, e.callee) }.sort, method["callees"].sort
-    assert_match(/&thread=#{main.id}&idle=hide\z/, method["link"], "a caller's link keeps the choice")
+    assert_match(/&thread=#{main.id}\z/, method["link"], "a caller's link keeps the choice (waiting hidden is the default)")
 
     assert_match(/\AThe graph shows the report as written \(all 2 threads, waiting shown\); the thread and waiting chosen/,
                  choice["graphNote"])
-    assert_equal "#graph?thread=#{main.id}", choice["changed"], "the header's waiting shown again"
+    assert_equal "#graph?thread=#{main.id}&idle=show", choice["changed"], "the header's waiting shown again"
   end
 
   def test_without_a_call_tree_no_thread_can_be_chosen_and_the_page_says_why
@@ -259,6 +292,17 @@ class TestHtmlFlame < TracegraphTest
     assert_equal "No flame graph: this profile has no call tree (it is the median of several runs, --runs), which " \
                  "keeps each call path apart; the graph, the table and every method's page work without it.",
                  flame["shown"]["noFlame"]
+
+    # The API's profile knows where it came from: the keyword that brings the views.
+    api = Tracegraph.profile { 3.times { [3, 1, 2].sort } }
+    path = api.write_html(File.join(@dir, "api.html"), graph: false)
+    result = check_in_chromium(path, "--flame", "-", "--flame-only", "--first-screen", "-")
+    hint = "record it with call_tree: true, as in Tracegraph.profile(call_tree: true) { ... }"
+    assert_equal "No flame graph: this profile has no call tree (#{hint}), which keeps each call path apart; the " \
+                 "graph, the table and every method's page work without it.", result["flame"]["shown"]["noFlame"]
+    assert_equal "This report has no call tree, so no paths: the heaviest methods above and the graph are what it " \
+                 "has (#{hint}).", result["firstScreen"]["noPaths"]
+    assert_nil Tracegraph.profile(call_tree: true) { [1].sort }.call_tree_hint
   end
 
   def test_hostile_names_are_text_in_chromium

@@ -22,6 +22,10 @@ class TestPprofNames < TracegraphTest
         def spin(n) = n.times { }
         def work = [1].each { spin(10); [1].each { spin(20); [1].each { spin(30); [1].each { spin(40) } } } }
         def pair = [1].each { [2].each { spin(23) }; [3].each { spin(24) } }
+        def kern
+          [1].each { spin(25) }
+          [2].each { spin(26) }
+        end
         def <=>(other) = spin(11)
         def <(other) = spin(12)
         def >(other) = spin(13)
@@ -47,6 +51,7 @@ class TestPprofNames < TracegraphTest
     cart = Shop::Cart.new
     cart.work
     cart.pair
+    cart.kern
     cart <=> cart; cart < cart; cart > cart; cart << cart; cart <= cart; cart[0]
     cart.send(:"weird(1)"); cart.send(:"weird(2)")
     Shop::Cart.open
@@ -68,6 +73,8 @@ class TestPprofNames < TracegraphTest
     "block (4 levels) in Shop::Cart#work", "block in <class:Cart>",
     # Two blocks at one level on one line: told apart by their columns.
     "block (2 levels) in Shop::Cart#pair (column 36)", "block (2 levels) in Shop::Cart#pair (column 59)", "block in <main>", "block in <top (required)>",
+    # Two blocks of one method on two lines: told apart by their lines.
+    "block in Shop::Cart#kern (line 7)", "block in Shop::Cart#kern (line 8)",
     "Integer#<=>", "Integer#<=", "Integer#<", "Integer#>", "Array#<<", "#<Object>.<=>"
   ].freeze
 
@@ -90,6 +97,12 @@ class TestPprofNames < TracegraphTest
   # A method's name in the pprof file: fully qualified ("::Foo::Bar#x")
   # when it begins with a namespace, else as it is.
   def pprof_name(name) = name.match?(/\A[A-Za-z_]\w*::/) ? "::#{name}" : name
+
+  # Each method's name in the file: its own, with its place where
+  # another method has the same (Naming.distinct_names).
+  def names_of(profile)
+    profile.methods.zip(Tracegraph::Naming.distinct_names(profile.methods)).to_h.compare_by_identity
+  end
 
   def record
     write_script("required.rb", REQUIRED)
@@ -115,14 +128,15 @@ class TestPprofNames < TracegraphTest
     rows = top_rows(path, "time")
     names = rows.map(&:first)
     assert_equal names.uniq, names, "no two rows share a name"
-    assert_equal profile.methods.map { |m| pprof_name(m.name) }.sort, names.sort, "one row per method, no more"
+    own = names_of(profile)
+    assert_equal profile.methods.map { |m| pprof_name(own[m]) }.sort, names.sort, "one row per method, no more"
     WHOLE.each { |name| assert_includes names, name }
     by_name = rows.to_h { |name, flat, cum| [name, [flat, cum]] }
     profile.methods.each do |m|
-      assert_equal [m.self_time, m.total_time], by_name.fetch(pprof_name(m.name)), "#{m.name}: flat and cum time"
+      assert_equal [m.self_time, m.total_time], by_name.fetch(pprof_name(own[m])), "#{m.name}: flat and cum time"
     end
     calls = top_rows(path, "calls").to_h { |name, flat, _| [name, flat] }
-    profile.methods.each { |m| assert_equal m.calls, calls.fetch(pprof_name(m.name)), "#{m.name}: calls" }
+    profile.methods.each { |m| assert_equal m.calls, calls.fetch(pprof_name(own[m])), "#{m.name}: calls" }
     assert_equal 1, calls.fetch("block (4 levels) in Shop::Cart#work")
   end
 
@@ -135,7 +149,8 @@ class TestPprofNames < TracegraphTest
       value, leaf = frames.first.strip.split(/\s+/, 2)
       [[leaf] + frames.drop(1).map(&:strip), value.delete_suffix("ns").to_i]
     end
-    expected = profile.call_tree.nodes.map { |n| [n.stack.reverse.map { |m| pprof_name(m.name) }, n.self_time] }
+    own = names_of(profile)
+    expected = profile.call_tree.nodes.map { |n| [n.stack.reverse.map { |m| pprof_name(own[m]) }, n.self_time] }
     assert_equal expected.sort, traces.sort
   end
 
@@ -149,8 +164,9 @@ class TestPprofNames < TracegraphTest
     assert_equal labels.uniq, labels, "no two nodes share a label"
     assert_equal profile.methods.size, nodes.size
     by_label = nodes.to_h
+    own = names_of(profile)
     profile.methods.each do |m|
-      label = pprof_name(m.name).gsub("::", '\n').gsub(".", '\n')
+      label = pprof_name(own[m]).gsub("::", '\n').gsub(".", '\n')
       assert_equal m.self_time, by_label.fetch(label), "#{m.name}: its node (#{label}) and flat time"
     end
     assert_includes labels, '\nShop\nStore\nTill#work'

@@ -140,17 +140,46 @@ class TestThreadsView < TracegraphTest
     sleep_node = dot.lines.find { |l| l.include?("label=\"Kernel#sleep") } || flunk(dot)
     assert_includes sleep_node, "fillcolor=\"#e4e4e4\""
     assert_includes sleep_node, "waiting: blocks its thread"
-    assert_match(/Waiting [\d.]+ ms \(\d+(\.\d)?%, grey boxes\) · working /, dot)
+    assert_match(/Waiting [\d.]+ ms \(\d+(\.\d)?%, grey boxes\) in Kernel#sleep\\l    · working /, dot)
     assert_includes dot, "\\lGrey = waiting (sleep, join, locks, I/O waits)\\l"
     hidden = profile.to_dot(idle: :hide, node_fraction: 0, edge_fraction: 0)
     refute_includes hidden, "label=\"Kernel#sleep"
-    assert_match(/Waiting hidden: [\d.]+ ms in sleep, join, locks, I\/O left out/, hidden)
+    assert_match(/Waiting hidden: [\d.]+ ms in 1 thread, Kernel#sleep · --idle\\l    show draws it\\l/, hidden)
     assert_no_dot_warnings(hidden)
 
     flat = StringIO.new
     profile.print_flat(flat)
     assert_match(/Kernel#sleep \(waiting\)/, flat.string)
-    assert_match(/^Waiting: [\d.]+ ms \([\d.]+%\) in sleep/, flat.string)
+    assert_match(/^Waiting: [\d.]+ ms \([\d.]+%\) in Kernel#sleep; working /, flat.string)
+  end
+
+  # A worker blocked on a Queue while the main thread works: hidden, the
+  # waiting is one line that says how much, in how many threads, and in
+  # which methods, most time first.
+  def test_waiting_left_out_says_how_much_and_where
+    queue = Queue.new
+    work = Work.new
+    profile = Tracegraph.profile(call_tree: true) do
+      worker = Thread.new { queue.pop }
+      Thread.pass until worker.status == "sleep"
+      finish = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.02
+      work.a while Process.clock_gettime(Process::CLOCK_MONOTONIC) < finish
+      queue << 1
+      worker.join
+    end
+    # What hiding leaves out: the waiting methods with what they call
+    # (Ruby 3.4's Queue#pop is Ruby code), neither waiting inside the other.
+    waited = %w[Thread::Queue#pop Thread#join].sum { |name| profile[name].total_time }
+    hidden = profile.view(idle: :hide)
+    assert_equal waited, hidden.hidden_waiting
+    assert_equal "in 2 threads, Thread::Queue#pop, Thread#join", hidden.waiting_where
+    flat = StringIO.new
+    hidden.print_flat(flat)
+    assert_includes flat.string, "\nWaiting: #{Tracegraph.human_time(waited)} in 2 threads, Thread::Queue#pop, " \
+                                 "Thread#join, left out (--idle show shows it)\n"
+    refute_match(/\(waiting\)/, flat.string)
+    assert_includes hidden.to_dot, "Waiting hidden: #{Tracegraph.human_time(waited)} in 2 threads,"
+    assert_equal "in Thread::Queue#pop, Thread#join", profile.waiting_where
   end
 
   def test_wall_time_is_the_time_recorded_less_pauses

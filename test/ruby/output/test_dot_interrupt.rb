@@ -114,8 +114,7 @@ class TestDotInterrupt < Minitest::Test
 
   def test_ctrl_c_during_the_render_of_repeated_runs
     status, err, seconds, dot_pid = interrupt("INT", *tracegraph_command("--runs", "2", "-o", "g.svg", "app.rb"))
-    runs, err = err.lines.partition { |line| line.match?(%r{\Atracegraph: wrote /.*/run[12]\.json$}) }.map(&:join)
-    assert_equal 2, runs.lines.size, "each run's own message, as before"
+    refute_match(/run[12]\.json/, err, "each run's own file, which the command reads and deletes, is not named")
     assert_stopped_by("INT", status, err, seconds, dot_pid)
     assert_equal "tracegraph: interrupted by SIGINT while Graphviz drew g.svg: stopped it and removed " \
                  "the partial file; the call graph is in g.dot\n", err

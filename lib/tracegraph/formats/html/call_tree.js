@@ -203,7 +203,7 @@
     const wanted = params.get("thread");
     const index = threads.findIndex((t) => String(t.id) === wanted);
     return {
-      thread: index >= 0 ? wanted : null, threadIndex: index, idle: params.get("idle") === "hide" ? "hide" : "show",
+      thread: index >= 0 ? wanted : null, threadIndex: index, idle: R.idleOf(params),
       base: index >= 0 ? tree.threadNode[index] : (threads.length === 1 ? tree.threadNode[0] : 0)
     };
   }

@@ -74,8 +74,9 @@
   if (data.gate) {
     const g = data.gate;
     const verdict = g.failed ? `Gate FAILED: ${g.failures} of ${g.checks} check${g.checks === 1 ? "" : "s"} failed`
+      : g.undecided ? `Gate cannot tell: ${g.undecided} of ${g.checks} check${g.checks === 1 ? "" : "s"} could not tell, the noise between runs wider than the limit`
       : `Gate passed: ${g.checks} check${g.checks === 1 ? "" : "s"}, none failed`;
-    document.body.append(el("section", { id: "gate", class: g.failed ? "failed" : "passed" },
+    document.body.append(el("section", { id: "gate", class: g.failed ? "failed" : g.undecided ? "undecided" : "passed" },
       el("strong", { id: "gate-verdict", text: verdict }),
       el("ul", {}, ...g.lines.map((line) => el("li", { text: line })))));
   }

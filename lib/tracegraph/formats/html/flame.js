@@ -51,7 +51,7 @@
   function flameHash(state) {
     const params = new URLSearchParams();
     if (state.thread !== null) params.set("thread", state.thread);
-    if (state.idle === "hide") params.set("idle", "hide");
+    R.setIdle(params, state.idle);
     if (state.zoom) params.set("zoom", state.zoom);
     if (state.q) params.set("q", state.q);
     const query = params.toString();
@@ -141,7 +141,7 @@
     // One thread: its tree; "all" or nothing (with several): every thread.
     const state = {
       thread: threadIndex >= 0 ? threadParam : (threads.length > 1 ? "all" : null),
-      idle: params.get("idle") === "hide" ? "hide" : "show", zoom: params.get("zoom") || "", q: params.get("q") || ""
+      idle: R.idleOf(params), zoom: params.get("zoom") || "", q: params.get("q") || ""
     };
     const base = threadIndex >= 0 ? tree.threadNode[threadIndex] : (threads.length === 1 ? tree.threadNode[0] : 0);
     const { size, x, hidden } = layout(state.idle === "hide");

@@ -249,6 +249,23 @@
     });
   }
 
+  // A drawing that Fit shows at under FIT_READS of its size (its 9 pt
+  // labels under 2.3 pt) is a poster whose labels cannot be read (a
+  // query engine's 80 boxes: 1,635 × 6,861 pt): note says so, and what
+  // draws a graph that reads. (The demo's 10 boxes, 736 × 1,148 pt, are
+  // at 44% in a laptop's window, and read.)
+  const FIT_READS = 0.25;
+  function sayFit(view, svg, note) {
+    const [, , w, h] = svg.dataset.full.split(" ").map(Number);
+    const rect = view.getBoundingClientRect();
+    if (!(w > 0 && h > 0 && rect.width > 0 && rect.height > 0)) return;
+    const scale = Math.min(rect.width / w, rect.height / h) * 0.75; // the drawing's pt at 96 px to the inch
+    if (scale >= FIT_READS) return;
+    note.textContent = `At Fit, this graph (${group(Math.round(w))} × ${group(Math.round(h))} pt) is drawn at ` +
+      `${Math.max(1, Math.round(100 * scale))}% of its size, too small to read: zoom in with the wheel, or draw fewer ` +
+      "boxes (--max-nodes 40) or one box per class, file or gem (--group-by).";
+  }
+
   // The graph view drawn into main: its tools (legend, a Fit button, the
   // count of hits) and svg, with pan and zoom; a click on a box that
   // names an item opens it (open(index)). Returns highlight(query, isHit,
@@ -260,9 +277,11 @@
     const view = el("div", { id: "graph-view" });
     const hits = el("span", { id: "graph-hits" });
     const reset = el("button", { type: "button", text: "Fit" });
-    main.append(el("div", { class: "graph-tools" }, el("span", { text: legend }), reset, hits), view);
+    const fitNote = el("p", { class: "note", id: "graph-fit-note" });
+    main.append(el("div", { class: "graph-tools" }, el("span", { text: legend }), reset, hits), fitNote, view);
     view.append(svg);
     panZoom(view, svg, reset, (node) => { if (node.dataset.method) open(Number(node.dataset.method)); });
+    sayFit(view, svg, fitNote);
     return function highlight(query, isHit, allCount, what) {
       const test = matcher(query);
       let count = 0;

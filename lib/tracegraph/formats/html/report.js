@@ -50,6 +50,14 @@
   // chosen view's, counted from the call tree as Profile#view counts
   // them; a method the view has no call of is absent. Without a choice,
   // the report as written. ---
+  // Waiting hidden or shown: a fragment's idle=hide or idle=show, else
+  // the report's own default, "hide" when it has a call tree and waiting
+  // in it (data.idle_default): working time first, as the command's
+  // graph and tables rank it. setIdle writes a choice into params, left
+  // out where it is the default.
+  const idleDefault = data.idle_default === "hide" ? "hide" : "show";
+  const idleOf = (params) => { const v = params.get("idle"); return v === "hide" || v === "show" ? v : idleDefault; };
+  const setIdle = (params, idle) => { if (idle === idleDefault) params.delete("idle"); else params.set("idle", idle); };
   const choice = { thread: null, idle: "show", key: "", label: "", total: data.total_time };
   function applyChoice(params) {
     const tree = api.callTree;
@@ -88,7 +96,7 @@
   function choiceQuery() {
     const params = new URLSearchParams();
     if (choice.thread !== null) params.set("thread", choice.thread);
-    if (choice.idle === "hide") params.set("idle", "hide");
+    setIdle(params, choice.idle);
     return params.toString();
   }
 
@@ -184,7 +192,7 @@
     main.append(choiceNote(), el("div", { class: "graph-tools" }, filter, count), el("table", { id: "methods" }, el("thead", {}, head), body));
     fill();
   }
-  const tableHash = (sort, q) => listHash("table", sort, q, { thread: choice.thread, idle: choice.idle === "hide" ? "hide" : "" });
+  const tableHash = (sort, q) => listHash("table", sort, q, { thread: choice.thread, idle: choice.idle === idleDefault ? "" : choice.idle });
   function setTableHash(sort, q) { location.hash = tableHash(sort, q); }
 
   // --- a method's page (page_kit.js's frame): its numbers, its graph,
@@ -197,7 +205,7 @@
     }
     if (m.absent) {
       main.append(el("p", { class: "note", id: "method-absent", text: `${m.name} has no calls in ${choice.label}: ` },
-        el("a", { href: `#method=${encodeURIComponent(m.key)}`, text: "its page with every thread, waiting shown" })));
+        el("a", { href: `#method=${encodeURIComponent(m.key)}${idleDefault === "hide" ? "&idle=show" : ""}`, text: "its page with every thread, waiting shown" })));
       return;
     }
     document.title = `${m.name} · ${title}`;
@@ -357,7 +365,7 @@
   // hidden, which every view's fragment keeps; without a call tree, why
   // there is none.
   const writtenLabel = () => (data.threads.length === 1 ? `the thread ${data.threads[0].name}` : `all ${data.threads.length} threads`) +
-    ", waiting shown";
+    (data.hidden_waiting ? ", waiting left out when recorded (--idle hide)" : ", waiting shown");
   const choiceBox = el("div", { class: "choice", id: "view-choice" });
   header.insertBefore(choiceBox, searchDiv);
   let threadSelect = null, idleSelect = null;
@@ -392,7 +400,7 @@
     const [head, query] = method ? hash.split(/&(.*)/s) : hash.split(/\?(.*)/s);
     const params = new URLSearchParams(query || "");
     if (thread === null) params.delete("thread"); else params.set("thread", thread);
-    if (idle === "hide") params.set("idle", "hide"); else params.delete("idle");
+    setIdle(params, idle);
     if (!method) params.delete("zoom");
     const rest = params.toString();
     return (head || "#") + (rest ? (method ? "&" : "?") + rest : "");
@@ -408,7 +416,7 @@
   // Graphviz (egoGraph, this file's own drawing, when it is not set).
   const api = window.tracegraphReport = {
     data, methods, byKey, nav, main, search, el, svgEl, group, time, percent, where, matcher, methodHash, methodLink,
-    egoGraph, panZoom, methodGraph: null, callTree: null, choice, choiceQuery,
+    egoGraph, panZoom, methodGraph: null, callTree: null, choice, choiceQuery, idleOf, setIdle,
     // first: the view the report opens on, first in the nav.
     addView(name, label, show, { first = false } = {}) {
       views.set(name, show);

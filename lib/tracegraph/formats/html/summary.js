@@ -42,15 +42,24 @@
     return { onSearch: null };
   }
 
-  // "rubocop: 7.73 s of wall clock time in 1 thread (main), 1,234,567
-  // calls of 5,830 methods."
+  // "crawler: 3.00 s of wall time. 3 threads (main, thread 2, thread 3):
+  // 1.20 s of wall clock time working, waiting hidden (3.56 s in 3
+  // threads, Thread::Queue#pop, Kernel#sleep); 1,234,567 calls of 5,830
+  // methods." The run's wall time apart from the threads' time (their
+  // times added up), which follows the waiting chosen.
   function what() {
     const threads = data.threads;
     const names = threads.length && threads.length <= 4 ? ` (${threads.map((t) => t.name).join(", ")})` : "";
     const subject = data.program || "The profile";
+    const wall = data.wall_time ? `${time(data.wall_time)} of wall time. ` : "";
+    const where = data.waiting_where ? ` ${data.waiting_where}` : "";
+    let waiting = "";
+    if (data.hidden_waiting) waiting = ` working, waiting left out when recorded (--idle hide: ${time(data.hidden_waiting)}${where})`;
+    else if (choice.idle === "hide" && data.waiting_time) waiting = ` working, waiting hidden (${time(data.waiting_hidden_time || data.waiting_time)}${where})`;
+    else if (data.waiting_time) waiting = `, waiting shown (${time(data.waiting_time)} of it${where})`;
     return el("p", { class: "summary-what", id: "summary-what",
-      text: `${subject}: ${time(data.total_time)} of ${data.clock} clock time in ${group(threads.length)} ` +
-        `thread${threads.length === 1 ? "" : "s"}${names}, ${group(data.total_calls)} calls of ` +
+      text: `${subject}: ${wall}${group(threads.length)} thread${threads.length === 1 ? "" : "s"}${names}: ` +
+        `${time(choice.total)} of ${data.clock} clock time${waiting}; ${group(data.total_calls)} calls of ` +
         `${group(methods.length)} methods` + (data.complete ? "." : " (incomplete: the recording was cut short).") });
   }
 
@@ -87,7 +96,7 @@
     const callTree = R.callTree;
     if (!callTree) {
       box.append(el("p", { class: "note", id: "summary-no-paths", text: "This report has no call tree, so no paths: the " +
-        "heaviest methods above and the graph are what it has (tracegraph -o report.html app.rb records one)." }));
+        `heaviest methods above and the graph are what it has${data.no_call_tree ? ` (${data.no_call_tree})` : ""}.` }));
       return box;
     }
     const tree = callTree.tree();
