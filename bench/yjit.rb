@@ -73,7 +73,7 @@ ratio = ->(a, b) { format("%.2f×", a / b) }
 puts "# YJIT after a profile"
 puts
 puts "`rake bench:yjit` (bench/yjit.rb), #{RUBY_DESCRIPTION}, #{Time.now.utc.strftime('%Y-%m-%d')}, " \
-     "commit #{`git -C #{ROOT} rev-parse --short HEAD 2>/dev/null`.strip.then { |c| c.empty? ? 'unknown' : c }}."
+     "commit #{ENV.fetch('BENCH_COMMIT', '').then { |c| c.empty? ? 'unknown' : c }}."
 puts "Best of 7 warm runs, before one `Tracegraph.profile` of a run (default options) and after it and 30 runs " \
      "to warm up again, each row in a fresh process."
 puts

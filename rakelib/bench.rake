@@ -74,8 +74,10 @@ namespace :bench do
   desc "Whether a profile leaves a YJIT process as fast as before, and what a profiled Rails request costs the " \
        "requests after it, in the 3.4-yjit chroot (bench/yjit.rb; root); writes bench/YJIT.md"
   task :yjit do
-    markdown = IO.popen([File.join(ROOT, "bin/ruby-chroot"), "3.4-yjit", "sh", "-c",
-                         "rake compile >&2 && ruby -Ilib bench/yjit.rb"], &:read)
+    # The chroot's copy of the checkout has no .git: the commit goes along.
+    commit = `git -C #{ROOT} rev-parse --short HEAD 2>/dev/null`.strip
+    markdown = IO.popen({"BENCH_COMMIT" => commit}, [File.join(ROOT, "bin/ruby-chroot"), "3.4-yjit", "sh", "-c",
+                                                     "rake compile >&2 && ruby -Ilib bench/yjit.rb"], &:read)
     fail "bench:yjit failed" unless $?.success?
     File.write(File.join(ROOT, "bench/YJIT.md"), markdown)
     puts markdown
