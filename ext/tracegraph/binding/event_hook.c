@@ -10,17 +10,20 @@
  *
  * Three hooks, installed by start_stop.c: while recording, one that reads
  * the VM internals the probe trusted (ruby_vm.h), or one that uses Ruby's
- * public API only; while paused, one that sees returns only.
+ * public API only, which finds frame positions by walking the stack
+ * (public_frames.h) and so keeps stacks exact the same way, at a cost;
+ * while paused, one that sees returns only.
  *
  * Uses: event_hook.h, session.h (state, contexts, clocks), ruby_vm.h
- * (inline), block_frames.h, core tg_profiler.h. Calls no file that calls
- * it.
+ * (inline), block_frames.h, public_frames.h (frame positions without the
+ * VM reads), core tg_profiler.h. Calls no file that calls it.
  *
  * Rules: no Ruby allocation, no Ruby method calls, no raise, no locks.
  */
 #include "event_hook.h"
 
 #include "block_frames.h"
+#include "public_frames.h"
 #include "session.h"
 
 static VALUE cTracegraphSelf;        /* Tracegraph's singleton class: its methods are ours */
@@ -49,6 +52,26 @@ static bool frame_is_live(rb_trace_arg_t *arg, uint64_t position, uint32_t m)
     return ruby_vm_frame_kind_at(position) == (k->is_c ? VM_FRAME_C_METHOD : VM_FRAME_RUBY_METHOD);
 }
 
+/* The same through the public API (public_frames.h): the slot holds a
+ * frame of the shadow frame's block, or of a method of its name. */
+static bool frame_is_live_public(uint64_t position, uint32_t m)
+{
+    VALUE frame = public_frames_at(position);
+    if (frame == Qundef) return false;
+    const method_key *k = &session.keys[m];
+    if (k->is_block) return frame == k->klass;
+    return public_frames_is_method(frame, k->mid);
+}
+
+/* The position of the event's frame without the VM reads: the top
+ * frame's, or `below` slots deeper (a C method's, whose frame is not
+ * pushed yet at its call and popped already at its normal return). */
+static TG_SLOW_PATH uint64_t public_frame_position(unsigned below)
+{
+    uint64_t top = public_frames_walk();
+    return top ? top - below : 0;
+}
+
 /* While a SystemStackError is being handled ($! is one: in the rescue and
  * ensure clauses it runs, and what they call), the frames it unwound may
  * still die silently after a check (an ensure clause runs, then its
@@ -66,13 +89,14 @@ static bool stack_overflow_in_flight(void)
  * does. Every silent unwinding leaves its deepest dead frames below the
  * next event, so that event closes some and sets resync; the check then
  * repeats at every call while the SystemStackError is being handled. */
-static TG_SLOW_PATH void close_dead_frames(tg_context *ctx, rb_trace_arg_t *arg, uint64_t now)
+static TG_SLOW_PATH void close_dead_frames(tg_context *ctx, rb_trace_arg_t *arg, uint64_t now, bool vm_reads)
 {
     for (;;) {
         tg_profiler_settle_leaf(&session.prof, ctx);
         if (ctx->depth == 0) break;
         const tg_frame *top = &ctx->frames[ctx->depth - 1];
-        if (frame_is_live(arg, top->position, top->method)) break;
+        if (vm_reads ? frame_is_live(arg, top->position, top->method) : frame_is_live_public(top->position, top->method))
+            break;
         tg_profiler_pop(&session.prof, ctx, now);
     }
     ctx->resync = stack_overflow_in_flight();
@@ -262,15 +286,13 @@ static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
-    uint64_t position = vm_reads ? session_frame_position(arg, c_method) : 0;
+    uint64_t position = vm_reads ? session_frame_position(arg, c_method) : public_frame_position(c_method);
     int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
     const uint64_t *cost = session.event_cost[kind];
     uint64_t now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + session.cost_extra[kind][SESSION_HOOK_CALL],
                                            cost[SESSION_COST_INSIDE]);   /* after our bookkeeping */
-    if (vm_reads) {
-        tg_profiler_drop_stale(&session.prof, ctx, position, now);
-        if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
-    }
+    tg_profiler_drop_stale(&session.prof, ctx, position, now);
+    if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now, vm_reads);
     /* Most C methods return before they call anything: no frame for them
      * unless they do. */
     if (c_method) tg_profiler_push_leaf(&session.prof, ctx, m, position, now);
@@ -299,7 +321,10 @@ static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bo
                                            cost[SESSION_COST_OUTSIDE] + session.cost_extra[kind][SESSION_HOOK_RETURN]);   /* before our bookkeeping */
     tg_context *ctx = &th->current->ctx;
     if (!vm_reads) {
-        tg_profiler_return_rare(&session.prof, ctx, m, 0, now);
+        /* As below; a C frame's own slot is one shallower (larger) than the normal one. */
+        uint64_t position = public_frame_position(c_method);
+        if (!tg_profiler_return_rare(&session.prof, ctx, m, position, now) && c_method && position)
+            tg_profiler_return_rare(&session.prof, ctx, m, position + 1, now);
     } else {
         uint64_t position = session_frame_position(arg, c_method);
         if (!tg_profiler_return(&session.prof, ctx, m, position, now) && c_method && position)
@@ -321,14 +346,12 @@ static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm
                                                       cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_RETURN]);   /* a return: before our bookkeeping */
     uint32_t m = vm_reads ? block_method_vm(arg, call) : block_public(arg, call, last_call, ctx);
     if (m >= METHOD_IGNORED) return;
-    uint64_t position = vm_reads ? session_frame_position(arg, false) : 0;
+    uint64_t position = vm_reads ? session_frame_position(arg, false) : public_frame_position(0);
     if (call) {
         now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_CALL],
                                       cost[SESSION_COST_INSIDE]);   /* a call: after it */
-        if (vm_reads) {
-            tg_profiler_drop_stale(&session.prof, ctx, position, now);
-            if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
-        }
+        tg_profiler_drop_stale(&session.prof, ctx, position, now);
+        if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now, vm_reads);
         tg_profiler_push(&session.prof, ctx, m, position, now);
     } else {
         /* Not tg_profiler_return: a second call of it would keep link-time
