@@ -135,7 +135,8 @@ module Tracegraph
       priority = thread.priority
       thread.priority = 3
       warn_of_c_calls(raw.dig(:tracing, :c_calls))
-      @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, event_costs: @recording_costs)
+      @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, event_costs: @recording_costs,
+                                                recorded_by: FrameProbe.verdict)
     ensure
       thread.priority = priority if thread
     end

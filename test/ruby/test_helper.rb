@@ -19,6 +19,14 @@ Minitest.parallel_executor = Minitest::Parallel::Executor.new(0)
 module ProfileAssertions
   MS = 1_000_000
 
+  # What the VM probe must find in this run (Tracegraph._vm_probe_verdict):
+  # TRACEGRAPH_NO_VM_READS turns the reads off, and every Ruby we test
+  # has a layout it recognises.
+  def expected_probe_verdict
+    off = ENV.fetch("TRACEGRAPH_NO_VM_READS", "")
+    off.empty? || off == "0" ? :checked : :turned_off
+  end
+
   # Invariants every profile must keep, whatever the program did.
   def assert_consistent(profile)
     profile.methods.each do |m|

@@ -214,6 +214,15 @@ static const char *model_name(const void *model, uint32_t m)
     return tg_model_method_name(&((const tg_model *)model)->methods[m]);
 }
 
+/* Last, so a reader finds it in the same place on every graph: whether
+ * its stacks came from the VM reads or the public API (docs/rubies.md). */
+static void put_recorded_by(tg_buf *b, tg_buf *line, const tg_dot_options *o)
+{
+    if (!o->recorded_by || !*o->recorded_by) return;
+    tg_buf_printf(line, "Recorded with %s", o->recorded_by);
+    tg_style_put_legend_line(b, line);
+}
+
 static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
 {
     const tg_model *r = p->r;
@@ -248,6 +257,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     if (r->method_count == 0) {
         tg_buf_puts(&line, "Nothing was recorded (0 methods).");
         tg_style_put_legend_line(b, &line);
+        put_recorded_by(b, &line, o);
         tg_style_put_legend_close(b);
         tg_buf_free(&line);
         return;
@@ -293,6 +303,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
         tg_buf_puts(&line, "Grey = waiting (sleep, join, locks, I/O waits)");
         tg_style_put_legend_line(b, &line);
     }
+    put_recorded_by(b, &line, o);
     tg_style_put_legend_close(b);
     tg_buf_free(&line);
 }

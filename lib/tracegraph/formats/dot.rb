@@ -76,7 +76,8 @@ module Tracegraph
           held_whole: held_whole(profile, o[:size_by]),
           focus_paths: focus_paths,
           edge_calls_only: profile.arrows_estimated? ? true : false, # times not counted: calls alone
-          total_calls: calls
+          total_calls: calls,
+          recorded_by: profile.recorded_by                       # the legend's last line
         })
       end
 

@@ -122,6 +122,13 @@ module Tracegraph
     # program; views keep it, merges and medians (of many) do not.
     attr_reader :title
 
+    # Which of the hook's two paths recorded it, on which Ruby and why, or
+    # nil (a file from before it was kept): "VM reads checked on 3.4.5",
+    # "public API only: Ruby 4.1.0's frame layout was not recognised"
+    # (Tracegraph::FrameProbe.verdict, docs/rubies.md). Views keep it;
+    # merges keep the one their profiles share.
+    attr_reader :recorded_by
+
     # This profile with a title (a String, nil for none).
     def titled(title)
       raise ArgumentError, "title must be a String or nil, not #{title.class}" unless title.nil? || title.is_a?(String)
@@ -147,7 +154,7 @@ module Tracegraph
 
     # Builds a profile from the extension's plain-data result.
     # event_costs: what the recording took out per event, or nil (raw times).
-    def self.from_native(raw, program: nil, event_costs: nil)
+    def self.from_native(raw, program: nil, event_costs: nil, recorded_by: nil)
       clock, threads, methods, edges, complete, tree, gc, wall_time, allocations, tracing =
         raw.values_at(:clock, :threads, :methods, :edges, :complete, :call_tree, :gc, :wall_time, :allocations, :tracing)
       removed = tracing && tracing[:removed]
@@ -180,7 +187,8 @@ module Tracegraph
       methods -= unused unless unused.empty?
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
           call_tree: call_tree, gc_runs: gc_runs, wall_time: wall_time, allocations: allocations,
-          tracing_cost: tracing_cost).tap { |profile| profile.instance_variable_set(:@recorded_methods, recorded) }
+          tracing_cost: tracing_cost, recorded_by: recorded_by)
+        .tap { |profile| profile.instance_variable_set(:@recorded_methods, recorded) }
     end
 
     # The methods by the recording's own indexes, those Tracegraph._stack_methods
@@ -218,9 +226,10 @@ module Tracegraph
     # longer three (grouped: model/group_by.rb); gc_runs is then unused.
     # tracing_cost: a TracingCost, or nil for raw times.
     def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0,
-                   wall_time: nil, allocations: false, gc: nil, tracing_cost: nil, title: nil)
+                   wall_time: nil, allocations: false, gc: nil, tracing_cost: nil, title: nil, recorded_by: nil)
       @clock = clock.to_sym
       @title = title
+      @recorded_by = recorded_by
       @threads = threads.freeze
       @methods = methods.freeze
       @edges = edges.freeze

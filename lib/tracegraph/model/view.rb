@@ -148,14 +148,15 @@ module Tracegraph
     end
 
     # This profile with other methods and edges (a view, or the graph's
-    # copy with hubs split or chains folded): its clock, program, title, GC runs,
+    # copy with hubs split or chains folded): its clock, program, title, path, GC runs,
     # wall time, and what a view of it left out stay; so do its GC stats
     # when they were kept whole (gc_stats:, a grouping's: see Profile#initialize).
     def derived(methods:, edges:, threads: self.threads, call_tree: nil, hidden_waiting: self.hidden_waiting,
                 gc_stats: @kept_gc)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges, program: program,
                   complete: complete?, call_tree: call_tree, gc_runs: gc.runs, wall_time: wall_time,
-                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title)
+                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title,
+                  recorded_by: recorded_by)
              .tap { |profile| profile.send(:viewed_from, recorded_threads, hidden_waiting) }
     end
   end
