@@ -57,6 +57,20 @@ class TestRecordedBy < TracegraphTest
     assert_nil Tracegraph::Profile.merge([a, other]).recorded_by, "two paths: neither says it alone"
   end
 
+  # Ruby 4.0 inlines Class#new (opt_new): the legend of a profile it
+  # recorded says so among its notes; earlier Rubies' do not.
+  def test_the_legend_says_class_new_is_inlined_on_ruby_4
+    a = Tracegraph.profile { Struct.new(:x).new(1) }
+    on = ->(ruby) { Tracegraph::Profile.new(clock: a.clock, threads: a.threads, methods: a.methods, edges: a.edges, recorded_by: ruby) }
+    lines = legend_lines(on["VM reads checked on 4.0.1"].to_dot)
+    assert_includes lines, "Class#new is inlined on Ruby 4.0.1 (no box of its own)"
+    assert_equal "Recorded with VM reads checked on 4.0.1", lines.last
+    lines = legend_lines(on["public API only: Ruby 4.1.0's frame layout was not recognised"].to_dot)
+    assert_includes lines, "Class#new is inlined on Ruby 4.1.0 (no box of its own)"
+    refute_match(/Class#new is inlined/, on["VM reads checked on 3.4.5"].to_dot)
+    refute_match(/Class#new is inlined/, on[nil].to_dot)
+  end
+
   private
 
   # The legend's lines, each unwrapped (tg_dot wraps at 60 characters).

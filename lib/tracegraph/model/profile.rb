@@ -129,6 +129,13 @@ module Tracegraph
     # merges keep the one their profiles share.
     attr_reader :recorded_by
 
+    # The Ruby that recorded it ("4.0.1"), from recorded_by, or nil.
+    def recorded_ruby = recorded_by && recorded_by[/\b(\d+\.\d+\.\d+\S*?)(?:'s\b|\)|\z)/, 1]
+
+    # Whether that Ruby inlines Class#new (opt_new, Ruby 4.0 and later):
+    # its graphs have no Class#new, and initialize hangs under the caller.
+    def inlined_class_new? = !recorded_ruby.nil? && Gem::Version.new(recorded_ruby[/\A\d+\.\d+\.\d+/]) >= Gem::Version.new("4.0.0")
+
     # This profile with a title (a String, nil for none).
     def titled(title)
       raise ArgumentError, "title must be a String or nil, not #{title.class}" unless title.nil? || title.is_a?(String)
