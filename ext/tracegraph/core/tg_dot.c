@@ -44,6 +44,7 @@ void tg_dot_options_default(tg_dot_options *o)
     o->tooltips = NULL;
     o->notes = NULL;
     o->note_count = 0;
+    o->recorded_by = NULL;
     o->short_files = NULL;
     o->method_total = 0;
     o->edge_via = NULL;
