@@ -69,6 +69,9 @@ static bool frame_is_live_public(uint64_t position, uint32_t m)
 static TG_SLOW_PATH uint64_t public_frame_position(unsigned below)
 {
     uint64_t top = public_frames_walk();
+    /* The walk is tracing's cost: it must stay on its side of the clock
+     * reading (before a call's, after a return's), not be moved across. */
+    __asm__ __volatile__("" ::: "memory");
     return top ? top - below : 0;
 }
 
@@ -429,14 +432,42 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
     else on_thread_event(arg, event);
 }
 
-/* The hook when the probe did not trust the VM reads: no frame positions,
- * every method looked up through rb_tracearg_*. */
+/* on_event_sampled for the public-API hook. Its stack walk costs more the
+ * deeper the stack (public_frames.h), far beyond the calibration's
+ * shallow loops: timing it is what takes that out of the times. */
+static TG_SLOW_PATH void on_event_public_sampled(rb_trace_arg_t *arg, rb_event_flag_t event, uint32_t last_call)
+{
+    uint32_t x = session.sample_random;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    session.sample_random = x;
+    session.sample_countdown = SESSION_HOOK_SAMPLE_EVERY / 2 + (x & (SESSION_HOOK_SAMPLE_EVERY - 1));
+    uint64_t start = tg_tsc_ticks();
+    if (event & CALL_EVENTS) {
+        call_event(arg, event & RUBY_EVENT_C_CALL, false);
+        sampled_hook_end((event & RUBY_EVENT_C_CALL) ? SESSION_COST_C : SESSION_COST_RUBY, SESSION_HOOK_CALL, start);
+    } else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) {
+        return_event(arg, event & RUBY_EVENT_C_RETURN, false);
+        sampled_hook_end((event & RUBY_EVENT_C_RETURN) ? SESSION_COST_C : SESSION_COST_RUBY, SESSION_HOOK_RETURN, start);
+    } else if (event & BLOCK_EVENTS) {
+        block_event(arg, event & RUBY_EVENT_B_CALL, false, last_call);
+        sampled_hook_end(SESSION_COST_BLOCK, (event & RUBY_EVENT_B_CALL) ? SESSION_HOOK_CALL : SESSION_HOOK_RETURN, start);
+    } else {
+        on_thread_event(arg, event);
+    }
+}
+
+/* The hook when the probe did not trust the VM reads: frame positions
+ * from a walk of the stack, every method looked up through rb_tracearg_*. */
 static void on_event_public(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     rb_event_flag_t event = rb_tracearg_event_flag(arg);
     uint32_t last_call = session.last_call;
     session.last_call = TG_NONE;
+    if (RB_UNLIKELY(--session.sample_countdown == 0) && session.sample_hooks) {
+        on_event_public_sampled(arg, event, last_call);
+        return;
+    }
     if (event & CALL_EVENTS) call_event(arg, event & RUBY_EVENT_C_CALL, false);
     else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) return_event(arg, event & RUBY_EVENT_C_RETURN, false);
     else if (event & BLOCK_EVENTS) block_event(arg, event & RUBY_EVENT_B_CALL, false, last_call);
