@@ -65,9 +65,12 @@ static bool frame_is_live_public(uint64_t position, uint32_t m)
 
 /* The position of the event's frame without the VM reads: the top
  * frame's, or `below` slots deeper (a C method's, whose frame is not
- * pushed yet at its call and popped already at its normal return). */
-static TG_SLOW_PATH uint64_t public_frame_position(unsigned below)
+ * pushed yet at its call and popped already at its normal return). 0
+ * (unknown) without a walk when the shadow stack `ctx` alone is deeper
+ * than a walk goes: the real one is at least as deep. */
+static TG_SLOW_PATH uint64_t public_frame_position(unsigned below, const tg_context *ctx)
 {
+    if (ctx->depth >= PUBLIC_FRAMES_MAX_DEPTH) return 0;
     uint64_t top = public_frames_walk();
     /* The walk is tracing's cost: it must stay on its side of the clock
      * reading (before a call's, after a return's), not be moved across. */
@@ -289,7 +292,7 @@ static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
-    uint64_t position = vm_reads ? session_frame_position(arg, c_method) : public_frame_position(c_method);
+    uint64_t position = vm_reads ? session_frame_position(arg, c_method) : public_frame_position(c_method, ctx);
     int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
     const uint64_t *cost = session.event_cost[kind];
     uint64_t now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + session.cost_extra[kind][SESSION_HOOK_CALL],
@@ -325,7 +328,7 @@ static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bo
     tg_context *ctx = &th->current->ctx;
     if (!vm_reads) {
         /* As below; a C frame's own slot is one shallower (larger) than the normal one. */
-        uint64_t position = public_frame_position(c_method);
+        uint64_t position = public_frame_position(c_method, ctx);
         if (!tg_profiler_return_rare(&session.prof, ctx, m, position, now) && c_method && position)
             tg_profiler_return_rare(&session.prof, ctx, m, position + 1, now);
     } else {
@@ -349,7 +352,7 @@ static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm
                                                       cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_RETURN]);   /* a return: before our bookkeeping */
     uint32_t m = vm_reads ? block_method_vm(arg, call) : block_public(arg, call, last_call, ctx);
     if (m >= METHOD_IGNORED) return;
-    uint64_t position = vm_reads ? session_frame_position(arg, false) : public_frame_position(0);
+    uint64_t position = vm_reads ? session_frame_position(arg, false) : public_frame_position(0, ctx);
     if (call) {
         now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_CALL],
                                       cost[SESSION_COST_INSIDE]);   /* a call: after it */

@@ -4,9 +4,7 @@
 #include <string.h>
 #include <ruby/debug.h>
 
-/* A VM stack of 1 MiB holds fewer than 20,000 frames (each at least 7
- * words of control frame and 3 of environment). */
-#define MAX_FRAMES (1 << 16)
+#define MAX_FRAMES PUBLIC_FRAMES_MAX_DEPTH
 
 static VALUE frames[MAX_FRAMES];
 static int depth;

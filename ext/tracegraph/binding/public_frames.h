@@ -26,6 +26,13 @@
 
 #define PUBLIC_FRAMES_BASE ((uint64_t)1 << 32)
 
+/* The deepest stack walked. A walk costs its depth at every event, so a
+ * recursion 100,000 deep would cost 10^10 frame reads; past this depth
+ * positions are unknown (0) and returns match by method, as the core
+ * does without positions. 16,384 frames is more than a thread's default
+ * 1 MiB VM stack holds, so a SystemStackError there is still exact. */
+#define PUBLIC_FRAMES_MAX_DEPTH (1 << 14)
+
 /* Walks the running fiber's frames. Returns the position of the top
  * frame, or 0 if the stack is deeper than the buffer (then positions are
  * unknown, and returns match by method as before). */
