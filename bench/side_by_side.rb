@@ -3,6 +3,11 @@
 #
 #   git archive main | (mkdir -p /tmp/before && tar -x -C /tmp/before) && (cd /tmp/before && rake compile)
 #   ruby bench/side_by_side.rb /tmp/before [AFTER_DIR]      # AFTER_DIR: this checkout
+#   ruby bench/side_by_side.rb --paths [DIR]                # one build: the VM reads, then the public API only
+#
+# --paths times the hook's two paths (docs/rubies.md): "before" is the VM
+# reads the probe checked, "after" the same build with
+# TRACEGRAPH_NO_VM_READS=1, as on a Ruby the probe does not recognise.
 #
 # Each round runs every build x clock x workload cell, and each workload
 # without a profiler, in a fresh process, in a new random order; a
@@ -36,9 +41,13 @@ if ARGV.first == "--one" # a child: --one CLOCK[:exact] WORKLOAD REPEAT, prints 
   exit
 end
 
-abort "usage: ruby bench/side_by_side.rb BEFORE_DIR [AFTER_DIR]" unless ARGV[0]
-builds = {"before" => ARGV[0], "after" => ARGV[1] || File.expand_path("..", __dir__)}
-                 .transform_values { |dir| File.join(File.expand_path(dir), "lib") }
+abort "usage: ruby bench/side_by_side.rb BEFORE_DIR [AFTER_DIR] | --paths [DIR]" unless ARGV[0]
+paths = ARGV[0] == "--paths"
+here = File.expand_path("..", __dir__)
+builds = (paths ? {"before" => ARGV[1] || here, "after" => ARGV[1] || here} : {"before" => ARGV[0], "after" => ARGV[1] || here})
+         .transform_values { |dir| File.join(File.expand_path(dir), "lib") }
+envs = Hash.new({"TRACEGRAPH_NO_VM_READS" => nil})
+envs["after"] = {"TRACEGRAPH_NO_VM_READS" => "1"} if paths
 builds.each_value { |lib| abort "no build in #{lib}: rake compile there" unless Dir[File.join(lib, "tracegraph/*.so")].any? }
 rounds = Integer(ENV.fetch("ROUNDS", "7"))
 repeat = ENV.fetch("REPEAT", "3")
@@ -52,7 +61,7 @@ rounds.times do
   cells = builds.keys.product(clocks, workloads) + workloads.map { |w| ["none", "none", w] }
   cells.shuffle.each do |build, clock, work|
     lib = builds.fetch(build, builds["after"])
-    out = IO.popen([*pin, RbConfig.ruby, "-I", lib, __FILE__, "--one", clock, work, repeat], &:read)
+    out = IO.popen(envs[build], [*pin, RbConfig.ruby, "-I", lib, __FILE__, "--one", clock, work, repeat], &:read)
     abort "#{build} #{clock} #{work} failed" unless $?.success?
     times[[build, clock, work]] << Float(out)
   end
@@ -61,7 +70,8 @@ end
 median = ->(a) { a.sort[a.size / 2] }
 bare = workloads.to_h { |w| [w, median[times[["none", "none", w]]]] }
 puts "median of #{rounds} rounds (each the fastest of #{repeat} runs), seconds (× no profiler)"
-printf "%-16s %-11s %17s %17s %7s\n", "clock", "workload", "before", "after", "ratio"
+names = paths ? ["VM reads", "public API"] : %w[before after]
+printf "%-16s %-11s %17s %17s %7s\n", "clock", "workload", *names, "ratio"
 clocks.product(workloads).each do |clock, w|
   b = median[times[["before", clock, w]]]
   a = median[times[["after", clock, w]]]

@@ -258,7 +258,7 @@ module Tracegraph
       thread.priority = 3
       warn_of_c_calls(raw.dig(:tracing, :c_calls))
       @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, event_costs: @recording_costs,
-                                          yjit: @recording_yjit)
+                                          yjit: @recording_yjit, recorded_by: FrameProbe.verdict)
       # The keyword that brings the call tree's views (the HTML report's
       # flame graph, its paths, its thread and waiting choices), said
       # where the profile came from the API: the report cannot tell else.

@@ -66,8 +66,12 @@ class StackTracer
   #   -> { Tracegraph.running? } to record exactly while tracegraph does
   #   (other threads may run between our start and tracegraph's).
   # ignore_threads: threads whose events are ignored.
-  def initialize(c_calls: true, blocks: false, gate: nil, ignore_threads: [])
+  # one_name_per_line: a callable; while it returns true, the blocks of
+  #   one method that start on one line share the outermost one's name,
+  #   as tracegraph names them through the public API (docs/rubies.md).
+  def initialize(c_calls: true, blocks: false, gate: nil, ignore_threads: [], one_name_per_line: nil)
     @c_calls = c_calls
+    @one_name_per_line = one_name_per_line
     @blocks = blocks
     @bodies = {}
     @gate = gate
@@ -188,7 +192,10 @@ class StackTracer
       elsif @ignored.include?(klass)
         stack.skip = 1
       elsif !method_body?(klass, mid, label, path)
-        name = Tracegraph::Naming.block_name(label, klass, mid, tp.lineno,
+        # Naming.block_name looks up the outermost block at the line
+        # when the label it is given is not a block's.
+        named = klass && mid && @one_name_per_line&.call ? "" : label
+        name = Tracegraph::Naming.block_name(named, klass, mid, tp.lineno,
                                              klass && mid ? method_name(klass, mid, tp.self) : nil)
         push(stack, [:block, label, path], nil, nil, false, name)
       end

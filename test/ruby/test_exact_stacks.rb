@@ -39,7 +39,8 @@ class TestExactStacks < Minitest::Test
   # calling thread it also skips what Tracegraph's own singleton methods
   # do (tracegraph ignores those), and its own start and stop.
   def self.record_both(program, c_calls, call_tree: true, blocks: true)
-    tracer = StackTracer.new(c_calls: c_calls, blocks: blocks, gate: -> { Tracegraph.running? })
+    tracer = StackTracer.new(c_calls: c_calls, blocks: blocks, gate: -> { Tracegraph.running? },
+                             one_name_per_line: -> { !Tracegraph._vm_reads? })
     profile = nil
     tracer.start
     Tracegraph.start(call_tree: call_tree, c_calls: c_calls, blocks: blocks)

@@ -23,6 +23,14 @@ module ProfileAssertions
   # defines it so when YJIT is on. It is then a frame with c_calls: false too.
   def ruby_array_each? = !Array.instance_method(:each).source_location.nil?
 
+  # What the VM probe must find in this run (Tracegraph._vm_probe_verdict):
+  # TRACEGRAPH_NO_VM_READS turns the reads off, and every Ruby we test
+  # has a layout it recognises.
+  def expected_probe_verdict
+    off = ENV.fetch("TRACEGRAPH_NO_VM_READS", "")
+    off.empty? || off == "0" ? :checked : :turned_off
+  end
+
   # Invariants every profile must keep, whatever the program did.
   def assert_consistent(profile)
     profile.methods.each do |m|

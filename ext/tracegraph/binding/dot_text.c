@@ -194,7 +194,7 @@ typedef struct render_args {
 static const char *const DOT_KEYS[] = {
     "node_fraction", "edge_fraction", "max_nodes", "focus", "ignore", "cwd", "waiting", "threads",
     "context", "notes", "short_files", "method_total", "edge_via", "allocations", "size_by",
-    "tooltips", "held_whole", "focus_paths", "edge_calls_only", "total_calls", NULL};
+    "tooltips", "held_whole", "focus_paths", "edge_calls_only", "total_calls", "recorded_by", NULL};
 static const char *const THREAD_KEYS[] = {"count", "recorded", "names", "wall_time", "hidden_waiting",
                                               "waiting_where", NULL};
 static const char *const ALLOCATION_KEYS[] = {"self", "total", "whole", "edges", "types", NULL};
@@ -239,6 +239,7 @@ static VALUE render_dot(VALUE arg)
     b->notes = strings_from(notes, -1);
     opts.notes = b->notes;
     opts.note_count = NIL_P(notes) ? 0 : (size_t)RARRAY_LEN(notes);
+    opts.recorded_by = cstr_or_null(named_options_get(o, "recorded_by"));
     b->short_files = strings_from(named_options_get(o, "short_files"), nm);
     opts.short_files = b->short_files;
     opts.method_total = NIL_P(named_options_get(o, "method_total")) ? 0 : NUM2SIZET(named_options_get(o, "method_total"));

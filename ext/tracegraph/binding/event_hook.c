@@ -10,17 +10,20 @@
  *
  * Three hooks, installed by start_stop.c: while recording, one that reads
  * the VM internals the probe trusted (ruby_vm.h), or one that uses Ruby's
- * public API only; while paused, one that sees returns only.
+ * public API only, which finds frame positions by walking the stack
+ * (public_frames.h) and so keeps stacks exact the same way, at a cost;
+ * while paused, one that sees returns only.
  *
  * Uses: event_hook.h, session.h (state, contexts, clocks), ruby_vm.h
- * (inline), block_frames.h, core tg_profiler.h. Calls no file that calls
- * it.
+ * (inline), block_frames.h, public_frames.h (frame positions without the
+ * VM reads), core tg_profiler.h. Calls no file that calls it.
  *
  * Rules: no Ruby allocation, no Ruby method calls, no raise, no locks.
  */
 #include "event_hook.h"
 
 #include "block_frames.h"
+#include "public_frames.h"
 #include "session.h"
 
 static VALUE cTracegraphSelf;        /* Tracegraph's singleton class: its methods are ours */
@@ -49,6 +52,32 @@ static bool frame_is_live(rb_trace_arg_t *arg, uint64_t position, uint32_t m)
     return ruby_vm_frame_kind_at(position) == (k->is_c ? VM_FRAME_C_METHOD : VM_FRAME_RUBY_METHOD);
 }
 
+/* The same through the public API (public_frames.h): the slot holds a
+ * frame of the shadow frame's block, or of a method of its name. */
+static bool frame_is_live_public(uint64_t position, uint32_t m)
+{
+    VALUE frame = public_frames_at(position);
+    if (frame == Qundef) return false;
+    const method_key *k = &session.keys[m];
+    if (k->is_block) return frame == k->klass;
+    return public_frames_is_method(frame, k->mid);
+}
+
+/* The position of the event's frame without the VM reads: the top
+ * frame's, or `below` slots deeper (a C method's, whose frame is not
+ * pushed yet at its call and popped already at its normal return). 0
+ * (unknown) without a walk when the shadow stack `ctx` alone is deeper
+ * than a walk goes: the real one is at least as deep. */
+static TG_SLOW_PATH uint64_t public_frame_position(unsigned below, const tg_context *ctx)
+{
+    if (ctx->depth >= PUBLIC_FRAMES_MAX_DEPTH) return 0;
+    uint64_t top = public_frames_walk();
+    /* The walk is tracing's cost: it must stay on its side of the clock
+     * reading (before a call's, after a return's), not be moved across. */
+    __asm__ __volatile__("" ::: "memory");
+    return top ? top - below : 0;
+}
+
 /* While a SystemStackError is being handled ($! is one: in the rescue and
  * ensure clauses it runs, and what they call), the frames it unwound may
  * still die silently after a check (an ensure clause runs, then its
@@ -66,13 +95,14 @@ static bool stack_overflow_in_flight(void)
  * does. Every silent unwinding leaves its deepest dead frames below the
  * next event, so that event closes some and sets resync; the check then
  * repeats at every call while the SystemStackError is being handled. */
-static TG_SLOW_PATH void close_dead_frames(tg_context *ctx, rb_trace_arg_t *arg, uint64_t now)
+static TG_SLOW_PATH void close_dead_frames(tg_context *ctx, rb_trace_arg_t *arg, uint64_t now, bool vm_reads)
 {
     for (;;) {
         tg_profiler_settle_leaf(&session.prof, ctx);
         if (ctx->depth == 0) break;
         const tg_frame *top = &ctx->frames[ctx->depth - 1];
-        if (frame_is_live(arg, top->position, top->method)) break;
+        if (vm_reads ? frame_is_live(arg, top->position, top->method) : frame_is_live_public(top->position, top->method))
+            break;
         tg_profiler_pop(&session.prof, ctx, now);
     }
     ctx->resync = stack_overflow_in_flight();
@@ -262,15 +292,13 @@ static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
-    uint64_t position = vm_reads ? session_frame_position(arg, c_method) : 0;
+    uint64_t position = vm_reads ? session_frame_position(arg, c_method) : public_frame_position(c_method, ctx);
     int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
     const uint64_t *cost = session.event_cost[kind];
     uint64_t now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + session.cost_extra[kind][SESSION_HOOK_CALL],
                                            cost[SESSION_COST_INSIDE]);   /* after our bookkeeping */
-    if (vm_reads) {
-        tg_profiler_drop_stale(&session.prof, ctx, position, now);
-        if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
-    }
+    tg_profiler_drop_stale(&session.prof, ctx, position, now);
+    if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now, vm_reads);
     /* Most C methods return before they call anything: no frame for them
      * unless they do. */
     if (c_method) tg_profiler_push_leaf(&session.prof, ctx, m, position, now);
@@ -299,7 +327,10 @@ static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bo
                                            cost[SESSION_COST_OUTSIDE] + session.cost_extra[kind][SESSION_HOOK_RETURN]);   /* before our bookkeeping */
     tg_context *ctx = &th->current->ctx;
     if (!vm_reads) {
-        tg_profiler_return_rare(&session.prof, ctx, m, 0, now);
+        /* As below; a C frame's own slot is one shallower (larger) than the normal one. */
+        uint64_t position = public_frame_position(c_method, ctx);
+        if (!tg_profiler_return_rare(&session.prof, ctx, m, position, now) && c_method && position)
+            tg_profiler_return_rare(&session.prof, ctx, m, position + 1, now);
     } else {
         uint64_t position = session_frame_position(arg, c_method);
         if (!tg_profiler_return(&session.prof, ctx, m, position, now) && c_method && position)
@@ -321,14 +352,12 @@ static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm
                                                       cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_RETURN]);   /* a return: before our bookkeeping */
     uint32_t m = vm_reads ? block_method_vm(arg, call) : block_public(arg, call, last_call, ctx);
     if (m >= METHOD_IGNORED) return;
-    uint64_t position = vm_reads ? session_frame_position(arg, false) : 0;
+    uint64_t position = vm_reads ? session_frame_position(arg, false) : public_frame_position(0, ctx);
     if (call) {
         now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_CALL],
                                       cost[SESSION_COST_INSIDE]);   /* a call: after it */
-        if (vm_reads) {
-            tg_profiler_drop_stale(&session.prof, ctx, position, now);
-            if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now);
-        }
+        tg_profiler_drop_stale(&session.prof, ctx, position, now);
+        if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now, vm_reads);
         tg_profiler_push(&session.prof, ctx, m, position, now);
     } else {
         /* Not tg_profiler_return: a second call of it would keep link-time
@@ -406,14 +435,42 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
     else on_thread_event(arg, event);
 }
 
-/* The hook when the probe did not trust the VM reads: no frame positions,
- * every method looked up through rb_tracearg_*. */
+/* on_event_sampled for the public-API hook. Its stack walk costs more the
+ * deeper the stack (public_frames.h), far beyond the calibration's
+ * shallow loops: timing it is what takes that out of the times. */
+static TG_SLOW_PATH void on_event_public_sampled(rb_trace_arg_t *arg, rb_event_flag_t event, uint32_t last_call)
+{
+    uint32_t x = session.sample_random;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    session.sample_random = x;
+    session.sample_countdown = SESSION_HOOK_SAMPLE_EVERY / 2 + (x & (SESSION_HOOK_SAMPLE_EVERY - 1));
+    uint64_t start = tg_tsc_ticks();
+    if (event & CALL_EVENTS) {
+        call_event(arg, event & RUBY_EVENT_C_CALL, false);
+        sampled_hook_end((event & RUBY_EVENT_C_CALL) ? SESSION_COST_C : SESSION_COST_RUBY, SESSION_HOOK_CALL, start);
+    } else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) {
+        return_event(arg, event & RUBY_EVENT_C_RETURN, false);
+        sampled_hook_end((event & RUBY_EVENT_C_RETURN) ? SESSION_COST_C : SESSION_COST_RUBY, SESSION_HOOK_RETURN, start);
+    } else if (event & BLOCK_EVENTS) {
+        block_event(arg, event & RUBY_EVENT_B_CALL, false, last_call);
+        sampled_hook_end(SESSION_COST_BLOCK, (event & RUBY_EVENT_B_CALL) ? SESSION_HOOK_CALL : SESSION_HOOK_RETURN, start);
+    } else {
+        on_thread_event(arg, event);
+    }
+}
+
+/* The hook when the probe did not trust the VM reads: frame positions
+ * from a walk of the stack, every method looked up through rb_tracearg_*. */
 static void on_event_public(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     rb_event_flag_t event = rb_tracearg_event_flag(arg);
     uint32_t last_call = session.last_call;
     session.last_call = TG_NONE;
+    if (RB_UNLIKELY(--session.sample_countdown == 0) && session.sample_hooks) {
+        on_event_public_sampled(arg, event, last_call);
+        return;
+    }
     if (event & CALL_EVENTS) call_event(arg, event & RUBY_EVENT_C_CALL, false);
     else if (event & (RUBY_EVENT_RETURN | RUBY_EVENT_C_RETURN)) return_event(arg, event & RUBY_EVENT_C_RETURN, false);
     else if (event & BLOCK_EVENTS) block_event(arg, event & RUBY_EVENT_B_CALL, false, last_call);

@@ -25,6 +25,9 @@ static struct probe_state {
     VALUE block_iseq;      /* the iseq in instance_exec's block frame */
 } probe_state;
 
+/* What the last probe found, for Tracegraph._vm_probe_verdict. */
+static enum { NOT_PROBED, CHECKED, TURNED_OFF, NOT_RECOGNISED } verdict = NOT_PROBED;
+
 /* The frame size, from outer's and inner's frames (events 1 and 2); 0
  * before they were seen or if they are not in order. */
 static uint64_t probe_frame_size(const struct probe_state *st)
@@ -102,7 +105,9 @@ ruby_vm_layout ruby_vm_probe_layout(VALUE probe)
 {
     ruby_vm_layout layout = {0};
     const char *off = getenv("TRACEGRAPH_NO_VM_READS");
+    verdict = TURNED_OFF;
     if (off && *off && strcmp(off, "0") != 0) return layout;
+    verdict = NOT_RECOGNISED;   /* until every check below has passed */
 
     struct probe_state *st = &probe_state;
     memset(st, 0, sizeof *st);
@@ -139,7 +144,28 @@ ruby_vm_layout ruby_vm_probe_layout(VALUE probe)
         memcmp(RSTRING_PTR(path) + RSTRING_LEN(path) - 14, "frame_probe.rb", 14) != 0)
         return layout;
     layout.trusted = true;
+    verdict = CHECKED;
     layout.frame_size = size;
     tg_stride_init(&layout.frames, size);
     return layout;
+}
+
+/* Tracegraph._vm_probe_verdict: :checked (the hook reads the VM),
+ * :turned_off (TRACEGRAPH_NO_VM_READS) or :not_recognised (this Ruby's
+ * layout failed a check), the last two meaning the public API only; nil
+ * before the first start has probed. */
+static VALUE vm_probe_verdict_method(VALUE mod)
+{
+    (void)mod;
+    switch (verdict) {
+    case CHECKED: return ID2SYM(rb_intern("checked"));
+    case TURNED_OFF: return ID2SYM(rb_intern("turned_off"));
+    case NOT_RECOGNISED: return ID2SYM(rb_intern("not_recognised"));
+    default: return Qnil;
+    }
+}
+
+void ruby_vm_probe_init(VALUE mTracegraph)
+{
+    rb_define_singleton_method(mTracegraph, "_vm_probe_verdict", vm_probe_verdict_method, 0);
 }

@@ -13,4 +13,7 @@
  * the GVL; re-raises what the probe's Ruby raised. */
 ruby_vm_layout ruby_vm_probe_layout(VALUE probe);
 
+/* Defines Tracegraph._vm_probe_verdict, what the last probe found. */
+void ruby_vm_probe_init(VALUE mTracegraph);
+
 #endif

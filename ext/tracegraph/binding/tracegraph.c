@@ -35,13 +35,13 @@
  * Dependencies run one way: no two files call each other. Each file's
  * header comment lists what it uses; test_binding_layout.rb checks the
  * #include lines for cycles. The order, from the bottom:
- *   ruby_vm.h, block_frames, native_call_tree, dot_text, number_text
+ *   ruby_vm.h, block_frames, public_frames, native_call_tree, dot_text, number_text
  *   ruby_vm_probe <- ruby_vm.h
  *   vm_event_flags <- libruby_memory.h
  *   iseq_untrace <- ruby_vm.h, libruby_memory.h
  *   session <- ruby_vm.h, block_frames
  *   naming <- session.h (the method_key type)
- *   event_hook, gc_events, alloc_events <- session (+ block_frames)
+ *   event_hook, gc_events, alloc_events <- session (+ block_frames, public_frames)
  *   start_stop <- everything above that records
  *   tracegraph.c <- every init
  */
@@ -53,6 +53,7 @@
 #include "naming.h"
 #include "native_call_tree.h"
 #include "number_text.h"
+#include "ruby_vm_probe.h"
 #include "session.h"
 #include "start_stop.h"
 #include "vm_event_flags.h"
@@ -71,4 +72,5 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     vm_event_flags_init(mTracegraph);
     iseq_untrace_init(mTracegraph);
     number_text_init(mTracegraph);
+    ruby_vm_probe_init(mTracegraph);
 }

@@ -45,6 +45,7 @@ void tg_dot_options_default(tg_dot_options *o)
     o->tooltips = NULL;
     o->notes = NULL;
     o->note_count = 0;
+    o->recorded_by = NULL;
     o->short_files = NULL;
     o->method_total = 0;
     o->edge_via = NULL;
@@ -217,6 +218,15 @@ static const char *model_name(const void *model, uint32_t m)
     return tg_model_method_name(&((const tg_model *)model)->methods[m]);
 }
 
+/* Last, so a reader finds it in the same place on every graph: whether
+ * its stacks came from the VM reads or the public API (docs/rubies.md). */
+static void put_recorded_by(tg_buf *b, tg_buf *line, const tg_dot_options *o)
+{
+    if (!o->recorded_by || !*o->recorded_by) return;
+    tg_buf_printf(line, "Recorded with %s", o->recorded_by);
+    tg_style_put_legend_line(b, line);
+}
+
 static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
 {
     const tg_model *r = p->r;
@@ -251,6 +261,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
     if (r->method_count == 0) {
         tg_buf_puts(&line, "Nothing was recorded (0 methods).");
         tg_style_put_legend_line(b, &line);
+        put_recorded_by(b, &line, o);
         tg_style_put_legend_close(b);
         tg_buf_free(&line);
         return;
@@ -296,6 +307,7 @@ static void emit_legend(tg_buf *b, const plan *p, const tg_dot_options *o)
         tg_buf_puts(&line, "Grey = waiting (sleep, join, locks, I/O waits)");
         tg_style_put_legend_line(b, &line);
     }
+    put_recorded_by(b, &line, o);
     tg_style_put_legend_close(b);
     tg_buf_free(&line);
 }

@@ -55,6 +55,8 @@ typedef struct tg_dot_options {
                                     group of them (Profile#group_by) holds; NULL entries for none */
     const char *const *notes;    /* note_count more legend lines (what was done to the graph), or NULL */
     size_t note_count;
+    const char *recorded_by;     /* the legend's last line: which path recorded the profile, on which Ruby
+                                    ("VM reads checked on 3.4.5"), or NULL */
     size_t method_total;              /* methods the boxes stand for, when parts of a method are boxes of their
                                         own (split per caller); 0: every box is one method */
     const char *const *edge_via;     /* NULL, or per model edge: the frames a folded chain stands for, "B\nC"

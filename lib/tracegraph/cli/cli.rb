@@ -112,8 +112,9 @@ module Tracegraph
           @out.puts o
           return :done
         end
-        o.on("--version", "Show the version") do
-          @out.puts "tracegraph #{Tracegraph::VERSION}"
+        o.on("--version", "Show the version, and how this Ruby would be recorded") do
+          # The probe's verdict: a start and stop that record nothing.
+          @out.puts "tracegraph #{Tracegraph::VERSION}", "recording: #{Tracegraph::FrameProbe.verdict!}"
           return :done
         end
       end

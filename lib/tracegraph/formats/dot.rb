@@ -54,6 +54,7 @@ module Tracegraph
         notes << tracing if tracing
         notes << Profile::YJIT_NOTE if profile.yjit?
         notes << focus_note if focus_note
+        notes << inlined_new_note(profile) if profile.inlined_class_new?
         focus = o[:focus] && graph.methods.map { |m| o[:focus].match?(m.name) }
         ignore = o[:ignore] && graph.methods.map { |m| o[:ignore].match?(m.name) }
         waiting = graph.methods.map(&:waiting?)
@@ -77,7 +78,8 @@ module Tracegraph
           held_whole: held_whole(profile, o[:size_by]),
           focus_paths: focus_paths,
           edge_calls_only: profile.arrows_estimated? ? true : false, # times not counted: calls alone
-          total_calls: calls
+          total_calls: calls,
+          recorded_by: profile.recorded_by                       # the legend's last line
         })
       end
 
@@ -131,6 +133,13 @@ module Tracegraph
       # --max-call-tree-nodes. (Under 60 characters, as legend lines are.)
       ARROWS_ESTIMATED = {no_tree: "Arrows give calls only: their times need --call-tree",
                           cut_tree: "Arrows give calls only: the call tree was cut"}.freeze
+
+      # Ruby 4.0 compiles Foo.new to opt_new, which calls initialize
+      # straight from the caller: no Class#new box, and nothing is wrong
+      # with the stacks (docs/rubies.md).
+      def inlined_new_note(profile)
+        "Class#new is inlined on Ruby #{profile.recorded_ruby} (no box of its own)"
+      end
 
       # The legend's line on a grouped profile: "Grouped by class: 6,172 methods in 791 classes"
       # (under 60 characters, as legend lines should be; the tooltips name each group's methods).

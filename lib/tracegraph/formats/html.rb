@@ -84,6 +84,7 @@ module Tracegraph
         allocations = profile.allocations?
         {
           "tracegraph" => VERSION, "title" => title(profile), "program" => profile.program&.to_s, "clock" => profile.clock.to_s,
+          "recorded_by" => profile.recorded_by,
           "total_time" => profile.total_time, "wall_time" => profile.wall_time,
           "total_calls" => profile.total_calls, "total_allocations" => profile.total_allocations,
           "threads" => profile.threads.map { |t| {"name" => t.name, "total_time" => t.total_time} },

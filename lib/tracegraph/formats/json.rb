@@ -42,6 +42,11 @@
 # docs/accuracy.md#yjit); files without it load as recorded without YJIT.
 # Readers that do not know it ignore it.
 #
+# "recorded_by" (optional) says which of the hook's paths recorded the
+# profile, on which Ruby, and why: "VM reads checked on 3.4.5", "public
+# API only: TRACEGRAPH_NO_VM_READS is set (Ruby 3.4.5)" (docs/rubies.md);
+# files without it load with none.
+#
 # "raw_times": false says tracing's own cost was taken out of the times,
 # and "tracing_cost" what: {"removed": ns in all, "event_costs": {"ruby":
 # {"inside": 4, "outside": 19}, "block": {...}, "c": {...}}} (ns per event,
@@ -88,7 +93,8 @@ module Tracegraph
              "total_time" => e.total_time, "self_time" => e.self_time}.merge(allocations_to_h(p, e))
           end,
           "gc" => p.gc.to_h.transform_keys(&:to_s)
-        }.merge(p.title ? {"title" => p.title} : {}, tracing_to_h(p), view_to_h(p),
+        }.merge(p.title ? {"title" => p.title} : {}, p.recorded_by ? {"recorded_by" => p.recorded_by} : {},
+                tracing_to_h(p), view_to_h(p),
                 p.allocations? ? {"allocations" => true} : {}, p.yjit? ? {"yjit" => true} : {},
                 p.call_tree ? {"call_tree" => call_tree_to_h(p)} : {},
                 p.runs ? {"runs" => p.runs.to_h(p.methods)} : {})
@@ -221,11 +227,15 @@ module Tracegraph
       title = @data["title"]
       fail!("title must be a string") unless title.nil? || title.is_a?(String)
       title &&= Profile.clean_name(title)
+      recorded_by = @data["recorded_by"]
+      fail!("recorded_by must be a string") unless recorded_by.nil? || recorded_by.is_a?(String)
+      recorded_by &&= Profile.clean_name(recorded_by)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges,
                   program: program, title: title, complete: @data.fetch("complete", true) == true,
                   call_tree: @data.key?("call_tree") ? call_tree(@data["call_tree"], methods, threads) : nil,
                   gc_runs: gc_runs, wall_time: optional_count("wall_time"), allocations: @allocations,
-                  tracing_cost: tracing_cost, yjit: @data["yjit"] == true, viewed_from: view_of(threads))
+                  tracing_cost: tracing_cost, yjit: @data["yjit"] == true, recorded_by: recorded_by,
+                  viewed_from: view_of(threads))
     end
 
     private

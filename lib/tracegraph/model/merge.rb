@@ -22,7 +22,8 @@ module Tracegraph
           edges: merge_edges(profiles, methods, allocations), program: profiles.first.program,
           complete: profiles.all?(&:complete?), gc_runs: profiles.sum { |p| p.gc.runs },
           wall_time: profiles.all?(&:wall_time) ? profiles.sum(&:wall_time) : nil, allocations: allocations,
-          tracing_cost: merged_tracing_cost(profiles) { |removed| removed.sum }, yjit: profiles.any?(&:yjit?))
+          tracing_cost: merged_tracing_cost(profiles) { |removed| removed.sum }, yjit: profiles.any?(&:yjit?),
+          recorded_by: profiles.map(&:recorded_by).uniq.one? ? profiles.first.recorded_by : nil)
     end
 
     # The profiles' tracing costs combined (the removed times by `combine`),

@@ -126,6 +126,20 @@ module Tracegraph
     # program; views keep it, merges and medians (of many) do not.
     attr_reader :title
 
+    # Which of the hook's two paths recorded it, on which Ruby and why, or
+    # nil (a file from before it was kept): "VM reads checked on 3.4.5",
+    # "public API only: Ruby 4.1.0's frame layout was not recognised"
+    # (Tracegraph::FrameProbe.verdict, docs/rubies.md). Views keep it;
+    # merges keep the one their profiles share.
+    attr_reader :recorded_by
+
+    # The Ruby that recorded it ("4.0.1"), from recorded_by, or nil.
+    def recorded_ruby = recorded_by && recorded_by[/\b(\d+\.\d+\.\d+\S*?)(?:'s\b|\)|\z)/, 1]
+
+    # Whether that Ruby inlines Class#new (opt_new, Ruby 4.0 and later):
+    # its graphs have no Class#new, and initialize hangs under the caller.
+    def inlined_class_new? = !recorded_ruby.nil? && Gem::Version.new(recorded_ruby[/\A\d+\.\d+\.\d+/]) >= Gem::Version.new("4.0.0")
+
     # This profile with a title (a String, nil for none).
     def titled(title)
       raise ArgumentError, "title must be a String or nil, not #{title.class}" unless title.nil? || title.is_a?(String)
@@ -159,8 +173,9 @@ module Tracegraph
 
     # Builds a profile from the extension's plain-data result.
     # event_costs: what the recording took out per event, or nil (raw times).
-    # yjit: whether YJIT was on while recording.
-    def self.from_native(raw, program: nil, event_costs: nil, yjit: false)
+    # yjit: whether YJIT was on while recording; recorded_by: which hook
+    # path recorded it (Tracegraph::FrameProbe.verdict).
+    def self.from_native(raw, program: nil, event_costs: nil, yjit: false, recorded_by: nil)
       clock, threads, methods, edges, complete, tree, gc, wall_time, allocations, tracing =
         raw.values_at(:clock, :threads, :methods, :edges, :complete, :call_tree, :gc, :wall_time, :allocations, :tracing)
       removed = tracing && tracing[:removed]
@@ -193,7 +208,7 @@ module Tracegraph
       methods -= unused unless unused.empty?
       new(clock: clock, threads: threads, methods: methods, edges: edges, program: program, complete: complete,
           call_tree: call_tree, gc_runs: gc_runs, wall_time: wall_time, allocations: allocations,
-          tracing_cost: tracing_cost, yjit: yjit, recorded_methods: recorded)
+          tracing_cost: tracing_cost, yjit: yjit, recorded_by: recorded_by, recorded_methods: recorded)
     end
 
     # The methods by the recording's own indexes, those Tracegraph._stack_methods
@@ -240,9 +255,10 @@ module Tracegraph
     # recording (Profile.from_native).
     def initialize(clock:, threads:, methods:, edges:, program: nil, complete: true, call_tree: nil, gc_runs: 0,
                    wall_time: nil, allocations: false, gc: nil, tracing_cost: nil, title: nil, yjit: false,
-                   viewed_from: nil, grouped_from: nil, recorded_methods: nil)
+                   recorded_by: nil, viewed_from: nil, grouped_from: nil, recorded_methods: nil)
       @clock = clock.to_sym
       @title = title
+      @recorded_by = recorded_by
       @threads = threads.freeze
       @methods = methods.freeze
       @edges = edges.freeze

@@ -168,7 +168,7 @@ module Tracegraph
     end
 
     # This profile with other methods and edges (a view, or the graph's
-    # copy with hubs split or chains folded): its clock, program, title, GC runs,
+    # copy with hubs split or chains folded): its clock, program, title, path, GC runs,
     # wall time, YJIT's mark, and what a view of it left out stay; so do its GC stats
     # when they were kept whole (gc_stats:, a grouping's: see Profile#initialize).
     # grouped_from: what a grouping's boxes stand for (model/group_by.rb).
@@ -176,7 +176,7 @@ module Tracegraph
                 gc_stats: @kept_gc, grouped_from: nil)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges, program: program,
                   complete: complete?, call_tree: call_tree, gc_runs: gc.runs, wall_time: wall_time,
-                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title, yjit: yjit?,
+                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title, yjit: yjit?, recorded_by: recorded_by,
                   viewed_from: ViewOrigin.new(recorded_threads: recorded_threads, hidden_waiting: hidden_waiting),
                   grouped_from: grouped_from)
              .tap { |profile| profile.send(:waited_in, @hidden_waiting_threads, @hidden_waiting_names) }

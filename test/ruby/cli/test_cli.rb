@@ -2,6 +2,7 @@ require_relative "../test_helper"
 require_relative "../cli_helper"
 
 class TestCli < Minitest::Test
+  include ProfileAssertions
   include CliHelper
 
   def setup
@@ -180,6 +181,6 @@ class TestCli < Minitest::Test
     assert_includes out, ".callgrind .pb.gz .speedscope.json .firefox.json .html .pdf .svg .png or callgrind.out[.NAME]"
     out, _, status = tracegraph("--version")
     assert status.success?
-    assert_equal "tracegraph #{Tracegraph::VERSION}\n", out
+    assert_equal "tracegraph #{Tracegraph::VERSION}\nrecording: #{Tracegraph::FrameProbe.verdict(expected_probe_verdict)}\n", out
   end
 end

@@ -333,6 +333,8 @@ class TestHtml < TracegraphTest
                                "--method", "Integer#times", "--graph-search", "square")
     screen = result["firstScreen"]
     assert_first_screen(profile, screen, shot, profile.program.to_s)
+    assert_equal "recorded with #{Tracegraph::FrameProbe.verdict(expected_probe_verdict)}", screen["recordedBy"],
+                 "the header says which of the hook's paths recorded the profile"
     assert_nil screen["advice"], "a small program's graph needs no grouping"
     assert_nil screen["graph"]["fitNote"], "and reads at Fit"
     assert_nil screen["groupedLink"]

@@ -117,7 +117,9 @@
     (m) => ({ href: methodHash(m), num: `${time(m.total)} · ${group(m.calls)} calls`, name: m.name, file: where(m) }),
     "see the table", () => routes.onSearch());
   const main = el("main", { id: "view" });
-  const header = el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), nav, searchDiv);
+  // Which of the hook's paths recorded it, on which Ruby (docs/rubies.md).
+  const recordedBy = data.recorded_by ? el("span", { class: "recorded-by", id: "recorded-by", text: `recorded with ${data.recorded_by}` }) : null;
+  const header = el("header", {}, el("h1", { text: title }), el("span", { class: "summary", text: summary }), recordedBy, nav, searchDiv);
   document.body.append(header, main);
   document.title = title;
 
