@@ -49,7 +49,8 @@ module Tracegraph
         base_allocations&.positive? ? 100.0 * allocations_delta / base_allocations : nil
       end
 
-      # Change in self time as a percentage of base's, or nil for a new method.
+      # Change in self time as a percentage of base's, or nil where base
+      # has none (a new method, or one whose own time rounded to 0 ns).
       def self_change_percent
         base_self.zero? ? nil : 100.0 * self_delta / base_self
       end
@@ -302,6 +303,7 @@ module Tracegraph
     def table_line(r)
       pct = if r.new? then "new"
             elsif r.gone? then "gone"
+            elsif r.base_self.zero? then "from 0" # in both runs, but under a nanosecond of its own in base
             else format("%+.1f%%", r.self_change_percent)
             end
       calls = "#{Tracegraph.group_digits(r.base_calls)} -> #{Tracegraph.group_digits(r.head_calls)}"

@@ -141,6 +141,16 @@ class TestDiff < TracegraphTest
     assert_raises(ArgumentError) { base.diff(head).print_text(io, limit: 0) }
   end
 
+  # A method in both runs whose own time in base rounded to 0 ns has no
+  # percentage to print (a 10x-faster copy of a real profile has such rows).
+  def test_print_text_a_method_with_no_own_time_in_base
+    zero = profile(120 * MS, [["Object#main", 1, 120 * MS, 0, "/app/demo.rb"]])
+    some = profile(150 * MS, [["Object#main", 1, 150 * MS, 5 * MS, "/app/demo.rb"]])
+    io = StringIO.new
+    zero.diff(some).print_text(io)
+    assert_match(/^ +0 ns +5\.00 ms +\+5\.00 ms +from 0 +1 -> 1  Object#main$/, io.string)
+  end
+
   def test_print_text_when_nothing_changed
     io = StringIO.new
     base.diff(base).print_text(io)
