@@ -2,11 +2,16 @@
 # Run under a Ruby with YJIT (rake bench:yjit runs it in the 3.4-yjit
 # chroot, and writes what it prints as Markdown to the bench folder).
 #
-# 1. Each workload in a fresh process, with YJIT and without: warm it up
-#    (30 runs), take the best of 7, profile one run with the default
-#    options (Tracegraph.profile), warm it up again, take the best of 7.
-#    And the same with TRACEGRAPH_NO_UNTRACE=1: what Ruby leaves behind
-#    when nothing puts the instructions back.
+# 1. Each workload in fresh processes, with YJIT and without: warm it up,
+#    take the best of 7, do one thing, warm it up again, take the best of 7.
+#    The things: nothing (the control: how much a process's best moves on
+#    its own), RubyVM::YJIT.code_gc alone (YJIT throwing its code away and
+#    compiling the program again, with no profiler), one Tracegraph.profile
+#    of a run with the default options, and the same with
+#    TRACEGRAPH_NO_UNTRACE=1 (what Ruby leaves behind when nothing puts the
+#    instructions back). A YJIT tight loop's speed depends on where YJIT
+#    puts its code, so one process says little: each row is the median of
+#    BENCH_YJIT_PROCESSES (5) processes, with the range of their ratios.
 # 2. What stop's untracing costs, and how many instructions it puts back.
 # 3. A Rails request (test/fixtures/rails_app, as bench/rails_request.rb)
 #    under YJIT: what one profiled request costs the requests after it
@@ -19,9 +24,16 @@ require "rbconfig"
 ROOT = File.expand_path("..", __dir__)
 abort "bench/yjit.rb: this Ruby has no YJIT (#{RUBY_DESCRIPTION})" unless defined?(RubyVM::YJIT)
 
+PROCESSES = Integer(ENV.fetch("BENCH_YJIT_PROCESSES", "5"))
+
+# name => [source defining WORK, warm-up runs before each best of 7,
+#          the actions to run it with (nil: all)]
 WORKLOADS = {
-  "fib(22) and a 1M-step while loop" => <<~'RUBY',
+  "fib(22)" => [<<~'RUBY', 100],
     def fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)
+    WORK = -> { fib(22) }
+  RUBY
+  "a 1M-step while loop" => [<<~'RUBY', 100],
     def loop_sum(n)
       i = s = 0
       while i < n
@@ -30,9 +42,28 @@ WORKLOADS = {
       end
       s
     end
-    WORK = -> { fib(22) + loop_sum(1_000_000) }
+    WORK = -> { loop_sum(1_000_000) }
   RUBY
-  "kramdown on a 60 KB document" => <<~'RUBY'
+  # Why the loop is slower after any recompile: YJIT 3.4 compiles an
+  # instruction sequence again as if its environment had escaped (the set
+  # of blocks that assumed it had not is left empty when they are freed,
+  # and iseq_escapes_ep reads an empty set as "escaped"), so locals go
+  # through the heap environment. A loop whose environment really escaped
+  # once, before YJIT first compiled it, runs at that speed from the start.
+  "the same loop, its environment escaped once before YJIT compiled it" => [<<~'RUBY', 100, ["nothing (control)", "one `Tracegraph.profile`"]],
+    def loop_sum(n, escape = false)
+      binding if escape
+      i = s = 0
+      while i < n
+        s += i & 7
+        i += 1
+      end
+      s
+    end
+    loop_sum(1, true)
+    WORK = -> { loop_sum(1_000_000) }
+  RUBY
+  "kramdown on a 60 KB document" => [<<~'RUBY', 60]
     require "kramdown"
     text = +""
     Dir[File.join(ROOT, "docs", "*.md")].sort.each { |f| text << File.read(f) << "\n" }
@@ -41,52 +72,76 @@ WORKLOADS = {
   RUBY
 }.freeze
 
-# One process: the times before and after the profile, in ms.
+# What happens between the two bests: name => [child's ARGV word, env].
+ACTIONS = {
+  "nothing (control)" => ["nothing", {}],
+  "`RubyVM::YJIT.code_gc`, no profiler" => ["code_gc", {}],
+  "one `Tracegraph.profile`" => ["profile", {}],
+  "one `Tracegraph.profile`, `TRACEGRAPH_NO_UNTRACE=1`" => ["profile", {"TRACEGRAPH_NO_UNTRACE" => "1"}]
+}.freeze
+INTERPRETER_ACTIONS = ["nothing (control)", "one `Tracegraph.profile`"].freeze
+
+# One process: the times before and after the action, in ms.
 CHILD = <<~'RUBY'
   require "tracegraph"
   require "json"
   ROOT = ARGV[0]
   eval(ARGV[1]) # rubocop:disable Security/Eval
+  warm = Integer(ARGV[2])
   clock = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) }
   best = lambda do
-    30.times { WORK.() }
+    warm.times { WORK.() }
     Array.new(7) { t = clock.(); WORK.(); clock.() - t }.min * 1000
   end
   before = best.()
-  Tracegraph.profile { WORK.() }
+  case ARGV[3]
+  when "code_gc" then RubyVM::YJIT.code_gc
+  when "profile" then Tracegraph.profile { WORK.() }
+  end
   after = best.()
   puts JSON.generate(before: before, after: after, yjit: Tracegraph.yjit_on?)
 RUBY
 
-def child(source, yjit:, untrace: true)
-  env = {"RUBY_YJIT_ENABLE" => yjit ? "1" : "0"}
-  env["TRACEGRAPH_NO_UNTRACE"] = "1" unless untrace
-  out = IO.popen(env, [RbConfig.ruby, "-I", File.join(ROOT, "lib"), "-e", CHILD, ROOT, source], &:read)
+def child(source, warm, action, env, yjit:)
+  env = env.merge("RUBY_YJIT_ENABLE" => yjit ? "1" : "0")
+  out = IO.popen(env, [RbConfig.ruby, "-I", File.join(ROOT, "lib"), "-e", CHILD, ROOT, source, warm.to_s, action], &:read)
   raise "bench/yjit.rb: the child failed" unless $?.success?
 
-  JSON.parse(out, symbolize_names: true)
+  result = JSON.parse(out, symbolize_names: true)
+  raise "bench/yjit.rb: YJIT is #{result[:yjit] ? 'on' : 'off'} in the child" unless result[:yjit] == yjit
+
+  result
 end
 
 ms = ->(t) { t < 10 ? format("%.2f ms", t) : format("%.1f ms", t) }
-ratio = ->(a, b) { format("%.2f×", a / b) }
+ratio = ->(r) { format("%.2f×", r) }
+median = ->(list) { list.sort[list.size / 2] }
 
 puts "# YJIT after a profile"
 puts
 puts "`rake bench:yjit` (bench/yjit.rb), #{RUBY_DESCRIPTION}, #{Time.now.utc.strftime('%Y-%m-%d')}, " \
-     "commit #{ENV.fetch('BENCH_COMMIT', '').then { |c| c.empty? ? 'unknown' : c }}."
-puts "Best of 7 warm runs, before one `Tracegraph.profile` of a run (default options) and after it and 30 runs " \
-     "to warm up again, each row in a fresh process."
+     "commit #{ENV.fetch('BENCH_COMMIT', '').then { |c| c.empty? ? 'unknown' : c }}, " \
+     "load average #{File.read('/proc/loadavg').split.first(3).join(' ')} at the start."
+puts "Each process warms the workload up (fib and the loop 100 runs, kramdown 60), takes the best of 7 runs, " \
+     "does one thing, warms up again and takes the best of 7 again. Each row is the median of #{PROCESSES} " \
+     "fresh processes; the range is their ratios' lowest and highest."
 puts
-puts "| workload | Ruby | before | after | after ÷ before | after, with TRACEGRAPH_NO_UNTRACE=1 | ÷ before |"
-puts "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
-WORKLOADS.each do |name, source|
+puts "| workload | Ruby | between the two bests | before | after | after ÷ before | range |"
+puts "| --- | --- | --- | ---: | ---: | ---: | --- |"
+WORKLOADS.each do |name, (source, warm, only)|
   [true, false].each do |yjit|
-    now = child(source, yjit: yjit)
-    raise "bench/yjit.rb: YJIT is #{now[:yjit] ? 'on' : 'off'} in the child" unless now[:yjit] == yjit
+    next if only && !yjit
 
-    old = child(source, yjit: yjit, untrace: false)
-    puts "| #{name} | #{yjit ? 'YJIT' : 'interpreter'} | #{ms.(now[:before])} | #{ms.(now[:after])} | " \
-         "#{ratio.(now[:after], now[:before])} | #{ms.(old[:after])} | #{ratio.(old[:after], old[:before])} |"
+    ACTIONS.each do |what, (action, env)|
+      next unless yjit || INTERPRETER_ACTIONS.include?(what)
+      next if only && !only.include?(what)
+
+      runs = Array.new(PROCESSES) { child(source, warm, action, env, yjit: yjit) }
+      ratios = runs.map { |r| r[:after] / r[:before] }
+      puts "| #{name} | #{yjit ? 'YJIT' : 'interpreter'} | #{what} | #{ms.(median.(runs.map { |r| r[:before] }))} | " \
+           "#{ms.(median.(runs.map { |r| r[:after] }))} | #{ratio.(median.(ratios))} | " \
+           "#{ratio.(ratios.min)}–#{ratio.(ratios.max)} |"
+    end
   end
 end
 
@@ -110,7 +165,7 @@ UNTRACE_COST = <<~'RUBY'
                                   objects: ObjectSpace.count_objects[:TOTAL]))
 RUBY
 out = IO.popen({"RUBY_YJIT_ENABLE" => "1"}, [RbConfig.ruby, "-I", File.join(ROOT, "lib"), "-e", UNTRACE_COST,
-                                             ROOT, WORKLOADS["kramdown on a 60 KB document"]], &:read)
+                                             ROOT, WORKLOADS["kramdown on a 60 KB document"].first], &:read)
 cost = JSON.parse(out, symbolize_names: true)
 puts
 puts "Putting the instructions back after kramdown's profile, with YJIT on: #{cost[:iseqs]} instruction sequences " \
