@@ -41,6 +41,7 @@
 //        [--no-wasm (the page runs without WebAssembly, as where it is disabled)]
 //        [--sorts self,total,calls,self_allocations,allocations] [--screenshot PNG [--screenshot-view #FRAGMENT]]
 //        [--ready-only (stop once the first view is drawn, and after --first-screen)]
+//        [--opened (stop there, with "opened": {"hash", "view", "drawnWith", "noGraph", "boxes": [[tooltip, opens a method]]})]
 "use strict";
 const { withPage, graphState, zoomAndPan, graphSearch, headerSearch, injected, commandLine, run } = require("./browser_page");
 
@@ -309,6 +310,24 @@ async function firstScreen(page, shot) {
   return state;
 }
 
+// What the report opens on (--opened): its fragment, the nav's current
+// view, the graph view's note of the options that drew it (#drawn-with),
+// and each of its boxes' tooltip (the legend's too: "Legend") and whether
+// it opens a method.
+function opened(page) {
+  return page.evaluate(() => ({
+    hash: location.hash,
+    view: (document.querySelector("nav a.current") || {}).id || null,
+    drawnWith: (document.querySelector("#drawn-with") || {}).textContent || null,
+    noGraph: (document.querySelector("#no-graph") || {}).textContent || null,
+    boxes: [...document.querySelectorAll("#graph-view g.node")].map((g) => {
+      const a = g.querySelector("a");
+      return [a ? (a.getAttribute("xlink:title") || a.getAttributeNS("http://www.w3.org/1999/xlink", "title") || "") : "",
+        g.dataset.method !== undefined];
+    })
+  }));
+}
+
 async function main() {
   return withPage(file, async (page, url, out) => {
     if (args.includes("--no-wasm")) await page.evaluateOnNewDocument(() => { delete window.WebAssembly; });
@@ -323,6 +342,10 @@ async function main() {
     out.pageReadyMs = Number(await page.$eval("body", (b) => b.dataset.readyMs));
 
     if (option("--first-screen")) out.firstScreen = await firstScreen(page, option("--first-screen"));
+    if (args.includes("--opened")) {
+      out.opened = await opened(page);
+      return out;
+    }
     if (args.includes("--ready-only")) return out;
     if (option("--choice")) {
       out.choice = await choiceSteps(page, option("--choice"), option("--choice-method"));

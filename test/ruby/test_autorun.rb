@@ -168,6 +168,39 @@ class TestAutorun < Minitest::Test
     refute_match(/Arrows give calls only/, dot, "the call tree was recorded")
   end
 
+  # TRACEGRAPH_CALL_TREE and TRACEGRAPH_MAX_CALL_TREE_NODES are
+  # --call-tree and --max-call-tree-nodes: the tree recorded, at its cap.
+  # CALL_TREE=0 is kept where the output is written without a tree, and
+  # refused where it is written from one.
+  def test_call_tree_settings
+    app = write_script("tree.rb", "def a = 3.times { b }\ndef b = c\ndef c = 1\na\n")
+    run = ->(env) { ruby("-rtracegraph/autorun", app, env: {"TRACEGRAPH_RUN" => nil}.merge(env)) }
+    _, err, status = run.call("TRACEGRAPH_OUTPUT" => "plain.json")
+    assert status.success?, err
+    assert_nil Tracegraph::Profile.load_json(File.join(@dir, "plain.json")).call_tree, "a .json records none by default"
+    _, err, status = run.call("TRACEGRAPH_OUTPUT" => "tree.json", "TRACEGRAPH_CALL_TREE" => "1")
+    assert status.success?, err
+    whole = Tracegraph::Profile.load_json(File.join(@dir, "tree.json")).call_tree
+    assert whole.folded_calls.zero?
+    _, err, status = run.call("TRACEGRAPH_OUTPUT" => "capped.json", "TRACEGRAPH_CALL_TREE" => "1",
+                              "TRACEGRAPH_MAX_CALL_TREE_NODES" => "3")
+    assert status.success?, err
+    capped = Tracegraph::Profile.load_json(File.join(@dir, "capped.json")).call_tree
+    assert_operator whole.size, :>, 3
+    assert_operator capped.size, :<, whole.size, "the cap"
+    assert_operator capped.folded_calls, :>, 0, "the calls past it folded"
+
+    _, err, status = run.call("TRACEGRAPH_OUTPUT" => "no-tree.html", "TRACEGRAPH_CALL_TREE" => "0")
+    assert status.success?, err
+    data = JSON.parse(File.read(File.join(@dir, "no-tree.html"))[%r{id="profile-data">(.*?)</script>}m, 1])
+    assert_nil data["flame"], "a report without the flame graph, as asked"
+    _, err, status = run.call("TRACEGRAPH_OUTPUT" => "no-tree.folded", "TRACEGRAPH_CALL_TREE" => "0")
+    assert status.success?, err
+    assert_includes err, "tracegraph/autorun: TRACEGRAPH_CALL_TREE=0 records no call tree, " \
+                         "but TRACEGRAPH_OUTPUT=no-tree.folded is written from it: unset TRACEGRAPH_CALL_TREE; running without profiling"
+    refute File.exist?(File.join(@dir, "no-tree.folded"))
+  end
+
   def test_blocks_setting
     app = write_script("blocks.rb", "def a = [1, 2].each { b }\ndef b = 1\na\n")
     {"1" => 2, "0" => 0}.each do |setting, block_calls|

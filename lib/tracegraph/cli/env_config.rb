@@ -13,7 +13,9 @@
 #                             TRACEGRAPH_CLOCK (wall | cpu | thread_cpu), _C_CALLS (1/true, the
 #                             default, 0/false, or all, as --all-c-calls), _RAW_TIMES, _GC,
 #                             _BLOCKS, _ALLOCATIONS, _CALL_TREE, _EXACT_CLOCK (1/true or 0/false),
-#                             _MAX_CALL_TREE_NODES (a whole number)
+#                             _MAX_CALL_TREE_NODES (a whole number: the cap of a call tree
+#                             recorded); _CALL_TREE=0 where the output or a view needs the tree
+#                             is refused (settle_call_tree)
 #   TRACEGRAPH_<OPTION>       each graph flag of the command (GraphOptions::FLAGS, so the two
 #                             lists cannot drift): TRACEGRAPH_NODE_FRACTION, _EDGE_FRACTION,
 #                             _MAX_NODES, _FOCUS, _IGNORE, _SPLIT_HUBS, _FOLD_CHAINS (0/1),
@@ -36,7 +38,6 @@ module Tracegraph
       RecordingOptions::TABLE.each_value do |option|
         @start_options[option.name] = recording_value(option) if option.env && set?(option.env)
       end
-      @start_options[:call_tree] = true if Output.wants_call_tree?([@output])
       @dot_options = {}
       GraphOptions::FLAGS.each do |key, (_, type, *)|
         name = "TRACEGRAPH_#{key.upcase}"
@@ -44,7 +45,7 @@ module Tracegraph
       end
       @dot_options[:threads] = env["TRACEGRAPH_THREADS"].split(",").map(&:strip) if set?("TRACEGRAPH_THREADS")
       @dot_options[:idle] = Profile.idle_choice(env["TRACEGRAPH_IDLE"]) if set?("TRACEGRAPH_IDLE")
-      @start_options[:call_tree] = true if GraphOptions.needs_call_tree?(@dot_options)
+      settle_call_tree
       DotOptions.parse(@dot_options.except(*VIEW_OPTIONS))
       GraphOptions.check_allocations!(@start_options, @dot_options)
     rescue ArgumentError => e
@@ -54,6 +55,26 @@ module Tracegraph
     private
 
     def set?(name) = !@env[name].to_s.empty?
+
+    # The call tree, as the command records it: where the output or a view
+    # needs it or shows it (the HTML report's flame graph), or a grouping
+    # is exact from it. TRACEGRAPH_CALL_TREE=0 is kept where the output
+    # is written without one (the report, with no flame graph; a grouping,
+    # its arrows estimated), and refused where it cannot be.
+    def settle_call_tree
+      unless @start_options[:call_tree] == false
+        @start_options[:call_tree] = true if Output.wants_call_tree?([@output]) || GraphOptions.needs_call_tree?(@dot_options)
+        return
+      end
+      needs = []
+      needs << "TRACEGRAPH_OUTPUT=#{@env['TRACEGRAPH_OUTPUT']} is written from it" if Output.needs_call_tree?([@output])
+      needs << "TRACEGRAPH_THREADS is counted from it" if @dot_options.key?(:threads)
+      needs << "TRACEGRAPH_IDLE=hide is counted from it" if @dot_options[:idle] == :hide
+      return if needs.empty?
+
+      raise Error, "TRACEGRAPH_CALL_TREE=#{@env['TRACEGRAPH_CALL_TREE']} records no call tree, but #{needs.join(', and ')}: " \
+                   "unset TRACEGRAPH_CALL_TREE"
+    end
 
     # A graph flag's value, as OptionParser would read it for the flag.
     def graph_value(name, type)

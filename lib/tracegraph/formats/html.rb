@@ -48,27 +48,59 @@ module Tracegraph
       module_function
 
       # The report as a String. graph: false leaves the graph view out
-      # (no Graphviz run); view_options choose threads and waiting as for
-      # every format (Profile#view).
-      def generate(profile, graph: true, **view_options)
-        profile = profile.view(**view_options) unless view_options.empty?
-        svg, note = graph ? HtmlGraph.svg(profile) : [nil, "the graph view was left out (graph: false)"]
-        page(data(profile, svg, note).merge("advice" => graph ? advice(profile) : nil), title(profile))
+      # (no Graphviz run); threads: and idle: choose a view as for every
+      # format (Profile#view); the rest are write_dot's options (focus:,
+      # ignore:, max_nodes:, group_by: ...), which the graph view is drawn
+      # with, and which the page opens on and names (drawn_with). The
+      # table, the method pages and the flame and focus views keep every
+      # method: they have their own focus, ignore and search.
+      def generate(profile, graph: true, **options)
+        profile, graph_options = profile.viewed(options)
+        DotOptions.parse(graph_options) # an unknown option or a bad value is refused, not left out
+        unless graph || graph_options.empty?
+          raise ArgumentError, "#{graph_options.keys.join(', ')}: the graph view draws with them, and graph: false leaves it out"
+        end
+        if graph
+          svg, note = HtmlGraph.svg(profile, **graph_options)
+        else
+          svg, note = [nil, "the graph view was left out (graph: false)"]
+        end
+        extra = {"advice" => graph ? advice(profile, graph_options) : nil, "drawn_with" => drawn_with(graph_options)}
+        page(data(profile, svg, note).merge(extra), title(profile))
       end
 
-      # The command's grouping advice for the report's graph (the DOT
-      # writer's defaults), as the summary shows it, or nil where the
-      # command gives none: its text, and where it recommends a grouping,
+      # The graph options that are not the DOT writer's defaults, as the
+      # command's flags name them (cli/graph_options.rb: --max-nodes 3,
+      # --no-split-hubs), for the page to say what its graph was drawn
+      # with; [] for none.
+      def drawn_with(graph_options)
+        graph_options.reject { |key, value| Dot::DEFAULTS[key].to_s == value.to_s }.map do |key, value|
+          flag = "--#{key.to_s.tr('_', '-')}"
+          next value ? flag : flag.sub("--", "--no-") if [true, false].include?(value)
+
+          "#{flag} #{value.is_a?(Regexp) ? value.source : value}"
+        end
+      end
+
+      # The command's grouping advice for the report's graph (drawn with
+      # graph_options), as the summary shows it, or nil where the
+      # command gives none (a graph grouped already): its text, and where it recommends a grouping,
       # which, its numbers and its graph laid out by Graphviz (svg, or
       # svg_note: why not). A report without the graph (graph: false) has
       # none: grouping a big profile three ways costs seconds of write
       # time (docs/formats-and-viewers.md, "Scale").
-      def advice(profile)
-        advice = GroupingAdvice.advice(profile, {})
+      def advice(profile, graph_options = {})
+        return nil if Profile.grouping(graph_options.fetch(:group_by, :method)) != :method
+
+        advice = GroupingAdvice.advice(profile, graph_options)
         return nil unless advice
 
         g = advice.advised
-        svg, note = g ? HtmlGraph.svg(g.profile) : [nil, nil]
+        # (A focus matches methods' names: drawn from the methods, as the advice measured it.)
+        svg, note = if g.nil? then [nil, nil]
+                    elsif graph_options[:focus] then HtmlGraph.svg(profile, **graph_options, group_by: g.grouping)
+                    else HtmlGraph.svg(g.profile, **graph_options)
+                    end
         {"text" => advice.text, "group_by" => g&.grouping&.to_s, "held" => g&.held, "biggest" => g&.biggest,
          "biggest_share" => g&.biggest_share, "svg" => svg, "svg_note" => note}
       rescue Tracegraph::Error, ArgumentError # advice only, as the command's (Output.grouping_note)

@@ -34,22 +34,28 @@ module Tracegraph
         # node of one means the tree cannot say.
         return nil if rows[2].any? { |method, *| methods[method].nil? }
 
-        new(profile, exact: true).tap { |sums| sums.send(:from_rows, names, methods, own, *rows) }
+        new(profile, tree_rows: [names, methods, own, *rows])
       end
 
       def self.from_edges(profile, own)
-        methods, edges, group_of, origin = CSplit.new(profile.methods, profile.edges, own, Grouping::C_METHODS).split
-        new(profile, exact: false).tap { |sums| sums.send(:sum_edges, methods, edges, group_of, origin) }
+        new(profile, edge_split: CSplit.new(profile.methods, profile.edges, own, Grouping::C_METHODS).split)
       end
 
-      def initialize(profile, exact:)
+      # The sums of profile, made from one of: tree_rows, [names, methods,
+      # own, group rows, arrow rows, piece rows] (from_tree: exact), or
+      # edge_split, CSplit#split's [methods, edges, group_of, origin]
+      # (from_edges: estimated).
+      def initialize(profile, tree_rows: nil, edge_split: nil)
+        raise ArgumentError, "GroupSums needs tree_rows: or edge_split:, one of them" unless tree_rows.nil? ^ edge_split.nil?
+
         @profile = profile
-        @exact = exact
+        @exact = !tree_rows.nil?
         @allocations = profile.allocations?
         @groups = {}
         @arrows = {}
         @members = {}
         @origin = {}.compare_by_identity
+        tree_rows ? from_rows(*tree_rows) : sum_edges(*edge_split)
       end
 
       private

@@ -11,8 +11,13 @@
 module Tracegraph
   class Profile
     # What a view was made from (Profile.new's viewed_from:): how many
-    # threads the recording had, and the waiting time (ns) left out.
-    ViewOrigin = Struct.new(:recorded_threads, :hidden_waiting, keyword_init: true)
+    # threads the recording had, the waiting time (ns) left out, and where
+    # that waiting was, for Profile#waiting_where: how many threads lost
+    # time to it (hidden_waiting_threads; nil where not counted, as in a
+    # loaded file) and the waiting methods' names, most time first
+    # (hidden_waiting_names; nil for none known).
+    ViewOrigin = Struct.new(:recorded_threads, :hidden_waiting, :hidden_waiting_threads, :hidden_waiting_names,
+                            keyword_init: true)
 
     # How many threads the recording had: more than threads.size in a view
     # of some of them.
@@ -20,6 +25,14 @@ module Tracegraph
 
     # Waiting time (nanoseconds) a view with idle: :hide left out; 0 otherwise.
     def hidden_waiting = @hidden_waiting || 0
+
+    # This profile's ViewOrigin, which a profile derived from it keeps:
+    # what a view of it left out, and where (hidden_waiting: another
+    # amount, for a view of this view).
+    def view_origin(hidden_waiting: self.hidden_waiting)
+      ViewOrigin.new(recorded_threads: recorded_threads, hidden_waiting: hidden_waiting,
+                     hidden_waiting_threads: @hidden_waiting_threads, hidden_waiting_names: @hidden_waiting_names)
+    end
 
     # The profile for the threads chosen (see VIEW_OPTIONS), with waiting
     # methods left out if idle: :hide: their boxes go, and so does their
@@ -123,21 +136,17 @@ module Tracegraph
       tree_methods = recorded.each_with_index.map { |m, i| new_methods[i] || m }
       tree = CallTree.new(folded_calls: call_tree.folded_calls, native: kept, methods: tree_methods,
                           threads: call_tree.native_threads)
-      derived(methods: new_methods.values, edges: new_edges, threads: new_threads, call_tree: tree,
-              hidden_waiting: hidden_waiting + hidden_time).tap do |view|
-        view.send(:waited_in, hidden_waiting_threads(chosen, new_threads), waiting_names) if hide && hidden_time.positive?
+      origin = view_origin(hidden_waiting: hidden_waiting + hidden_time)
+      if hide && hidden_time.positive?
+        origin.hidden_waiting_threads = hidden_waiting_threads(chosen, new_threads)
+        origin.hidden_waiting_names = waiting_names
       end
+      derived(methods: new_methods.values, edges: new_edges, threads: new_threads, call_tree: tree, viewed_from: origin)
     end
 
     # How many of the threads chosen lost time to hiding the waiting.
     def hidden_waiting_threads(chosen, viewed)
       chosen.zip(viewed).count { |before, after| before.total_time > after.total_time }
-    end
-
-    # Where the waiting a view hid was (Profile#waiting_where).
-    def waited_in(threads, names)
-      @hidden_waiting_threads = threads
-      @hidden_waiting_names = names
     end
 
     # {recorded index => MethodStats} of the methods called, and their
@@ -165,6 +174,8 @@ module Tracegraph
     def view_origin!(origin)
       @recorded_threads = origin.recorded_threads
       @hidden_waiting = origin.hidden_waiting
+      @hidden_waiting_threads = origin.hidden_waiting_threads
+      @hidden_waiting_names = origin.hidden_waiting_names&.dup&.freeze
     end
 
     # This profile with other methods and edges (a view, or the graph's
@@ -172,14 +183,14 @@ module Tracegraph
     # wall time, YJIT's mark, and what a view of it left out stay; so do its GC stats
     # when they were kept whole (gc_stats:, a grouping's: see Profile#initialize).
     # grouped_from: what a grouping's boxes stand for (model/group_by.rb).
-    def derived(methods:, edges:, threads: self.threads, call_tree: nil, hidden_waiting: self.hidden_waiting,
+    # viewed_from: what the new profile is a view of (a view's own
+    # ViewOrigin; by default this profile's, kept as it is).
+    def derived(methods:, edges:, threads: self.threads, call_tree: nil, viewed_from: view_origin,
                 gc_stats: @kept_gc, grouped_from: nil)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges, program: program,
                   complete: complete?, call_tree: call_tree, gc_runs: gc.runs, wall_time: wall_time,
                   allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title, yjit: yjit?, recorded_by: recorded_by,
-                  viewed_from: ViewOrigin.new(recorded_threads: recorded_threads, hidden_waiting: hidden_waiting),
-                  grouped_from: grouped_from)
-             .tap { |profile| profile.send(:waited_in, @hidden_waiting_threads, @hidden_waiting_names) }
+                  viewed_from: viewed_from, grouped_from: grouped_from)
     end
   end
 end

@@ -162,15 +162,18 @@ module Tracegraph
       target = check_path(path)
       dot_options = dot_options.merge(idle: idle_for(profile, output_format(target))) if dot_options[:idle] == :auto
       profile, dot_options = profile.viewed(dot_options)
-      check_focus!([profile], dot_options) if GRAPH_FORMATS.include?(output_format(target))
+      check_focus!([profile], dot_options) if draws_graph?(target)
       deliver(target) { |file| write_file(profile, file, dot_options) }
     end
 
-    # Writes profile to a file in the format its name asks for.
+    # Writes profile to a file in the format its name asks for. The HTML
+    # report's graph view is drawn with the graph options (focus, ignore,
+    # the fractions, max_nodes, group_by ...), as a .svg would be.
     def write_file(profile, path, dot_options)
       format = Formats.named(format_of(path))
       return write_graph_file(profile, path, dot_options) if format.graph
       return [format.writer.write(grouped(profile, dot_options), path)] if format.name == :text
+      return [format.writer.write(profile, path, **dot_options)] if format.name == :html
 
       check_call_tree(profile, path, format) if format.call_tree
       [format.writer.write(profile, path)]
@@ -185,9 +188,14 @@ module Tracegraph
       [profile, options.except(*VIEW_OPTIONS), "#{e.message}; writing every thread instead"]
     end
 
-    # The formats that show groups (--group-by): the graph's, and the
-    # text table (.txt, --flat), one row per group.
-    def shows_groups?(path) = GRAPH_FORMATS.include?(output_format(path)) || output_format(path) == :text
+    # The formats that show groups (--group-by): the graph's, the HTML
+    # report's graph view, and the text table (.txt, --flat), one row per
+    # group.
+    def shows_groups?(path) = draws_graph?(path) || output_format(path) == :text
+
+    # Whether an output draws the call graph with the graph options: a
+    # graph's format, or the HTML report (its graph view).
+    def draws_graph?(path) = GRAPH_FORMATS.include?(output_format(path)) || output_format(path) == :html
 
     # The grouping dot_options ask for (:class, :file, :gem), or nil.
     def grouping(dot_options)
@@ -207,7 +215,7 @@ module Tracegraph
       group = grouping(dot_options)
       return if group.nil? || flat || paths.any? { |path| shows_groups?(path) }
 
-      raise Error, "--group-by #{group} shows groups in the graph (.dot, .svg, .pdf, .png) and the text table " \
+      raise Error, "--group-by #{group} shows groups in the graph (.dot, .svg, .pdf, .png, and .html's graph view) and the text table " \
                    "(.txt, --flat), and #{paths.map { |path| shown(path) }.join(', ')} cannot show them: add one of those " \
                    "(-o by-#{group}.svg, -o by-#{group}.txt)"
     end
@@ -219,7 +227,7 @@ module Tracegraph
       others = paths.reject { |path| shows_groups?(path) }
       return nil if others.empty?
 
-      "--group-by #{group} applies to the graph and the text table; #{others.map { |path| shown(path) }.join(', ')} " \
+      "--group-by #{group} applies to the graph (and .html's graph view) and the text table; #{others.map { |path| shown(path) }.join(', ')} " \
         "#{others.size == 1 ? 'is' : 'are'} written by method, as recorded"
     end
 

@@ -27,27 +27,15 @@ class TestDiffCli < Minitest::Test
   # Profiles of --runs whose runs spread wider than the limit: the gate
   # cannot tell, says so, and exits with its own status, 4.
   def test_a_gate_that_cannot_tell_exits_with_4
-    ms = 1_000_000
-    run = lambda do |work|
-      main = Tracegraph::MethodStats.new(name: "Object#main", file: "app.rb", line: 1, calls: 1,
-                                         total_time: (work + 101) * ms, self_time: ms, c_method: false)
-      w = Tracegraph::MethodStats.new(name: "Object#work", file: "app.rb", line: 5, calls: 100,
-                                      total_time: work * ms, self_time: work * ms, c_method: false)
-      o = Tracegraph::MethodStats.new(name: "Object#other", file: "app.rb", line: 9, calls: 10,
-                                      total_time: 100 * ms, self_time: 100 * ms, c_method: false)
-      edges = [w, o].map { |m| Tracegraph::EdgeStats.new(caller: main, callee: m, calls: m.calls, total_time: m.total_time, self_time: m.self_time) }
-      Tracegraph::Profile.new(clock: :cpu, methods: [main, w, o], edges: edges,
-                              threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: main.total_time)])
-    end
-    Tracegraph::Profile.median([100, 90, 110, 95, 105].map(&run)).write_json(File.join(@dir, "wide-base.json"))
-    Tracegraph::Profile.median([104, 94, 114, 99, 109].map(&run)).write_json(File.join(@dir, "wide-head.json"))
+    write_runs_profile("wide-base.json", [100, 90, 110, 95, 105])
+    write_runs_profile("wide-head.json", [104, 94, 114, 99, 109])
     _, err, status = tracegraph("diff", "--fail-on-time", "3", "--fail-on-calls", "0", "wide-base.json", "wide-head.json")
     assert_equal 4, status.exitstatus, err
     assert_match(/^tracegraph diff: cpu time of Object#work against the rest of the run .*: 92\.5 ms \/ 101 ms -> 96\.5 ms \/ 101 ms, \+4\.3% ± (\d+\.\d)% \(the noise between runs\): cannot tell: the noise between runs \(± \1%\) is wider than the allowed \+3%/,
                  err)
     assert_match(/^tracegraph diff: \d+ method checks, 0 failed, 1 could not tell \(5 and 5 runs\)$/, err)
     # A slowdown the wide noise cannot hide fails: status 3, as before.
-    Tracegraph::Profile.median([200, 180, 220, 190, 210].map(&run)).write_json(File.join(@dir, "slow-head.json"))
+    write_runs_profile("slow-head.json", [200, 180, 220, 190, 210])
     _, err, status = tracegraph("diff", "--fail-on-time", "3", "--fail-on-time", "Object#other=1", "wide-base.json",
                                 "slow-head.json")
     assert_equal 3, status.exitstatus, err

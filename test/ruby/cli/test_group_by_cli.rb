@@ -38,7 +38,7 @@ class TestGroupByCli < Minitest::Test
   def test_group_by_is_never_silently_ignored
     _, err, status = tracegraph("--group-by", "class", "-o", "run.json", "-o", "run.txt", "-e", PROGRAM)
     assert status.success?, err
-    assert_includes err, "tracegraph: --group-by class applies to the graph and the text table; run.json is written " \
+    assert_includes err, "tracegraph: --group-by class applies to the graph (and .html's graph view) and the text table; run.json is written " \
                          "by method, as recorded\n"
     saved = Tracegraph::Profile.load_json(path("run.json"))
     by_class = saved.group_by(:class)
@@ -60,8 +60,8 @@ class TestGroupByCli < Minitest::Test
 
     _, err, status = tracegraph("render", path("run.json"), "--group-by", "gem", "-o", "again.json")
     assert_equal 2, status.exitstatus
-    assert_equal "tracegraph render: --group-by gem shows groups in the graph (.dot, .svg, .pdf, .png) and the text " \
-                 "table (.txt, --flat), and again.json cannot show them: add one of those (-o by-gem.svg, -o " \
+    assert_equal "tracegraph render: --group-by gem shows groups in the graph (.dot, .svg, .pdf, .png, and .html's graph " \
+                 "view) and the text table (.txt, --flat), and again.json cannot show them: add one of those (-o by-gem.svg, -o " \
                  "by-gem.txt)\n", err
     refute File.exist?(path("again.json"))
     _, err, status = tracegraph("--group-by", "file", "-o", "run.folded", "-e", "File.write('ran', 1)")

@@ -177,20 +177,8 @@ class TestDiffHtml < TracegraphTest
   # Runs that spread wider than the limit: the report's verdict is the
   # gate's "cannot tell", as the command's status 4 is.
   def test_a_gate_that_cannot_tell_says_so_in_chromium
-    ms = 1_000_000
-    run = lambda do |work|
-      main = Tracegraph::MethodStats.new(name: "Object#main", file: "app.rb", line: 1, calls: 1,
-                                         total_time: (work + 101) * ms, self_time: ms, c_method: false)
-      w = Tracegraph::MethodStats.new(name: "Object#work", file: "app.rb", line: 5, calls: 100,
-                                      total_time: work * ms, self_time: work * ms, c_method: false)
-      o = Tracegraph::MethodStats.new(name: "Object#other", file: "app.rb", line: 9, calls: 10,
-                                      total_time: 100 * ms, self_time: 100 * ms, c_method: false)
-      edges = [w, o].map { |m| Tracegraph::EdgeStats.new(caller: main, callee: m, calls: m.calls, total_time: m.total_time, self_time: m.self_time) }
-      Tracegraph::Profile.new(clock: :cpu, methods: [main, w, o], edges: edges,
-                              threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: main.total_time)])
-    end
-    Tracegraph::Profile.median([100, 90, 110, 95, 105].map(&run)).write_json(File.join(@dir, "wide-base.json"))
-    Tracegraph::Profile.median([104, 94, 114, 99, 109].map(&run)).write_json(File.join(@dir, "wide-head.json"))
+    write_runs_profile("wide-base.json", [100, 90, 110, 95, 105])
+    write_runs_profile("wide-head.json", [104, 94, 114, 99, 109])
     _, err, status = tracegraph("diff", "--fail-on-time", "3", "-o", "diff.html", "wide-base.json", "wide-head.json")
     assert_equal 4, status.exitstatus, err
     gate = check_in_chromium(File.join(@dir, "diff.html"))["gate"]

@@ -163,7 +163,7 @@ class TestThreadsView < TracegraphTest
       worker = Thread.new { queue.pop }
       Thread.pass until worker.status == "sleep"
       finish = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.02
-      work.a while Process.clock_gettime(Process::CLOCK_MONOTONIC) < finish
+      (work.a; work.b) while Process.clock_gettime(Process::CLOCK_MONOTONIC) < finish
       queue << 1
       worker.join
     end
@@ -180,6 +180,25 @@ class TestThreadsView < TracegraphTest
     refute_match(/\(waiting\)/, flat.string)
     assert_includes hidden.to_dot, "Waiting hidden: #{Tracegraph.human_time(waited)} in 2 threads,"
     assert_equal "in Thread::Queue#pop, Thread#join", profile.waiting_where
+
+    # Where it was is part of what the view is made from (its ViewOrigin),
+    # so every profile derived from the view keeps it: the graph's copy
+    # with hubs split (Array#each, whose blocks are a's and b's), a focus,
+    # a view of the view.
+    origin = hidden.view_origin
+    assert_equal [hidden.recorded_threads, waited, 2, %w[Thread::Queue#pop Thread#join]],
+                 origin.to_a, "the view's origin holds the waiting's threads and names"
+    main = hidden.threads.find { |t| t.name == "main" } || hidden.threads.first
+    derived = [hidden.split_hubs.first, hidden.focus_paths(/Work#a/).first,
+               hidden.view(threads: [main.id])]
+    derived.each_with_index do |d, i|
+      refute_same hidden, d, "derived #{i}"
+      assert_equal [waited, "in 2 threads, Thread::Queue#pop, Thread#join"], [d.hidden_waiting, d.waiting_where]
+    end
+    # And Profile.new takes it as it takes the rest of the origin.
+    rebuilt = Tracegraph::Profile.new(clock: hidden.clock, threads: hidden.threads, methods: hidden.methods,
+                                      edges: hidden.edges, viewed_from: origin)
+    assert_equal "in 2 threads, Thread::Queue#pop, Thread#join", rebuilt.waiting_where
   end
 
   def test_wall_time_is_the_time_recorded_less_pauses

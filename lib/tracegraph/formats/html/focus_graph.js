@@ -636,5 +636,9 @@
     return { onSearch: null };
   }
 
+  // The rules this file shares with the C writer, for the test that holds
+  // them to it (test/ruby/formats/test_graph_rules_js.rb): a box's fill and
+  // border at a share of the whole, an arrow's colour, and the rows.
+  R.graphRules = { fill: (f) => hex(heat(f)), border: (f) => hex(shade(heat(f))), rows };
   R.addView("focus", "Focus", showFocus);
 })();

@@ -130,10 +130,15 @@
   // nav's links; the page's title is the report's again (a method's page
   // puts its name first).
   const views = new Map([["graph", showGraph], ["table", showTable]]);
+  // The graph options the report was written with (--focus X, --group-by
+  // gem: Html.drawn_with), which drew the graph view; null for none.
+  const drawnWith = data.drawn_with && data.drawn_with.length ? data.drawn_with.join(" ") : null;
+  const groupedBy = (data.drawn_with || []).some((f) => f.startsWith("--group-by ")); // boxes are groups, not methods
   let firstView = null;   // the view an empty fragment opens (summary.js's), else the graph
   const routes = router({
     nav, main, views, method: showMethod, methodQuery: true,
-    home: () => firstView || (data.svg ? "graph" : "table"),
+    // (A report written with graph options opens on the graph they drew.)
+    home: () => (drawnWith ? "graph" : firstView || (data.svg ? "graph" : "table")),
     before(state) {
       document.title = title;
       applyChoice(state.params);
@@ -308,7 +313,7 @@
 
   // --- the call graph, as the DOT writer draws it, laid out by Graphviz
   // when the report was written ---
-  const graphElement = lazyGraph(data.svg, (lines) => { const m = boxMethod(lines); return m && m.index; });
+  const graphElement = lazyGraph(data.svg, (lines) => { const m = groupedBy ? undefined : boxMethod(lines); return m && m.index; });
 
   // A box's tooltip: its name, then its file:line (after "(ruby) " for
   // Ruby's own files) or, for a box split per caller, "from CALLER".
@@ -353,11 +358,16 @@
       main.append(el("p", { class: "note", id: "view-note", text: `The graph shows the report as written (${writtenLabel()}); ` +
         `the thread and waiting chosen (${choice.label}) apply to the table, the method pages, the focus graph and the flame graph.` }));
     }
+    if (drawnWith) {
+      main.append(el("p", { class: "note", id: "drawn-with", text: `Drawn with ${drawnWith}, as the report was written; ` +
+        "the table, the method pages and the focus and flame views keep every method." }));
+    }
     if (!svg) {
       main.append(el("p", { class: "note", id: "no-graph", text: `No graph view: ${data.graph_note || "the drawing could not be read"}. The table and every method's page work without it.` }));
       return;
     }
-    const highlight = graphView(main, svg, "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes.",
+    const highlight = graphView(main, svg, groupedBy ? "Drag to pan, wheel to zoom; a box is a group, its tooltip names its heaviest methods." :
+      "Drag to pan, wheel to zoom, click a box to open its method; the search box highlights boxes.",
       (index) => { location.hash = methodHash(methods[index]); },
       (q) => { const query = choiceQuery(); return q ? `#graph?${new URLSearchParams({ q })}${query ? "&" + query : ""}` : `#graph${query ? "?" + query : ""}`; });
     return graphSearch(highlight, methods, "the profile", search, params);
