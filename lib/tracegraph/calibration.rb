@@ -16,19 +16,24 @@ module Tracegraph
   # iteration is (profiled - unprofiled) / iterations; the empty loop's is
   # subtracted from the others (with c_calls: :all its operators are calls
   # too), which leaves the cost of one call and its return, per kind. The
-  # fastest of several rounds is kept (noise only ever adds time).
+  # fastest of nine short rounds is kept (noise only ever adds time; a
+  # short round is less often preempted on a busy machine).
   #
   # Where that cost lands matters as much: the hook reads the clock late
   # in a call and early in a return, so most of it falls outside the
   # frame, in its caller's time. The part inside is what the recording
   # itself says an empty method, block or C method took: its recorded
-  # time per call. Each event is given half of each part.
+  # time per call, in the round least disturbed. Each event is given half
+  # of each part.
   module Calibration
-    ITERATIONS = 10_000
-    ROUNDS = 5
+    ITERATIONS = 5_000
+    ROUNDS = 9
 
     # The methods run while calibrating. Recorded like any other code, in a
-    # recording that is thrown away.
+    # recording that is thrown away. Each loop that calls something has one
+    # copy per round (loop_ruby_0 ... loop_ruby_8), so that the recording
+    # keeps each round's calls apart (an edge, or a block, per round) and
+    # the inside time can be read from a round that nothing interrupted.
     class Subject
       def empty; end
 
@@ -41,36 +46,38 @@ module Tracegraph
         i += 1 while i < n
       end
 
-      def loop_ruby(n)
-        i = 0
-        while i < n
-          empty
-          i += 1
-        end
-      end
-
-      def loop_block(n)
-        i = 0
-        while i < n
-          yields {}
-          i += 1
-        end
-      end
-
       # A C method that does almost nothing, and that no Ruby runs inline.
       C_METHOD = %i[itself hash object_id].find do |name|
         Object.instance_method(name).source_location.nil?
       end || :itself
 
-      class_eval <<~RUBY, __FILE__, __LINE__ + 1
-        def loop_c(n)
-          i = 0
-          while i < n
-            #{C_METHOD}
-            i += 1
+      ROUNDS.times do |round|
+        class_eval <<~RUBY, __FILE__, __LINE__ + 1
+          def loop_ruby_#{round}(n)
+            i = 0
+            while i < n
+              empty
+              i += 1
+            end
           end
-        end
-      RUBY
+
+          def loop_block_#{round}(n)
+            i = 0
+            while i < n
+              yields {}
+              i += 1
+            end
+          end
+
+          def loop_c_#{round}(n)
+            i = 0
+            while i < n
+              #{C_METHOD}
+              i += 1
+            end
+          end
+        RUBY
+      end
     end
 
     LOOPS = %i[loop_empty loop_ruby loop_block loop_c].freeze
@@ -101,7 +108,7 @@ module Tracegraph
     # hook's own time); it is stopped and thrown away here.
     def measure(&start)
       subject = Subject.new
-      LOOPS.each { |name| subject.public_send(name, 100) } # warm
+      ROUNDS.times { |round| LOOPS.each { |name| subject.public_send(loop_method(name, round), 100) } } # warm
       plain = fastest(subject)
       start.call(:sample)
       begin
@@ -123,31 +130,57 @@ module Tracegraph
       Result.new(costs: costs.freeze, hooks: hooks.freeze)
     end
 
+    # The method a loop runs in one round: loop_empty calls nothing, so it
+    # has one copy.
+    def loop_method(name, round) = name == :loop_empty ? name : :"#{name}_#{round}"
+
     # What the recording says each kind's empty frame took per call, from
-    # _stop's method rows ([name, file, line, c?, calls, total, ...]); a kind not
-    # recorded (blocks: false, c_calls: false) is missing.
+    # _stop's rows (methods: [name, file, line, c?, calls, total, ...];
+    # edges: [caller, callee, calls, total, self]): each round's mean, the
+    # least of them kept, as the loops' fastest round is. A preempted round's
+    # mean carries the preemption shared over its calls (5 ms over 5,000
+    # calls is 1 µs a call); noise only ever adds, so the least is the
+    # cleanest. A kind not recorded (blocks: false, c_calls: false) is missing.
     def inside_times(raw)
-      rows = raw[:methods].to_h { |name, _file, _line, _c, calls, total| [name, [calls, total]] }
-      names = {ruby: "#{Subject.name}#empty", block: "block in #{Subject.name}#loop_block",
-               c: "Kernel##{Subject::C_METHOD}"}
-      names.filter_map do |kind, name|
-        calls, total = rows[name]
-        [kind, total.to_f / calls] if calls&.positive?
+      methods = raw[:methods]
+      index = methods.each_with_index.to_h { |(name, *), i| [name, i] }
+      per_call = ->(calls, total) { total.to_f / calls if calls&.positive? }
+      edge = lambda do |from, to|
+        from_i = index[from]
+        to_i = index[to]
+        row = raw[:edges].find { |caller, callee, *| caller == from_i && callee == to_i } if from_i && to_i
+        row && per_call.(row[2], row[3])
+      end
+      subject = Subject.name
+      KINDS.filter_map do |kind|
+        means = Array.new(ROUNDS) do |round|
+          case kind
+          when :ruby then edge.("#{subject}#loop_ruby_#{round}", "#{subject}#empty")
+          when :block
+            row = methods[index["block in #{subject}#loop_block_#{round}"] || methods.size]
+            row && per_call.(row[4], row[5])
+          when :c then edge.("#{subject}#loop_c_#{round}", "Kernel##{Subject::C_METHOD}")
+          end
+        end.compact
+        [kind, means.min] unless means.empty?
       end.to_h
     end
 
-    # Each loop's fastest round, in nanoseconds.
+    # Each loop's fastest round, in nanoseconds. The rounds take turns
+    # across the loops, so a stretch of noise spoils one round of each
+    # rather than every round of one.
     def fastest(subject)
-      LOOPS.to_h do |name|
-        best = Float::INFINITY
-        ROUNDS.times do
+      best = LOOPS.to_h { |name| [name, Float::INFINITY] }
+      ROUNDS.times do |round|
+        LOOPS.each do |name|
+          method = loop_method(name, round)
           t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
-          subject.public_send(name, ITERATIONS)
+          subject.public_send(method, ITERATIONS)
           elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) - t0
-          best = elapsed if elapsed < best
+          best[name] = elapsed if elapsed < best[name]
         end
-        [name, best]
       end
+      best
     end
   end
 end

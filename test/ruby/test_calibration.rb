@@ -1,0 +1,49 @@
+require_relative "test_helper"
+
+# The calibration's reading of its own recording (Calibration.inside_times):
+# each kind's empty frame, per round, the least disturbed round kept.
+class TestCalibration < TracegraphTest
+  C = Tracegraph::Calibration
+  S = C::Subject.name
+
+  # _stop's rows for the calibration's loops, with round 3 of each kind
+  # preempted: its per-call time carries 5 ms over its calls.
+  def raw(per_call)
+    methods = [["#{S}#empty", "c.rb", 1, false, 0, 0, 0],
+               ["Kernel##{C::Subject::C_METHOD}", nil, nil, true, 0, 0, 0]]
+    edges = []
+    C::ROUNDS.times do |round|
+      extra = round == 3 ? 5_000_000 : 0
+      calls = C::ITERATIONS
+      ruby = methods.size
+      methods << ["#{S}#loop_ruby_#{round}", "c.rb", 2, false, 1, 0, 0]
+      edges << [ruby, 0, calls, per_call[:ruby] * calls + extra, 0]
+      methods << ["block in #{S}#loop_block_#{round}", "c.rb", 3, false, calls, per_call[:block] * calls + extra, 0]
+      c = methods.size
+      methods << ["#{S}#loop_c_#{round}", "c.rb", 4, false, 1, 0, 0]
+      edges << [c, 1, calls, per_call[:c] * calls + extra - round, 0] # round 8 the least
+    end
+    {methods: methods, edges: edges}
+  end
+
+  def test_the_least_disturbed_round_is_read_per_kind
+    inside = C.inside_times(raw(ruby: 40, block: 38, c: 30))
+    assert_in_delta 40.0, inside[:ruby], 1e-9
+    assert_in_delta 38.0, inside[:block], 1e-9
+    assert_in_delta 30.0 - (8.0 / C::ITERATIONS), inside[:c], 1e-9
+  end
+
+  def test_a_kind_not_recorded_is_missing
+    data = raw(ruby: 40, block: 38, c: 30)
+    data[:methods].map! { |row| row[0].start_with?("block in ") ? row[0, 4] + [0, 0, 0] : row } # blocks: false
+    data[:edges].reject! { |_, callee, *| callee == 1 } # c_calls: false
+    assert_equal %i[ruby], C.inside_times(data).keys
+  end
+
+  def test_each_round_runs_its_own_copy_of_each_loop
+    assert_equal :loop_empty, C.loop_method(:loop_empty, 4)
+    assert_equal :loop_ruby_4, C.loop_method(:loop_ruby, 4)
+    subject = C::Subject.new
+    C::ROUNDS.times { |round| C::LOOPS.each { |name| assert subject.respond_to?(C.loop_method(name, round)) } }
+  end
+end
