@@ -106,7 +106,7 @@ async function graphSearch(page, query) {
   if (box) {
     await page.keyboard.press("Escape");
     await box.click();
-    await page.waitForSelector("#method-name", { timeout: 5000 });
+    await page.waitForSelector("#method-name", { timeout: 30000 });
     result.clicked = await page.$eval("#method-name", (h) => h.textContent);
   }
   await page.$eval("#search", (s) => { s.value = ""; });
@@ -118,10 +118,10 @@ async function graphSearch(page, query) {
 async function headerSearch(page, query) {
   await page.click("#search", { clickCount: 3 });
   await page.type("#search", query);
-  await page.waitForSelector("#matches li a", { timeout: 5000 });
+  await page.waitForSelector("#matches li a", { timeout: 30000 });
   const matches = await page.$$eval("#matches li a", (as) => as.map((a) => a.querySelector(".mname").textContent));
   await page.keyboard.press("Enter");
-  await page.waitForSelector("#method-name", { timeout: 5000 });
+  await page.waitForSelector("#method-name", { timeout: 30000 });
   return { query, matches, opened: await page.$eval("#method-name", (h) => h.textContent) };
 }
 

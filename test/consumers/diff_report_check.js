@@ -78,7 +78,7 @@ async function main() {
     if (query) {
       out.search = await headerSearch(page, query);
       await page.evaluate((q) => { location.hash = "#changes?sort=self&q=" + encodeURIComponent(q); }, query);
-      await page.waitForSelector("#changes", { timeout: 5000 });
+      await page.waitForSelector("#changes", { timeout: 30000 });
       out.filter = { query, names: await page.$$eval("#changes tbody td.name", (tds) => tds.map((td) => td.textContent)) };
     }
 
@@ -86,11 +86,11 @@ async function main() {
     if (name) {
       // Opened by a click on its row in the table (not on its link).
       await page.evaluate(() => { location.hash = "#changes?sort=self"; });
-      await page.waitForSelector("#changes tbody tr", { timeout: 5000 });
+      await page.waitForSelector("#changes tbody tr", { timeout: 30000 });
       const row = await page.evaluateHandle((n) => [...document.querySelectorAll("#changes tbody tr")]
         .find((tr) => tr.querySelector("td.name").textContent === n), name);
       await row.asElement().$eval("td.status", (td) => td.click());
-      await page.waitForSelector("#method-name", { timeout: 5000 });
+      await page.waitForSelector("#method-name", { timeout: 30000 });
       out.method = await page.evaluate(() => {
         const rows = (id) => [...document.querySelectorAll(`#${id} tbody tr`)]
           .map((tr) => [tr.querySelector("td.name").textContent, tr.children[1].textContent, tr.children[2].textContent]);
@@ -106,7 +106,7 @@ async function main() {
         .find((a) => a.textContent !== n) || null, name).then((h) => h.asElement());
       if (link) {
         await link.click();
-        await page.waitForFunction((n) => document.querySelector("#method-name") && document.querySelector("#method-name").textContent !== n, { timeout: 5000 }, name);
+        await page.waitForFunction((n) => document.querySelector("#method-name") && document.querySelector("#method-name").textContent !== n, { timeout: 30000 }, name);
         out.method.callerOpened = await page.$eval("#method-name", (h) => h.textContent);
       }
     }

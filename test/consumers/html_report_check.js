@@ -109,10 +109,10 @@ async function focusSteps(page, out) {
     await page.click("#ignore-regexp");
     await page.type("#ignore-regexp", ignore);
     await page.keyboard.press("Enter");
-    await page.waitForFunction((h) => location.hash !== h, { timeout: 5000 }, first.hash);
+    await page.waitForFunction((h) => location.hash !== h, { timeout: 30000 }, first.hash);
     out.focus.ignored = await focusState(page);
     await page.goBack();
-    await page.waitForFunction((h) => location.hash === h, { timeout: 5000 }, first.hash);
+    await page.waitForFunction((h) => location.hash === h, { timeout: 30000 }, first.hash);
     out.focus.back = await focusState(page);
   }
   const hide = option("--hide");
@@ -120,13 +120,13 @@ async function focusSteps(page, out) {
     const index = first.boxes.find((b) => b[1] === hide);
     if (index) {
       await page.click(`#graph-view g.node[data-method="${index[0]}"]`);
-      await page.waitForSelector("#focus-hide", { timeout: 5000 });
+      await page.waitForSelector("#focus-hide", { timeout: 30000 });
       out.focus.selected = await page.$eval("#focus-selected-name", (s) => s.textContent);
       await page.click("#focus-hide");
-      await page.waitForFunction((h) => location.hash !== h, { timeout: 5000 }, first.hash);
+      await page.waitForFunction((h) => location.hash !== h, { timeout: 30000 }, first.hash);
       out.focus.hidden = await focusState(page);
       await page.click("#focus-undo");
-      await page.waitForFunction((h) => location.hash === h, { timeout: 5000 }, first.hash);
+      await page.waitForFunction((h) => location.hash === h, { timeout: 30000 }, first.hash);
       out.focus.undone = await focusState(page);
     }
   }
@@ -235,7 +235,7 @@ async function choiceSteps(page, params, name) {
   }));
   result.selects = await page.evaluate(() => [document.querySelector("#view-thread").value, document.querySelector("#view-idle").value]);
   await page.evaluate((n, p) => { location.hash = "#method=" + encodeURIComponent(n) + "&" + p; }, name, params);
-  await page.waitForSelector("#method-name", { timeout: 5000 });
+  await page.waitForSelector("#method-name", { timeout: 30000 });
   result.method = await page.evaluate(() => {
     const rows = (id) => [...document.querySelectorAll(`#${id} tbody tr`)].map((tr) => [tr.querySelector("td.name").textContent,
       tr.children[1].textContent, tr.children[2].title, tr.children[4].title]);
@@ -244,7 +244,7 @@ async function choiceSteps(page, params, name) {
       link: (document.querySelector("#callers td.name a") || { getAttribute: () => null }).getAttribute("href") };
   });
   await page.evaluate((p) => { location.hash = "#graph?" + p; }, params);
-  await page.waitForSelector("#nav-graph.current", { timeout: 5000 });
+  await page.waitForSelector("#nav-graph.current", { timeout: 30000 });
   result.graphNote = await page.evaluate(() => (document.querySelector("#view-note") || {}).textContent || null);
   await page.select("#view-idle", "show");
   result.changed = await page.evaluate(() => location.hash);
@@ -395,7 +395,7 @@ async function main() {
       out.search = await headerSearch(page, query);
       // The table's filter, by the same text.
       await page.evaluate((q) => { location.hash = "#table?sort=self&q=" + encodeURIComponent(q); }, query);
-      await page.waitForSelector("#methods", { timeout: 5000 });
+      await page.waitForSelector("#methods", { timeout: 30000 });
       out.filter = { query, names: await page.$$eval("#methods tbody td.name", (tds) => tds.map((td) => td.textContent)) };
     }
 
@@ -403,7 +403,7 @@ async function main() {
     if (name) {
       await page.evaluate((n) => { location.hash = "#method=" + encodeURIComponent(n); }, name);
       // (A name two methods share takes " @ file:line" after it.)
-      await page.waitForSelector("#method-name", { timeout: 5000 });
+      await page.waitForSelector("#method-name", { timeout: 30000 });
       await page.waitForSelector("#method-graph[data-drawn]", { timeout: 30000 });
       out.method = await page.evaluate(() => {
         const rows = (id) => [...document.querySelectorAll(`#${id} tbody tr`)]
@@ -423,12 +423,12 @@ async function main() {
       const link = await page.$("#callers td.name a");
       if (link) {
         await link.click();
-        await page.waitForFunction((n) => document.querySelector("#method-name") && document.querySelector("#method-name").textContent !== n, { timeout: 5000 }, name);
+        await page.waitForFunction((n) => document.querySelector("#method-name") && document.querySelector("#method-name").textContent !== n, { timeout: 30000 }, name);
         out.method.callerOpened = await page.$eval("#method-name", (h) => h.textContent);
       }
       // Another view after a method's page: the report's title again.
       await page.evaluate(() => { location.hash = "#table"; });
-      await page.waitForSelector("#methods", { timeout: 5000 });
+      await page.waitForSelector("#methods", { timeout: 30000 });
       out.method.titleAfter = await page.evaluate(() => document.title);
     }
     if (option("--focus")) await focusSteps(page, out);
