@@ -4,14 +4,17 @@
 # They are here, not in bench/workloads/, because every file there is a
 # workload of `rake bench` (Workloads.names lists the directory).
 #
-# Every target is a Ruby method called a few times per run, each call doing
+# Most targets are Ruby methods called a few times per run, each call doing
 # a lot: bench/accuracy_run.rb measures the truth by wrapping the target, and
 # a wrapper costs time itself (about 70 ns per call inside its own timing
 # here, more around it), which would swamp the time of a one-line method
 # called 300,000 times (the profiler's error on such a method shows in its
 # caller's share instead). Only the lexer's #advance in rubocop is called
 # thousands of times; the wrapper's calibrated cost is subtracted there
-# (see accuracy_run.rb).
+# (see accuracy_run.rb). The programs added for issue #44 (coderay, rexml)
+# each have one target called tens of thousands of times, whose truth is
+# stackprof's (bench/accuracy_sampling.rb): beside it, the wrapper's shows
+# what a wrapper's cost does to such a method.
 #
 # Sizes are for about 0.2 to 0.5 s a run unprofiled on the 2-core machine
 # of bench/ACCURACY.md; QUICK=1 (a smoke run) makes them about 5x shorter.
@@ -250,6 +253,62 @@ module AccuracyWorkloads
     end
   end
 
+  # 7. A real program nothing here was tuned on: CodeRay (Debian's
+  # ruby-coderay) highlighting Ruby's own optparse.rb (60 KB) as HTML, in
+  # two steps: scanning it into tokens, then encoding them. Its
+  # Encoders::HTML#text_token is called once a token (tens of thousands
+  # of times a run): the wrapper's truth is off there, the sampled one not.
+  module Coderay
+    SOURCE_FILE = File.join(RbConfig::CONFIG["rubylibdir"], "optparse.rb")
+    ROUNDS = AccuracyWorkloads.rounds(5)
+
+    def self.setup
+      begin
+        require "coderay"
+      rescue LoadError
+        return "CodeRay is not installed (apt-get install ruby-coderay)"
+      end
+      return "#{SOURCE_FILE} is missing" unless File.exist?(SOURCE_FILE)
+
+      source = File.read(SOURCE_FILE)
+      lambda do
+        ROUNDS.times do
+          tokens = CodeRay::Scanners::Ruby.new(source).tokenize
+          CodeRay::Encoders::HTML.new.encode_tokens(tokens)
+        end
+      end
+    end
+  end
+
+  # 8. Another: REXML (a gem bundled with Debian's Ruby) parsing a
+  # generated XML document (140 KB) into a tree and writing it out again.
+  # Its pull parser's #pull_event is called once a node.
+  module Rexml
+    ITEMS = AccuracyWorkloads.quick? ? 100 : 500
+
+    def self.setup
+      begin
+        require "rexml/document"
+      rescue LoadError
+        return "REXML is not installed (it comes with Ruby's bundled gems)"
+      end
+      xml = +"<?xml version='1.0'?>\n<catalog>\n"
+      ITEMS.times do |i|
+        xml << %(<item id="#{i}" kind="#{%w[book disc map][i % 3]}"><name>Item &amp; thing #{i}</name>) <<
+          %(<price currency="EUR">#{i * 3 % 97}.50</price><tags>#{(1..4).map { |t| "<tag>t#{(i * t) % 13}</tag>" }.join}</tags>) <<
+          %(<note><![CDATA[free text #{i} <not markup>]]></note></item>\n)
+      end
+      xml << "</catalog>\n"
+      xml.freeze
+      lambda do
+        document = REXML::Document.new(xml)
+        out = +""
+        document.write(output: out)
+        out
+      end
+    end
+  end
+
   def self.plain(mod) = -> { mod.method(:run) }
 
   ALL = [
@@ -282,7 +341,19 @@ module AccuracyWorkloads
                  summary: "jekyll building a site of #{Jekyll::POSTS} posts in-process, with a generator " \
                           "plugin's loop of #{Jekyll::LOOP} additions",
                  targets: %w[AccuracyWorkloads::Jekyll::BusyLoop.spin Jekyll::Site#render Jekyll::Site#read],
-                 setup: -> { Jekyll.setup })
+                 setup: -> { Jekyll.setup }),
+    Workload.new(name: "coderay",
+                 summary: "CodeRay (ruby-coderay) highlighting Ruby's optparse.rb (60 KB) as HTML, " \
+                          "#{Coderay::ROUNDS} times: tokens, then HTML",
+                 targets: %w[CodeRay::Scanners::Scanner#tokenize CodeRay::Encoders::Encoder#encode_tokens
+                             CodeRay::Encoders::HTML#text_token],
+                 setup: -> { Coderay.setup }),
+    Workload.new(name: "rexml",
+                 summary: "REXML (bundled with Ruby) parsing a generated XML document of #{Rexml::ITEMS} items " \
+                          "into a tree, then writing it to a string",
+                 targets: %w[REXML::Parsers::TreeParser#parse REXML::Document#write
+                             REXML::Parsers::BaseParser#pull_event],
+                 setup: -> { Rexml.setup })
   ].freeze
 
   def self.names = ALL.map(&:name)
