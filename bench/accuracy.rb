@@ -241,6 +241,38 @@ def worst_of(rows)
   scored.find { |value, _| value.nil? } || scored.max_by(&:first) || [0, "-"]
 end
 
+# For a workload of one loop per kind of call (call_kinds): each loop's
+# share in the default profiles (the fresh processes' median) over its
+# timed true share, not inverted, and the time per call that this leaves
+# in (+) or takes out too much (-): (reported - true share) x the
+# unprofiled run over the loop's calls. The plain call's row is the loop's
+# own residual, the rest are to be read against it.
+def residuals_report(workload, result)
+  return "" unless workload.residuals
+
+  truth = result[:truth]
+  run_ns = median(truth["whole_ns"])
+  rows = workload.targets.map do |target|
+    true_share = median(truth["targets"].fetch(target)["shares"])
+    fresh = result[:spread].map { |m| m[target]&.first }
+    next [short(target), "-", percent(true_share), "missing", "-", "-"] if fresh.include?(nil)
+
+    reported = median(fresh)
+    calls = median(result[:spread].map { |m| m[target].last }) * workload.residuals
+    [short(target), calls.round, percent(true_share), percent(reported), format("%.2f", reported / true_share),
+     format("%+.1f ns", (reported - true_share) * run_ns / calls)]
+  end
+  <<~MD
+
+    Per kind, the residual of the correction: the loop's share in the default profiles
+    (median of #{SPREAD_PROCESSES} fresh processes) over its timed true share, not inverted (above 1: the
+    kind reads too large), and what that is per call of the kind: its share's excess times the
+    unprofiled run (#{format('%.0f', run_ns / 1e6)} ms), over its calls (#{workload.residuals} a loop).
+
+    #{table(['loop', 'calls of its kind a run', 'true share', 'reported', 'reported ÷ true', 'left in per call'], rows)}
+  MD
+end
+
 # Names stackprof gives that no profile has, left out of the ratios: an
 # alias (CodeRay's Tokens#text_token is Array#push), an anonymous class,
 # or a C method whose call Ruby makes inline while tracegraph records.
@@ -346,7 +378,7 @@ results.each do |workload, result|
   result[:configs].each { |label, r| refused[label] = r["unsupported"] if r["unsupported"] }
   text, worst[workload.name], slowdowns[workload.name], unprofiled[workload.name] = workload_report(workload, result)
   fitting_text, fitting[workload.name] = fitting_report(workload, result)
-  sections << text + "\n" + fitting_text
+  sections << text + residuals_report(workload, result) + "\n" + fitting_text
 end
 
 fitting_summary = table(["workload", "methods compared", "samples (processes)",

@@ -22,8 +22,11 @@ module AccuracyWorkloads
   # name: as WORKLOADS= names it; summary: one line for the report;
   # targets: method names as tracegraph names them; setup: called once in
   # the child before anything else, returns what runs the workload once
-  # (anything with #call), or a String saying why it cannot run here.
-  Workload = Struct.new(:name, :summary, :targets, :setup, keyword_init: true)
+  # (anything with #call), or a String saying why it cannot run here;
+  # residuals: how many calls of its kind each call of a target makes, for
+  # the report's reported ÷ true per target, not inverted, and what that
+  # leaves per call (call_kinds; nil elsewhere).
+  Workload = Struct.new(:name, :summary, :targets, :setup, :residuals, keyword_init: true)
 
   def self.quick? = ENV["QUICK"] == "1" || ENV["BENCH_QUICK"] == "1"
 
@@ -309,6 +312,56 @@ module AccuracyWorkloads
     end
   end
 
+  # 9. One loop per kind of call that Ruby runs differently (issue #44
+  # suspects the calibration, which times a plain call, a yield and a C
+  # call, charges them all alike): each loop method makes N calls of its
+  # kind and nothing else, and is called once a round, so its wrapper's
+  # truth holds; the profile's share of each over its true share is what
+  # the correction leaves of that kind (the report's per-kind residuals).
+  module CallKinds
+    ROUNDS = AccuracyWorkloads.rounds(5)
+    N = 200_000
+
+    class Parent
+      def step(x) = x
+    end
+
+    class Target < Parent
+      attr_reader :value
+
+      def initialize(value = 0)
+        @value = value
+        super()
+      end
+
+      def plain(x) = x
+      define_method(:defined) { |x| x }
+      def step(x) = super
+      def method_missing(name, *args) = name == :ghost ? args.first : super
+      def respond_to_missing?(name, all = false) = name == :ghost || super
+    end
+
+    OBJ = Target.new(1)
+    ONE = [1].freeze
+
+    def self.plain_calls = N.times { |i| OBJ.plain(i) }
+    def self.define_method_calls = N.times { |i| OBJ.defined(i) }
+    def self.send_calls = N.times { |i| OBJ.send(:plain, i) }
+    def self.public_send_calls = N.times { |i| OBJ.public_send(:plain, i) }
+    def self.method_missing_calls = N.times { |i| OBJ.ghost(i) }
+    def self.super_calls = N.times { |i| OBJ.step(i) }
+    def self.attr_reader_calls = N.times { OBJ.value }
+    def self.c_yield_calls = N.times { ONE.each { |x| x } }
+    def self.new_calls = N.times { |i| Target.new(i) }
+
+    KINDS = %i[plain_calls define_method_calls send_calls public_send_calls method_missing_calls super_calls
+               attr_reader_calls c_yield_calls new_calls].freeze
+
+    def self.run
+      ROUNDS.times { KINDS.each { |kind| send(kind) } }
+    end
+  end
+
   def self.plain(mod) = -> { mod.method(:run) }
 
   ALL = [
@@ -353,7 +406,13 @@ module AccuracyWorkloads
                           "into a tree, then writing it to a string",
                  targets: %w[REXML::Parsers::TreeParser#parse REXML::Document#write
                              REXML::Parsers::BaseParser#pull_event],
-                 setup: -> { Rexml.setup })
+                 setup: -> { Rexml.setup }),
+    Workload.new(name: "call_kinds",
+                 summary: "#{CallKinds::ROUNDS} rounds of: a loop of #{CallKinds::N} calls of each kind " \
+                          "(a plain method, define_method, send, public_send, method_missing, super, attr_reader, " \
+                          "a C method that yields, Class#new with initialize)",
+                 targets: CallKinds::KINDS.map { |k| "AccuracyWorkloads::CallKinds.#{k}" },
+                 setup: plain(CallKinds), residuals: CallKinds::N)
   ].freeze
 
   def self.names = ALL.map(&:name)
