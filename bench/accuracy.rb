@@ -21,8 +21,8 @@
 #   TRUTH_RUNS, PROFILE_RUNS       runs per measurement (7 and 5; QUICK: 3, 3)
 #   SAMPLE_INTERVAL=100            stackprof's interval for the sampled truth, µs
 #   SAMPLES=20000                  samples wanted per workload (QUICK: 1000),
-#                                  over SAMPLED_RUNS runs (3; QUICK: 1) in each
-#                                  of at least 3 (QUICK: 1), at most 12 processes
+#                                  over SAMPLED_RUNS runs (1) in each of at
+#                                  least 3 (QUICK: 1), at most 12 processes
 #   SPREAD_PROCESSES=5             fresh processes profiled once each with the
 #                                  default options, for the spread (QUICK: 3)
 #   ACCURACY_OUT=path              where the report goes (bench/ACCURACY.md)
@@ -59,7 +59,10 @@ WORKLOADS = ENV.fetch("WORKLOADS", AccuracyWorkloads.names.join(",")).split(",")
 OUT = ENV.fetch("ACCURACY_OUT", File.join(__dir__, "ACCURACY.md"))
 SAMPLE_INTERVAL = Integer(ENV.fetch("SAMPLE_INTERVAL", "100"))
 SAMPLES_WANTED = Integer(ENV.fetch("SAMPLES", QUICK ? "1000" : "20000"))
-SAMPLED_RUNS = Integer(ENV.fetch("SAMPLED_RUNS", QUICK ? "1" : "3"))
+# One sampled run a process, after one plain run, by default: the run each
+# fresh profile of the spread is (a program's second run in a process can
+# differ from its third: caches filled, files already there).
+SAMPLED_RUNS = Integer(ENV.fetch("SAMPLED_RUNS", "1"))
 SAMPLED_PROCESSES = (QUICK ? 1 : 3)..12
 SPREAD_PROCESSES = Integer(ENV.fetch("SPREAD_PROCESSES", QUICK ? "3" : "5"))
 # A target called at most this many times a run keeps the wrapper's truth:
@@ -214,7 +217,9 @@ def fitting_rows(workload, result)
     next if true_share < MIN_SHARE
 
     fresh = spread.map { |m| m[name]&.first }
-    next {name: name, truth: true_share, unmatched: true} if fresh.all?(&:nil?) && !workload.targets.include?(name)
+    if (fresh.all?(&:nil?) && !workload.targets.include?(name)) || workload.not_compared&.key?(name)
+      next {name: name, truth: true_share, unmatched: workload.not_compared&.fetch(name, nil)}
+    end
 
     configs = LABELS.to_h do |label|
       c = result[:configs][label]
@@ -279,8 +284,13 @@ end
 def unmatched_note(unmatched)
   return "" if unmatched.empty?
 
-  "\nIn no profile by stackprof's name, so not compared: " \
-    "#{unmatched.map { |r| "`#{short(r[:name])}` (#{percent(r[:truth])})" }.join(', ')}.\n"
+  named, absent = unmatched.partition { |r| r[:unmatched].is_a?(String) }
+  notes = named.map { |r| "\n`#{short(r[:name])}` (#{percent(r[:truth])}) is not compared: #{r[:unmatched]}.\n" }
+  unless absent.empty?
+    notes << "\nIn no profile by stackprof's name, so not compared: " \
+             "#{absent.map { |r| "`#{short(r[:name])}` (#{percent(r[:truth])})" }.join(', ')}.\n"
+  end
+  notes.join
 end
 
 # A workload's section against the truth that fits, and its summary row.
@@ -290,7 +300,7 @@ def fitting_report(workload, result)
             [workload.name, "skipped: #{result[:sampled]['skipped']}"]]
   end
 
-  rows, unmatched = fitting_rows(workload, result).partition { |r| !r[:unmatched] }
+  rows, unmatched = fitting_rows(workload, result).partition { |r| !r.key?(:unmatched) }
   sampled = AccuracySampling.shares(result[:sampled])
   cells = rows.map do |r|
     med = fresh_median(r)

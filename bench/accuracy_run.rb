@@ -198,9 +198,14 @@ def sampled(work, interval)
   RUNS.times do
     plain << timed_run(work)
     GC.start
-    started = now_ns
-    result = StackProf.run(mode: :wall, interval: interval, raw: true) { accuracy_sampled_run(work) }
-    ended = now_ns
+    started = ended = nil
+    # timed inside the block: stopping stackprof and building its results
+    # (tens of ms for a big program) are not the run, nor its last sample's
+    result = StackProf.run(mode: :wall, interval: interval, raw: true) do
+      started = now_ns
+      accuracy_sampled_run(work)
+      ended = now_ns
+    end
     sampled_ns << ended - started
     runs << AccuracySampling.inclusive(result, ended / 1000)
   end
@@ -248,8 +253,8 @@ def profile(work, options_text)
   {"seconds" => seconds, "shares" => shares, "methods" => methods}
 end
 
-# Every method's [share, calls] in a profile, by name, for those at 0.01%
-# or more (the report compares those whose true share is 2% or more). A name
+# Every method's [share, calls] in a profile, by name (the report compares
+# those whose true share is 2% or more). A name
 # that is several boxes (an iterator split by its callers) adds them up.
 def method_shares(result)
   total = result.total_time.to_f
@@ -259,7 +264,7 @@ def method_shares(result)
     row[0] += m.total_time
     row[1] += m.calls
   end
-  by_name.filter_map { |name, (ns, calls)| [name, [ns / total, calls]] if ns / total >= 0.0001 }.to_h
+  by_name.filter_map { |name, (ns, calls)| [name, [ns / total, calls]] if ns.positive? }.to_h
 end
 
 result =

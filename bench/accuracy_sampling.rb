@@ -89,17 +89,19 @@ module AccuracySampling
     inner.drop(1).uniq
   end
 
-  # Several processes' results added up, with each one's cost_us (µs per
-  # sample) taken out of every sample with a stack (a signal during a
-  # collection is only counted, and recorded with the others after it):
-  # {"shares" => {name => share}, "samples" =>, "gc_share" =>}.
+  # Several processes' results added up, with what a sample costs taken
+  # out of every sample with a stack (a signal during a collection is only
+  # counted, and recorded with the others after it). The cost is the median
+  # of the processes' (each is one sampled run against one plain one, which
+  # the load moves): {"shares" => {name => share}, "samples" =>, "gc_share" =>}.
   def self.shares(results)
     frames = Hash.new(0.0)
     total = 0.0
     samples = 0
     gc = 0.0
+    costs = results.map { |r| r["cost_us"] }.sort
+    cost = costs.empty? ? 0 : costs[costs.size / 2]
     results.each do |r|
-      cost = r["cost_us"]
       r["frames"].each { |name, (us, n)| frames[name] += us - (cost * n) }
       total += r["us"] - (cost * (r["samples"] - r["gc_samples"]))
       gc += r["gc_us"]
