@@ -102,6 +102,28 @@ class TestAccuracyBench < Minitest::Test
     assert_equal "n/a", refused
   end
 
+  # call_kinds adds a table of residuals, one row per kind of call, not
+  # inverted: a ratio around 1 either way, and what it leaves per call.
+  def test_call_kinds_reports_a_residual_per_kind
+    out_file = File.join(@dir, "ACCURACY.md")
+    env = {"QUICK" => "1", "WORKLOADS" => "call_kinds", "CONFIGS" => "{}", "ACCURACY_OUT" => out_file,
+           "SAMPLES" => "1", "SPREAD_PROCESSES" => "1", "TRUTH_RUNS" => "1", "PROFILE_RUNS" => "1"}
+    out, err, status = ruby(BENCH, env: env)
+    assert status.success?, "bench failed:\n#{err}"
+    # the table after the words that open it, before the next heading
+    head, residuals = tables(out.split("Per kind, the residual", 2).last).fetch(nil)
+    assert_equal ["loop", "calls of its kind a run", "true share", "reported", "reported ÷ true", "left in per call"], head
+    kinds = %w[plain define_method send public_send method_missing super attr_reader c_yield new]
+    assert_equal kinds.map { |k| "CallKinds.#{k}_calls" }, residuals.map(&:first)
+    residuals.each do |kind, calls, true_share, reported, ratio, per_call|
+      assert_equal 40_000, Integer(calls), kind
+      assert_operator share(true_share), :>, 0, kind
+      assert_operator share(reported), :>, 0, kind
+      assert_match(/\A\d+\.\d\d\z/, ratio, kind)
+      assert_match(/\A[+-]\d+\.\d ns\z/, per_call, kind)
+    end
+  end
+
   # The sampled truth's tables: a summary row, and a row per method with a
   # true share of 2% or more, the targets among them, each with its truth.
   def assert_against_the_truth_that_fits(all, out)
