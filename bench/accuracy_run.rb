@@ -26,6 +26,7 @@ RUNS = Integer(runs)
 WORKLOAD = AccuracyWorkloads.fetch(workload_name)
 
 def now_ns = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+def cpu_ns = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond)
 
 def median(values)
   sorted = values.sort
@@ -178,8 +179,8 @@ end
 #
 # RUNS sampled runs (stackprof in wall mode every INTERVAL_US, raw), each
 # after a plain run, interleaved as the truth's are: the plain runs'
-# median against the sampled runs' is what sampling cost, per sample
-# ("cost_us", never below 0), which bench/accuracy_sampling.rb takes out.
+# median CPU time against the sampled runs' is what sampling cost, per
+# sample ("cost_us", never below 0), which bench/accuracy_sampling.rb takes out.
 # Each run's samples become inclusive times per method name there; they
 # are added up over the runs. tracegraph is never loaded.
 def accuracy_sampled_run(work) = work.call
@@ -195,16 +196,23 @@ def sampled(work, interval)
   plain = []
   sampled_ns = []
   runs = []
+  plain_cpu = []
+  sampled_cpu = []
   RUNS.times do
+    GC.start
+    cpu = cpu_ns
     plain << timed_run(work)
+    plain_cpu << cpu_ns - cpu
     GC.start
     started = ended = nil
     # timed inside the block: stopping stackprof and building its results
     # (tens of ms for a big program) are not the run, nor its last sample's
     result = StackProf.run(mode: :wall, interval: interval, raw: true) do
+      cpu = cpu_ns
       started = now_ns
       accuracy_sampled_run(work)
       ended = now_ns
+      sampled_cpu << cpu_ns - cpu
     end
     sampled_ns << ended - started
     runs << AccuracySampling.inclusive(result, ended / 1000)
@@ -214,8 +222,12 @@ def sampled(work, interval)
   samples = runs.sum { |r| r["samples"] }
   gc_samples = runs.sum { |r| r["gc_samples"] }
   stacked = [samples - gc_samples, 1].max.fdiv(RUNS)
-  cost_us = [(median(sampled_ns) - median(plain)) / 1000.0 / stacked, 0].max
+  # in CPU time, which the other processes on the machine move far less
+  # than the wall clock (a wall-clock difference of two runs under load
+  # read 90-250 µs a sample on jekyll, and took out most of its time)
+  cost_us = [(median(sampled_cpu) - median(plain_cpu)) / 1000.0 / stacked, 0].max
   {"interval" => interval, "plain_ns" => plain, "sampled_ns" => sampled_ns, "cost_us" => cost_us,
+   "plain_cpu_ns" => plain_cpu, "sampled_cpu_ns" => sampled_cpu,
    "frames" => frames, "us" => runs.sum { |r| r["us"] }, "samples" => samples,
    "gc_us" => runs.sum { |r| r["gc_us"] }, "gc_samples" => gc_samples}
 end

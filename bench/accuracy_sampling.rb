@@ -11,15 +11,18 @@
 # So each sample weighs the time from its capture to the next one's
 # (raw_sample_timestamps), which holds what ran under that stack. And
 # each sample costs the program time itself (the signal, the stack walk,
-# the recording: tens of µs at 100 µs intervals on this machine), inside
-# that same gap: bench/accuracy_run.rb measures that cost per sample
-# (sampled runs against plain ones) and the report takes it out of every
-# sample, as tracegraph takes out tracing's cost.
+# the recording: about 50 µs of CPU a sample on this 2-core VM, half of
+# a run at 100 µs intervals), inside that same gap: bench/accuracy_run.rb
+# measures that cost per sample (sampled runs' CPU time against plain
+# ones') and the report takes it out of every sample, as tracegraph takes
+# out tracing's cost. bench/accuracy.rb samples every 250 µs by default,
+# so that the cost is about a fifth of the run and an error in it smaller.
 #
 # The garbage collector's samples carry no Ruby stack in stackprof; the
 # collection ran on behalf of the code that allocated, which resumes after
 # it, so their time goes to the stack of the next sample that has one (as
-# tracegraph puts "(garbage collection)" under the methods that set it off).
+# tracegraph puts "(garbage collection)" under the methods that set it off),
+# and is the truth of tracegraph's "(garbage collection)" box itself.
 module AccuracySampling
   GC_FRAMES = ["(garbage collection)", "(marking)", "(sweeping)"].freeze
   # Frames that are the harness's, not the workload's: everything up to
@@ -86,7 +89,7 @@ module AccuracySampling
     at = stack.index(HARNESS)
     inner = at ? stack.drop(at + 1) : stack
     inner = inner.drop(1) if CALLS.include?(inner.first)
-    inner.drop(1).uniq
+    inner.drop(1).uniq - GC_FRAMES
   end
 
   # Several processes' results added up, with what a sample costs taken
@@ -107,6 +110,9 @@ module AccuracySampling
       gc += r["gc_us"]
       samples += r["samples"]
     end
-    {"shares" => frames.transform_values { |us| [us, 0].max / total }, "samples" => samples, "gc_share" => [gc, 0].max / total}
+    shares = frames.transform_values { |us| [us, 0].max / total }
+    # the collector's own samples, against tracegraph's box of that name
+    shares["(garbage collection)"] = gc / total
+    {"shares" => shares, "samples" => samples, "gc_share" => gc / total}
   end
 end

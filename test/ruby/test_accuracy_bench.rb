@@ -162,6 +162,6 @@ class TestAccuracyBench < Minitest::Test
       assert_equal "n/a", refused
     end
     assert_includes methods, "TinyCalls.tiny", "the method called 60,000 times a round is compared"
-    assert_match(/^The sampled truth: \d+ samples every 100 µs, 1 runs in each of 1 processes;$/, out)
+    assert_match(/^The sampled truth: \d+ samples every 250 µs, 1 runs in each of 1 processes;$/, out)
   end
 end
