@@ -62,8 +62,8 @@ OUT = ENV.fetch("ACCURACY_OUT", File.join(__dir__, "ACCURACY.md"))
 # (the load moves it that much) moved shares by a tenth.
 SAMPLE_INTERVAL = Integer(ENV.fetch("SAMPLE_INTERVAL", "250"))
 SAMPLES_WANTED = Integer(ENV.fetch("SAMPLES", QUICK ? "1000" : "20000"))
-# One sampled run a process, after one plain run, by default: the run each
-# fresh profile of the spread is. A program's second run in a process can
+# One sampled run a process (the second run, after a warm-up) by default:
+# the run each fresh profile of the spread is. A program's second run in a process can
 # differ from its third: jekyll's Site#write took 10 ms in one and 220 ms
 # in the next (the files it writes are there by then).
 SAMPLED_RUNS = Integer(ENV.fetch("SAMPLED_RUNS", "1"))

@@ -178,9 +178,12 @@ end
 # --- sampled: the program under stackprof, for the sampled truth ----------
 #
 # RUNS sampled runs (stackprof in wall mode every INTERVAL_US, raw), each
-# after a plain run, interleaved as the truth's are: the plain runs'
+# before a plain run, interleaved as the truth's are: the plain runs'
 # median CPU time against the sampled runs' is what sampling cost, per
-# sample ("cost_us", never below 0), which bench/accuracy_sampling.rb takes out.
+# sample ("cost_us", never below 0), which bench/accuracy_sampling.rb takes
+# out. The sampled run comes first, after the warm-up, so that it is the
+# run each fresh profile is: the program's second (jekyll's third run
+# writes over the files of its second, and checks them, five times slower).
 # Each run's samples become inclusive times per method name there; they
 # are added up over the runs. tracegraph is never loaded.
 def accuracy_sampled_run(work) = work.call
@@ -200,10 +203,6 @@ def sampled(work, interval)
   sampled_cpu = []
   RUNS.times do
     GC.start
-    cpu = cpu_ns
-    plain << timed_run(work)
-    plain_cpu << cpu_ns - cpu
-    GC.start
     started = ended = nil
     # timed inside the block: stopping stackprof and building its results
     # (tens of ms for a big program) are not the run, nor its last sample's
@@ -216,6 +215,10 @@ def sampled(work, interval)
     end
     sampled_ns << ended - started
     runs << AccuracySampling.inclusive(result, ended / 1000)
+    GC.start
+    cpu = cpu_ns
+    plain << timed_run(work)
+    plain_cpu << cpu_ns - cpu
   end
   frames = Hash.new { |h, k| h[k] = [0, 0] }
   runs.each { |r| r["frames"].each { |name, (us, n)| frames[name][0] += us; frames[name][1] += n } }
