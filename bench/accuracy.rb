@@ -14,7 +14,7 @@
 #                                  default: {}; c_calls: :all; c_calls: false;
 #                                  raw_times: true. One the profiler refuses
 #                                  (ArgumentError: an option it lacks) is n/a.
-#   WORKLOADS=tiny_calls,blocks    which workloads (default: all five)
+#   WORKLOADS=tiny_calls,blocks    which workloads (default: all of them)
 #   QUICK=1                        a smoke run: a fifth of each workload's
 #                                  rounds (rubocop on one file), 3 runs each,
 #                                  in under a minute (BENCH_QUICK=1 too)

@@ -262,7 +262,7 @@ module AccuracyWorkloads
   end
 
   # 7. A real program nothing here was tuned on: CodeRay (Debian's
-  # ruby-coderay) highlighting Ruby's own optparse.rb (60 KB) as HTML, in
+  # ruby-coderay) highlighting the optparse library of Ruby (60 KB) as HTML, in
   # two steps: scanning it into tokens, then encoding them. Its
   # Encoders::HTML#text_token is called once a token (tens of thousands
   # of times a run): the wrapper's truth is off there, the sampled one not.
