@@ -35,7 +35,7 @@ namespace :bench do
   end
 
   desc "Each method's share of the run without tracegraph (a wrapper's timing, or stackprof's samples) against " \
-       "its share in tracegraph's profiles, per configuration and over five fresh processes, on eight workloads " \
+       "its share in tracegraph's profiles, per configuration and over five fresh processes, on nine workloads " \
        "(bench/accuracy.rb; QUICK=1, CONFIGS, WORKLOADS); writes bench/ACCURACY.md"
   task accuracy: :compile do
     ruby "-Ilib", "bench/accuracy.rb"
