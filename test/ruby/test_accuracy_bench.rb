@@ -147,6 +147,9 @@ class TestAccuracyBench < Minitest::Test
     methods = rows.map(&:first)
     assert_empty TARGETS - methods, "every target is compared"
     rows.each do |method, calls, truth, true_share, sampled, timed, fresh, range, default, no_c, refused|
+      # the collector may run in one short profile and not the next
+      next if method == "(garbage collection)"
+
       assert_operator Integer(calls), :>, 0, method
       # A target called once a round keeps its timed truth; the tiny method,
       # called 60,000 times a round, is the sampled truth's.
