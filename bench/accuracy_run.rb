@@ -1,9 +1,10 @@
 # One process of bench/accuracy.rb (which starts each in a fresh `ruby`):
 #
 #   ruby -Ilib bench/accuracy_run.rb truth WORKLOAD RUNS
+#   ruby -Ilib bench/accuracy_run.rb sampled WORKLOAD RUNS INTERVAL_US
 #   ruby -Ilib bench/accuracy_run.rb profile WORKLOAD RUNS 'c_calls: false'
 #
-# prints one JSON line on stdout (see the two modes below), or
+# prints one JSON line on stdout (see the modes below), or
 # {"skipped": why} when the workload cannot run here (rubocop missing).
 #
 # Why a process each: installing a C-call hook (tracegraph with c_calls)
@@ -17,13 +18,15 @@ require_relative "accuracy_workloads"
 require_relative "accuracy_options"
 
 mode, workload_name, runs, options_text = ARGV
-unless %w[truth profile].include?(mode) && workload_name && runs && (mode == "truth" || options_text)
-  abort "usage: accuracy_run.rb truth WORKLOAD RUNS | accuracy_run.rb profile WORKLOAD RUNS OPTIONS"
+unless %w[truth sampled profile].include?(mode) && workload_name && runs && (mode == "truth" || options_text)
+  abort "usage: accuracy_run.rb truth WORKLOAD RUNS | sampled WORKLOAD RUNS INTERVAL_US | " \
+        "profile WORKLOAD RUNS OPTIONS"
 end
 RUNS = Integer(runs)
 WORKLOAD = AccuracyWorkloads.fetch(workload_name)
 
 def now_ns = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+def cpu_ns = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond)
 
 def median(values)
   sorted = values.sort
@@ -172,13 +175,75 @@ def truth(work)
   {"whole_ns" => whole, "wrapper_ns" => wrapper_ns, "targets" => targets}
 end
 
+# --- sampled: the program under stackprof, for the sampled truth ----------
+#
+# RUNS sampled runs (stackprof in wall mode every INTERVAL_US, raw), each
+# before a plain run, interleaved as the truth's are: the plain runs'
+# median CPU time against the sampled runs' is what sampling cost, per
+# sample ("cost_us", never below 0), which bench/accuracy_sampling.rb takes
+# out. The sampled run comes first, after the warm-up, so that it is the
+# run each fresh profile is: the program's second (jekyll's third run
+# writes over the files of its second, and checks them, five times slower).
+# Each run's samples become inclusive times per method name there; they
+# are added up over the runs. tracegraph is never loaded.
+def accuracy_sampled_run(work) = work.call
+
+def sampled(work, interval)
+  begin
+    require "stackprof"
+  rescue LoadError
+    return {"skipped" => "stackprof is not installed (apt-get install ruby-stackprof)"}
+  end
+  require_relative "accuracy_sampling"
+  work.call # warm up
+  plain = []
+  sampled_ns = []
+  runs = []
+  plain_cpu = []
+  sampled_cpu = []
+  RUNS.times do
+    GC.start
+    started = ended = nil
+    # timed inside the block: stopping stackprof and building its results
+    # (tens of ms for a big program) are not the run, nor its last sample's
+    result = StackProf.run(mode: :wall, interval: interval, raw: true) do
+      cpu = cpu_ns
+      started = now_ns
+      accuracy_sampled_run(work)
+      ended = now_ns
+      sampled_cpu << cpu_ns - cpu
+    end
+    sampled_ns << ended - started
+    runs << AccuracySampling.inclusive(result, ended / 1000)
+    GC.start
+    cpu = cpu_ns
+    plain << timed_run(work)
+    plain_cpu << cpu_ns - cpu
+  end
+  frames = Hash.new { |h, k| h[k] = [0, 0] }
+  runs.each { |r| r["frames"].each { |name, (us, n)| frames[name][0] += us; frames[name][1] += n } }
+  samples = runs.sum { |r| r["samples"] }
+  gc_samples = runs.sum { |r| r["gc_samples"] }
+  stacked = [samples - gc_samples, 1].max.fdiv(RUNS)
+  # in CPU time, which the other processes on the machine move far less
+  # than the wall clock (a wall-clock difference of two runs under load
+  # read 90-250 µs a sample on jekyll, and took out most of its time)
+  cost_us = [(median(sampled_cpu) - median(plain_cpu)) / 1000.0 / stacked, 0].max
+  {"interval" => interval, "plain_ns" => plain, "sampled_ns" => sampled_ns, "cost_us" => cost_us,
+   "plain_cpu_ns" => plain_cpu, "sampled_cpu_ns" => sampled_cpu,
+   "frames" => frames, "us" => runs.sum { |r| r["us"] }, "samples" => samples,
+   "gc_us" => runs.sum { |r| r["gc_us"] }, "gc_samples" => gc_samples}
+end
+
 # --- profile: the same program under Tracegraph.profile(**options) ---------
 #
 # Each run's share of a target is profile[target].total_time (inclusive,
 # counted once under recursion) over profile.total_time, and its time is the
 # whole Tracegraph.profile call (start, the workload, stop and building the
 # Profile, as `rake bench` times it). A target missing from the profile
-# has no share (null).
+# has no share (null). "methods" has every method's share and calls, per
+# run, for the sampled truth's comparisons; bench/accuracy.rb runs this
+# with RUNS 1 in five processes for the spread from one profile to the next.
 def profile(work, options_text)
   require "tracegraph"
   options = AccuracyOptions.parse(options_text)
@@ -190,6 +255,7 @@ def profile(work, options_text)
   end
   seconds = []
   shares = WORKLOAD.targets.to_h { |t| [t, []] }
+  methods = []
   RUNS.times do
     GC.start
     started = now_ns
@@ -197,9 +263,29 @@ def profile(work, options_text)
     seconds << (now_ns - started) / 1e9
     total = result.total_time.to_f
     shares.each { |target, list| list << (result[target] && result[target].total_time / total) }
+    methods << method_shares(result)
   end
-  {"seconds" => seconds, "shares" => shares}
+  {"seconds" => seconds, "shares" => shares, "methods" => methods}
 end
 
-result = mode == "truth" ? truth(work) : profile(work, options_text)
+# Every method's [share, calls] in a profile, by name (the report compares
+# those whose true share is 2% or more). A name
+# that is several boxes (an iterator split by its callers) adds them up.
+def method_shares(result)
+  total = result.total_time.to_f
+  by_name = Hash.new { |h, k| h[k] = [0, 0] }
+  result.methods.each do |m|
+    row = by_name[m.name]
+    row[0] += m.total_time
+    row[1] += m.calls
+  end
+  by_name.filter_map { |name, (ns, calls)| [name, [ns / total, calls]] if ns.positive? }.to_h
+end
+
+result =
+  case mode
+  when "truth" then truth(work)
+  when "sampled" then sampled(work, Integer(options_text))
+  else profile(work, options_text)
+  end
 puts JSON.generate(result)

@@ -4,14 +4,17 @@
 # They are here, not in bench/workloads/, because every file there is a
 # workload of `rake bench` (Workloads.names lists the directory).
 #
-# Every target is a Ruby method called a few times per run, each call doing
+# Most targets are Ruby methods called a few times per run, each call doing
 # a lot: bench/accuracy_run.rb measures the truth by wrapping the target, and
 # a wrapper costs time itself (about 70 ns per call inside its own timing
 # here, more around it), which would swamp the time of a one-line method
 # called 300,000 times (the profiler's error on such a method shows in its
 # caller's share instead). Only the lexer's #advance in rubocop is called
 # thousands of times; the wrapper's calibrated cost is subtracted there
-# (see accuracy_run.rb).
+# (see accuracy_run.rb). The programs added for issue #44 (coderay, rexml)
+# each have one target called tens of thousands of times, whose truth is
+# stackprof's (bench/accuracy_sampling.rb): beside it, the wrapper's shows
+# what a wrapper's cost does to such a method.
 #
 # Sizes are for about 0.2 to 0.5 s a run unprofiled on the 2-core machine
 # of bench/ACCURACY.md; QUICK=1 (a smoke run) makes them about 5x shorter.
@@ -19,8 +22,12 @@ module AccuracyWorkloads
   # name: as WORKLOADS= names it; summary: one line for the report;
   # targets: method names as tracegraph names them; setup: called once in
   # the child before anything else, returns what runs the workload once
-  # (anything with #call), or a String saying why it cannot run here.
-  Workload = Struct.new(:name, :summary, :targets, :setup, keyword_init: true)
+  # (anything with #call), or a String saying why it cannot run here;
+  # residuals: how many calls of its kind each call of a target makes, for
+  # the report's reported ÷ true per target, not inverted, and what that
+  # leaves per call (call_kinds; nil elsewhere); not_compared: {name =>
+  # why}, names stackprof and tracegraph give different methods.
+  Workload = Struct.new(:name, :summary, :targets, :setup, :residuals, :not_compared, keyword_init: true)
 
   def self.quick? = ENV["QUICK"] == "1" || ENV["BENCH_QUICK"] == "1"
 
@@ -233,8 +240,12 @@ module AccuracyWorkloads
       end
       AccuracyWorkloads.const_set(:JekyllBusyGenerator, generator) unless AccuracyWorkloads.const_defined?(:JekyllBusyGenerator)
       config = ::Jekyll.configuration("source" => source, "destination" => File.join(source, "_site"),
-                                      "quiet" => true, "incremental" => false)
+                                      "quiet" => true, "incremental" => false, "disable_disk_cache" => true)
       lambda do
+        # Each run a whole build, as the first: without this, later runs
+        # took the posts' HTML from jekyll's cache (in memory and in
+        # .jekyll-cache), and one run differed from the next.
+        ::Jekyll::Cache.base_cache.each_value(&:clear)
         ::Jekyll::Site.new(config).process
       end
     end
@@ -247,6 +258,112 @@ module AccuracyWorkloads
         File.write(File.join(source, "_posts", format("2026-01-%02d-post-%d.md", (i % 28) + 1, i)),
                    "---\ntitle: Post #{i}\nlayout: null\n---\n#{body}")
       end
+    end
+  end
+
+  # 7. A real program nothing here was tuned on: CodeRay (Debian's
+  # ruby-coderay) highlighting the optparse library of Ruby (60 KB) as HTML, in
+  # two steps: scanning it into tokens, then encoding them. Its
+  # Encoders::HTML#text_token is called once a token (tens of thousands
+  # of times a run): the wrapper's truth is off there, the sampled one not.
+  module Coderay
+    SOURCE_FILE = File.join(RbConfig::CONFIG["rubylibdir"], "optparse.rb")
+    ROUNDS = AccuracyWorkloads.rounds(5)
+
+    def self.setup
+      begin
+        require "coderay"
+      rescue LoadError
+        return "CodeRay is not installed (apt-get install ruby-coderay)"
+      end
+      return "#{SOURCE_FILE} is missing" unless File.exist?(SOURCE_FILE)
+
+      source = File.read(SOURCE_FILE)
+      lambda do
+        ROUNDS.times do
+          tokens = CodeRay::Scanners::Ruby.new(source).tokenize
+          CodeRay::Encoders::HTML.new.encode_tokens(tokens)
+        end
+      end
+    end
+  end
+
+  # 8. Another: REXML (a gem bundled with Debian's Ruby) parsing a
+  # generated XML document (140 KB) into a tree and writing it out again.
+  # Its pull parser's #pull_event is called once a node.
+  module Rexml
+    ITEMS = AccuracyWorkloads.quick? ? 100 : 500
+
+    def self.setup
+      begin
+        require "rexml/document"
+      rescue LoadError
+        return "REXML is not installed (it comes with Ruby's bundled gems)"
+      end
+      xml = +"<?xml version='1.0'?>\n<catalog>\n"
+      ITEMS.times do |i|
+        xml << %(<item id="#{i}" kind="#{%w[book disc map][i % 3]}"><name>Item &amp; thing #{i}</name>) <<
+          %(<price currency="EUR">#{i * 3 % 97}.50</price><tags>#{(1..4).map { |t| "<tag>t#{(i * t) % 13}</tag>" }.join}</tags>) <<
+          %(<note><![CDATA[free text #{i} <not markup>]]></note></item>\n)
+      end
+      xml << "</catalog>\n"
+      xml.freeze
+      lambda do
+        document = REXML::Document.new(xml)
+        out = +""
+        document.write(output: out)
+        out
+      end
+    end
+  end
+
+  # 9. One loop per kind of call that Ruby runs differently (issue #44
+  # suspects the calibration, which times a plain call, a yield and a C
+  # call, charges them all alike): each loop method makes N calls of its
+  # kind and nothing else, and is called once a round, so its wrapper's
+  # truth holds; the profile's share of each over its true share is what
+  # the correction leaves of that kind (the report's per-kind residuals).
+  module CallKinds
+    ROUNDS = AccuracyWorkloads.rounds(5)
+    N = AccuracyWorkloads.quick? ? 40_000 : 200_000
+
+    class Parent
+      def step(x) = x
+    end
+
+    class Target < Parent
+      attr_reader :value
+
+      def initialize(value = 0)
+        @value = value
+        super()
+      end
+
+      def plain(x) = x
+      define_method(:defined) { |x| x }
+      def step(x) = super
+      def method_missing(name, *args) = name == :ghost ? args.first : super
+      def respond_to_missing?(name, all = false) = name == :ghost || super
+    end
+
+    OBJ = Target.new(1)
+    ONE = [1].freeze
+
+    def self.plain_calls = N.times { |i| OBJ.plain(i) }
+    def self.define_method_calls = N.times { |i| OBJ.defined(i) }
+    def self.send_calls = N.times { |i| OBJ.send(:plain, i) }
+    def self.public_send_calls = N.times { |i| OBJ.public_send(:plain, i) }
+    def self.method_missing_calls = N.times { |i| OBJ.ghost(i) }
+    def self.super_calls = N.times { |i| OBJ.step(i) }
+    def self.attr_reader_calls = N.times { OBJ.value }
+    def self.c_yield_calls = N.times { ONE.each { |x| x } }
+    def self.new_calls = N.times { |i| Target.new(i) }
+
+    KINDS = %i[plain_calls define_method_calls send_calls public_send_calls method_missing_calls super_calls
+               attr_reader_calls c_yield_calls new_calls].freeze
+
+    def self.run
+      ROUNDS.times { KINDS.each { |kind| send(kind) } }
     end
   end
 
@@ -282,7 +399,27 @@ module AccuracyWorkloads
                  summary: "jekyll building a site of #{Jekyll::POSTS} posts in-process, with a generator " \
                           "plugin's loop of #{Jekyll::LOOP} additions",
                  targets: %w[AccuracyWorkloads::Jekyll::BusyLoop.spin Jekyll::Site#render Jekyll::Site#read],
-                 setup: -> { Jekyll.setup })
+                 setup: -> { Jekyll.setup }),
+    Workload.new(name: "coderay",
+                 summary: "CodeRay (ruby-coderay) highlighting Ruby's optparse.rb (60 KB) as HTML, " \
+                          "#{Coderay::ROUNDS} times: tokens, then HTML",
+                 targets: %w[CodeRay::Scanners::Scanner#tokenize CodeRay::Encoders::Encoder#encode_tokens
+                             CodeRay::Encoders::HTML#text_token],
+                 setup: -> { Coderay.setup },
+                 not_compared: {"Array#push" => "CodeRay::Tokens makes `text_token` an alias of Array#push; stackprof " \
+                                                "names every call of it Array#push, tracegraph by the name called"}),
+    Workload.new(name: "rexml",
+                 summary: "REXML (bundled with Ruby) parsing a generated XML document of #{Rexml::ITEMS} items " \
+                          "into a tree, then writing it to a string",
+                 targets: %w[REXML::Parsers::TreeParser#parse REXML::Document#write
+                             REXML::Parsers::BaseParser#pull_event],
+                 setup: -> { Rexml.setup }),
+    Workload.new(name: "call_kinds",
+                 summary: "#{CallKinds::ROUNDS} rounds of: a loop of #{CallKinds::N} calls of each kind " \
+                          "(a plain method, define_method, send, public_send, method_missing, super, attr_reader, " \
+                          "a C method that yields, Class#new with initialize)",
+                 targets: CallKinds::KINDS.map { |k| "AccuracyWorkloads::CallKinds.#{k}" },
+                 setup: plain(CallKinds), residuals: CallKinds::N)
   ].freeze
 
   def self.names = ALL.map(&:name)

@@ -34,8 +34,9 @@ namespace :bench do
     ruby "-Ilib", "bench/real_graphs.rb"
   end
 
-  desc "Each method's share of the run without a profiler against its share in tracegraph's profile, per " \
-       "configuration, on five workloads (bench/accuracy.rb; QUICK=1, CONFIGS, WORKLOADS); writes bench/ACCURACY.md"
+  desc "Each method's share of the run without tracegraph (a wrapper's timing, or stackprof's samples) against " \
+       "its share in tracegraph's profiles, per configuration and over five fresh processes, on nine workloads " \
+       "(bench/accuracy.rb; QUICK=1, CONFIGS, WORKLOADS); writes bench/ACCURACY.md"
   task accuracy: :compile do
     ruby "-Ilib", "bench/accuracy.rb"
   end
