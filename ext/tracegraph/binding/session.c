@@ -31,6 +31,7 @@ static void session_mark(void *unused)
         rb_gc_mark(session.keys[i].klass);
         if (session.keys[i].owner) rb_gc_mark(session.keys[i].owner);
     }
+    if (session.hidden_block_frame) rb_gc_mark(session.hidden_block_frame);
     for (uint32_t i = 0; i < session.prof.thread_count; i++) rb_gc_mark(session.threads[i].thread);
     for (uint32_t i = 0; i < session.context_count; i++) rb_gc_mark(session.contexts[i]->fiber);
     /* A cached method entry must not be freed and its slot reused by
