@@ -39,14 +39,14 @@ typedef struct method_key {
     ID mid;           /* the method's original name: aliases collapse */
     bool is_c;
     bool is_block;
+    bool in_line_block; /* public API only: a block that starts on the line of
+                           Tracegraph.profile's own block, which it runs in
+                           (not recorded): not the outermost block there */
     int line;         /* a block's first line (public API keys) */
     VALUE owner;      /* a block's enclosing method's class, or 0 (pinned);
                          for a define_method method seen without the VM
                          reads, the frame object of its body, or 0 */
     ID owner_mid;     /* a block's enclosing method, or 0 */
-    bool in_line_block; /* public API only: a block that starts on the line of
-                           Tracegraph.profile's own block, which it runs in
-                           (not recorded): not the outermost block there */
 } method_key;
 
 /* One shadow stack: a thread's root stack or a fiber's. */
@@ -168,9 +168,6 @@ struct session {
     VALUE hide_block_thread;    /* the thread it runs on (marked as session.threads[0]) */
     uint32_t last_call;         /* public API only: the method whose call was the
                                    last event, or TG_NONE (define_method bodies) */
-    VALUE hidden_block_frame;   /* public API only: the frame object of
-                                   Tracegraph.profile's own block, or 0 (marked) */
-    int hidden_block_line;      /* and its first line */
     /* Wall time while recording (CLOCK_MONOTONIC, read outside the hook):
      * what the threads' times are set against in the legend. */
     uint64_t wall_started, wall_paused_at, wall_paused, wall_time;
@@ -196,6 +193,10 @@ struct session {
     bool c_held, c_rewritten;
     uint64_t cost_removed;      /* at stop: the threads' cost_removed added up */
     session_options options;    /* what this session was started with */
+    /* Last, so the hook's fields keep their offsets. */
+    VALUE hidden_block_frame;   /* public API only: the frame object of
+                                   Tracegraph.profile's own block, or 0 (marked) */
+    int hidden_block_line;      /* and its first line */
 };
 
 /* The one session, recording or not, named after this file as everything
