@@ -277,7 +277,9 @@ class TestRails < Minitest::Test
     assert_empty out["left"]
     log = File.read("#{@dir}.log").lines.grep(/tracegraph:/).map { |line| line.chomp.sub(/\A.* -- : /, "") }
     assert_equal 1, log.size
-    assert_match(/\Atracegraph: dropped the profile of GET \/posts 200 \u00b7 PostsController#index \u00b7 [\d.]+ ms: 4 profiles are waiting to be written already\z/, log[0])
+    # The request's time as Tracegraph.human_time writes it: "1.02 s" when
+    # a loaded machine (or the public-API path) makes it take a second.
+    assert_match(/\Atracegraph: dropped the profile of GET \/posts 200 \u00b7 PostsController#index \u00b7 [\d.]+ (?:ms|s): 4 profiles are waiting to be written already\z/, log[0])
     assert_empty files
   end
 

@@ -144,4 +144,33 @@ class TestVmReads < TracegraphTest
       refute result["names"].any? { |n| n.include?("<class:Orders>") }, result["names"].inspect
     end
   end
+  # The one thing the public API cannot tell apart: two blocks of one
+  # method that start on one line (Ruby answers the same method entry and
+  # line for both). They are one node with their calls added up, and
+  # docs/rubies.md says so; with the VM reads they are two.
+  ONE_LINE_SCRIPT = <<~'RUBY'
+    require "tracegraph"
+    require "json"
+    class Job
+      def work = 1
+      def run = catch(:done) { [1, 2].each { work } }
+    end
+    profile = Tracegraph.profile { Job.new.run }
+    blocks = profile.methods.select { |m| m.name.start_with?("block") }
+    puts JSON.generate(blocks.to_h { |m| [m.name, m.calls] })
+  RUBY
+
+  def test_blocks_on_one_line_are_one_node_through_the_public_api
+    one_line = ->(env) do
+      out, err, status = ruby("-e", ONE_LINE_SCRIPT, chdir: ROOT, env: env)
+      assert status.success?, err
+      JSON.parse(out.lines.last)
+    end
+    assert_equal({"block in Job#run" => 1 + 2}, one_line.({"TRACEGRAPH_NO_VM_READS" => "1"}))
+    assert_equal({"block in Job#run" => 1, "block (2 levels) in Job#run" => 2}, one_line.({"TRACEGRAPH_NO_VM_READS" => "0"}))
+    doc = File.read(File.join(ROOT, "docs/rubies.md"))
+    section = doc[/^### Blocks that start on one line\n.*?(?=^#)/m]
+    refute_nil section, "docs/rubies.md states the limit in its own section"
+    assert_includes section.gsub(/\s+/, " "), "are one node, named after the outermost of them, with their calls added up"
+  end
 end

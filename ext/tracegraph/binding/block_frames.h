@@ -16,7 +16,13 @@
  * method's entry for blocks inside a method: those are told apart by the
  * block's first line (rb_tracearg_lineno at b_call). Either way the
  * method key is (that object, BLOCK_FRAMES_KEY_TAG | line), which no method's
- * (class, method id) can equal.
+ * (class, method id) can equal. So through the public API the blocks of
+ * one method that start on one line share a key, and are one node, named
+ * at stop after the outermost of them (docs/rubies.md): nothing public
+ * tells them apart in the hook. One case is known: Tracegraph.profile's
+ * own block, never recorded, is noted by the hook (its frame object and
+ * line), and a block on its line is named as the outermost one nested in
+ * a block there (method_key.in_line_block).
  *
  * define_method methods run in a block frame flagged BMETHOD; Ruby fires
  * their call, then b_call, then b_return, then return. The method is

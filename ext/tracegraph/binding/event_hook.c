@@ -206,7 +206,10 @@ static TG_SLOW_PATH uint32_t block_public(rb_trace_arg_t *arg, bool call, uint32
             session.keys[method].owner = frame;   /* a define_method method's body */
             return METHOD_IGNORED;
         }
-        return session_block_for_call(frame, line, owner, mid);
+        uint32_t m = session_block_for_call(frame, line, owner, mid);
+        if (m < METHOD_IGNORED && frame == session.hidden_block_frame && line == session.hidden_block_line)
+            session.keys[m].in_line_block = true;
+        return m;
     }
     if (method != TG_NONE && session.keys[method].owner == frame) return METHOD_IGNORED;
     tg_profiler_settle_leaf(&session.prof, ctx);
@@ -224,6 +227,22 @@ static TG_SLOW_PATH bool hide_block(void)
 {
     if (rb_thread_current() != session.hide_block_thread) return false;
     session.hide_next_block = false;
+    return true;
+}
+
+/* The same through the public API, which also notes the hidden block's
+ * frame object and line: a block of that method that starts on that line
+ * and runs while recording runs inside it, and is not the outermost block
+ * on its line, which the public API cannot tell from it (block_frames.h). */
+static TG_SLOW_PATH bool hide_block_public(rb_trace_arg_t *arg)
+{
+    if (!hide_block()) return false;
+    VALUE frame;
+    int line;
+    if (block_frames_public_frame(arg, &frame, &line)) {
+        session.hidden_block_frame = frame;
+        session.hidden_block_line = line;
+    }
     return true;
 }
 
@@ -346,7 +365,7 @@ static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
-    if (call && RB_UNLIKELY(session.hide_next_block) && hide_block()) return;
+    if (call && RB_UNLIKELY(session.hide_next_block) && (vm_reads ? hide_block() : hide_block_public(arg))) return;
     const uint64_t *cost = session.event_cost[SESSION_COST_BLOCK];
     uint64_t now = call ? 0 : session_event_time_less(th, cost[SESSION_COST_INSIDE],
                                                       cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_RETURN]);   /* a return: before our bookkeeping */

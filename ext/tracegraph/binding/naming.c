@@ -276,16 +276,16 @@ static VALUE object_name_method(VALUE self, VALUE object)
 }
 
 typedef struct naming_call {
-    VALUE label, owner, mid, line, method_name;
+    VALUE label, owner, mid, line, method_name, in_line_block;
 } naming_call;
 
-/* Tracegraph::Naming.block_name(label, owner, mid, line, method_name),
- * under rb_protect. */
+/* Tracegraph::Naming.block_name(label, owner, mid, line, method_name,
+ * in_line_block), under rb_protect. */
 static VALUE call_block_name(VALUE arg)
 {
     const naming_call *c = (const naming_call *)arg;
     VALUE naming = rb_const_get_at(mTracegraph, id_naming);
-    return rb_funcall(naming, id_block_name, 5, c->label, c->owner, c->mid, c->line, c->method_name);
+    return rb_funcall(naming, id_block_name, 6, c->label, c->owner, c->mid, c->line, c->method_name, c->in_line_block);
 }
 
 /* A block's name, the way backtraces print it, with the enclosing method
@@ -293,7 +293,7 @@ static VALUE call_block_name(VALUE arg)
  * levels) in Foo.baz", and Ruby's own label for blocks outside methods
  * ("block in <main>", "block in <class:Foo>"). `method_name` is the
  * enclosing method's tracegraph name, or Qnil if there is none. */
-static VALUE block_label_name(VALUE frame, int line, VALUE owner, ID owner_mid, VALUE method_name)
+static VALUE block_label_name(VALUE frame, int line, VALUE owner, ID owner_mid, VALUE method_name, bool in_line_block)
 {
     VALUE label = rb_profile_frame_label(frame);
     naming_call c = {
@@ -302,6 +302,7 @@ static VALUE block_label_name(VALUE frame, int line, VALUE owner, ID owner_mid, 
         .mid = owner_mid ? ID2SYM(owner_mid) : Qnil,
         .line = INT2FIX(line),
         .method_name = method_name,
+        .in_line_block = in_line_block ? Qtrue : Qfalse,
     };
     int state = 0;
     VALUE name = rb_protect(call_block_name, (VALUE)&c, &state);
@@ -357,7 +358,7 @@ static VALUE block_name(const method_key *k, VALUE memo)
         method_key owner = {.klass = k->owner, .mid = k->owner_mid};
         owner_name = method_name(&owner, memo);
     }
-    return block_label_name(k->klass, block_line(k), k->owner, k->owner_mid, owner_name);
+    return block_label_name(k->klass, block_line(k), k->owner, k->owner_mid, owner_name, k->in_line_block);
 }
 
 static VALUE source_location(VALUE key)

@@ -4,7 +4,7 @@
  * (contexts), method keys, and the clocks' set-up.
  *
  * Uses: session.h, ruby_vm.h (inline), block_frames.h (its key tag, a
- * constant), core tg_profiler.h, tg_pairmap.h, tg_calltree.h, tg_clock.h,
+ * constant), public_frames.h (a fiber switch without the VM reads), core tg_profiler.h, tg_pairmap.h, tg_calltree.h, tg_clock.h,
  * tg_tsc.h. Calls no other binding file.
  */
 #include "session.h"
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "block_frames.h"
+#include "public_frames.h"
 
 struct session session;
 ruby_vm_layout session_vm;
@@ -31,6 +32,7 @@ static void session_mark(void *unused)
         rb_gc_mark(session.keys[i].klass);
         if (session.keys[i].owner) rb_gc_mark(session.keys[i].owner);
     }
+    if (session.hidden_block_frame) rb_gc_mark(session.hidden_block_frame);
     for (uint32_t i = 0; i < session.prof.thread_count; i++) rb_gc_mark(session.threads[i].thread);
     for (uint32_t i = 0; i < session.context_count; i++) rb_gc_mark(session.contexts[i]->fiber);
     /* A cached method entry must not be freed and its slot reused by
@@ -187,6 +189,18 @@ static bool returns_to(const tg_context *c, uint64_t cfp)
     return top && cfp <= top && top - cfp <= 16 * session_vm.frame_size;
 }
 
+/* The same through the public API, where a position is a depth on the
+ * running fiber's stack (public_frames.h), `top` the walk's at the switch.
+ * Another fiber's depths can be anything, but a fiber run for the first
+ * time starts with no Ruby frame (a walk of 0), and a stack that switched
+ * away sits a few frames above its top shadow frame. */
+static bool returns_to_public(const tg_context *c, uint64_t top_now)
+{
+    if (c->depth == 0 || !top_now) return false;
+    uint64_t top = c->frames[c->depth - 1].position;
+    return top && top_now <= top && top - top_now <= 16;
+}
+
 /* rb_fiber_current() cannot allocate here: switching already made the
  * Fiber objects of both sides. */
 void session_switch_fiber(thread_rec *th, rb_trace_arg_t *arg, uint64_t now)
@@ -197,7 +211,8 @@ void session_switch_fiber(thread_rec *th, rb_trace_arg_t *arg, uint64_t now)
     if (!next) {
         context_rec *first = th->unresolved;
         if (first && first != th->current &&
-            returns_to(&first->ctx, session_vm.trusted ? ruby_vm_trace_cfp(arg) : 0) &&
+            (session_vm.trusted ? returns_to(&first->ctx, ruby_vm_trace_cfp(arg))
+                                : returns_to_public(&first->ctx, public_frames_walk())) &&
             tg_pairmap_insert(&session.fiber_index, (uint64_t)fiber, 0, first->index)) {
             first->fiber = fiber;
             th->unresolved = NULL;

@@ -39,6 +39,9 @@ typedef struct method_key {
     ID mid;           /* the method's original name: aliases collapse */
     bool is_c;
     bool is_block;
+    bool in_line_block; /* public API only: a block that starts on the line of
+                           Tracegraph.profile's own block, which it runs in
+                           (not recorded): not the outermost block there */
     int line;         /* a block's first line (public API keys) */
     VALUE owner;      /* a block's enclosing method's class, or 0 (pinned);
                          for a define_method method seen without the VM
@@ -190,6 +193,10 @@ struct session {
     bool c_held, c_rewritten;
     uint64_t cost_removed;      /* at stop: the threads' cost_removed added up */
     session_options options;    /* what this session was started with */
+    /* Last, so the hook's fields keep their offsets. */
+    VALUE hidden_block_frame;   /* public API only: the frame object of
+                                   Tracegraph.profile's own block, or 0 (marked) */
+    int hidden_block_line;      /* and its first line */
 };
 
 /* The one session, recording or not, named after this file as everything

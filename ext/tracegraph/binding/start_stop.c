@@ -230,6 +230,8 @@ static void session_setup(const session_options *o, bool c_calls, bool called_on
     session.gc = o->gc;
     session.hide_next_block = session.blocks && o->hide_next_block;
     session.hide_block_thread = rb_thread_current();
+    session.hidden_block_frame = 0;
+    session.hidden_block_line = 0;
     session.allocations = o->allocations;
 }
 

@@ -93,8 +93,14 @@ module Tracegraph
     #   owner, mid   the enclosing method's class and name (nil outside methods)
     #   line         the block's first line
     #   method_name  the enclosing method's tracegraph name (nil outside methods)
-    def self.block_name(label, owner, mid, line, method_name)
-      label = find_block_label(owner, mid, line) || "block in #{method_name}" if method_name && !BLOCK_PREFIX.match?(label)
+    #   in_line_block  (found by its line) the block runs inside another
+    #                that starts on its line, Tracegraph.profile's own
+    #                (block_frames.h): the outermost block nested in one
+    #                on that line, not the outermost
+    def self.block_name(label, owner, mid, line, method_name, in_line_block = false)
+      if method_name && !BLOCK_PREFIX.match?(label)
+        label = find_block_label(owner, mid, line, in_line_block) || "block in #{method_name}"
+      end
       levels = block_levels(label)
       return label if levels.zero? || method_name.nil?
 
@@ -137,16 +143,22 @@ module Tracegraph
       nil
     end
 
-    # The label of the outermost block starting at `line` in the method.
-    def self.find_block_label(owner, mid, line)
-      queue = [method_iseq(owner, mid)].compact
+    # The label of the outermost block starting at `line` in the method,
+    # or with `nested`, of the outermost one inside such a block (else the
+    # outermost).
+    def self.find_block_label(owner, mid, line, nested = false)
+      root = method_iseq(owner, mid)
+      queue = root ? [[root, false]] : []
+      outermost = nil
       until queue.empty?
-        iseq = queue.shift
-        return iseq.label if iseq.first_lineno == line && BLOCK_PREFIX.match?(iseq.label)
+        iseq, inside = queue.shift
+        here = iseq.first_lineno == line && BLOCK_PREFIX.match?(iseq.label)
+        return iseq.label if here && (!nested || inside)
 
-        iseq.each_child { |child| queue << child }
+        outermost ||= iseq.label if here
+        iseq.each_child { |child| queue << [child, inside || here] }
       end
-      nil
+      outermost
     rescue StandardError
       nil
     end

@@ -61,19 +61,31 @@ class TestHubSplit < TracegraphTest
 
   # A block's column is its own, not its owner's: the blocks of pair,
   # named by their columns, are still pair's, and its part of Range#each
-  # calls both.
+  # calls both. (Through the public API the two are one node, of no
+  # column: test_helper's one_node_per_line?.)
   def test_blocks_named_by_their_columns_belong_to_their_method
     graph, context, = profile_of(:pair, :stock).split_hubs
     part = parts(graph, "Range#each").find { |m| context[m] == "from TestHubSplit::Shop#pair" }
     refute_nil part, context.values.inspect
     out = graph.edges.select { |e| e.caller.equal?(part) }
-    assert_equal [4, 6], out.map(&:calls).sort
-    assert(out.all? { |e| e.callee.name.match?(/\Ablock in TestHubSplit::Shop#pair \(column \d+\)\z/) },
-           out.map { |e| e.callee.name }.inspect)
+    assert_equal by_path([4, 6], [4 + 6]), out.map(&:calls).sort
+    name = by_path(/\Ablock in TestHubSplit::Shop#pair \(column \d+\)\z/, /\Ablock in TestHubSplit::Shop#pair\z/)
+    assert(out.all? { |e| e.callee.name.match?(name) }, out.map { |e| e.callee.name }.inspect)
   end
 
   def test_nested_blocks_belong_to_the_enclosing_block
-    graph, context, = profile_of(:nested, :stock).split_hubs
+    graph, context, notes = profile_of(:nested, :stock).split_hubs
+    if one_node_per_line?
+      # nested's two blocks, on one line, are one node, which both calls
+      # Range#each and is called by it: which part would be whose is a
+      # guess, so Range#each stays whole.
+      assert_empty notes
+      whole = parts(graph, "Range#each")
+      assert_equal [3], whole.map(&:calls)
+      out = graph.edges.select { |e| e.caller.equal?(whole.first) }.map { |e| [e.callee.name, e.calls] }
+      assert_equal [["block in TestHubSplit::Shop#nested", 3], ["block in TestHubSplit::Shop#stock", 30]], out.sort
+      return
+    end
     inner = parts(graph, "Range#each").find { |m| context[m] == "from block in TestHubSplit::Shop#nested" }
     assert inner, parts(graph, "Range#each").map { |m| context[m] }.inspect
     assert_equal 2, inner.calls
