@@ -41,6 +41,17 @@ module ProfileAssertions
     expected_probe_verdict != :checked
   end
 
+  # Tests that hold a profile's times to a bound run on the VM-reads path
+  # only: through the public API each event costs 1.7 to 2.9 times as much
+  # (docs/rubies.md), and what is left of it after the correction can
+  # pass the bound a test holds the VM path's times to. Counts and stacks
+  # are held exact on both paths.
+  def skip_time_bound_on_public_path
+    return if expected_probe_verdict == :checked
+
+    skip "a time bound of the VM-reads path; through the public API the times are less sure (docs/rubies.md)"
+  end
+
   # What a test expects with the VM reads, or through the public API.
   def by_path(vm_reads, public_api)
     one_node_per_line? ? public_api : vm_reads
