@@ -416,15 +416,20 @@ static TG_SLOW_PATH void sampled_hook_end(int kind, int direction, uint64_t star
     session.cost_extra[kind][direction] = mean > base ? mean - base : 0;
 }
 
-/* Every SESSION_HOOK_SAMPLE_EVERY-th event, timed (sampled_hook_end). */
-static TG_SLOW_PATH void on_event_sampled(rb_trace_arg_t *arg, rb_event_flag_t event)
+/* The next sampled event, 16 to 47 events on (xorshift): a fixed step
+ * would see only one kind of event in a loop whose events repeat in step. */
+static TG_SLOW_PATH void next_sample_countdown(void)
 {
-    /* The next one 16 to 47 events on (xorshift): a fixed step would see
-     * only one kind of event in a loop whose events repeat in step. */
     uint32_t x = session.sample_random;
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;
     session.sample_random = x;
     session.sample_countdown = SESSION_HOOK_SAMPLE_EVERY / 2 + (x & (SESSION_HOOK_SAMPLE_EVERY - 1));
+}
+
+/* Every SESSION_HOOK_SAMPLE_EVERY-th event, timed (sampled_hook_end). */
+static TG_SLOW_PATH void on_event_sampled(rb_trace_arg_t *arg, rb_event_flag_t event)
+{
+    next_sample_countdown();
     uint64_t start = tg_tsc_ticks();
     if (event & CALL_EVENTS) {
         on_call(arg, event & RUBY_EVENT_C_CALL);
@@ -459,10 +464,7 @@ static void on_event(VALUE data, rb_trace_arg_t *arg)
  * shallow loops: timing it is what takes that out of the times. */
 static TG_SLOW_PATH void on_event_public_sampled(rb_trace_arg_t *arg, rb_event_flag_t event, uint32_t last_call)
 {
-    uint32_t x = session.sample_random;
-    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-    session.sample_random = x;
-    session.sample_countdown = SESSION_HOOK_SAMPLE_EVERY / 2 + (x & (SESSION_HOOK_SAMPLE_EVERY - 1));
+    next_sample_countdown();
     uint64_t start = tg_tsc_ticks();
     if (event & CALL_EVENTS) {
         call_event(arg, event & RUBY_EVENT_C_CALL, false);
