@@ -95,9 +95,13 @@ class TestAccuracy < TracegraphTest
   end
 
   # The same, by the clock, with room for a noisy machine: a rewritten
-  # loop runs 2.4-4 times slower.
+  # loop runs 2.4-4 times slower. Asked of the interpreter: under YJIT a
+  # loop recompiled after a profile loses an optimisation YJIT's own
+  # recompile drops (1.3x quiet, 1.65x in CI, as RubyVM::YJIT.code_gc alone
+  # does), which bench/yjit.rb measures and docs/accuracy.md#yjit explains;
+  # test_untrace.rb checks, YJIT on, that the instructions are plain again.
   def test_a_loop_runs_as_fast_after_a_profile_as_before
-    out = run_alone(<<~RUBY)
+    out = run_alone(<<~RUBY, env: {"RUBY_YJIT_ENABLE" => "0"})
       def timed
         t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         yield
