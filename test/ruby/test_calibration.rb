@@ -46,4 +46,41 @@ class TestCalibration < TracegraphTest
     subject = C::Subject.new
     C::ROUNDS.times { |round| C::LOOPS.each { |name| assert subject.respond_to?(C.loop_method(name, round)) } }
   end
+
+  def tick; end
+
+  # About a microsecond of work between two calls, in the caller itself:
+  # where the cost outside each call's frame is taken out.
+  def spun_between_calls(calls)
+    j = 0
+    while j < calls
+      i = 0
+      i += 1 while i < 50
+      tick
+      j += 1
+    end
+  end
+
+  # A calibration taken while the machine was slower than it is for the
+  # program (the other core busy at that moment) says the hook costs 400 ns
+  # an event, and so does the cost outside the frame. The hook times itself
+  # while recording (one event in 32): its real mean, a few tens of ns,
+  # brings the cost taken out down to it, not only up. Before, each event
+  # kept the calibration's 400 ns, taken out of the work between calls.
+  def test_a_calibration_slower_than_the_program_is_brought_down_by_the_hooks_own_time
+    args = Tracegraph.send(:parse_start_options, {c_calls: false}, hide_next_call: false).merge(hide_next_block: false)
+    part = {inside: 0, outside: 400, hook_call: 400, hook_return: 400}
+    spun_between_calls(100)
+    Tracegraph._start(args.merge(event_costs: {ruby: part, block: part, c: part}))
+    spun_between_calls(20_000)
+    raw = Tracegraph._stop
+    events = 2 * raw[:methods].sum { |row| row[4] }
+    means = raw.dig(:tracing, :hook_means, :ruby)
+    refute_nil means[:call], "the hook sampled its own time"
+    per_event = raw.dig(:tracing, :removed).fdiv(events)
+    assert_operator per_event, :<, [means[:call], means[:return]].max + 100,
+                    "#{per_event.round} ns taken out per event; the hook's own: #{means}"
+  ensure
+    Tracegraph._stop if Tracegraph.running?
+  end
 end

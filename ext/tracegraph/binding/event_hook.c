@@ -314,7 +314,7 @@ static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool
     uint64_t position = vm_reads ? session_frame_position(arg, c_method) : public_frame_position(c_method, ctx);
     int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
     const uint64_t *cost = session.event_cost[kind];
-    uint64_t now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + session.cost_extra[kind][SESSION_HOOK_CALL],
+    uint64_t now = session_event_time_less(th, session.outside_cost[kind][SESSION_HOOK_CALL],
                                            cost[SESSION_COST_INSIDE]);   /* after our bookkeeping */
     tg_profiler_drop_stale(&session.prof, ctx, position, now);
     if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now, vm_reads);
@@ -343,7 +343,7 @@ static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bo
     int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
     const uint64_t *cost = session.event_cost[kind];
     uint64_t now = session_event_time_less(th, cost[SESSION_COST_INSIDE],
-                                           cost[SESSION_COST_OUTSIDE] + session.cost_extra[kind][SESSION_HOOK_RETURN]);   /* before our bookkeeping */
+                                           session.outside_cost[kind][SESSION_HOOK_RETURN]);   /* before our bookkeeping */
     tg_context *ctx = &th->current->ctx;
     if (!vm_reads) {
         /* As below; a C frame's own slot is one shallower (larger) than the normal one. */
@@ -368,12 +368,12 @@ static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm
     if (call && RB_UNLIKELY(session.hide_next_block) && (vm_reads ? hide_block() : hide_block_public(arg))) return;
     const uint64_t *cost = session.event_cost[SESSION_COST_BLOCK];
     uint64_t now = call ? 0 : session_event_time_less(th, cost[SESSION_COST_INSIDE],
-                                                      cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_RETURN]);   /* a return: before our bookkeeping */
+                                                      session.outside_cost[SESSION_COST_BLOCK][SESSION_HOOK_RETURN]);   /* a return: before our bookkeeping */
     uint32_t m = vm_reads ? block_method_vm(arg, call) : block_public(arg, call, last_call, ctx);
     if (m >= METHOD_IGNORED) return;
     uint64_t position = vm_reads ? session_frame_position(arg, false) : public_frame_position(0, ctx);
     if (call) {
-        now = session_event_time_less(th, cost[SESSION_COST_OUTSIDE] + session.cost_extra[SESSION_COST_BLOCK][SESSION_HOOK_CALL],
+        now = session_event_time_less(th, session.outside_cost[SESSION_COST_BLOCK][SESSION_HOOK_CALL],
                                       cost[SESSION_COST_INSIDE]);   /* a call: after it */
         tg_profiler_drop_stale(&session.prof, ctx, position, now);
         if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now, vm_reads);
@@ -404,16 +404,21 @@ static TG_HOOK_PATH void on_return(rb_trace_arg_t *arg, bool c_method)
 
 /* One event of `kind` and `direction`, timed from the hook's entry
  * (`start`, TSC ticks) to now: its running mean, less the calibration's,
- * is what the hook costs this program beyond it (session.cost_extra). */
+ * is what the hook costs this program beyond it, or short of it, and moves
+ * the cost taken out outside the frame by as much (session.outside_cost).
+ * Short of it is the calibration's loops run while the machine was slower
+ * than it is for the program (another job on the other core): left in, a
+ * process calibrated then took 50% more out of every event than others. */
 static TG_SLOW_PATH void sampled_hook_end(int kind, int direction, uint64_t start)
 {
     uint64_t ticks = tg_tsc_ticks() - start;
     if (tg_tsc_ticks_to_ns(&session_tsc, ticks) > SESSION_HOOK_SAMPLE_MAX_NS) return;
     session.hook_ticks[kind][direction] += ticks;
     uint64_t n = ++session.hook_samples[kind][direction];
-    uint64_t mean = tg_tsc_ticks_to_ns(&session_tsc, session.hook_ticks[kind][direction] / n);
-    uint64_t base = session.hook_base[kind][direction];
-    session.cost_extra[kind][direction] = mean > base ? mean - base : 0;
+    int64_t mean = (int64_t)tg_tsc_ticks_to_ns(&session_tsc, session.hook_ticks[kind][direction] / n);
+    int64_t outside = (int64_t)session.event_cost[kind][SESSION_COST_OUTSIDE] + mean -
+                      (int64_t)session.hook_base[kind][direction];
+    session.outside_cost[kind][direction] = outside > 0 ? (uint64_t)outside : 0;
 }
 
 /* The next sampled event, 16 to 47 events on (xorshift): a fixed step
