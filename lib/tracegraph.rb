@@ -257,7 +257,7 @@ module Tracegraph
       priority = thread.priority
       thread.priority = 3
       warn_of_c_calls(raw.dig(:tracing, :c_calls))
-      @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, event_costs: @recording_costs,
+      @last_profile = Profile.from_native(raw, program: $PROGRAM_NAME, calibration: @recording_calibration,
                                           yjit: @recording_yjit, recorded_by: FrameProbe.verdict)
       # The keyword that brings the call tree's views (the HTML report's
       # flame graph, its paths, its thread and waiting choices), said
@@ -336,7 +336,7 @@ module Tracegraph
       calibration = options[:raw_times] == true ? nil : calibrated_costs(args)
       # Everything read before _start: after it, even a Struct's reader is
       # a call in the profile (Ruby 3.3 and later report them).
-      @recording_costs = calibration&.costs
+      @recording_calibration = calibration
       @recording_yjit = Tracegraph.yjit_on?
       _start(args.merge(hide_next_block: hide_next_block, event_costs: calibration&.named))
     end

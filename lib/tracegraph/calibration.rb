@@ -91,7 +91,13 @@ module Tracegraph
     # event in the calibration's loops, {ruby: {call:, return:}, ...}: the
     # base from which a recording measures what its program's events cost
     # the hook beyond it (sampled, see session.h).
-    Result = Struct.new(:costs, :hooks, keyword_init: true) do
+    #
+    # spreads: how sure each kind's cost is, ns per event: how far the
+    # median round's per-iteration time lies above the fastest's, for the
+    # loops its cost is the difference of, unprofiled and profiled, shared
+    # over an iteration's two events. Rounds that agree (a quiet machine)
+    # give a nanosecond or two; rounds that other jobs slowed by turns, more.
+    Result = Struct.new(:costs, :hooks, :spreads, keyword_init: true) do
       # As _start takes them (event_costs, read by name in start_stop.c):
       # {ruby: {inside:, outside:, hook_call:, hook_return:}, block: ..., c: ...}.
       def named
@@ -109,13 +115,15 @@ module Tracegraph
     def measure(&start)
       subject = Subject.new
       ROUNDS.times { |round| LOOPS.each { |name| subject.public_send(loop_method(name, round), 100) } } # warm
-      plain = fastest(subject)
+      plain_rounds = round_times(subject)
       start.call(:sample)
       begin
-        traced = fastest(subject)
+        traced_rounds = round_times(subject)
       ensure
         raw = Tracegraph._stop
       end
+      plain = plain_rounds.transform_values(&:min)
+      traced = traced_rounds.transform_values(&:min)
       per = LOOPS.to_h { |name| [name, (traced[name] - plain[name]).to_f / ITERATIONS] }
       pairs = {ruby: per[:loop_ruby] - per[:loop_empty], block: per[:loop_block] - per[:loop_ruby],
                c: per[:loop_c] - per[:loop_empty]}
@@ -127,7 +135,23 @@ module Tracegraph
       end
       means = raw.dig(:tracing, :hook_means)
       hooks = KINDS.to_h { |kind| [kind, means.fetch(kind).transform_values { |mean| mean || 0 }] }
-      Result.new(costs: costs.freeze, hooks: hooks.freeze)
+      Result.new(costs: costs.freeze, hooks: hooks.freeze, spreads: spreads(plain_rounds, traced_rounds).freeze)
+    end
+
+    # The loops each kind's cost is the difference of (see measure).
+    DIFFERENCE_OF = {ruby: %i[loop_ruby loop_empty], block: %i[loop_block loop_ruby], c: %i[loop_c loop_empty]}.freeze
+
+    # Result#spreads from each loop's round times (ns), unprofiled and
+    # profiled: per kind, in ns per event, to a tenth.
+    def spreads(plain_rounds, traced_rounds)
+      above_fastest = lambda do |times|
+        sorted = times.sort
+        (sorted[sorted.size / 2] - sorted.first).to_f / ITERATIONS
+      end
+      DIFFERENCE_OF.transform_values do |loops|
+        per_iteration = loops.sum { |name| above_fastest.(plain_rounds[name]) + above_fastest.(traced_rounds[name]) }
+        (per_iteration / 2).round(1)
+      end
     end
 
     # The method a loop runs in one round: loop_empty calls nothing, so it
@@ -166,21 +190,20 @@ module Tracegraph
       end.to_h
     end
 
-    # Each loop's fastest round, in nanoseconds. The rounds take turns
-    # across the loops, so a stretch of noise spoils one round of each
-    # rather than every round of one.
-    def fastest(subject)
-      best = LOOPS.to_h { |name| [name, Float::INFINITY] }
+    # Each loop's time in each round, in nanoseconds: {loop_empty: [t0,
+    # ..., t8], ...}. The rounds take turns across the loops, so a stretch
+    # of noise spoils one round of each rather than every round of one.
+    def round_times(subject)
+      times = LOOPS.to_h { |name| [name, []] }
       ROUNDS.times do |round|
         LOOPS.each do |name|
           method = loop_method(name, round)
           t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
           subject.public_send(method, ITERATIONS)
-          elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) - t0
-          best[name] = elapsed if elapsed < best[name]
+          times[name] << Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) - t0
         end
       end
-      best
+      times
     end
   end
 end

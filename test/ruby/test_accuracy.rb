@@ -200,8 +200,34 @@ class TestAccuracy < TracegraphTest
   def test_the_legend_says_what_was_taken_out
     profile = Tracegraph.profile { many_tiny_calls }
     dot = profile.to_dot
-    assert_match(/Tracing's cost taken out: [\d.]+ (ns|µs|ms|s) of [\d.]+ (µs|ms|s)/, dot)
+    assert_match(/Tracing's cost taken out: [\d.]+ (ns|µs|ms|s) of [\d.]+ (µs|ms|s), ± [\d.]+ (ns|µs|ms|s)\\l/, dot)
     refute_match(/Tracing's cost/, Tracegraph.profile(raw_times: true) { many_tiny_calls }.to_dot)
+  end
+
+  # How sure the cost taken out is: each kind's spread per event, over the
+  # events of the profile (Profile::TracingCost.recorded, checked exactly
+  # in test_calibration.rb).
+  def test_the_profile_says_how_sure_the_cost_is
+    cost = Tracegraph.profile { many_tiny_calls }.tracing_cost
+    assert_equal %i[ruby block c], cost.event_spread.keys
+    cost.event_spread.each_value { |ns| assert_operator ns, :>=, 0 }
+    assert_kind_of Integer, cost.uncertainty
+    calls = 2 * 20_000 # tiny's calls and returns, at least
+    assert_operator cost.uncertainty, :>=, (calls * cost.event_spread[:ruby]).floor
+  end
+
+  # A file from before the ± loads without it, and its legend says none.
+  def test_a_file_from_before_the_uncertainty_loads_without_it
+    data = JSON.parse(Tracegraph.profile { many_tiny_calls }.to_json)
+    assert data["tracing_cost"].key?("uncertainty")
+    data["tracing_cost"].delete("uncertainty")
+    data["tracing_cost"].delete("event_spread")
+    old = Tracegraph::Profile.parse_json(JSON.generate(data))
+    assert_nil old.tracing_cost.uncertainty
+    assert_match(/Tracing's cost taken out: [\d.]+ \S+ of [\d.]+ \S+\\l/, old.to_dot)
+    data["tracing_cost"].merge!("uncertainty" => 5, "event_spread" => {"ruby" => -1, "block" => 0, "c" => 0})
+    error = assert_raises(Tracegraph::FormatError) { Tracegraph::Profile.parse_json(JSON.generate(data)) }
+    assert_match(/tracing_cost.event_spread.ruby must be a non-negative number, not -1/, error.message)
   end
 
   def test_no_time_is_negative_and_self_times_add_up

@@ -83,4 +83,37 @@ class TestCalibration < TracegraphTest
   ensure
     Tracegraph._stop if Tracegraph.running?
   end
+
+  # Round times in ns, ITERATIONS each; the median of 9 is the 5th.
+  def rounds(fastest, median_above)
+    [fastest] * 4 + [fastest + median_above] * 5
+  end
+
+  def test_each_kinds_spread_is_its_loops_median_above_their_fastest
+    n = C::ITERATIONS
+    plain = {loop_empty: rounds(100, 0), loop_ruby: rounds(200, 2 * n), loop_block: rounds(300, 0), loop_c: rounds(150, 0)}
+    traced = {loop_empty: rounds(100, 4 * n), loop_ruby: rounds(400, 0), loop_block: rounds(600, 6 * n),
+              loop_c: rounds(300, 0)}
+    # ruby: loop_ruby (2 ns an iteration unprofiled) and loop_empty (4
+    # profiled), shared over a call and its return: 3 ns an event.
+    assert_equal({ruby: 3.0, block: 4.0, c: 2.0}, C.spreads(plain, traced))
+  end
+
+  # The spread per event, plus half of how far the hook's own time in the
+  # recording lay from the calibration's, at a call and at a return; over
+  # every event of the kind; the collector's pseudo-methods have none.
+  def test_a_recordings_uncertainty_is_its_events_times_their_spread
+    calibration = C::Result.new(costs: {ruby: {inside: 10, outside: 10}, block: {inside: 9, outside: 9}, c: {inside: 5, outside: 5}},
+                                hooks: {ruby: {call: 20, return: 20}, block: {call: 18, return: 18}, c: {call: 15, return: 15}},
+                                spreads: {ruby: 1.5, block: 2.0, c: 0.5})
+    tracing = {removed: 123, hook_means: {ruby: {call: 24, return: 20}, block: {call: nil, return: nil},
+                                          c: {call: 13, return: 11}}}
+    rows = [["A#run", "a.rb", 1, false, 1000, 0, 0], ["block in A#run", "a.rb", 2, false, 100, 0, 0],
+            ["Integer#times", nil, nil, true, 10, 0, 0], ["(garbage collection)", nil, nil, false, 7, 0, 0]]
+    cost = Tracegraph::Profile::TracingCost.recorded(tracing, rows, calibration)
+    # ruby 1.5 + |24-20|/2 + 0 = 3.5; block 2.0 (not sampled); c 0.5 + 1 + 2 = 3.5
+    assert_equal({ruby: 3.5, block: 2.0, c: 3.5}, cost.event_spread)
+    assert_equal 2 * (1000 * 3.5 + 100 * 2.0 + 10 * 3.5), cost.uncertainty
+    assert_equal 123, cost.removed
+  end
 end

@@ -119,11 +119,10 @@ module Tracegraph
       end
 
       # The legend's line on times less tracing's cost: "Tracing's cost
-      # taken out: 412 ms of 1.20 s" (the raw total is the times plus it).
+      # taken out: 412 ms of 1.20 s, ± 25 ms" (the raw total is the times
+      # plus it; ± how sure, Profile::TracingCost).
       def tracing_note(profile)
-        removed = profile.tracing_cost.removed
-        "Tracing's cost taken out: #{Tracegraph.human_time(removed)} of " \
-          "#{Tracegraph.human_time(profile.total_time + removed)}"
+        "Tracing's cost taken out: #{Tracegraph.tracing_cost_summary(profile)}"
       end
 
       # The legend's line on a grouped profile without a call tree, whose

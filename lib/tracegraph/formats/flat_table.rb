@@ -81,8 +81,7 @@ module Tracegraph
         cost = profile.tracing_cost
         return "raw times: tracing's own cost is in them" unless cost
 
-        "tracing's cost taken out: #{Tracegraph.human_time(cost.removed)} of " \
-          "#{Tracegraph.human_time(profile.total_time + cost.removed)}"
+        "tracing's cost taken out: #{Tracegraph.tracing_cost_summary(profile)}"
       end
 
       def threads_line(profile)

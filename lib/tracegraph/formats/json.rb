@@ -50,7 +50,10 @@
 # "raw_times": false says tracing's own cost was taken out of the times,
 # and "tracing_cost" what: {"removed": ns in all, "event_costs": {"ruby":
 # {"inside": 4, "outside": 19}, "block": {...}, "c": {...}}} (ns per event,
-# inside the frame and in its caller; see Tracegraph::Calibration).
+# inside the frame and in its caller; see Tracegraph::Calibration), and
+# how sure that is (optional: files from before it have neither):
+# "uncertainty", ns in all, and "event_spread", {"ruby": 1.5, "block":
+# 2.0, "c": 1.2} (ns per event; see Profile::TracingCost).
 # "raw_times": true, or no "raw_times" at all (files from before it), says
 # the times hold it. Readers that do not know them ignore both.
 #
@@ -107,7 +110,8 @@ module Tracegraph
         return {"raw_times" => true} unless cost
 
         costs = cost.event_costs.to_h { |kind, parts| [kind.to_s, parts.transform_keys(&:to_s)] }
-        {"raw_times" => false, "tracing_cost" => {"removed" => cost.removed, "event_costs" => costs}}
+        sure = cost.uncertainty ? {"uncertainty" => cost.uncertainty, "event_spread" => cost.event_spread.transform_keys(&:to_s)} : {}
+        {"raw_times" => false, "tracing_cost" => {"removed" => cost.removed, "event_costs" => costs}.merge(sure)}
       end
 
       def generate(profile, *args) = JSON.generate(to_h(profile), *args)
@@ -307,8 +311,25 @@ module Tracegraph
         object!(costs[kind], where)
         [kind.to_sym, %w[inside outside].to_h { |part| [part.to_sym, count!(costs[kind], part, where)] }]
       end
+      uncertainty, event_spread = tracing_sureness(@data["tracing_cost"])
       Profile::TracingCost.new(removed: count!(@data["tracing_cost"], "removed", "tracing_cost"),
-                               event_costs: event_costs)
+                               event_costs: event_costs, uncertainty: uncertainty, event_spread: event_spread)
+    end
+
+    # "uncertainty" and "event_spread", both or neither (files from before).
+    def tracing_sureness(cost)
+      return [nil, nil] unless cost.key?("uncertainty") || cost.key?("event_spread")
+
+      spread = cost["event_spread"]
+      object!(spread, "tracing_cost.event_spread")
+      event_spread = %w[ruby block c].to_h do |kind|
+        ns = spread[kind]
+        unless ns.is_a?(Numeric) && ns >= 0 && ns.finite?
+          fail!("tracing_cost.event_spread.#{kind} must be a non-negative number, not #{ns.inspect[0, 40]}")
+        end
+        [kind.to_sym, ns]
+      end
+      [count!(cost, "uncertainty", "tracing_cost"), event_spread]
     end
 
     def gc_runs

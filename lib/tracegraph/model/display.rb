@@ -8,6 +8,15 @@ module Tracegraph
   # test/fixtures/durations.txt. A Float is rounded to the nanosecond.
   def self.human_time(ns) = _human_time(ns)
 
+  # What was taken out of a profile's times and how sure that is, for the
+  # legends: "412 ms of 1.20 s, ± 25 ms" (the raw total is the times plus
+  # what was taken out; files from before the ± have none).
+  def self.tracing_cost_summary(profile)
+    cost = profile.tracing_cost
+    sure = cost.uncertainty ? ", ± #{human_time(cost.uncertainty)}" : ""
+    "#{human_time(cost.removed)} of #{human_time(profile.total_time + cost.removed)}#{sure}"
+  end
+
   # Text for a terminal or a CI log: control characters (which could clear
   # the screen or forge log lines) and the Unicode characters that reorder
   # or break lines are shown escaped, as \e, \n or \u{202e}.

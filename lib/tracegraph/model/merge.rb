@@ -32,7 +32,10 @@ module Tracegraph
       return nil if profiles.any?(&:raw_times?)
 
       costs = profiles.map(&:tracing_cost)
-      TracingCost.new(removed: yield(costs.map(&:removed)), event_costs: costs.first.event_costs)
+      uncertainties = costs.map(&:uncertainty)
+      TracingCost.new(removed: yield(costs.map(&:removed)), event_costs: costs.first.event_costs,
+                      uncertainty: uncertainties.all? ? yield(uncertainties) : nil,
+                      event_spread: costs.first.event_spread)
     end
 
     # profiles as an Array, and their one clock; raises ArgumentError for

@@ -169,17 +169,47 @@ module Tracegraph
     # Tracegraph::Calibration). A profile whose times still hold it
     # (raw_times: true, and every profile recorded before tracegraph took
     # it out) has none: tracing_cost is nil and raw_times? true.
-    TracingCost = Struct.new(:removed, :event_costs, keyword_init: true)
+    #
+    # How sure that is: uncertainty, ns in all, or nil (a file from before
+    # it was kept), and event_spread, ns per event by kind. An event's cost
+    # is sure to its calibration's spread from round to round, plus how far
+    # the hook's own time in this recording lay from the calibration's (it
+    # is corrected for, but says the machine was not the same: what the VM
+    # spends on an event may have moved as much). uncertainty is that over
+    # every event recorded; a method's time is sure to about 2 x its calls
+    # x its kind's event_spread.
+    TracingCost = Struct.new(:removed, :event_costs, :uncertainty, :event_spread, keyword_init: true) do
+      # From the recording's tracing result (removed, hook_means), its
+      # method rows and its calibration (Tracegraph::Calibration::Result).
+      def self.recorded(tracing, method_rows, calibration)
+        means = tracing && tracing[:hook_means]
+        spread = calibration.spreads.to_h do |kind, ns|
+          drift = calibration.hooks.fetch(kind).sum do |direction, base|
+            mean = means&.dig(kind, direction)
+            mean ? (mean - base).abs / 2.0 : 0
+          end
+          [kind, (ns + drift).round(1)]
+        end
+        events = Hash.new(0)
+        method_rows.each do |name, _file, _line, c_method, calls|
+          next if name.start_with?("(") # the collector's pseudo-methods: no events of the hook
+
+          events[c_method ? :c : name.start_with?("block ") ? :block : :ruby] += 2 * calls
+        end
+        new(removed: tracing&.dig(:removed) || 0, event_costs: calibration.costs,
+            uncertainty: spread.sum { |kind, ns| events[kind] * ns }.round, event_spread: spread)
+      end
+    end
 
     # Builds a profile from the extension's plain-data result.
-    # event_costs: what the recording took out per event, or nil (raw times).
+    # calibration: what the recording took out per event
+    # (Tracegraph::Calibration::Result), or nil (raw times).
     # yjit: whether YJIT was on while recording; recorded_by: which hook
     # path recorded it (Tracegraph::FrameProbe.verdict).
-    def self.from_native(raw, program: nil, event_costs: nil, yjit: false, recorded_by: nil)
+    def self.from_native(raw, program: nil, calibration: nil, yjit: false, recorded_by: nil)
       clock, threads, methods, edges, complete, tree, gc, wall_time, allocations, tracing =
         raw.values_at(:clock, :threads, :methods, :edges, :complete, :call_tree, :gc, :wall_time, :allocations, :tracing)
-      removed = tracing && tracing[:removed]
-      tracing_cost = event_costs && TracingCost.new(removed: removed || 0, event_costs: event_costs)
+      tracing_cost = calibration && TracingCost.recorded(tracing, methods, calibration)
       methods = methods.map do |name, file, line, c_method, calls, total, self_time, allocs, self_allocs, by_type|
         name = Profile.clean_name(name)
         file &&= Profile.clean_name(file)

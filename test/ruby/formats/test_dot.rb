@@ -220,7 +220,7 @@ class TestDot < TracegraphTest
     lines = out.string.lines.grep_v(/\AYJIT was on: /) # under YJIT, a line says so
     # 30,017 calls of methods and 30,003 of blocks.
     assert_match(/\Acpu time, total .* in 9 methods, 60,0\d\d calls/, lines[0])
-    assert_match(/\Atracing's cost taken out: [\d.]+ \S+ of [\d.]+ \S+$/, lines[1])
+    assert_match(/\Atracing's cost taken out: [\d.]+ \S+ of [\d.]+ \S+, ± [\d.]+ \S+$/, lines[1])
     assert_match(/calls\s+self\s+total\s+self%\s+method/, lines[2])
     assert_match(/\A\s+(7|15,000)\s.*(Range#each|block in|Math.sqrt|Integer#\*\*)/, lines[3])
     assert_equal "(6 more methods not shown)\n", lines.last
