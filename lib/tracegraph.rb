@@ -357,6 +357,9 @@ module Tracegraph
     # the calling thread runs, and event_costs are added by the caller.)
     def parse_start_options(options, hide_next_call:)
       o = RecordingOptions.checked(options, allowed: START_OPTIONS)
+      if options.key?(:max_call_tree_nodes) && !o[:call_tree]
+        raise ArgumentError, "max_call_tree_nodes caps the call tree, which is not recorded: add call_tree: true"
+      end
       c_calls = o[:c_calls]
       {clock: o[:clock], c_calls: c_calls, hide_next_call: hide_next_call && c_calls != false,
        call_tree_nodes: o[:call_tree] ? o[:max_call_tree_nodes] : 0, exact_clock: o[:exact_clock],

@@ -199,6 +199,11 @@ class TestAutorun < Minitest::Test
     assert_includes err, "tracegraph/autorun: TRACEGRAPH_CALL_TREE=0 records no call tree, " \
                          "but TRACEGRAPH_OUTPUT=no-tree.folded is written from it: unset TRACEGRAPH_CALL_TREE; running without profiling"
     refute File.exist?(File.join(@dir, "no-tree.folded"))
+    _, err, status = run.call("TRACEGRAPH_OUTPUT" => "capped-nothing.json", "TRACEGRAPH_MAX_CALL_TREE_NODES" => "3")
+    assert status.success?, err
+    assert_includes err, "tracegraph/autorun: TRACEGRAPH_MAX_CALL_TREE_NODES=3 caps the call tree, and none is recorded " \
+                         "for capped-nothing.json: set TRACEGRAPH_CALL_TREE=1, or unset TRACEGRAPH_MAX_CALL_TREE_NODES"
+    refute File.exist?(File.join(@dir, "capped-nothing.json"))
   end
 
   def test_blocks_setting

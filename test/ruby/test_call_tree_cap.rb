@@ -76,4 +76,25 @@ class TestCallTreeCap < Minitest::Test
     error = assert_raises(ArgumentError) { Tracegraph.start(call_tree: true, max_call_tree_nodes: 2**31) }
     assert_equal "max_call_tree_nodes must be an integer from 1 to 2147483647, not 2147483648", error.message
   end
+
+  # A cap on a tree that nothing records would be ignored: refused, in the
+  # API's terms and the command's, saying how to record one. --runs passes
+  # the cap only to runs that record a tree (--thread, --idle hide).
+  def test_a_cap_without_a_call_tree_is_refused
+    error = assert_raises(ArgumentError) { Tracegraph.start(max_call_tree_nodes: 10) }
+    assert_equal "max_call_tree_nodes caps the call tree, which is not recorded: add call_tree: true", error.message
+    refute Tracegraph.running?
+    script = write_script("app.rb", PROGRAM)
+    _, err, status = tracegraph("--max-call-tree-nodes", "5", "-o", "x.json", script)
+    assert_equal 2, status.exitstatus
+    assert_match(/--max-call-tree-nodes caps the call tree, and nothing here records one: add --call-tree, or an output drawn from it/, err)
+    refute File.exist?(File.join(@dir, "x.json"))
+    _, err, status = tracegraph("--runs", "2", "--max-call-tree-nodes", "5", "-o", "x.json", script)
+    assert_equal 2, status.exitstatus
+    assert_match(/with --runs, a run records one only for --thread or --idle hide/, err)
+    _, err, status = tracegraph("--runs", "2", "--thread", "main", "--max-call-tree-nodes", "5", "-o", "x.json", script)
+    assert status.success?, err
+    _, err, status = tracegraph("--call-tree", "--max-call-tree-nodes", "5", "-o", "x.json", script)
+    assert status.success?, err
+  end
 end

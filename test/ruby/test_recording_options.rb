@@ -20,8 +20,10 @@ class TestRecordingOptions < Minitest::Test
     Tracegraph::CLI.new(out: StringIO.new, err: StringIO.new).send(:parse, argv + ["script.rb"])[:start]
   end
 
+  # A tree's cap goes to runs that record a tree (--idle hide): with it.
   def runs_argv(start)
-    Tracegraph::RepeatedRun.new(2, ["script.rb"], [], outputs: [], start_options: start, dot_options: {}, flat: false,
+    dot = start.key?(:max_call_tree_nodes) ? {idle: :hide} : {}
+    Tracegraph::RepeatedRun.new(2, ["script.rb"], [], outputs: [], start_options: start, dot_options: dot, flat: false,
                                                       err: StringIO.new).send(:child_options)
   end
 
@@ -79,7 +81,9 @@ class TestRecordingOptions < Minitest::Test
 
       assert page.include?("`#{option.env}`"), "docs/command-line.md has no #{option.env}"
       option.other_values.each do |value|
-        config = Tracegraph::EnvConfig.new("TRACEGRAPH_OUTPUT" => "/tmp/x.dot", option.env => env_text(value))
+        # A tree's cap, with the tree it caps (alone it is refused: test_autorun.rb)
+        tree = option.name == :max_call_tree_nodes ? {"TRACEGRAPH_CALL_TREE" => "1"} : {}
+        config = Tracegraph::EnvConfig.new({"TRACEGRAPH_OUTPUT" => "/tmp/x.dot", option.env => env_text(value)}.merge(tree))
         assert_equal value, config.start_options[option.name], option.env
       end
     end

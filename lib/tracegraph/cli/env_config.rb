@@ -64,8 +64,9 @@ module Tracegraph
     def settle_call_tree
       unless @start_options[:call_tree] == false
         @start_options[:call_tree] = true if Output.wants_call_tree?([@output]) || GraphOptions.needs_call_tree?(@dot_options)
-        return
+        return refuse_cap_without_tree
       end
+      refuse_cap_without_tree
       needs = []
       needs << "TRACEGRAPH_OUTPUT=#{@env['TRACEGRAPH_OUTPUT']} is written from it" if Output.needs_call_tree?([@output])
       needs << "TRACEGRAPH_THREADS is counted from it" if @dot_options.key?(:threads)
@@ -74,6 +75,16 @@ module Tracegraph
 
       raise Error, "TRACEGRAPH_CALL_TREE=#{@env['TRACEGRAPH_CALL_TREE']} records no call tree, but #{needs.join(', and ')}: " \
                    "unset TRACEGRAPH_CALL_TREE"
+    end
+
+    # TRACEGRAPH_MAX_CALL_TREE_NODES where no call tree is recorded would
+    # be ignored: refused, saying how to get one.
+    def refuse_cap_without_tree
+      return if @start_options[:call_tree] || !@start_options.key?(:max_call_tree_nodes)
+
+      raise Error, "TRACEGRAPH_MAX_CALL_TREE_NODES=#{@env['TRACEGRAPH_MAX_CALL_TREE_NODES']} caps the call tree, and " \
+                   "none is recorded for #{File.basename(@output)}: set TRACEGRAPH_CALL_TREE=1, " \
+                   "or unset TRACEGRAPH_MAX_CALL_TREE_NODES"
     end
 
     # A graph flag's value, as OptionParser would read it for the flag.

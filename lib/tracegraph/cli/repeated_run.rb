@@ -90,8 +90,11 @@ module Tracegraph
     # RecordingOptions::TABLE says whether its runs get it), and the views
     # each run writes; the graph options shape only the outputs, which
     # this process writes.
+    # A run records a call tree only where its views need one: the cap
+    # goes to it only then (a run's command refuses a cap without a tree).
     def child_options
-      options = RecordingOptions.runs_argv(@start_options)
+      start = GraphOptions.needs_call_tree?(@dot_options) ? @start_options : @start_options.except(:max_call_tree_nodes)
+      options = RecordingOptions.runs_argv(start)
       Array(@dot_options[:threads]).each { |thread| options += ["--thread", thread.to_s] }
       options += ["--idle", @dot_options[:idle].to_s] if @dot_options[:idle] && @dot_options[:idle] != :auto
       options
