@@ -223,7 +223,10 @@ static VALUE view_body(VALUE arg)
         nodes = NULL;
         allocations = NULL;
     }
-    return rb_ary_new_from_args(2, native_call_tree_wrap(nodes, allocations, counted, kept), ULL2NUM(hidden_time));
+    VALUE result = rb_hash_new();
+    rb_hash_aset(result, ID2SYM(rb_intern("tree")), native_call_tree_wrap(nodes, allocations, counted, kept));
+    rb_hash_aset(result, ID2SYM(rb_intern("hidden_time")), ULL2NUM(hidden_time));
+    return result;
 }
 
 static VALUE view_cleanup(VALUE arg)
@@ -236,15 +239,21 @@ static VALUE view_cleanup(VALUE arg)
     return Qnil;
 }
 
-/* NativeCallTree#_view(thread_flags, hidden_flags or nil, method_count)
- * -> [NativeCallTree, hidden_time]: the paths of the threads flagged, less
- * the hidden methods' subtrees (tg_calltree_filter), with allocation
- * counts if this tree has them. */
-static VALUE native_tree_view(VALUE self, VALUE thread_flags, VALUE hidden_flags, VALUE method_count)
+/* NativeCallTree#_view({threads:, hidden:, method_count:}), each read by
+ * name (named_options.h): threads the flags of the threads to keep,
+ * hidden (or nil) of the methods whose subtrees are left out
+ * -> {tree: NativeCallTree, hidden_time:}: the paths of the threads
+ * flagged, less the hidden methods' subtrees (tg_calltree_filter), with
+ * allocation counts if this tree has them. */
+static VALUE native_tree_view(VALUE self, VALUE options)
 {
+    static const char *const keys[] = {"threads", "hidden", "method_count", NULL};
+    named_options_check(options, "_view", keys);
+    VALUE thread_flags = named_options_get(options, "threads");
     Check_Type(thread_flags, T_ARRAY);
-    view_args a = {.t = native_tree_of(self), .thread_flags = thread_flags, .hidden_flags = hidden_flags,
-                   .method_count = NUM2UINT(method_count)};
+    view_args a = {.t = native_tree_of(self), .thread_flags = thread_flags,
+                   .hidden_flags = named_options_get(options, "hidden"),
+                   .method_count = NUM2UINT(named_options_get(options, "method_count"))};
     return rb_ensure(view_body, (VALUE)&a, view_cleanup, (VALUE)&a);
 }
 
@@ -390,7 +399,11 @@ static VALUE group_stats_body(VALUE arg)
         rb_ary_push(pieces, stats_row(ends, p->calls, p->total_time, p->self_time,
                                       counted ? &a->out.piece_allocations[i] : NULL));
     }
-    return rb_ary_new_from_args(3, groups, arrows, pieces);
+    VALUE result = rb_hash_new();
+    rb_hash_aset(result, ID2SYM(rb_intern("groups")), groups);
+    rb_hash_aset(result, ID2SYM(rb_intern("arrows")), arrows);
+    rb_hash_aset(result, ID2SYM(rb_intern("pieces")), pieces);
+    return result;
 }
 
 static VALUE group_stats_cleanup(VALUE arg)
@@ -401,23 +414,27 @@ static VALUE group_stats_cleanup(VALUE arg)
     return Qnil;
 }
 
-/* NativeCallTree#_group_stats(group_of, group_count, top_group, thread_count)
- * -> [[[calls, total, self(, allocations, self allocations)] per group],
- * [[from group, to group, calls, total, self(, ...)], ...] (the arrows),
- * [[method, group, calls, total, self(, ...)], ...] (the pieces)]: the
- * tree's every path summed by group (tg_tree_stats_compute with a
- * grouping). group_of has a group index per method, or nil for a method
- * that takes its caller's group (top_group at the bottom of a stack);
- * thread_count is how many thread indexes the tree's bottom frames use. */
-static VALUE native_tree_group_stats(VALUE self, VALUE group_of, VALUE group_count, VALUE top_group,
-                                     VALUE thread_count)
+/* NativeCallTree#_group_stats({group_of:, group_count:, top_group:,
+ * thread_count:}), each read by name (named_options.h)
+ * -> {groups: [[calls, total, self(, allocations, self allocations)] per
+ * group], arrows: [[from group, to group, calls, total, self(, ...)], ...],
+ * pieces: [[method, group, calls, total, self(, ...)], ...]}: the tree's
+ * every path summed by group (tg_tree_stats_compute with a grouping).
+ * group_of has a group index per method, or nil for a method that takes
+ * its caller's group (top_group at the bottom of a stack); thread_count is
+ * how many thread indexes the tree's bottom frames use. */
+static VALUE native_tree_group_stats(VALUE self, VALUE options)
 {
+    static const char *const keys[] = {"group_of", "group_count", "top_group", "thread_count", NULL};
+    named_options_check(options, "_group_stats", keys);
+    VALUE group_of = named_options_get(options, "group_of");
     Check_Type(group_of, T_ARRAY);
     const native_tree *t = native_tree_of(self);
     group_stats_args a = {.in = {.nodes = t->nodes, .allocations = t->allocations, .node_count = t->count,
                                  .method_count = (uint32_t)RARRAY_LEN(group_of),
-                                 .thread_count = NUM2UINT(thread_count), .group_count = NUM2UINT(group_count),
-                                 .top_group = NUM2UINT(top_group)},
+                                 .thread_count = NUM2UINT(named_options_get(options, "thread_count")),
+                                 .group_count = NUM2UINT(named_options_get(options, "group_count")),
+                                 .top_group = NUM2UINT(named_options_get(options, "top_group"))},
                           .group_of = group_of};
     VALUE result = rb_ensure(group_stats_body, (VALUE)&a, group_stats_cleanup, (VALUE)&a);
     RB_GC_GUARD(group_of);
@@ -567,8 +584,8 @@ void native_call_tree_init(VALUE mTracegraph, VALUE error)
     rb_define_method(cNativeCallTree, "size", native_tree_size, 0);
     rb_define_method(cNativeCallTree, "allocations?", native_tree_allocations_p, 0);
     rb_define_method(cNativeCallTree, "_rows", native_tree_rows, 0);
-    rb_define_method(cNativeCallTree, "_view", native_tree_view, 3);
+    rb_define_method(cNativeCallTree, "_view", native_tree_view, 1);
     rb_define_method(cNativeCallTree, "_stats", native_tree_stats, 1);
-    rb_define_method(cNativeCallTree, "_group_stats", native_tree_group_stats, 4);
+    rb_define_method(cNativeCallTree, "_group_stats", native_tree_group_stats, 1);
     rb_define_method(cNativeCallTree, "_write", native_tree_write, 5);
 }

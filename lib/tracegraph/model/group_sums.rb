@@ -29,12 +29,13 @@ module Tracegraph
         top = names.index(Grouping::C_METHODS) || (names << Grouping::C_METHODS).size - 1
         index = names.each_with_index.to_h
         group_of = methods.map { |m| m && own[m] && index.fetch(own[m]) }
-        rows = native._group_stats(group_of, names.size, top, tree.native_threads.size + 1)
+        sums = native._group_stats(group_of: group_of, group_count: names.size, top_group: top,
+                                   thread_count: tree.native_threads.size + 1)
         # A method the profile has not is a piece of its caller's group: any
         # node of one means the tree cannot say.
-        return nil if rows[2].any? { |method, *| methods[method].nil? }
+        return nil if sums[:pieces].any? { |method, *| methods[method].nil? }
 
-        new(profile, tree_rows: [names, methods, own, *rows])
+        new(profile, tree_rows: [names, methods, own, *sums.values_at(:groups, :arrows, :pieces)])
       end
 
       def self.from_edges(profile, own)

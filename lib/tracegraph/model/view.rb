@@ -125,7 +125,7 @@ module Tracegraph
       stats = native._stats(method_count: recorded.size, threads: thread_flags, hidden: hidden, focus: nil)
       thread_times = stats[:threads]
       hidden_time = stats[:hidden_time]
-      kept, = native._view(thread_flags, hidden, recorded.size)
+      kept = native._view(threads: thread_flags, hidden: hidden, method_count: recorded.size)[:tree]
 
       new_methods, new_edges = stats_from_rows(recorded, stats[:methods], stats[:edges])
       new_threads = chosen.map do |t|

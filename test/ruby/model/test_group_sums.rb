@@ -181,14 +181,21 @@ class TestGroupSums < TracegraphTest
     native = profile.call_tree.native(profile.methods, profile.threads)
     methods = profile.call_tree.native_methods.size
     threads = profile.call_tree.native_threads.size + 1
-    assert_raises(ArgumentError) { native._group_stats([0] * methods, 1, 1, threads) }   # top group 1 of 1
-    assert_raises(ArgumentError) { native._group_stats([1] * methods, 1, 0, threads) }
-    assert_raises(ArgumentError) { native._group_stats([-1] * methods, 1, 0, threads) }
-    assert_raises(ArgumentError) { native._group_stats([0] * (methods - 1), 1, 0, threads) } # a node's method missing
-    assert_raises(ArgumentError) { native._group_stats([0] * methods, 1, 0, 0) }            # a node's thread missing
-    assert_raises(TypeError) { native._group_stats(nil, 1, 0, threads) }
+    sums = ->(group_of, count, top, thread_count) { native._group_stats(group_of:, group_count: count, top_group: top, thread_count:) }
+    assert_raises(ArgumentError) { sums.([0] * methods, 1, 1, threads) }   # top group 1 of 1
+    assert_raises(ArgumentError) { sums.([1] * methods, 1, 0, threads) }
+    assert_raises(ArgumentError) { sums.([-1] * methods, 1, 0, threads) }
+    assert_raises(ArgumentError) { sums.([0] * (methods - 1), 1, 0, threads) } # a node's method missing
+    assert_raises(ArgumentError) { sums.([0] * methods, 1, 0, 0) }            # a node's thread missing
+    assert_raises(TypeError) { sums.(nil, 1, 0, threads) }
+    # Named, as _stats: a missing or unknown key is an error, not a shifted slot.
+    assert_raises(KeyError) { native._group_stats(group_of: [nil] * methods, group_count: 1, top_group: 0) }
+    error = assert_raises(ArgumentError) do
+      native._group_stats(group_of: [nil] * methods, group_count: 1, top_group: 0, thread_count: threads, slot: 5)
+    end
+    assert_match(/_group_stats: unknown option :slot/, error.message)
     # Every method taking its caller's group: one group holds all.
-    groups, arrows, pieces = native._group_stats([nil] * methods, 1, 0, threads)
+    groups, arrows, pieces = sums.([nil] * methods, 1, 0, threads).values_at(:groups, :arrows, :pieces)
     assert_equal 1, groups.size
     assert_equal profile.total_time, groups[0][2]
     assert_empty arrows
