@@ -125,15 +125,22 @@ static const char *column(VALUE s, long count, long width)
     return RSTRING_PTR(s);
 }
 
-/* NativeCallTree._pack(parents, methods, calls, totals, selfs, allocations,
- * self_allocations): a tree from packed columns ("L*" for the first two,
- * "Q*" for the rest; the last two both nil for a tree without allocation
- * counts). A bottom frame's parent is 0xFFFFFFFE - its thread's index.
- * Checked when written. */
-static VALUE native_tree_pack(VALUE klass, VALUE parents, VALUE methods, VALUE calls, VALUE totals, VALUE selfs,
-                              VALUE allocations, VALUE self_allocations)
+/* NativeCallTree._pack({parents:, methods:, calls:, totals:, selfs:,
+ * allocations:, self_allocations:}), each column read by name
+ * (named_options.h): a tree from packed columns ("L*" for parents and
+ * methods, "Q*" for the rest; allocations and self_allocations both nil
+ * for a tree without allocation counts). A bottom frame's parent is
+ * 0xFFFFFFFE - its thread's index. Checked when written. */
+static VALUE native_tree_pack(VALUE klass, VALUE columns)
 {
     (void)klass;
+    static const char *const keys[] = {"parents", "methods", "calls", "totals", "selfs", "allocations",
+                                       "self_allocations", NULL};
+    named_options_check(columns, "_pack", keys);
+    VALUE parents = named_options_get(columns, "parents"), methods = named_options_get(columns, "methods");
+    VALUE calls = named_options_get(columns, "calls"), totals = named_options_get(columns, "totals");
+    VALUE selfs = named_options_get(columns, "selfs"), allocations = named_options_get(columns, "allocations");
+    VALUE self_allocations = named_options_get(columns, "self_allocations");
     /* Every conversion first: none may run Ruby once pointers are taken. */
     StringValue(parents);
     StringValue(methods);
@@ -169,7 +176,9 @@ static VALUE native_tree_pack(VALUE klass, VALUE parents, VALUE methods, VALUE c
         memcpy(&counts[i].total, allocated + i * 8, 8);
         memcpy(&counts[i].self, self_allocated + i * 8, 8);
     }
-    return native_call_tree_wrap(nodes, counts, counted, (uint32_t)count);
+    VALUE tree = native_call_tree_wrap(nodes, counts, counted, (uint32_t)count);
+    RB_GC_GUARD(columns);   /* it holds the Strings read above */
+    return tree;
 }
 
 /* ---- views and statistics (tg_calltree_filter, tg_tree_stats_compute) ---- */
@@ -580,7 +589,7 @@ void native_call_tree_init(VALUE mTracegraph, VALUE error)
     eError = error;
     cNativeCallTree = rb_define_class_under(mTracegraph, "NativeCallTree", rb_cObject);
     rb_undef_alloc_func(cNativeCallTree);
-    rb_define_singleton_method(cNativeCallTree, "_pack", native_tree_pack, 7);
+    rb_define_singleton_method(cNativeCallTree, "_pack", native_tree_pack, 1);
     rb_define_method(cNativeCallTree, "size", native_tree_size, 0);
     rb_define_method(cNativeCallTree, "allocations?", native_tree_allocations_p, 0);
     rb_define_method(cNativeCallTree, "_rows", native_tree_rows, 0);

@@ -372,10 +372,11 @@ module Tracegraph
         allocations << total
         self_allocations << self_count
       end
-      counts = counted ? [allocations.pack("Q*"), self_allocations.pack("Q*")] : [nil, nil]
       native = begin
-        NativeCallTree._pack(parents.pack("L*"), method_indexes.pack("L*"), calls.pack("Q*"), totals.pack("Q*"),
-                             selfs.pack("Q*"), *counts)
+        NativeCallTree._pack(parents: parents.pack("L*"), methods: method_indexes.pack("L*"), calls: calls.pack("Q*"),
+                             totals: totals.pack("Q*"), selfs: selfs.pack("Q*"),
+                             allocations: counted ? allocations.pack("Q*") : nil,
+                             self_allocations: counted ? self_allocations.pack("Q*") : nil)
       rescue ArgumentError => e
         fail!("call_tree: #{e.message}")
       end

@@ -56,11 +56,12 @@ module Tracegraph
           node_index[n] = i
           parents << (n.parent ? node_index.fetch(n.parent) : ROOT - thread_index.fetch(n.thread, threads.size))
         end
-        counts = [nil, nil]
-        counts = [nodes.map(&:allocations).pack("Q*"), nodes.map(&:self_allocations).pack("Q*")] if allocations?
-        NativeCallTree._pack(parents.pack("L*"), nodes.map { |n| method_index.fetch(n.method) }.pack("L*"),
-                             nodes.map(&:calls).pack("Q*"), nodes.map(&:total_time).pack("Q*"),
-                             nodes.map(&:self_time).pack("Q*"), *counts)
+        counted = allocations?
+        NativeCallTree._pack(parents: parents.pack("L*"), methods: nodes.map { |n| method_index.fetch(n.method) }.pack("L*"),
+                             calls: nodes.map(&:calls).pack("Q*"), totals: nodes.map(&:total_time).pack("Q*"),
+                             selfs: nodes.map(&:self_time).pack("Q*"),
+                             allocations: counted ? nodes.map(&:allocations).pack("Q*") : nil,
+                             self_allocations: counted ? nodes.map(&:self_allocations).pack("Q*") : nil)
       end
     end
 
