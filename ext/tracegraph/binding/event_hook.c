@@ -313,9 +313,8 @@ static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool
     tg_context *ctx = &th->current->ctx;
     uint64_t position = vm_reads ? session_frame_position(arg, c_method) : public_frame_position(c_method, ctx);
     int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
-    const uint64_t *cost = session.event_cost[kind];
     uint64_t now = session_event_time_less(th, session.outside_cost[kind][SESSION_HOOK_CALL],
-                                           cost[SESSION_COST_INSIDE]);   /* after our bookkeeping */
+                                           session.inside_cost[kind][SESSION_HOOK_CALL]);   /* after our bookkeeping */
     tg_profiler_drop_stale(&session.prof, ctx, position, now);
     if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now, vm_reads);
     /* Most C methods return before they call anything: no frame for them
@@ -341,8 +340,7 @@ static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bo
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
     int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
-    const uint64_t *cost = session.event_cost[kind];
-    uint64_t now = session_event_time_less(th, cost[SESSION_COST_INSIDE],
+    uint64_t now = session_event_time_less(th, session.inside_cost[kind][SESSION_HOOK_RETURN],
                                            session.outside_cost[kind][SESSION_HOOK_RETURN]);   /* before our bookkeeping */
     tg_context *ctx = &th->current->ctx;
     if (!vm_reads) {
@@ -366,15 +364,14 @@ static TG_ALWAYS_INLINE void block_event(rb_trace_arg_t *arg, bool call, bool vm
     if (!th) return;
     tg_context *ctx = &th->current->ctx;
     if (call && RB_UNLIKELY(session.hide_next_block) && (vm_reads ? hide_block() : hide_block_public(arg))) return;
-    const uint64_t *cost = session.event_cost[SESSION_COST_BLOCK];
-    uint64_t now = call ? 0 : session_event_time_less(th, cost[SESSION_COST_INSIDE],
+    uint64_t now = call ? 0 : session_event_time_less(th, session.inside_cost[SESSION_COST_BLOCK][SESSION_HOOK_RETURN],
                                                       session.outside_cost[SESSION_COST_BLOCK][SESSION_HOOK_RETURN]);   /* a return: before our bookkeeping */
     uint32_t m = vm_reads ? block_method_vm(arg, call) : block_public(arg, call, last_call, ctx);
     if (m >= METHOD_IGNORED) return;
     uint64_t position = vm_reads ? session_frame_position(arg, false) : public_frame_position(0, ctx);
     if (call) {
         now = session_event_time_less(th, session.outside_cost[SESSION_COST_BLOCK][SESSION_HOOK_CALL],
-                                      cost[SESSION_COST_INSIDE]);   /* a call: after it */
+                                      session.inside_cost[SESSION_COST_BLOCK][SESSION_HOOK_CALL]);   /* a call: after it */
         tg_profiler_drop_stale(&session.prof, ctx, position, now);
         if (RB_UNLIKELY(ctx->resync)) close_dead_frames(ctx, arg, now, vm_reads);
         tg_profiler_push(&session.prof, ctx, m, position, now);
@@ -403,22 +400,32 @@ static TG_HOOK_PATH void on_return(rb_trace_arg_t *arg, bool c_method)
 }
 
 /* One event of `kind` and `direction`, timed from the hook's entry
- * (`start`, TSC ticks) to now: its running mean, less the calibration's,
- * is what the hook costs this program beyond it, or short of it, and moves
- * the cost taken out outside the frame by as much (session.outside_cost).
- * Short of it is the calibration's loops run while the machine was slower
- * than it is for the program (another job on the other core): left in, a
- * process calibrated then took 50% more out of every event than others. */
+ * (`start`, TSC ticks) to now: its running mean against the calibration's
+ * (hook_base) moves the costs taken out (session.inside_cost, outside_cost).
+ * - Above it: the hook costs this program more than the calibration's tight
+ *   loops (a big program's tables miss the caches), and the excess is taken
+ *   out too, outside the frame, where the hook's time falls.
+ * - Below it: the calibration's loops ran while the machine was slower than
+ *   it is for the program (another job on the other core for those 30 ms),
+ *   and every part it measured is as much too large: both parts are scaled
+ *   by mean / base. Left as they were, a process calibrated then took half
+ *   as much again out of every event as others did. */
 static TG_SLOW_PATH void sampled_hook_end(int kind, int direction, uint64_t start)
 {
     uint64_t ticks = tg_tsc_ticks() - start;
     if (tg_tsc_ticks_to_ns(&session_tsc, ticks) > SESSION_HOOK_SAMPLE_MAX_NS) return;
     session.hook_ticks[kind][direction] += ticks;
     uint64_t n = ++session.hook_samples[kind][direction];
-    int64_t mean = (int64_t)tg_tsc_ticks_to_ns(&session_tsc, session.hook_ticks[kind][direction] / n);
-    int64_t outside = (int64_t)session.event_cost[kind][SESSION_COST_OUTSIDE] + mean -
-                      (int64_t)session.hook_base[kind][direction];
-    session.outside_cost[kind][direction] = outside > 0 ? (uint64_t)outside : 0;
+    uint64_t mean = tg_tsc_ticks_to_ns(&session_tsc, session.hook_ticks[kind][direction] / n);
+    uint64_t base = session.hook_base[kind][direction];
+    const uint64_t *cost = session.event_cost[kind];
+    if (mean >= base) {
+        session.inside_cost[kind][direction] = cost[SESSION_COST_INSIDE];
+        session.outside_cost[kind][direction] = cost[SESSION_COST_OUTSIDE] + (mean - base);
+    } else {
+        session.inside_cost[kind][direction] = cost[SESSION_COST_INSIDE] * mean / base;
+        session.outside_cost[kind][direction] = cost[SESSION_COST_OUTSIDE] * mean / base;
+    }
 }
 
 /* The next sampled event, 16 to 47 events on (xorshift): a fixed step

@@ -179,14 +179,15 @@ struct session {
      * the caches), beyond what the calibration's tight loops showed: one
      * event in SESSION_HOOK_SAMPLE_EVERY is timed from the hook's entry to
      * its exit (on average; see on_event_sampled), per kind and direction (call, return); the calibration's
-     * own mean (hook_base) is subtracted from the running mean, and what is
-     * left over, more or less than nothing, moves the cost taken out outside
-     * the frame: outside_cost, the calibrated one until the first sample. */
+     * own mean (hook_base) is set against the running mean, which moves
+     * the costs taken out (see sampled_hook_end): inside_cost and
+     * outside_cost, by kind and direction, the calibrated ones until the
+     * first sample. */
     bool sample_hooks;
     uint32_t sample_countdown, sample_random;
     uint64_t hook_ticks[SESSION_COST_KINDS][2], hook_samples[SESSION_COST_KINDS][2];
     uint64_t hook_base[SESSION_COST_KINDS][2];
-    uint64_t outside_cost[SESSION_COST_KINDS][2];
+    uint64_t inside_cost[SESSION_COST_KINDS][2], outside_cost[SESSION_COST_KINDS][2];
     /* The default C-call tracing: Ruby's "ever enabled" record keeps these
      * C-event bits, as before the start (vm_event_flags.h); see start_stop.c */
     bool c_calls_called_only;

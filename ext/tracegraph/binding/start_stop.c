@@ -212,8 +212,10 @@ static void session_setup(const session_options *o, bool c_calls, bool called_on
     memcpy(session.event_cost, o->event_cost, sizeof session.event_cost);
     memcpy(session.hook_base, o->hook_base, sizeof session.hook_base);
     for (int k = 0; k < SESSION_COST_KINDS; k++)
-        session.outside_cost[k][SESSION_HOOK_CALL] = session.outside_cost[k][SESSION_HOOK_RETURN] =
-            o->event_cost[k][SESSION_COST_OUTSIDE];
+        for (int d = 0; d < 2; d++) {
+            session.inside_cost[k][d] = o->event_cost[k][SESSION_COST_INSIDE];
+            session.outside_cost[k][d] = o->event_cost[k][SESSION_COST_OUTSIDE];
+        }
     session.sample_hooks = o->sample_hooks;
     session.sample_countdown = SESSION_HOOK_SAMPLE_EVERY;
     session.sample_random = 0x9E3779B9u;
