@@ -41,6 +41,13 @@ namespace :bench do
     ruby "-Ilib", "bench/accuracy.rb"
   end
 
+  desc "The calibrated cost, what was taken out per event, and a tiny method's share, over fresh processes, " \
+       "with the machine as it is and beside a busy core (bench/calibration_stability.rb; PROCESSES); " \
+       "writes bench/CALIBRATION.md"
+  task calibration: :compile do
+    ruby "-Ilib", "bench/calibration_stability.rb"
+  end
+
   desc "Profile#group_by on rubocop's call tree of about 1.45 million paths, recorded and saved (bench/group_by.rb); " \
        "prints its table"
   task group_by: :compile do

@@ -1,0 +1,91 @@
+# How alike one profile's correction is to the next (issue #44): the same
+# workload profiled once in each of PROCESSES fresh processes, with the
+# machine as it is and then with a busy loop beside it on the other core
+# (a CI runner's neighbour). Per process:
+# - the calibrated cost of a Ruby call's event (inside + outside, ns), as
+#   measured at the first start (Tracegraph::Calibration);
+# - what the recording took out per event in the end (removed / events):
+#   the calibrated cost as the hook's own sampled time moved it;
+# - tiny's share of the loop that calls it 300,000 times, the number a
+#   user reads, and which moves most when the correction does.
+# Each column's median and its max ÷ min over the processes. Writes
+# bench/CALIBRATION.md; PROCESSES=n (8).
+#
+#   ruby -Ilib bench/calibration_stability.rb
+require "rbconfig"
+
+PROCESSES = Integer(ENV.fetch("PROCESSES", "8"))
+LIB = File.expand_path("../lib", __dir__)
+
+CHILD = <<~'RUBY'
+  require "tracegraph"
+  def tiny(x) = x + 1
+
+  def many(n)
+    i = 0
+    s = 0
+    while i < n
+      s = tiny(s)
+      i += 1
+    end
+    s
+  end
+
+  many(10_000)
+  profile = Tracegraph.profile(c_calls: false, blocks: false) { many(300_000) }
+  cost = profile.tracing_cost
+  events = 2 * profile.methods.sum(&:calls)
+  ruby = cost.event_costs[:ruby]
+  puts [ruby[:inside] + ruby[:outside], cost.removed.fdiv(events),
+        profile["Object#tiny"].total_time.fdiv(profile["Object#many"].total_time)].join(" ")
+RUBY
+
+def one_process
+  line = IO.popen([RbConfig.ruby, "-I#{LIB}", "-e", CHILD], &:read)
+  raise "a profiling process failed" unless $?.success?
+
+  line.split.map(&:to_f)
+end
+
+# A busy loop on the other core for as long as the block runs.
+def beside_a_busy_core
+  busy = Process.spawn(RbConfig.ruby, "-e", "loop { }")
+  yield
+ensure
+  Process.kill(:KILL, busy)
+  Process.wait(busy)
+end
+
+def median(values) = values.sort[values.size / 2]
+
+def row(label, runs)
+  columns = runs.transpose
+  cells = columns.each_with_index.map do |values, i|
+    shown = ->(v) { i == 2 ? format("%.1f%%", 100 * v) : format("%.1f ns", v) }
+    "#{shown.(median(values))} (#{shown.(values.min)}-#{shown.(values.max)}, #{format('%.2f', values.max / values.min)}x)"
+  end
+  "| #{label} | #{cells.join(' | ')} |"
+end
+
+commit = `git -C #{File.expand_path('..', __dir__)} rev-parse --short HEAD 2>/dev/null`.strip
+load_before = File.read("/proc/loadavg").split.first rescue "?"
+quiet = Array.new(PROCESSES) { one_process }
+busy = beside_a_busy_core { Array.new(PROCESSES) { one_process } }
+load_after = File.read("/proc/loadavg").split.first rescue "?"
+
+table = <<~MD
+  # Calibration from one process to the next
+
+  `ruby -Ilib bench/calibration_stability.rb` (PROCESSES=#{PROCESSES}), commit `#{commit}`,
+  #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}, Ruby #{RUBY_VERSION}, load average #{load_before} at the
+  start and #{load_after} at the end. One profile of `many(300_000)` (a loop calling a
+  one-line method) per fresh process; each cell the median of the processes (their
+  least-most, and max ÷ min).
+
+  | machine | a Ruby call's event, calibrated | taken out per event | tiny's share of the loop |
+  | --- | --- | --- | --- |
+  #{row('as it is', quiet)}
+  #{row('a busy loop on the other core', busy)}
+MD
+File.write(File.expand_path("CALIBRATION.md", __dir__), table)
+puts table
