@@ -125,8 +125,7 @@ module Tracegraph
       plain = plain_rounds.transform_values(&:min)
       traced = traced_rounds.transform_values(&:min)
       per = LOOPS.to_h { |name| [name, (traced[name] - plain[name]).to_f / ITERATIONS] }
-      pairs = {ruby: per[:loop_ruby] - per[:loop_empty], block: per[:loop_block] - per[:loop_ruby],
-               c: per[:loop_c] - per[:loop_empty]}
+      pairs = DIFFERENCE_OF.transform_values { |(with, without)| per[with] - per[without] }
       inside = inside_times(raw)
       costs = KINDS.to_h do |kind|
         pair = [pairs[kind], 0].max

@@ -187,6 +187,7 @@ class TestAccuracy < TracegraphTest
   end
 
   def test_json_keeps_what_was_taken_out
+    assert_equal Tracegraph::Calibration::KINDS.map(&:to_s), Tracegraph::JsonLoader::COST_KINDS, "the kinds read back"
     profile = Tracegraph.profile { many_tiny_calls }
     loaded = Tracegraph::Profile.parse_json(profile.to_json)
     assert_equal profile.tracing_cost, loaded.tracing_cost

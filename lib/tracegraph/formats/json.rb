@@ -297,6 +297,10 @@ module Tracegraph
       @data[key].nil? ? nil : count!(@data, key, "the document")
     end
 
+    # The kinds of event whose cost is calibrated, in "event_costs" and
+    # "event_spread" alike (Tracegraph::Calibration::KINDS).
+    COST_KINDS = %w[ruby block c].freeze
+
     # nil for raw times: "raw_times" true, or missing (older files).
     def tracing_cost
       raw = @data.fetch("raw_times", true)
@@ -306,7 +310,7 @@ module Tracegraph
       object!(@data["tracing_cost"], "tracing_cost")
       costs = @data["tracing_cost"]["event_costs"]
       object!(costs, "tracing_cost.event_costs")
-      event_costs = %w[ruby block c].to_h do |kind|
+      event_costs = COST_KINDS.to_h do |kind|
         where = "tracing_cost.event_costs.#{kind}"
         object!(costs[kind], where)
         [kind.to_sym, %w[inside outside].to_h { |part| [part.to_sym, count!(costs[kind], part, where)] }]
@@ -322,7 +326,7 @@ module Tracegraph
 
       spread = cost["event_spread"]
       object!(spread, "tracing_cost.event_spread")
-      event_spread = %w[ruby block c].to_h do |kind|
+      event_spread = COST_KINDS.to_h do |kind|
         ns = spread[kind]
         unless ns.is_a?(Numeric) && ns >= 0 && ns.finite?
           fail!("tracing_cost.event_spread.#{kind} must be a non-negative number, not #{ns.inspect[0, 40]}")
