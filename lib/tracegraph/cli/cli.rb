@@ -210,8 +210,7 @@ module Tracegraph
          (options[:runs] == 1 && (options[:flat] || Output.ranks_time?(options[:outputs])))
         options[:start][:call_tree] = true
       end
-      # With --runs, a run records a tree only for the views that need one (RepeatedRun#child_options).
-      tree = options[:runs] == 1 ? options[:start][:call_tree] : GraphOptions.needs_call_tree?(options[:dot])
+      tree = options[:runs] == 1 ? options[:start][:call_tree] : RepeatedRun.runs_record_call_tree?(options[:dot])
       if options[:start].key?(:max_call_tree_nodes) && !tree
         raise UsageError, "--max-call-tree-nodes caps the call tree, and nothing here records one: " +
                           (options[:runs] == 1 ? "add --call-tree, or an output drawn from it (.folded, .pb.gz, " \

@@ -86,14 +86,18 @@ module Tracegraph
       [profiles, status]
     end
 
+    # Whether each run records a call tree: only where the views it writes
+    # need one (--thread, --idle hide); --runs keeps medians, not trees.
+    def self.runs_record_call_tree?(dot_options) = GraphOptions.needs_call_tree?(dot_options)
+
     # The options that shape what is recorded, as their flags (each row of
     # RecordingOptions::TABLE says whether its runs get it), and the views
     # each run writes; the graph options shape only the outputs, which
-    # this process writes.
-    # A run records a call tree only where its views need one: the cap
-    # goes to it only then (a run's command refuses a cap without a tree).
+    # this process writes. The call tree's cap goes to a run only where it
+    # records a tree (a run's command refuses a cap without one).
     def child_options
-      start = GraphOptions.needs_call_tree?(@dot_options) ? @start_options : @start_options.except(:max_call_tree_nodes)
+      tree = RepeatedRun.runs_record_call_tree?(@dot_options)
+      start = tree ? @start_options : @start_options.except(:max_call_tree_nodes)
       options = RecordingOptions.runs_argv(start)
       Array(@dot_options[:threads]).each { |thread| options += ["--thread", thread.to_s] }
       options += ["--idle", @dot_options[:idle].to_s] if @dot_options[:idle] && @dot_options[:idle] != :auto
