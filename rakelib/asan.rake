@@ -11,7 +11,7 @@ namespace :test do
   ASAN_BUILD = File.join(ROOT, "tmp/ext-asan")
   ASAN_LIB = File.join(ROOT, "tmp/asan-lib")
 
-  desc "Ruby tests (a quick subset) against an AddressSanitizer build of the extension"
+  desc "Ruby tests against an AddressSanitizer build of the extension (TEST=FILE for one)"
   task :asan do
     build_extension(ASAN_BUILD, "TRACEGRAPH_ASAN" => "1")
     so = "tracegraph.#{RbConfig::CONFIG['DLEXT']}"
@@ -21,7 +21,8 @@ namespace :test do
     libasan = `gcc -print-file-name=libasan.so`.strip
     env = {"LD_PRELOAD" => libasan, "ASAN_OPTIONS" => "detect_leaks=0:abort_on_error=1:use_sigaltstack=0:quarantine_size_mb=4",
            "TORTURE_SCALE" => "1"}
-    loader = RUBY_TEST_FILES.map { |f| "require #{File.expand_path(f).dump}" }.join(";")
+    files = ENV["TEST"] ? FileList[ENV["TEST"]] : RUBY_TEST_FILES
+    loader = files.map { |f| "require #{File.expand_path(f).dump}" }.join(";")
     # Check first that the ASan build, not lib/'s, is the one loaded.
     sh env, RbConfig.ruby, "-I#{ASAN_LIB}", "-Ilib", "-e",
        "require 'tracegraph'; so = $LOADED_FEATURES.grep(/tracegraph\\.so/).first; " \

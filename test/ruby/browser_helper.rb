@@ -15,17 +15,13 @@ module BrowserHelper
   SERVER = File.join(ConsumersHelper::CONSUMERS, "browser_server.js")
   CHROMIUM = "/usr/bin/chromium"
   FIREFOX = "/usr/bin/firefox-esr"
-  # Under `rake test:asan` the ASan runtime is preloaded into this Ruby;
-  # the browser, which node starts, must not inherit it (it never starts).
-  BROWSER_ENV = {"LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil}.freeze
-
   # The DevTools endpoint of the Chromium that this process's checks share
   # (browser_server.js), each in a fresh context of it: started at the
   # first check, closed after the last test. A browser of its own for each
   # check took about 0.5 s more.
   def self.shared_chromium
     @shared_chromium ||= begin
-      server = IO.popen(BROWSER_ENV, ["node", SERVER], "r+")
+      server = IO.popen(ConsumersHelper::NODE_ENV, ["node", SERVER], "r+")
       Minitest.after_run { server.close } # its stdin closed, it closes the browser
       endpoint = server.gets.to_s.chomp
       raise "Chromium did not start for the checks: #{endpoint.inspect}" unless endpoint.start_with?("ws://")
@@ -75,8 +71,8 @@ module BrowserHelper
   # shared: in the process's Chromium (false: a browser of its own).
   def check_in_browser(path, *args, expected_errors: nil, checker: CHECKER, shared: true)
     require_npm_package!("puppeteer-core", "puppeteer-core")
-    env = shared ? BROWSER_ENV.merge("TRACEGRAPH_CHROMIUM" => BrowserHelper.shared_chromium) : BROWSER_ENV
-    out, err, status = Open3.capture3(env, "node", checker, path, *args)
+    env = shared ? {"TRACEGRAPH_CHROMIUM" => BrowserHelper.shared_chromium} : {}
+    out, err, status = capture_node(checker, path, *args, env: env)
     assert status.success?, "the report could not be checked in the browser: #{err}"
     result = JSON.parse(out)
     errors = expected_errors ? result["errors"].grep_v(expected_errors) : result["errors"]

@@ -45,7 +45,7 @@ class TestFirefox < TracegraphTest
 
   def run_checker(path)
     require_node!
-    Open3.capture3("node", CHECKER, path)
+    capture_node(CHECKER, path)
   end
 
   def check(path)
@@ -54,30 +54,46 @@ class TestFirefox < TracegraphTest
     JSON.parse(out)
   end
 
-  # The CLI's own words when its daemon was slow to start (it waits
-  # 500 ms, which a busy 2-core machine can take), with the pid to stop.
-  DAEMON_SLOW = /did not become ready within \d+ms.*retrying often works.*run "kill (\d+)"/m
+  SESSION = "tracegraph-test"
 
-  # Runs the Firefox Profiler's CLI in a session of its own; returns its
-  # stdout, parsed if it is JSON. A daemon slow to start is stopped and
-  # tried again, twice at most, as the CLI advises.
-  def profiler(*args)
+  def profiler_env
+    {"PROFILER_CLI_SESSION_DIR" => File.join(@dir, "sessions"), "PROFILER_CLI_NO_SYMBOLICATE" => "1", "HOME" => @dir}
+  end
+
+  # Starts the Firefox Profiler's CLI daemon on path, as `profiler-cli
+  # load` does, but waits for it as long as it takes: `load` gives its
+  # daemon 500 ms to get ready, which a busy 2-core machine (or the ASan
+  # run) often misses, and retrying missed too. The daemon is the
+  # command `load` itself names for running it in the foreground.
+  def start_profiler(path)
     require_npm_package!("@firefox-devtools/profiler-cli/dist/profiler-cli.js", "the Firefox Profiler's loader")
-    env = {"PROFILER_CLI_SESSION_DIR" => File.join(@dir, "sessions"), "PROFILER_CLI_NO_SYMBOLICATE" => "1",
-           "HOME" => @dir}
-    out = err = status = nil
-    3.times do
-      out, err, status = Open3.capture3(env, "node", PROFILER_CLI, *args, "--session", "tracegraph-test")
-      slow = !status.success? && "#{out}#{err}"[DAEMON_SLOW, 1]
-      break unless slow
+    @daemon = Process.spawn(ConsumersHelper::NODE_ENV.merge(profiler_env), "node", PROFILER_CLI, "--daemon", path,
+                            "--session", SESSION, %i[out err] => File.join(@dir, "daemon.log"))
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 60
+    loop do
+      out, err, status = capture_node(PROFILER_CLI, "thread", "list", "--json", "--session", SESSION, env: profiler_env)
+      return JSON.parse(out) if status.success?
 
-      begin
-        Process.kill("TERM", Integer(slow))
-      rescue Errno::ESRCH
-        nil
-      end
-      FileUtils.rm_rf(File.join(@dir, "sessions"))
+      flunk "the profiler's daemon did not load #{path} in 60 s: #{out}#{err}#{File.read(File.join(@dir, 'daemon.log'))}" if
+        Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline || Process.waitpid(@daemon, Process::WNOHANG)
+      sleep 0.2
     end
+  end
+
+  def stop_profiler
+    return unless @daemon
+
+    capture_node(PROFILER_CLI, "stop", "--session", SESSION, env: profiler_env)
+    Process.kill("TERM", @daemon)
+    Process.wait(@daemon)
+  rescue Errno::ESRCH, Errno::ECHILD
+    nil
+  end
+
+  # Runs the Firefox Profiler's CLI in the session start_profiler began;
+  # returns its stdout, parsed if it is JSON.
+  def profiler(*args)
+    out, err, status = capture_node(PROFILER_CLI, *args, "--session", SESSION, env: profiler_env)
     assert status.success?, "profiler-cli #{args.join(' ')}: #{out}#{err}"
     out.start_with?("{") ? JSON.parse(out) : out
   end
@@ -88,8 +104,7 @@ class TestFirefox < TracegraphTest
     assert status.success?, err
     profile = Tracegraph::Profile.load_json(File.join(@dir, "app.json"))
     begin
-      assert_match(/Session started/, profiler("load", File.join(@dir, "app.firefox.json")))
-      threads = profiler("thread", "list", "--json")["threads"]
+      threads = start_profiler(File.join(@dir, "app.firefox.json"))["threads"]
       assert_equal %w[main worker], threads.map { |t| t["name"] }
       profile.threads.zip(threads).each do |thread, listed|
         tree = profiler("thread", "samples-top-down", "--thread", listed["threadHandle"], "--json",
@@ -109,7 +124,7 @@ class TestFirefox < TracegraphTest
         assert_equal heaviest(profile, thread).map(&:first), theirs, "#{thread.name}'s heaviest stack"
       end
     ensure
-      profiler("stop") if File.file?(PROFILER_CLI) && Dir.exist?(File.join(@dir, "sessions"))
+      stop_profiler
     end
   end
 

@@ -42,7 +42,7 @@ class TestGraphRulesJs < Minitest::Test
 
   def run_js(input)
     require_node!
-    out, err, status = Open3.capture3("node", RUNNER, FOCUS_GRAPH, stdin_data: JSON.generate(input))
+    out, err, status = capture_node(RUNNER, FOCUS_GRAPH, stdin_data: JSON.generate(input))
     assert status.success?, "graph_rules.js: #{err}"
     JSON.parse(out)
   end

@@ -20,7 +20,7 @@ class TestHtmlPageKit < Minitest::Test
   # "method-query" (the report) or "method-only" (the diff report).
   def routes(mode, *hashes)
     require_node!
-    out, err, status = Open3.capture3("node", ROUTES, PAGE_KIT, mode, *hashes)
+    out, err, status = capture_node(ROUTES, PAGE_KIT, mode, *hashes)
     assert status.success?, err
     JSON.parse(out)
   end

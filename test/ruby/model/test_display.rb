@@ -33,7 +33,7 @@ class TestDisplay < Minitest::Test
 
   def test_the_html_pages_write_every_duration_as_the_table_does
     require_node!
-    out, err, status = Open3.capture3("node", FORMAT_JS, PAGE_KIT, *cases.map { |ns, _| ns.to_s })
+    out, err, status = capture_node(FORMAT_JS, PAGE_KIT, *cases.map { |ns, _| ns.to_s })
     assert status.success?, err
     assert_equal cases.map(&:last), JSON.parse(out)
   end
