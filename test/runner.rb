@@ -77,9 +77,13 @@ class TestRunner
   end
 
   # files: every file to run; serial: those of them to run after the
-  # rest, one at a time; test_opts: minitest's options (TESTOPTS).
-  def initialize(files, serial: [], jobs: 1, test_opts: [], times: self.class.times)
+  # rest, one at a time; test_opts: minitest's options (TESTOPTS);
+  # env and load_path: added to each process's environment and put first
+  # on its load path (rake test:asan's runtime and its build).
+  def initialize(files, serial: [], jobs: 1, test_opts: [], times: self.class.times, env: {}, load_path: [])
     @files = files.map(&:to_s)
+    @env = env
+    @load_path = load_path
     @serial = @files & serial.map(&:to_s)
     @jobs = [jobs, 1].max
     @times = times
@@ -122,7 +126,7 @@ class TestRunner
   def command(job)
     # rake's loader requires each file named, and leaves the options to minitest.
     loader = $LOAD_PATH.map { |dir| File.join(dir, "rake/rake_test_loader.rb") }.find { |f| File.exist?(f) }
-    [RbConfig.ruby, "-I#{ROOT}/lib", "-I#{ROOT}/test/ruby", loader, *job.files, *@test_opts]
+    [@env, RbConfig.ruby, *@load_path.map { |dir| "-I#{dir}" }, "-I#{ROOT}/lib", "-I#{ROOT}/test/ruby", loader, *job.files, *@test_opts]
   end
 
   # Runs jobs, at most `slots` at a time, in order, each one's output into
