@@ -123,7 +123,7 @@ seconds = (Time.now - started).round
 # The line docs tests read (test/ruby/test_docs_measured.rb): the commit
 # measured and its date; "-dirty" where the tree had changes.
 commit, date = `git -C #{ROOT} log -1 --format="%h %cs"`.split
-dirty = `git -C #{ROOT} status --porcelain -- ext lib bench`.empty? ? "" : " (with uncommitted changes)"
+dirty = `git -C #{ROOT} status --porcelain -- ext lib bench/*.rb`.empty? ? "" : " (with uncommitted changes)"
 MEASURED_ON = "*Measured on commit `#{commit}` (#{date})#{dirty}.*"
 report = <<~MD
   # The CI gate: false alarms and detection (issue #17)
