@@ -278,7 +278,7 @@ async function firstScreen(page, shot) {
       hash: location.hash, view: (document.querySelector("nav a.current") || {}).id || null,
       scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
       smallestFont: smallest, smallestText, textNodes,
-      title: text("#summary-title"), what: text("#summary-what"), recordedBy: text("#recorded-by"),
+      title: text("#summary-title"), what: text("#summary-what"), tracing: text("#summary-tracing"), recordedBy: text("#recorded-by"),
       methods: rows.map((tr) => [tr.querySelector("td.name").textContent, tr.children[1].textContent]),
       rowsInView: rows.filter((tr) => tr.getBoundingClientRect().bottom <= innerHeight).length,
       paths: [...document.querySelectorAll("#summary-paths > li")].map((li) => ({

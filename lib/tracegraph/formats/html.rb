@@ -120,7 +120,7 @@ module Tracegraph
           "total_time" => profile.total_time, "wall_time" => profile.wall_time,
           "total_calls" => profile.total_calls, "total_allocations" => profile.total_allocations,
           "threads" => profile.threads.map { |t| {"name" => t.name, "total_time" => t.total_time} },
-          "complete" => profile.complete?, "yjit" => profile.yjit?,
+          "complete" => profile.complete?, "yjit" => profile.yjit?, "tracing_cost" => tracing_cost(profile),
           "method_columns" => %w[name file line calls total self c_method allocations self_allocations],
           "methods" => profile.methods.map do |m|
             [m.name, m.file && Tracegraph.short_path(m.file), m.line, m.calls, m.total_time, m.self_time,
@@ -135,6 +135,11 @@ module Tracegraph
           "flame" => HtmlFlame.data(profile), "no_call_tree" => HtmlFlame.missing_reason(profile)
         }.merge(waiting(profile))
       end
+
+      # What the summary says of tracing's own cost, as the graph's legend
+      # and the table's header do: "412 ms of 1.20 s, ± 25 ms" taken out,
+      # or nil for raw times (raw_times: true), which hold it.
+      def tracing_cost(profile) = profile.tracing_cost && Tracegraph.tracing_cost_summary(profile)
 
       # The waiting the header reports: the waiting methods' time, where it
       # was (Profile#waiting_where, with the threads that waited when the

@@ -221,6 +221,9 @@ class TestHtml < TracegraphTest
     assert_equal "#{program}: #{Tracegraph.human_time(profile.wall_time)} of wall time. 1 thread (main): " \
                  "#{Tracegraph.human_time(profile.total_time)} of wall clock time#{waiting}; " \
                  "#{group(profile.total_calls)} calls of #{group(profile.methods.size)} methods.", screen["what"]
+    tracing = profile.tracing_cost ? "Tracing's own cost taken out of these times: #{Tracegraph.tracing_cost_summary(profile)}."
+                                   : "Raw times: tracing's own cost is in them (raw_times: true)."
+    assert_equal tracing, screen["tracing"], "what was taken out, and how sure"
     top = table_order(profile, :self_time).select { |m| m.self_time.positive? }.first(10)
     assert_equal(top.map { |m| [m.name, group(m.calls)] }, screen["methods"], "the heaviest methods by self time, exact calls")
     assert_equal top.size, screen["rowsInView"], "all of them on the first screen"

@@ -27,7 +27,7 @@
     const main = R.main;
     const total = choice.total;
     const section = el("section", { class: "summary-view", id: "summary" });
-    section.append(el("h2", { id: "summary-title", text: data.title || data.program || "tracegraph" }), what());
+    section.append(el("h2", { id: "summary-title", text: data.title || data.program || "tracegraph" }), what(), tracing());
     if (data.yjit) {
       section.append(el("p", { class: "note", id: "summary-yjit", text: "YJIT was on, but code runs in the " +
         "interpreter while it is traced: these are the interpreter's times. Shares carry over to YJIT only roughly; " +
@@ -61,6 +61,15 @@
       text: `${subject}: ${wall}${group(threads.length)} thread${threads.length === 1 ? "" : "s"}${names}: ` +
         `${time(choice.total)} of ${data.clock} clock time${waiting}; ${group(data.total_calls)} calls of ` +
         `${group(methods.length)} methods` + (data.complete ? "." : " (incomplete: the recording was cut short).") });
+  }
+
+  // Whether the times hold tracing's own cost, and how sure what was
+  // taken out is (the ±: the calibration's spread over the run's events,
+  // docs/accuracy.md), as the graph's legend and the table say it.
+  function tracing() {
+    const text = data.tracing_cost ? `Tracing's own cost taken out of these times: ${data.tracing_cost}.`
+      : "Raw times: tracing's own cost is in them (raw_times: true).";
+    return el("p", { class: "note", id: "summary-tracing", text });
   }
 
   function heaviestMethods(total) {
