@@ -121,9 +121,11 @@ def range(list) = format("%+.1f%% to %+.1f%% (median %+.1f%%)", list.min, list.m
 
 seconds = (Time.now - started).round
 # The line docs tests read (test/ruby/test_docs_measured.rb): the commit
-# measured and its date; "-dirty" where the tree had changes.
-commit, date = `git -C #{ROOT} log -1 --format="%h %cs"`.split
-dirty = `git -C #{ROOT} status --porcelain -- ext lib bench/*.rb`.empty? ? "" : " (with uncommitted changes)"
+# measured and its date, and "(with uncommitted changes)" where the code
+# measured (ext, lib, the bench's scripts; not its reports) had any.
+commit, date = IO.popen(["git", "-C", ROOT, "log", "-1", "--format=%h %cs"], &:read).split
+changed = IO.popen(["git", "-C", ROOT, "status", "--porcelain", "--", "ext", "lib", "bench/*.rb"], &:read)
+dirty = changed.empty? ? "" : " (with uncommitted changes)"
 MEASURED_ON = "*Measured on commit `#{commit}` (#{date})#{dirty}.*"
 report = <<~MD
   # The CI gate: false alarms and detection (issue #17)
