@@ -103,8 +103,10 @@ CHILD = <<~'RUBY'
 RUBY
 
 def child(source, warm, action, env, yjit:)
-  env = env.merge("RUBY_YJIT_ENABLE" => yjit ? "1" : "0")
-  out = IO.popen(env, [RbConfig.ruby, "-I", File.join(ROOT, "lib"), "-e", CHILD, ROOT, source, warm.to_s, action], &:read)
+  # The flag, not RUBY_YJIT_ENABLE=0: Ruby 3.1 turns YJIT on when that
+  # variable is set at all.
+  env = env.merge("RUBY_YJIT_ENABLE" => nil)
+  out = IO.popen(env, [RbConfig.ruby, yjit ? "--yjit" : "--disable-yjit", "-I", File.join(ROOT, "lib"), "-e", CHILD, ROOT, source, warm.to_s, action], &:read)
   raise "bench/yjit.rb: the child failed" unless $?.success?
 
   result = JSON.parse(out, symbolize_names: true)
