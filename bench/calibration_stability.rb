@@ -13,7 +13,8 @@
 #   wall clock (the default) and on the CPU clock (--clock cpu);
 # - that share without a profiler, on each clock: the loop's time less
 #   the same loop's with the call's work written inline, over the loop's
-#   (the median of 9 runs).
+#   (each loop's fastest of 9 runs of a million iterations).
+# - each profiled share over its own process's share without a profiler.
 # Each column's median and its max ÷ min over the processes. Writes
 # bench/CALIBRATION.md; PROCESSES=n (8). Run it with nothing else running.
 #
@@ -48,9 +49,11 @@ CHILD = <<~'RUBY'
   end
 
   def true_share(clock)
-    timed = ->(m) { t = Process.clock_gettime(clock); send(m, 300_000); Process.clock_gettime(clock) - t }
-    runs = Array.new(9) { (timed.(:many) - timed.(:inline)) / timed.(:many) }
-    runs.sort[4]
+    timed = ->(m) { t = Process.clock_gettime(clock); send(m, 1_000_000); Process.clock_gettime(clock) - t }
+    # Each loop's fastest of 9, taken in turns: this VM's speed moves by a
+    # third from one 20 ms run to the next, and only ever down.
+    runs = Array.new(9) { [timed.(:many), timed.(:inline)] }.transpose.map(&:min)
+    (runs[0] - runs[1]) / runs[0]
   end
 
   many(10_000)
@@ -69,7 +72,10 @@ def one_process
   line = IO.popen([RbConfig.ruby, "-I#{LIB}", "-e", CHILD], &:read)
   raise "a profiling process failed" unless $?.success?
 
-  line.split.map(&:to_f)
+  values = line.split.map(&:to_f)
+  # Each profiled share against its own process's truth: the processes
+  # differ in speed (memory layout), and the truth with them.
+  values + [values[2] / values[3], values[4] / values[5]]
 end
 
 # `count` busy loops, as many processes, for as long as the block runs.
@@ -86,11 +92,17 @@ end
 def median(values) = values.sort[values.size / 2]
 
 SHARES = [2, 3, 4, 5].freeze
+RATIOS = [6, 7].freeze
 
 def row(label, runs)
   columns = runs.transpose
   cells = columns.each_with_index.map do |values, i|
-    shown = ->(v) { SHARES.include?(i) ? format("%.1f%%", 100 * v) : format("%.1f ns", v) }
+    shown = lambda do |v|
+      if SHARES.include?(i) then format("%.1f%%", 100 * v)
+      elsif RATIOS.include?(i) then format("%.2f", v)
+      else format("%.1f ns", v)
+      end
+    end
     "#{shown.(median(values))} (#{shown.(values.min)}-#{shown.(values.max)}, #{format('%.2f', values.max / values.min)}x)"
   end
   "| #{label} | #{cells.join(' | ')} |"
@@ -111,10 +123,11 @@ table = <<~MD
   start and #{load_after} at the end. One profile of `many(300_000)` (a loop calling a
   one-line method) per fresh process on each clock; each cell the median of the processes
   (their least-most, and max ÷ min). "Without a profiler" is the loop's time less the same
-  loop's with the call's work inline, over the loop's.
+  loop's with the call's work inline, over the loop's, in the same process; the last
+  two columns divide each process's profiled share by its own.
 
-  | machine | a Ruby call's event, calibrated | taken out per event | tiny's share, wall clock | without a profiler, wall | tiny's share, CPU clock | without a profiler, CPU |
-  | --- | --- | --- | --- | --- | --- | --- |
+  | machine | a Ruby call's event, calibrated | taken out per event | tiny's share, wall clock | without a profiler, wall | tiny's share, CPU clock | without a profiler, CPU | profiled ÷ without, wall | profiled ÷ without, CPU |
+  | --- | --- | --- | --- | --- | --- | --- | --- | --- |
   #{row('as it is', quiet)}
   #{row('a busy loop on the other core', busy)}
   #{row('two busy loops (more work than cores)', overloaded)}
