@@ -99,6 +99,15 @@ module Tracegraph
     # The grouping this profile was made with (:method for a recorded one).
     def grouping = @grouping || :method
 
+    # What this grouped profile's boxes stand for (a GroupOrigin, as
+    # Profile.new's grouped_from: takes it), or nil for an ungrouped one.
+    def group_origin
+      return nil unless @grouping
+
+      GroupOrigin.new(grouping: @grouping, members: @members, method_count: @grouped_methods, origin: @origin,
+                      estimated: @arrows_estimated, source: @ungrouped)
+    end
+
     # How many methods the boxes stand for (methods.size unless grouped).
     def grouped_methods = @grouped_methods || methods.size
 

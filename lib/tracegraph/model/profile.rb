@@ -144,7 +144,11 @@ module Tracegraph
     def titled(title)
       raise ArgumentError, "title must be a String or nil, not #{title.class}" unless title.nil? || title.is_a?(String)
 
-      dup.tap { |copy| copy.instance_variable_set(:@title, title && Profile.clean_name(title)) }
+      copy = derived(methods: methods, edges: edges, call_tree: call_tree, grouped_from: group_origin,
+                     recorded_methods: recorded_methods, title: title && Profile.clean_name(title))
+      copy.runs = runs
+      copy.call_tree_hint = call_tree_hint
+      copy
     end
 
     # Whether the times still hold tracing's own cost (see TracingCost).

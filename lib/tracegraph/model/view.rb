@@ -185,12 +185,15 @@ module Tracegraph
     # grouped_from: what a grouping's boxes stand for (model/group_by.rb).
     # viewed_from: what the new profile is a view of (a view's own
     # ViewOrigin; by default this profile's, kept as it is).
+    # title: and recorded_methods: for a copy that changes only the title
+    # (Profile#titled).
     def derived(methods:, edges:, threads: self.threads, call_tree: nil, viewed_from: view_origin,
-                gc_stats: @kept_gc, grouped_from: nil)
+                gc_stats: @kept_gc, grouped_from: nil, title: self.title, recorded_methods: nil)
       Profile.new(clock: clock, threads: threads, methods: methods, edges: edges, program: program,
                   complete: complete?, call_tree: call_tree, gc_runs: gc.runs, wall_time: wall_time,
-                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title, yjit: yjit?, recorded_by: recorded_by,
-                  viewed_from: viewed_from, grouped_from: grouped_from)
+                  allocations: allocations?, gc: gc_stats, tracing_cost: tracing_cost, title: title, yjit: yjit?,
+                  recorded_by: recorded_by, viewed_from: viewed_from, grouped_from: grouped_from,
+                  recorded_methods: recorded_methods)
     end
   end
 end
