@@ -107,7 +107,7 @@ enum { SESSION_HOOK_CALL, SESSION_HOOK_RETURN };
 #define SESSION_HOOK_SAMPLE_MAX_NS 5000
 
 /* What Tracegraph._start was asked for, read by name from its Hash once,
- * outside the hook (start_stop.c, session_options_read), and kept apart
+ * outside the hook (start_stop.c, read_options), and kept apart
  * from the state it sets up below. The Ruby side checks each option
  * first (Tracegraph::RecordingOptions). */
 typedef struct session_options {
@@ -128,6 +128,11 @@ typedef struct session_options {
     bool sample_hooks;          /* costs given, or the calibration's own recording */
 } session_options;
 
+/* The running session: its tables and state. session_setup copies in
+ * the few options the hook reads (clock, gc, blocks, allocations, the
+ * costs), each where the hook's fields keep their short offsets; the two
+ * hide_next_* are state, not options: each is cleared once it has hidden
+ * its call or block. The session_options themselves are not kept. */
 struct session {
     bool running;
     tg_clock_kind clock;
@@ -194,7 +199,6 @@ struct session {
     rb_event_flag_t c_ever_before;
     bool c_held, c_rewritten;
     uint64_t cost_removed;      /* at stop: the threads' cost_removed added up */
-    session_options options;    /* what this session was started with */
     /* Last, so the hook's fields keep their offsets. */
     VALUE hidden_block_frame;   /* public API only: the frame object of
                                    Tracegraph.profile's own block, or 0 (marked) */

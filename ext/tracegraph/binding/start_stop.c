@@ -187,7 +187,6 @@ static session_options read_options(VALUE hash)
 static void session_setup(const session_options *o, bool c_calls, bool called_only)
 {
     memset(&session, 0, sizeof session);
-    session.options = *o;
     uint32_t tree_nodes = o->call_tree_nodes;
     if (!tg_profiler_init(&session.prof) || !tg_pairmap_init(&session.thread_index, 64) ||
         !tg_pairmap_init(&session.fiber_index, 64) || (tree_nodes && !tg_calltree_init(&session.tree, tree_nodes))) {
