@@ -65,18 +65,30 @@ class TestFirefox < TracegraphTest
   # daemon 500 ms to get ready, which a busy 2-core machine (or the ASan
   # run) often misses, and retrying missed too. The daemon is the
   # command `load` itself names for running it in the foreground.
+  #
+  # No client runs until the daemon has written its session file: a
+  # client that finds no session file removes the session's socket, and
+  # if the daemon has just bound it, that daemon is then unreachable for
+  # good ("Unknown session ... no metadata found").
   def start_profiler(path)
     require_npm_package!("@firefox-devtools/profiler-cli/dist/profiler-cli.js", "the Firefox Profiler's loader")
+    sessions = profiler_env.fetch("PROFILER_CLI_SESSION_DIR")
     @daemon = Process.spawn(ConsumersHelper::NODE_ENV.merge(profiler_env), "node", PROFILER_CLI, "--daemon", path,
                             "--session", SESSION, %i[out err] => File.join(@dir, "daemon.log"))
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 60
+    waiting_for = lambda do |what, answer = nil|
+      logs = [File.join(@dir, "daemon.log"), File.join(sessions, "#{SESSION}.log"), File.join(sessions, "#{SESSION}.error")]
+      told = logs.select { |log| File.exist?(log) }.map { |log| "#{log}:\n#{File.read(log)}" }.join("\n")
+      flunk "the profiler's daemon did not #{what} #{path} in 60 s#{" (it last said: #{answer})" if answer}: #{told}" if
+        Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline || Process.waitpid(@daemon, Process::WNOHANG)
+      sleep 0.2
+    end
+    waiting_for.call("start a session for") until File.exist?(File.join(sessions, "#{SESSION}.json"))
     loop do
       out, err, status = capture_node(PROFILER_CLI, "thread", "list", "--json", "--session", SESSION, env: profiler_env)
       return JSON.parse(out) if status.success?
 
-      flunk "the profiler's daemon did not load #{path} in 60 s: #{out}#{err}#{File.read(File.join(@dir, 'daemon.log'))}" if
-        Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline || Process.waitpid(@daemon, Process::WNOHANG)
-      sleep 0.2
+      waiting_for.call("load", "#{out}#{err}".strip)
     end
   end
 
