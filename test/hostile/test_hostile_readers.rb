@@ -1,6 +1,7 @@
 require_relative "../ruby/test_helper"
 require_relative "../ruby/cli_helper"
 require "pathname"
+require "zlib"
 
 # Profile.load_json and `tracegraph diff` on what is not a profile: each is
 # refused at once with a one-line FormatError (status 2 from the CLI), never
@@ -156,6 +157,49 @@ class TestHostileReaders < Minitest::Test
       File.binwrite(path, profile_json.byteslice(0, n))
       assert_refused(path, /cut.json: not valid JSON/)
     end
+  end
+
+  def test_gzip_that_is_cut_short_corrupt_or_a_bomb_is_refused
+    gz = Zlib.gzip(profile_json)
+    [10, gz.bytesize / 2, gz.bytesize - 1].each do |n|
+      assert_refused(write("cut.json.gz", gz.byteslice(0, n)), /cut.json.gz: it starts as gzip but is not valid gzip/)
+    end
+    crc = gz.dup
+    crc.setbyte(gz.bytesize - 6, crc.getbyte(gz.bytesize - 6) ^ 1) # the trailer's CRC-32
+    assert_refused(write("crc.json.gz", crc), /crc.json.gz: .* not valid gzip \(.*crc error\)/)
+    bomb = write("bomb.json.gz", Zlib.gzip("[#{' ' * (64 << 20)}]"))
+    assert_operator File.size(bomb), :<, 100_000
+    assert_refused(bomb, /bomb.json.gz: it inflates past the 1048576-byte limit/, max_bytes: 1 << 20)
+    assert_equal 3, Tracegraph::Profile.load_json(write("good.json.gz", gz))["TestHostileReaders#leaf"].calls
+  end
+
+  # GzipReader can raise Zlib::BufError on valid data (ruby/zlib#57): the
+  # reader tries once more, and only a second BufError refuses the file.
+  module FailingReads
+    class << self
+      attr_accessor :failures
+    end
+
+    def read(...)
+      if FailingReads.failures.positive?
+        FailingReads.failures -= 1
+        raise Zlib::BufError, "buffer error"
+      end
+      super
+    end
+  end
+  Zlib::GzipReader.prepend(FailingReads)
+  FailingReads.failures = 0
+
+  def test_a_spurious_zlib_buffer_error_is_read_again
+    path = write("good.json.gz", Zlib.gzip(profile_json))
+    FailingReads.failures = 1
+    assert_equal 3, Tracegraph::Profile.load_json(path)["TestHostileReaders#leaf"].calls
+    assert_equal 0, FailingReads.failures
+    FailingReads.failures = 2
+    assert_refused(path, /good.json.gz: it starts as gzip but is not valid gzip \(buffer error\)/)
+  ensure
+    FailingReads.failures = 0
   end
 
   def test_a_valid_profile_still_loads

@@ -82,7 +82,25 @@ module Tracegraph
 
     # The inflated bytes, at most limit of them: a small file that inflates
     # to gigabytes is refused as it grows, not after.
+    #
+    # Zlib::BufError is tried once more: GzipReader raises it now and then
+    # on valid data, when the thread is woken in the middle of a read
+    # (ruby/zlib#49 and #57). Broken gzip raises other errors, or the same
+    # one twice.
     def self.inflate(bytes, path, limit)
+      tries = 0
+      begin
+        tries += 1
+        inflate_once(bytes, path, limit)
+      rescue Zlib::BufError
+        retry if tries < 2
+        raise
+      end
+    rescue Zlib::Error => e
+      raise FormatError, "cannot read profile #{display(path)}: it starts as gzip but is not valid gzip (#{e.message})"
+    end
+
+    def self.inflate_once(bytes, path, limit)
       gz = Zlib::GzipReader.new(StringIO.new(bytes))
       out = String.new(encoding: Encoding::BINARY)
       while (chunk = gz.read(CHUNK))
@@ -90,8 +108,6 @@ module Tracegraph
         too_big!(path, "inflates past", limit) if out.bytesize > limit
       end
       out
-    rescue Zlib::Error => e
-      raise FormatError, "cannot read profile #{display(path)}: it starts as gzip but is not valid gzip (#{e.message})"
     end
 
     def self.limit_from_env

@@ -4,7 +4,6 @@ require_relative "../browser_helper"
 require "json"
 require "open3"
 require "tmpdir"
-require "zlib"
 
 # The HTML diff report (comparison/diff_html.rb, formats/html/diff_report.js):
 # one file, nothing fetched, names as data. The browser tests open it from
@@ -269,7 +268,7 @@ class TestDiffHtml < TracegraphTest
   # draws the rest, in the same order.
   def test_a_real_programs_diff_in_chromium
     real = File.expand_path("../../fixtures/real/rake.json.gz", __dir__)
-    data = JSON.parse(Zlib::GzipReader.open(real, &:read))
+    data = JSON.parse(Tracegraph::ProfileFile.read(real))
     data["methods"].each_with_index { |m, i| %w[self_time total_time].each { |k| m[k] *= 2 } if (i % 3).zero? }
     File.write(File.join(@dir, "slower.json"), JSON.generate(data))
     diff = load(real).diff(load(File.join(@dir, "slower.json")))

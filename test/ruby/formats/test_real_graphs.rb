@@ -1,6 +1,5 @@
 require_relative "../test_helper"
 require "open3"
-require "zlib"
 
 # The default graph of real programs (test/fixtures/real, recorded by its
 # record.rb): how much of the self time its boxes hold, and that dot lays
@@ -93,7 +92,7 @@ class TestRealGraphs < Minitest::Test
   end
 
   def load(name)
-    Tracegraph::Profile.parse_json(Zlib::GzipReader.open(File.join(FIXTURES, "#{name}.json.gz"), &:read))
+    Tracegraph::Profile.load_json(File.join(FIXTURES, "#{name}.json.gz"))
   end
 
   def box_names(dot) = dot.scan(/^  N\d+ \[label=".*?", tooltip="((?:[^"\\]|\\.)*)"/).flatten.map { |t| t.split("\\n").first }
