@@ -209,7 +209,8 @@ end
 # share, the sampled and the timed share, the fresh profiles' shares, and
 # each configuration's median share.
 def fitting_rows(workload, result)
-  sampled = AccuracySampling.shares(result[:sampled])["shares"]
+  shares = AccuracySampling.shares(result[:sampled])
+  sampled = shares["shares"]
   spread = result[:spread]
   timed = workload.targets.to_h { |t| [t, median(result[:truth]["targets"].fetch(t)["shares"])] }
   names = (sampled.select { |_, share| share >= MIN_SHARE }.keys | workload.targets)
@@ -218,6 +219,7 @@ def fitting_rows(workload, result)
     counted = spread.filter_map { |m| m[name]&.last }
     calls = counted.empty? ? nil : median(counted).round
     kind = timed[name] && calls && calls <= TIMED_MAX_CALLS ? "timed" : "sampled"
+    kind = "GC.total_time" if name == "(garbage collection)" && shares["gc_share"]
     true_share = kind == "timed" ? timed[name] : sampled.fetch(name, 0.0)
     next if true_share < MIN_SHARE
 
@@ -336,10 +338,10 @@ def fitting_report(workload, result)
   text = <<~MD
     #### #{workload.name}: against the truth that fits
 
-    #{rows.size} methods with a true share of #{percent(MIN_SHARE)} or more (#{rows.count { |r| r[:kind] == 'timed' }} timed, #{rows.count { |r| r[:kind] == 'sampled' }} sampled).
+    #{rows.size} methods with a true share of #{percent(MIN_SHARE)} or more (#{rows.count { |r| r[:kind] == 'timed' }} timed, #{rows.count { |r| r[:kind] == 'sampled' }} sampled#{', the collector by its clock' if rows.any? { |r| r[:kind] == 'GC.total_time' }}).
     The sampled truth: #{sampled['samples']} samples every #{SAMPLE_INTERVAL} µs, #{SAMPLED_RUNS} runs in each of #{processes} processes;
     sampling cost #{format('%.0f', median(costs))} µs a sample (#{format('%.0f', costs.min)}–#{format('%.0f', costs.max)} by process), taken out;
-    the collector's share, put under the stack after it: #{percent(sampled['gc_share'])}.
+    the collector's share by its own clock (GC.total_time over the plain runs' CPU time): #{sampled['gc_share'] ? percent(sampled['gc_share']) : 'none on this Ruby'}; by its samples, put under the stack after them: #{percent(sampled['gc_sampled_share'])}.
 
     #{table(['method', 'calls a run', 'truth', 'true share', 'sampled', 'timed',
              "`{}`, median of #{SPREAD_PROCESSES} fresh", "the #{SPREAD_PROCESSES}: range (max ÷ min)",
@@ -453,6 +455,10 @@ report = <<~MD
   signals that come during it), less what a sample costs the program (its
   sampled runs against plain ones, per process), and the collector's
   samples go to the stack after them (`bench/accuracy_sampling.rb`).
+  The collector's own box is timed by its own clock instead
+  (`GC.total_time` over the plain runs' CPU time): stackprof records a
+  collection's samples after it ends, so their time lands on the stack
+  before it and the samples read the collector at about half its time.
   "Calls a run" are the profiles' exact counts.
 
   The profile's share, with the default options, is the median of
