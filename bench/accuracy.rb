@@ -209,8 +209,9 @@ end
 # share, the sampled and the timed share, the fresh profiles' shares, and
 # each configuration's median share.
 def fitting_rows(workload, result)
-  shares = AccuracySampling.shares(result[:sampled])
-  sampled = shares["shares"]
+  sampled = AccuracySampling.shares(result[:sampled])["shares"]
+  gc_clock = gc_clock_share(result[:truth])
+  sampled["(garbage collection)"] = gc_clock if gc_clock
   spread = result[:spread]
   timed = workload.targets.to_h { |t| [t, median(result[:truth]["targets"].fetch(t)["shares"])] }
   names = (sampled.select { |_, share| share >= MIN_SHARE }.keys | workload.targets)
@@ -219,7 +220,7 @@ def fitting_rows(workload, result)
     counted = spread.filter_map { |m| m[name]&.last }
     calls = counted.empty? ? nil : median(counted).round
     kind = timed[name] && calls && calls <= TIMED_MAX_CALLS ? "timed" : "sampled"
-    kind = "GC.total_time" if name == "(garbage collection)" && shares["gc_share"]
+    kind = "GC.total_time" if name == "(garbage collection)" && gc_clock
     true_share = kind == "timed" ? timed[name] : sampled.fetch(name, 0.0)
     next if true_share < MIN_SHARE
 
@@ -241,6 +242,14 @@ def fitting_rows(workload, result)
      fresh: fresh, configs: configs}
   end
   rows.sort_by { |r| -r[:truth] }
+end
+
+# The collector's share of the truth's unprofiled runs by its own clock:
+# GC.total_time over their CPU time (both CPU time, which other processes
+# move less than the wall clock), all runs added up. nil before Ruby 3.1.
+def gc_clock_share(truth)
+  gc = truth["whole_gc_ns"] or return nil
+  gc.sum.fdiv(truth["whole_cpu_ns"].sum)
 end
 
 def fresh_median(row) = row[:fresh].include?(nil) ? nil : median(row[:fresh])
@@ -341,7 +350,7 @@ def fitting_report(workload, result)
     #{rows.size} methods with a true share of #{percent(MIN_SHARE)} or more (#{rows.count { |r| r[:kind] == 'timed' }} timed, #{rows.count { |r| r[:kind] == 'sampled' }} sampled#{', the collector by its clock' if rows.any? { |r| r[:kind] == 'GC.total_time' }}).
     The sampled truth: #{sampled['samples']} samples every #{SAMPLE_INTERVAL} µs, #{SAMPLED_RUNS} runs in each of #{processes} processes;
     sampling cost #{format('%.0f', median(costs))} µs a sample (#{format('%.0f', costs.min)}–#{format('%.0f', costs.max)} by process), taken out;
-    the collector's share by its own clock (GC.total_time over the plain runs' CPU time): #{sampled['gc_share'] ? percent(sampled['gc_share']) : 'none on this Ruby'}; by its samples, put under the stack after them: #{percent(sampled['gc_sampled_share'])}.
+    the collector's share by its own clock (GC.total_time over the unprofiled runs' CPU time): #{(gc = gc_clock_share(result[:truth])) ? percent(gc) : 'none on this Ruby'}; by its samples: #{percent(sampled['gc_share'])}.
 
     #{table(['method', 'calls a run', 'truth', 'true share', 'sampled', 'timed',
              "`{}`, median of #{SPREAD_PROCESSES} fresh", "the #{SPREAD_PROCESSES}: range (max ÷ min)",
@@ -456,7 +465,7 @@ report = <<~MD
   sampled runs against plain ones, per process), and the collector's
   samples go to the stack after them (`bench/accuracy_sampling.rb`).
   The collector's own box is timed by its own clock instead
-  (`GC.total_time` over the plain runs' CPU time): stackprof records a
+  (`GC.total_time` over the unprofiled runs' CPU time): stackprof records a
   collection's samples after it ends, so their time lands on the stack
   before it and the samples read the collector at about half its time.
   "Calls a run" are the profiles' exact counts.

@@ -44,12 +44,18 @@ if work.is_a?(String)
 end
 
 # Times one run of the workload (nanoseconds), from the same heap state.
-def timed_run(work)
+# One unprofiled run after a full collection, timed around the work
+# alone: [wall ns, CPU ns, the collector's CPU ns (nil before Ruby 3.1)].
+def plain_run(work)
   GC.start
+  gc = gc_ns
+  cpu = cpu_ns
   started = now_ns
   work.call
-  now_ns - started
+  [now_ns - started, cpu_ns - cpu, gc && gc_ns - gc]
 end
+
+def timed_run(work) = plain_run(work).first
 
 # --- truth: the program's own times, without a profiler -------------------
 #
@@ -161,9 +167,14 @@ def truth(work)
   wrappers = WORKLOAD.targets.to_h { |t| [t, Wrapper.new(t)] } # after: rubocop loads parts as it runs
   wrapper_ns = calibrate_wrapper
   whole = []
+  whole_cpu = []
+  whole_gc = []
   targets = WORKLOAD.targets.to_h { |t| [t, {"inclusive_ns" => [], "calls" => [], "shares" => [], "wrapped_run_ns" => []}] }
   RUNS.times do
-    whole << timed_run(work)
+    wall, cpu, gc = plain_run(work)
+    whole << wall
+    whole_cpu << cpu
+    whole_gc << gc
     wrappers.each do |target, wrapper|
       GC.start
       started = now_ns
@@ -175,7 +186,8 @@ def truth(work)
       row["shares"] << [ns - (calls * wrapper_ns), 0].max.fdiv(whole.last)
     end
   end
-  {"whole_ns" => whole, "wrapper_ns" => wrapper_ns, "targets" => targets}
+  {"whole_ns" => whole, "whole_cpu_ns" => whole_cpu, "whole_gc_ns" => (whole_gc unless whole_gc.include?(nil)),
+   "wrapper_ns" => wrapper_ns, "targets" => targets}
 end
 
 # --- sampled: the program under stackprof, for the sampled truth ----------
@@ -185,8 +197,7 @@ end
 # median CPU time against the sampled runs' is what sampling cost, per
 # sample ("cost_us", never below 0), which bench/accuracy_sampling.rb takes
 # out. Plain runs are timed around the work alone, as the sampled ones
-# are (a GC.start inside would read as sampling saving time), and their
-# collector's time is the truth of the "(garbage collection)" box. The sampled run comes first, after the warm-up, so that it is the
+# are (a GC.start inside would read as sampling saving time). The sampled run comes first, after the warm-up, so that it is the
 # run each fresh profile is: the program's second (jekyll's third run
 # writes over the files of its second, and checks them, five times slower).
 # Each run's samples become inclusive times per method name there; they
@@ -205,7 +216,6 @@ def sampled(work, interval)
   sampled_ns = []
   runs = []
   plain_cpu = []
-  plain_gc = []
   sampled_cpu = []
   RUNS.times do
     GC.start
@@ -221,14 +231,10 @@ def sampled(work, interval)
     end
     sampled_ns << ended - started
     runs << AccuracySampling.inclusive(result, ended / 1000)
-    GC.start
-    gc = gc_ns
-    cpu = cpu_ns
-    started = now_ns
-    work.call
-    plain << now_ns - started
-    plain_cpu << cpu_ns - cpu
-    plain_gc << gc_ns - gc if gc
+    result = nil # its samples would be marked by every collection of the plain run
+    wall, cpu, = plain_run(work)
+    plain << wall
+    plain_cpu << cpu
   end
   frames = Hash.new { |h, k| h[k] = [0, 0] }
   runs.each { |r| r["frames"].each { |name, (us, n)| frames[name][0] += us; frames[name][1] += n } }
@@ -240,7 +246,7 @@ def sampled(work, interval)
   # read 90-250 µs a sample on jekyll, and took out most of its time)
   cost_us = [(median(sampled_cpu) - median(plain_cpu)) / 1000.0 / stacked, 0].max
   {"interval" => interval, "plain_ns" => plain, "sampled_ns" => sampled_ns, "cost_us" => cost_us,
-   "plain_cpu_ns" => plain_cpu, "sampled_cpu_ns" => sampled_cpu, "plain_gc_ns" => (plain_gc unless plain_gc.empty?),
+   "plain_cpu_ns" => plain_cpu, "sampled_cpu_ns" => sampled_cpu,
    "frames" => frames, "us" => runs.sum { |r| r["us"] }, "samples" => samples,
    "gc_us" => runs.sum { |r| r["gc_us"] }, "gc_samples" => gc_samples}
 end

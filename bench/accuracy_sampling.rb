@@ -29,7 +29,8 @@
 # before it, and its own samples weigh next to nothing (REXML: 13.6% of
 # the run by samples, 24% by the collector's clock). The box's truth is
 # the collector's own clock, GC.total_time (the CPU time of every
-# collection, lazy sweeping included), over the plain runs' CPU time.
+# collection, lazy sweeping included), over the CPU time of the truth's
+# unprofiled runs (bench/accuracy.rb, gc_clock_share).
 module AccuracySampling
   GC_FRAMES = ["(garbage collection)", "(marking)", "(sweeping)"].freeze
   # Frames that are the harness's, not the workload's: everything up to
@@ -118,16 +119,8 @@ module AccuracySampling
       samples += r["samples"]
     end
     shares = frames.transform_values { |us| [us, 0].max / total }
-    clocked = gc_clock_share(results)
-    shares["(garbage collection)"] = clocked || (gc / total)
-    {"shares" => shares, "samples" => samples, "gc_share" => clocked, "gc_sampled_share" => gc / total}
-  end
-
-  # The collector's CPU time over the plain runs' CPU time, all processes
-  # added up; nil if a Ruby without GC.total_time ran any of them.
-  def self.gc_clock_share(results)
-    return nil if results.any? { |r| r["plain_gc_ns"].nil? }
-
-    results.sum { |r| r["plain_gc_ns"].sum }.fdiv(results.sum { |r| r["plain_cpu_ns"].sum })
+    # the collector's own samples, the box's truth where Ruby has no clock of it
+    shares["(garbage collection)"] = gc / total
+    {"shares" => shares, "samples" => samples, "gc_share" => gc / total}
   end
 end
