@@ -85,6 +85,53 @@ class TestCalibration < TracegraphTest
     Tracegraph._stop if Tracegraph.running?
   end
 
+  # The same work in the body of each, where a block event's cost inside
+  # its frame is taken out.
+  define_method(:spin_defined) do
+    i = 0
+    i += 1 while i < 200
+  end
+
+  def spin_plain
+    i = 0
+    i += 1 while i < 200
+  end
+
+  def call_times(name, calls)
+    j = 0
+    while j < calls
+      send(name)
+      j += 1
+    end
+  end
+
+  # A define_method method's body fires b_call and b_return, which are no
+  # frame of their own (the method's frame is), but cost the program what
+  # a block's events do. Given a block event a cost of 500 ns inside its
+  # frame, each call of such a method must lose 1,000 ns more than a def
+  # method's with the same body: its b_call's and its b_return's. Before,
+  # the b_call's cost stayed in, and it lost 500.
+  def test_a_define_method_bodys_block_events_cost_what_a_blocks_do
+    args = Tracegraph.send(:parse_start_options, {c_calls: false}, hide_next_call: false).merge(hide_next_block: false)
+    none = {inside: 0, outside: 0, hook_call: 0, hook_return: 0}
+    costs = {ruby: none, block: none.merge(inside: 500), c: none}
+    calls = 2_000
+    removed = %i[spin_defined spin_plain].to_h do |name|
+      call_times(name, 10)
+      Tracegraph._start(args.merge(event_costs: costs))
+      call_times(name, calls)
+      raw = Tracegraph._stop
+      row = raw[:methods].find { |m| m[0] == "#{self.class}##{name}" }
+      assert_equal calls, row[4], "#{name} recorded as one frame a call"
+      refute(raw[:methods].any? { |m| m[0].start_with?("block ") }, "a define_method body is no block")
+      [name, raw.dig(:tracing, :removed)]
+    end
+    per_call = (removed[:spin_defined] - removed[:spin_plain]).fdiv(calls)
+    assert_in_delta 1_000, per_call, 200, "ns more taken out per define_method call: #{removed}"
+  ensure
+    Tracegraph._stop if Tracegraph.running?
+  end
+
   # Round times in ns, ITERATIONS each; the median of 9 is the 5th.
   def rounds(fastest, median_above)
     [fastest] * 4 + [fastest + median_above] * 5

@@ -86,6 +86,9 @@ typedef struct thread_rec {
  * Filled by the event hook (event_hook.c), marked by session.c. */
 #define METHOD_CACHE_SIZE 1024
 #define METHOD_IGNORED (TG_NONE - 1)   /* tracegraph's own methods; never a method index */
+/* A define_method method's body: its b_call and b_return are the method's
+ * own frame, not a block's, but cost the program what a block's do. */
+#define METHOD_BODY (TG_NONE - 2)
 typedef struct method_cache_entry {
     VALUE a;          /* 0: empty. Pinned while cached (see session.c) */
     ID b;
