@@ -130,8 +130,9 @@ def measure(workload)
     [label, child("profile", workload.name, PROFILE_RUNS, label)]
   end
   warn "bench: accuracy, #{workload.name}: {} once in each of #{SPREAD_PROCESSES} processes"
-  spread = Array.new(SPREAD_PROCESSES) { child("profile", workload.name, 1, "{}")["methods"].first }
-  {truth: truth, sampled: sampled, configs: configs, spread: spread}
+  fresh = Array.new(SPREAD_PROCESSES) { child("profile", workload.name, 1, "{}") }
+  spread = fresh.map { |r| r["methods"].first }
+  {truth: truth, sampled: sampled, configs: configs, spread: spread, fresh_totals: fresh.map { |r| r["totals_ns"].first }}
 end
 
 # The sampled truth's processes, until they hold SAMPLES_WANTED samples:
@@ -186,6 +187,7 @@ def workload_report(workload, result)
   slowdowns = LABELS.to_h do |label|
     [label, worst[label] == :na ? :na : median(configs[label]["seconds"]) / unprofiled]
   end
+  slowdowns[:total] = median(result[:fresh_totals]) / 1e9 / unprofiled
   correction = workload.targets.map do |target|
     median(truth["targets"][target]["calls"]) * truth["wrapper_ns"] / median(truth["whole_ns"])
   end.max
@@ -414,9 +416,9 @@ fitting_summary = table(["workload", "methods compared", "samples (processes)",
                         fitting.values)
 summary = table(["workload", *LABELS.map { |l| "`#{l}`" }],
                 worst.map { |name, by_label| [name, *LABELS.map { |l| cell(by_label[l]) }] })
-slowdown = table(["workload", "unprofiled", *LABELS.map { |l| "`#{l}`" }],
+slowdown = table(["workload", "unprofiled", "`{}`: the profile's total ÷ unprofiled", *LABELS.map { |l| "`#{l}`" }],
                  slowdowns.map do |name, by_label|
-                   [name, format("%.0f ms", unprofiled[name] * 1000),
+                   [name, format("%.0f ms", unprofiled[name] * 1000), format("%.2f×", by_label[:total]),
                     *LABELS.map { |l| by_label[l] == :na ? "n/a" : format("%.2f×", by_label[l]) }]
                  end)
 notes += refused.map { |label, message| "- `#{label}`: n/a, Tracegraph.profile refused it: #{message}\n" }
@@ -485,7 +487,11 @@ report = <<~MD
 
   The whole `Tracegraph.profile` call (start, the workload, stop, the
   Profile built), median of #{PROFILE_RUNS}, over the median unprofiled run (the
-  truth's runs of the whole workload, in another process).
+  truth's runs of the whole workload, in another process). Beside it,
+  what the profile says the run took (its total time, tracing's cost
+  taken out; the median of the #{SPREAD_PROCESSES} fresh processes' profiles) over
+  the same unprofiled run: 1.00× when all of tracing's cost is taken
+  out, and above it by what is left in every method's time.
 
   #{slowdown}
   ## Workloads

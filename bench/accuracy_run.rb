@@ -270,6 +270,7 @@ def profile(work, options_text)
     return {"unsupported" => e.message}
   end
   seconds = []
+  totals = []
   shares = WORKLOAD.targets.to_h { |t| [t, []] }
   methods = []
   RUNS.times do
@@ -277,11 +278,12 @@ def profile(work, options_text)
     started = now_ns
     result = Tracegraph.profile(**options) { work.call }
     seconds << (now_ns - started) / 1e9
+    totals << result.total_time
     total = result.total_time.to_f
     shares.each { |target, list| list << (result[target] && result[target].total_time / total) }
     methods << method_shares(result)
   end
-  {"seconds" => seconds, "shares" => shares, "methods" => methods}
+  {"seconds" => seconds, "totals_ns" => totals, "shares" => shares, "methods" => methods}
 end
 
 # Every method's [share, calls] in a profile, by name (the report compares

@@ -48,6 +48,12 @@ namespace :bench do
     ruby "-Ilib", "bench/calibration_stability.rb"
   end
 
+  desc "What the correction leaves in per kind of call, in ns a call: profiled total less unprofiled time " \
+       "(bench/call_kind_costs.rb; PROCESSES); writes bench/CALL_KINDS.md"
+  task call_kinds: :compile do
+    ruby "-Ilib", "bench/call_kind_costs.rb"
+  end
+
   desc "Profile#group_by on rubocop's call tree of about 1.45 million paths, recorded and saved (bench/group_by.rb); " \
        "prints its table"
   task group_by: :compile do

@@ -94,10 +94,11 @@ class TestAccuracyBench < Minitest::Test
     assert_against_the_truth_that_fits(all, out)
 
     head, rows = all.fetch("## Slowdown (profiled ÷ unprofiled wall time)")
-    assert_equal ["workload", "unprofiled", *labels], head
-    name, unprofiled, default, no_c, refused = rows.first
+    assert_equal ["workload", "unprofiled", "`{}`: the profile's total ÷ unprofiled", *labels], head
+    name, unprofiled, total, default, no_c, refused = rows.first
     assert_equal "tiny_calls", name
     assert_match(/\A\d+ ms\z/, unprofiled)
+    assert_operator Float(total.delete_suffix("×")), :>, 0
     [default, no_c].each { |c| assert_operator Float(c.delete_suffix("×")), :>, 0 }
     assert_equal "n/a", refused
   end
