@@ -62,8 +62,13 @@ rows = kinds.map do |kind|
   ["CallKinds.#{kind}", cell.(per_call.(kind) { |r| r["plain_ns"] }), cell.(per_call.(kind) { |r| r["removed_ns"] }),
    "**#{cell.(left, sign: true)}**"]
 end
-load = File.read("/proc/loadavg").split.first(3).join(" ") rescue "?"
-revision = IO.popen(["git", "-C", File.expand_path("..", __dir__), "describe", "--always", "--dirty"], &:read).strip
+load = File.exist?("/proc/loadavg") ? File.read("/proc/loadavg").split.first(3).join(" ") : "unknown"
+revision =
+  begin
+    IO.popen(["git", "-C", File.expand_path("..", __dir__), "describe", "--always", "--dirty"], err: File::NULL, &:read).strip
+  rescue Errno::ENOENT
+    "unknown (no git here)"
+  end
 report = <<~MD
   # What the correction leaves in, per kind of call
 
