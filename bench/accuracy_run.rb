@@ -43,9 +43,9 @@ if work.is_a?(String)
   exit
 end
 
-# Times one run of the workload (nanoseconds), from the same heap state.
-# One unprofiled run after a full collection, timed around the work
-# alone: [wall ns, CPU ns, the collector's CPU ns (nil before Ruby 3.1)].
+# One unprofiled run from the same heap state (after a full collection),
+# timed around the work alone: [wall ns, CPU ns, the collector's CPU ns
+# (nil before Ruby 3.1)]. timed_run is its wall time.
 def plain_run(work)
   GC.start
   gc = gc_ns
@@ -197,8 +197,9 @@ end
 # median CPU time against the sampled runs' is what sampling cost, per
 # sample ("cost_us", never below 0), which bench/accuracy_sampling.rb takes
 # out. Plain runs are timed around the work alone, as the sampled ones
-# are (a GC.start inside would read as sampling saving time). The sampled run comes first, after the warm-up, so that it is the
-# run each fresh profile is: the program's second (jekyll's third run
+# are (a GC.start inside would read as sampling saving time). The sampled
+# run comes first, after the warm-up, so that it is the run each fresh
+# profile is: the program's second (jekyll's third run
 # writes over the files of its second, and checks them, five times slower).
 # Each run's samples become inclusive times per method name there; they
 # are added up over the runs. tracegraph is never loaded.

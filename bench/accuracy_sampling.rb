@@ -26,8 +26,9 @@
 # They are not the truth of tracegraph's "(garbage collection)" box:
 # stackprof records a collection's samples after it ends, all with the
 # same timestamp, so the collection's time is in the gap of the sample
-# before it, and its own samples weigh next to nothing (REXML: 13.6% of
-# the run by samples, 24% by the collector's clock). The box's truth is
+# before it, and its own samples weigh next to nothing (REXML, in
+# bench/ACCURACY.md of 2026-12-04: 14.4% of the run by samples, 17.2% by
+# the collector's clock). The box's truth is
 # the collector's own clock, GC.total_time (the CPU time of every
 # collection, lazy sweeping included), over the CPU time of the truth's
 # unprofiled runs (bench/accuracy.rb, gc_clock_share).
