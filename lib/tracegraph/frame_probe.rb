@@ -9,6 +9,7 @@ module Tracegraph
       outer
       through_c
       bmethod
+      matched
     end
 
     def self.outer = inner
@@ -16,6 +17,8 @@ module Tracegraph
     # A method, a C method (BasicObject#instance_exec), a block, a method.
     def self.through_c = instance_exec { inner }
     define_singleton_method(:bmethod) { inner }
+    # A method that has set $~, which moves its method entry into an svar.
+    def self.matched = (/x/ =~ "x"; inner)
 
     # What the probe found, in words: which of the hook's two paths
     # records, on which Ruby, and why (docs/rubies.md). nil before the

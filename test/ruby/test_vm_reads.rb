@@ -14,6 +14,36 @@ class TestVmReads < TracegraphTest
     assert_operator Tracegraph._frame_size, :>, 0
   end
 
+  # Methods that match a regexp (setting $~, which moves the method entry
+  # in their frame into an svar) are found at their return from that
+  # frame, as any other: before, each such return asked Ruby the slow way,
+  # several hundred ns inside the method's own time (coderay's scanner
+  # took it at one event in 32).
+  def matches(text) = (/b/ =~ text)
+  def sets_last_match(text) = text.sub(/b/, "c")
+
+  def test_a_method_that_set_last_match_is_found_at_its_return_without_asking_ruby
+    skip "TRACEGRAPH_NO_VM_READS is set" if ENV["TRACEGRAPH_NO_VM_READS"]
+    calls = 5_000
+    args = Tracegraph.send(:parse_start_options, {c_calls: false, blocks: false}, hide_next_call: false)
+    Tracegraph._start(args.merge(hide_next_block: false, event_costs: nil))
+    i = 0
+    while i < calls
+      matches("abc")
+      sets_last_match("abc")
+      i += 1
+    end
+    raw = Tracegraph._stop
+    assert Tracegraph._vm_reads?
+    counts = raw[:methods].to_h { |name, _file, _line, _c, n| [name, n] }
+    assert_equal calls, counts["#{self.class}#matches"]
+    assert_equal calls, counts["#{self.class}#sets_last_match"]
+    slow = raw.dig(:tracing, :slow_lookups)
+    assert_operator slow, :<, 20, "events that missed the hook's method cache, of #{4 * calls}"
+  ensure
+    Tracegraph._stop if Tracegraph.running?
+  end
+
   # In a child process, where the probe has not run yet: counts recorded
   # through the public API alone equal a TracePoint's count of the same run.
   COUNTING_SCRIPT = <<~'RUBY'

@@ -115,7 +115,7 @@ static TG_SLOW_PATH void close_dead_frames(tg_context *ctx, rb_trace_arg_t *arg,
 
 static inline uint32_t method_cache_index(VALUE a, ID b)
 {
-    return (uint32_t)(((((uint64_t)a >> 3) ^ (uint64_t)b) * 0x9E3779B97F4A7C15ull) >> 54) & (METHOD_CACHE_SIZE - 1);
+    return (uint32_t)(((((uint64_t)a >> 3) ^ (uint64_t)b) * 0x9E3779B97F4A7C15ull) >> (64 - METHOD_CACHE_BITS));
 }
 
 /* The defining class and original name of the event's method (aliases
@@ -147,6 +147,7 @@ static bool ignored_class(VALUE klass)
 static TG_SLOW_PATH uint32_t method_slow(rb_trace_arg_t *arg, method_cache_entry *slot, VALUE a, ID b, bool call,
                                         bool c_method)
 {
+    session.slow_lookups++;
     ID mid;
     VALUE klass = event_class(arg, &mid);
     uint32_t m = ignored_class(klass) ? METHOD_IGNORED
@@ -168,6 +169,7 @@ static bool ignored_block_owner(VALUE owner)
  * b_return never creates one: its b_call was before the start. */
 static TG_SLOW_PATH uint32_t block_slow(rb_trace_arg_t *arg, method_cache_entry *slot, VALUE iseq, bool call)
 {
+    session.slow_lookups++;
     VALUE owner = rb_tracearg_defined_class(arg);
     uint32_t m;
     if (ignored_block_owner(owner)) m = METHOD_IGNORED;

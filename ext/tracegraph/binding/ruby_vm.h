@@ -143,19 +143,32 @@ static inline bool ruby_vm_is_iseq(VALUE v)
 
 /* 5. The method entry in a Ruby method's frame: ep[-2] is an imemo_ment
  * (internal/imemo.h: the imemo type sits in the 4 bits above the flags
- * Ruby reserves, FL_USHIFT), unless the method used $~ (an svar) or the
- * slot holds a cref. rb_method_entry_t (method.h) is flags,
- * defined_class, def, called_id, owner. */
+ * Ruby reserves, FL_USHIFT), unless the slot holds a cref, or the method
+ * has set $~ or $_: then ep[-2] is an imemo_svar (struct vm_svar in
+ * vm_core.h: flags, cref_or_me, lastline, backref, others), which keeps
+ * the entry that was there in its second word. rb_method_entry_t
+ * (method.h) is flags, defined_class, def, called_id, owner. */
 #define VM_IMEMO_MENT ((VALUE)6 << RUBY_FL_USHIFT)
+#define VM_IMEMO_SVAR ((VALUE)2 << RUBY_FL_USHIFT)
+#define VM_SVAR_CREF_OR_ME_WORD 1
 #define VM_ME_OWNER_WORD 4
 
 /* The method entry of the Ruby method whose frame is at cfp, or 0 (then
- * the caller asks Ruby the slow way). */
+ * the caller asks Ruby the slow way). Through an svar too: every method
+ * that matched a regexp ($~) would otherwise take the slow way at its
+ * return, and pay for it inside its own time (coderay's scanner: one
+ * event in 32). */
 static inline VALUE ruby_vm_frame_method_entry(const void *cfp)
 {
     VALUE v = ruby_vm_frame_ep((uint64_t)(uintptr_t)cfp)[VM_EP_ME_CREF];
     if (RB_SPECIAL_CONST_P(v)) return 0;
-    return (RBASIC(v)->flags & (RUBY_T_MASK | VM_IMEMO_TYPE_MASK)) == (RUBY_T_IMEMO | VM_IMEMO_MENT) ? v : 0;
+    VALUE type = RBASIC(v)->flags & (RUBY_T_MASK | VM_IMEMO_TYPE_MASK);
+    if (type == (RUBY_T_IMEMO | VM_IMEMO_SVAR)) {
+        v = ((const VALUE *)v)[VM_SVAR_CREF_OR_ME_WORD];
+        if (RB_SPECIAL_CONST_P(v)) return 0;
+        type = RBASIC(v)->flags & (RUBY_T_MASK | VM_IMEMO_TYPE_MASK);
+    }
+    return type == (RUBY_T_IMEMO | VM_IMEMO_MENT) ? v : 0;
 }
 
 static inline VALUE ruby_vm_method_entry_owner(VALUE me)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VM_PROBE_EVENTS 8
+#define VM_PROBE_EVENTS 10
 static struct probe_state {
     int count;
     bool ok;
@@ -23,6 +23,7 @@ static struct probe_state {
     const void *ec[VM_PROBE_EVENTS];
     ID mid[VM_PROBE_EVENTS];
     VALUE block_iseq;      /* the iseq in instance_exec's block frame */
+    VALUE matched_me;      /* matched's method entry, at its call */
 } probe_state;
 
 /* What the last probe found, for Tracegraph._vm_probe_verdict. */
@@ -53,6 +54,12 @@ static bool probe_shapes_ok(int i, struct probe_state *st)
                ruby_vm_frame_kind_at(cfp + 3 * size) == VM_FRAME_RUBY_METHOD;
     case 5:   /* a define_method method */
         return ruby_vm_frame_kind_at(cfp) == VM_FRAME_RUBY_METHOD && ruby_vm_frame_is_bmethod(cfp);
+    case 7:   /* matched, before it sets $~ */
+        st->matched_me = ruby_vm_frame_method_entry((const void *)(uintptr_t)cfp);
+        return ruby_vm_frame_kind_at(cfp) == VM_FRAME_RUBY_METHOD;
+    case 8:   /* inner, called by matched after it set $~: its entry is found through the svar */
+        return size && ruby_vm_frame_kind_at(cfp) == VM_FRAME_RUBY_METHOD && st->matched_me &&
+               ruby_vm_frame_method_entry((const void *)(uintptr_t)(cfp + size)) == st->matched_me;
     default:
         return false;
     }
@@ -100,7 +107,9 @@ static VALUE run_frame_probe(VALUE probe)
  *   outer -> inner                      (method frames, one slot apart)
  *   through_c -> instance_exec { inner } (method, C method, block, method;
  *                                        the block frame holds its iseq)
- *   bmethod -> inner                    (a define_method method) */
+ *   bmethod -> inner                    (a define_method method)
+ *   matched -> inner                    (matched set $~ first: its entry
+ *                                        now sits in an svar) */
 ruby_vm_layout ruby_vm_probe_layout(VALUE probe)
 {
     ruby_vm_layout layout = {0};
@@ -119,8 +128,8 @@ ruby_vm_layout ruby_vm_probe_layout(VALUE probe)
     rb_remove_event_hook((rb_event_hook_func_t)(void (*)(void))probe_hook);
     if (state) rb_jump_tag(state);
 
-    /* Events: run, outer, inner, through_c, inner, bmethod, inner. */
-    static const char *const expected[] = {"run", "outer", "inner", "through_c", "inner", "bmethod", "inner"};
+    /* Events: run, outer, inner, through_c, inner, bmethod, inner, matched, inner. */
+    static const char *const expected[] = {"run", "outer", "inner", "through_c", "inner", "bmethod", "inner", "matched", "inner"};
     const int n = (int)(sizeof expected / sizeof *expected);
     if (!st->ok || st->count != n) return layout;
     for (int i = 0; i < n; i++)
@@ -134,7 +143,8 @@ ruby_vm_layout ruby_vm_probe_layout(VALUE probe)
      * slot below its caller (three below, through instance_exec's C frame
      * and block frame). */
     bool shapes = (end - cfp[0]) % size == 0 && cfp[0] - cfp[1] == size && cfp[0] - cfp[3] == size &&
-                  cfp[0] - cfp[5] == size && cfp[3] - cfp[4] == 3 * size && cfp[5] - cfp[6] == size;
+                  cfp[0] - cfp[5] == size && cfp[3] - cfp[4] == 3 * size && cfp[5] - cfp[6] == size &&
+                  cfp[0] - cfp[7] == size && cfp[7] - cfp[8] == size;
     if (!shapes) return layout;
     /* The block frame's iseq is the block's: Ruby names it so, from the
      * probe's file (read here, outside the hook). */

@@ -310,7 +310,8 @@ static VALUE build_call_tree(void)
  *   allocations: whether allocations were counted (the rows' allocation columns)
  *   tracing:     {removed: ns of tracing's cost taken out, c_calls: true, :all, :rewritten or false,
  *                 hook_means: the hook's mean ns per event, {ruby: {call:, return:}, block:, c:},
- *                 each nil where not sampled} */
+ *                 each nil where not sampled,
+ *                 slow_lookups: events whose method the hook's cache did not hold} */
 static void result_set(VALUE hash, const char *key, VALUE value)
 {
     rb_hash_aset(hash, ID2SYM(rb_intern(key)), value);
@@ -373,6 +374,7 @@ static VALUE build_result(void)
     result_set(tracing, "removed", ULL2NUM(session.cost_removed));
     result_set(tracing, "c_calls", c_calls);
     result_set(tracing, "hook_means", hook_means);
+    result_set(tracing, "slow_lookups", ULL2NUM(session.slow_lookups));
     VALUE result = rb_hash_new();
     result_set(result, "clock", ID2SYM(rb_intern(tg_clock_name(session.clock))));
     result_set(result, "threads", threads);
