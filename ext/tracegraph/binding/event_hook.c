@@ -335,15 +335,24 @@ static TG_SLOW_PATH void return_from_own_slot(tg_context *ctx, uint32_t m, rb_tr
     tg_profiler_return_rare(&session.prof, ctx, m, ruby_vm_trace_cfp(arg), now);
 }
 
+/* The clock is read before the method is looked up: a lookup that misses
+ * the cache (the slow way, several hundred ns) then falls after the
+ * reading, in the caller's time, where the hook's sampled excess over the
+ * calibration is taken out (sampled_hook_end), and not inside the method
+ * returning, where nothing took it out. The estimated CPU clocks need the
+ * thread for their reading, so they read it after, as before; no thread
+ * is looked up before the method is known to be recorded. */
 static TG_ALWAYS_INLINE void return_event(rb_trace_arg_t *arg, bool c_method, bool vm_reads)
 {
+    uint64_t early = session.estimate_cpu ? 0 : session_event_time(NULL);
     uint32_t m = event_method(arg, false, c_method, vm_reads);
     if (m >= METHOD_IGNORED) return;   /* ours, or a return from before the start */
     thread_rec *th = session_event_thread_cached(arg, vm_reads);
     if (!th) return;
+    uint64_t raw = session.estimate_cpu ? session_event_time(th) : early;
     int kind = c_method ? SESSION_COST_C : SESSION_COST_RUBY;
-    uint64_t now = session_event_time_less(th, session.inside_cost[kind][SESSION_HOOK_RETURN],
-                                           session.outside_cost[kind][SESSION_HOOK_RETURN]);   /* before our bookkeeping */
+    uint64_t now = session_time_less(th, raw, session.inside_cost[kind][SESSION_HOOK_RETURN],
+                                     session.outside_cost[kind][SESSION_HOOK_RETURN]);   /* before our bookkeeping */
     tg_context *ctx = &th->current->ctx;
     if (!vm_reads) {
         /* As below; a C frame's own slot is one shallower (larger) than the normal one. */

@@ -261,7 +261,8 @@ static inline uint64_t session_monotonic_now(void)
     return session.use_tsc ? tg_tsc_now(&session_tsc) : tg_clock_read(CLOCK_MONOTONIC);
 }
 
-/* The session's clock at an event on thread `th`. */
+/* The session's clock at an event on thread `th` (which only the
+ * estimated CPU clocks read: NULL will do for the others). */
 static inline uint64_t session_event_time(thread_rec *th)
 {
     if (!session.estimate_cpu) return session.use_tsc ? tg_tsc_now(&session_tsc) : tg_clock_read(session.clock_id);
