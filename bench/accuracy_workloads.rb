@@ -340,6 +340,8 @@ module AccuracyWorkloads
       end
 
       def plain(x) = x
+      # Sets $~, which moves the method entry in its frame into an svar.
+      def matching(text) = /z/ =~ text
       define_method(:defined) { |x| x }
       def step(x) = super
       def method_missing(name, *args) = name == :ghost ? args.first : super
@@ -358,9 +360,10 @@ module AccuracyWorkloads
     def self.attr_reader_calls = N.times { OBJ.value }
     def self.c_yield_calls = N.times { ONE.each { |x| x } }
     def self.new_calls = N.times { |i| Target.new(i) }
+    def self.last_match_calls = N.times { OBJ.matching("abc") }
 
     KINDS = %i[plain_calls define_method_calls send_calls public_send_calls method_missing_calls super_calls
-               attr_reader_calls c_yield_calls new_calls].freeze
+               attr_reader_calls c_yield_calls new_calls last_match_calls].freeze
 
     def self.run
       ROUNDS.times { KINDS.each { |kind| send(kind) } }
@@ -417,7 +420,7 @@ module AccuracyWorkloads
     Workload.new(name: "call_kinds",
                  summary: "#{CallKinds::ROUNDS} rounds of: a loop of #{CallKinds::N} calls of each kind " \
                           "(a plain method, define_method, send, public_send, method_missing, super, attr_reader, " \
-                          "a C method that yields, Class#new with initialize)",
+                          "a C method that yields, Class#new with initialize, a method that sets $~)",
                  targets: CallKinds::KINDS.map { |k| "AccuracyWorkloads::CallKinds.#{k}" },
                  setup: plain(CallKinds), residuals: CallKinds::N)
   ].freeze

@@ -54,6 +54,13 @@ namespace :bench do
     ruby "-Ilib", "bench/call_kind_costs.rb"
   end
 
+  desc "Whether the hook slows the work between its events: five loops of one method each, unprofiled, under " \
+       "an empty hook and under tracegraph with and without its collector events " \
+       "(bench/work_between_events.rb; PROCESSES); writes bench/WORK_BETWEEN_EVENTS.md"
+  task work_between_events: :compile do
+    ruby "-Ilib", "bench/work_between_events.rb"
+  end
+
   desc "Profile#group_by on rubocop's call tree of about 1.45 million paths, recorded and saved (bench/group_by.rb); " \
        "prints its table"
   task group_by: :compile do

@@ -114,7 +114,7 @@ class TestAccuracyBench < Minitest::Test
     # the table after the words that open it, before the next heading
     head, residuals = tables(out.split("Per kind, the residual", 2).last).fetch(nil)
     assert_equal ["loop", "calls of its kind a run", "true share", "reported", "reported ÷ true", "left in per call"], head
-    kinds = %w[plain define_method send public_send method_missing super attr_reader c_yield new]
+    kinds = %w[plain define_method send public_send method_missing super attr_reader c_yield new last_match]
     assert_equal kinds.map { |k| "CallKinds.#{k}_calls" }, residuals.map(&:first)
     residuals.each do |kind, calls, true_share, reported, ratio, per_call|
       assert_equal 40_000, Integer(calls), kind

@@ -25,7 +25,7 @@ class TestCallKindCostsBench < Minitest::Test
     assert status.success?, "bench failed:\n#{err}"
     assert_equal out, File.read(out_file), "the report written is the one printed"
     rows = out.lines.grep(/\A\| CallKinds\./).map { |line| line.split("|")[1..].map(&:strip) }
-    kinds = %w[plain define_method send public_send method_missing super attr_reader c_yield new]
+    kinds = %w[plain define_method send public_send method_missing super attr_reader c_yield new last_match]
     assert_equal kinds.map { |k| "CallKinds.#{k}_calls" }, rows.map(&:first)
     assert_match(/^Per call of the kind \(40000 calls a loop/, out)
     rows.each do |kind, plain, removed, left|
