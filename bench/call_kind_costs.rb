@@ -17,6 +17,7 @@
 #   ruby -Ilib bench/call_kind_costs.rb
 require "json"
 require "rbconfig"
+require_relative "report_header"
 
 PROCESSES = Integer(ENV.fetch("PROCESSES", "3"))
 LIB = File.expand_path("../lib", __dir__)
@@ -62,20 +63,12 @@ rows = kinds.map do |kind|
   ["CallKinds.#{kind}", cell.(per_call.(kind) { |r| r["plain_ns"] }), cell.(per_call.(kind) { |r| r["removed_ns"] }),
    "**#{cell.(left, sign: true)}**"]
 end
-load = File.exist?("/proc/loadavg") ? File.read("/proc/loadavg").split.first(3).join(" ") : "unknown"
-revision =
-  begin
-    IO.popen(["git", "-C", File.expand_path("..", __dir__), "describe", "--always", "--dirty"], err: File::NULL, &:read).strip
-  rescue Errno::ENOENT
-    "unknown (no git here)"
-  end
+header = ReportHeader.lines(File.expand_path("..", __dir__),
+                            "`rake bench:call_kinds` (`bench/call_kind_costs.rb`), #{PROCESSES} fresh processes")
 report = <<~MD
   # What the correction leaves in, per kind of call
 
-  - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}; load average at the end: #{load}
-  - Ruby: #{RUBY_DESCRIPTION}
-  - tracegraph: git #{revision}
-  - Command: `rake bench:call_kinds` (`bench/call_kind_costs.rb`), #{PROCESSES} fresh processes
+  #{header.chomp}
 
   Per call of the kind (#{calls} calls a loop, each loop a block calling
   one method of its kind): its time unprofiled, what the profile took

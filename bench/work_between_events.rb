@@ -31,6 +31,7 @@ require "etc"
 require "fileutils"
 require "json"
 require "rbconfig"
+require_relative "report_header"
 
 PROCESSES = Integer(ENV.fetch("PROCESSES", "3"))
 ROOT = File.expand_path("..", __dir__)
@@ -116,20 +117,12 @@ rows = loops.map do |loop|
    "**#{shown.(beyond.('raw') - beyond.('floor'))}**", shown.(above.(loop, "raw_no_gc")),
    shown.(beyond.("raw_no_gc") - beyond.("floor")), shown.(above.(loop, "corrected"))]
 end
-load = File.exist?("/proc/loadavg") ? File.read("/proc/loadavg").split.first(3).join(" ") : "unknown"
-revision =
-  begin
-    IO.popen(["git", "-C", ROOT, "describe", "--always", "--dirty"], err: File::NULL, &:read).strip
-  rescue Errno::ENOENT
-    "unknown (no git here)"
-  end
+header = ReportHeader.lines(ROOT, "`rake bench:work_between_events` (`bench/work_between_events.rb`), " \
+                                  "#{PROCESSES} fresh processes#{pin.empty? ? '' : ", pinned to CPU #{cpu}"}")
 report = <<~MD
   # The work between events, under the hook
 
-  - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}; load average at the end: #{load}
-  - Ruby: #{RUBY_DESCRIPTION}
-  - tracegraph: git #{revision}
-  - Command: `rake bench:work_between_events` (`bench/work_between_events.rb`), #{PROCESSES} fresh processes#{pin.empty? ? '' : ", pinned to CPU #{cpu}"}
+  #{header.chomp}
 
   ns a call (#{CALLS} calls a loop, `c_calls: false`: two events a call in
   every loop): the loop without a profiler, then what the floor (an empty
