@@ -154,10 +154,9 @@ static inline bool ruby_vm_is_iseq(VALUE v)
 #define VM_ME_OWNER_WORD 4
 
 /* The method entry of the Ruby method whose frame is at cfp, or 0 (then
- * the caller asks Ruby the slow way). Through an svar too: every method
- * that matched a regexp ($~) would otherwise take the slow way at its
- * return, and pay for it inside its own time (coderay's scanner: one
- * event in 32). */
+ * the caller asks Ruby the slow way). Through an svar too: every return
+ * of a method that matched a regexp ($~) would otherwise take the slow
+ * way, several hundred ns (coderay's scanner: one event in 32). */
 static inline VALUE ruby_vm_frame_method_entry(const void *cfp)
 {
     VALUE v = ruby_vm_frame_ep((uint64_t)(uintptr_t)cfp)[VM_EP_ME_CREF];
