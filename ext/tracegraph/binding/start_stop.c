@@ -13,7 +13,7 @@
  *
  * Uses: start_stop.h, session.h, event_hook.h, gc_events.h,
  * alloc_events.h, iseq_untrace.h, named_options.h, naming.h, native_call_tree.h,
- * ruby_vm_probe.h, vm_event_flags.h, core tg_profiler.h, tg_calltree.h,
+ * newobj_fast_path.h, ruby_vm_probe.h, vm_event_flags.h, core tg_profiler.h, tg_calltree.h,
  * tg_clock.h. None of them calls back.
  */
 #include "start_stop.h"
@@ -27,6 +27,7 @@
 #include "named_options.h"
 #include "naming.h"
 #include "native_call_tree.h"
+#include "newobj_fast_path.h"
 #include "ruby_vm_probe.h"
 #include "session.h"
 #include "vm_event_flags.h"
@@ -262,6 +263,7 @@ static VALUE start_method(VALUE mod, VALUE hash)
     bool called_only = options.c_calls && !options.c_calls_all;
     bool c_calls = options.c_calls && (!called_only || vm_event_flags_found());
     measure_vm_layout();
+    newobj_fast_path_found();
 
     session_setup(&options, c_calls, called_only);
     session.running = true;
@@ -273,6 +275,7 @@ static VALUE start_method(VALUE mod, VALUE hash)
     /* Last of all: from here to the return nothing allocates. */
     if (session.allocations) alloc_events_start(&session.prof);
     c_ever_release();
+    newobj_fast_path_keep();
     return Qnil;
 }
 
@@ -466,6 +469,7 @@ static VALUE resume_method(VALUE mod)
     if (session.gc) gc_events_resume();
     if (session.allocations) alloc_events_start(&session.prof);
     c_ever_release();
+    newobj_fast_path_keep();
     return Qnil;
 }
 

@@ -25,6 +25,8 @@
  *   iseq_untrace.c      Ruby's traced instructions made plain again after
  *                       a profile (for YJIT), checked by a probe first
  *   libruby_memory.h    libruby's writable memory, where both probes look
+ *   newobj_fast_path.c  Ruby 3.1's allocation fast path kept while the
+ *                       collector's events are hooked, found by a probe
  *
  * Names. A function or variable that one binding file shares with others
  * is named after the file that defines it: session_event_time is in
@@ -38,6 +40,7 @@
  *   ruby_vm.h, block_frames, public_frames, native_call_tree, dot_text, number_text
  *   ruby_vm_probe <- ruby_vm.h
  *   vm_event_flags <- libruby_memory.h
+ *   newobj_fast_path
  *   iseq_untrace <- ruby_vm.h, libruby_memory.h
  *   session <- ruby_vm.h, block_frames
  *   naming <- session.h (the method_key type)
@@ -52,6 +55,7 @@
 #include "iseq_untrace.h"
 #include "naming.h"
 #include "native_call_tree.h"
+#include "newobj_fast_path.h"
 #include "number_text.h"
 #include "ruby_vm_probe.h"
 #include "session.h"
@@ -71,6 +75,7 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     native_call_tree_init(mTracegraph, eError);
     vm_event_flags_init(mTracegraph);
     iseq_untrace_init(mTracegraph);
+    newobj_fast_path_init(mTracegraph);
     number_text_init(mTracegraph);
     ruby_vm_probe_init(mTracegraph);
 }
