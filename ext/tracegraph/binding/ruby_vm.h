@@ -98,6 +98,13 @@ static inline const VALUE *ruby_vm_frame_ep(uint64_t cfp)
  * Ruby reserves (FL_USHIFT). */
 #define VM_IMEMO_TYPE_MASK ((VALUE)0x0f << RUBY_FL_USHIFT)
 
+/* A heap object's type and imemo type, to compare with RUBY_T_IMEMO |
+ * VM_IMEMO_<type>; any other object's type compares unequal. */
+static inline VALUE ruby_vm_imemo_type(VALUE v)
+{
+    return RBASIC(v)->flags & (RUBY_T_MASK | VM_IMEMO_TYPE_MASK);
+}
+
 /* VM_FRAME_BLOCK: a block's own frame (not a define_method method's). */
 typedef enum ruby_vm_frame_kind {
     VM_FRAME_OTHER, VM_FRAME_RUBY_METHOD, VM_FRAME_C_METHOD, VM_FRAME_BLOCK
@@ -138,7 +145,7 @@ static inline VALUE ruby_vm_frame_iseq(uint64_t cfp)
 static inline bool ruby_vm_is_iseq(VALUE v)
 {
     return v && !RB_SPECIAL_CONST_P(v) &&
-           (RBASIC(v)->flags & (RUBY_T_MASK | VM_IMEMO_TYPE_MASK)) == (RUBY_T_IMEMO | VM_IMEMO_ISEQ);
+           ruby_vm_imemo_type(v) == (RUBY_T_IMEMO | VM_IMEMO_ISEQ);
 }
 
 /* 5. The method entry in a Ruby method's frame: ep[-2] is an imemo_ment
@@ -161,11 +168,11 @@ static inline VALUE ruby_vm_frame_method_entry(const void *cfp)
 {
     VALUE v = ruby_vm_frame_ep((uint64_t)(uintptr_t)cfp)[VM_EP_ME_CREF];
     if (RB_SPECIAL_CONST_P(v)) return 0;
-    VALUE type = RBASIC(v)->flags & (RUBY_T_MASK | VM_IMEMO_TYPE_MASK);
+    VALUE type = ruby_vm_imemo_type(v);
     if (type == (RUBY_T_IMEMO | VM_IMEMO_SVAR)) {
         v = ((const VALUE *)v)[VM_SVAR_CREF_OR_ME_WORD];
         if (RB_SPECIAL_CONST_P(v)) return 0;
-        type = RBASIC(v)->flags & (RUBY_T_MASK | VM_IMEMO_TYPE_MASK);
+        type = ruby_vm_imemo_type(v);
     }
     return type == (RUBY_T_IMEMO | VM_IMEMO_MENT) ? v : 0;
 }
