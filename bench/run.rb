@@ -16,6 +16,7 @@ require "json"
 require "open3"
 require "rbconfig"
 require_relative "configs"
+require_relative "floor/build"
 require_relative "workloads"
 require_relative "report"
 
@@ -56,13 +57,7 @@ rescue Errno::ENOENT
   "unknown (no git)"
 end
 
-def build_floor
-  FileUtils.mkdir_p(FLOOR_DIR)
-  Dir.chdir(FLOOR_DIR) do
-    system(RbConfig.ruby, File.join(__dir__, "floor/extconf.rb"), out: File::NULL, exception: true)
-    system("make", "V=0", out: File::NULL, exception: true)
-  end
-end
+def build_floor = FloorBuild.into(FLOOR_DIR)
 
 # Runs a Ruby script in a fresh process and parses the JSON on its last line.
 def ruby_json(script, *args)

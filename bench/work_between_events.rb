@@ -28,9 +28,9 @@
 #
 #   ruby -Ilib bench/work_between_events.rb
 require "etc"
-require "fileutils"
 require "json"
 require "rbconfig"
+require_relative "floor/build"
 require_relative "report_header"
 
 PROCESSES = Integer(ENV.fetch("PROCESSES", "3"))
@@ -93,11 +93,7 @@ RUBY
 
 def median(values) = values.sort[values.size / 2]
 
-FileUtils.mkdir_p(FLOOR_DIR)
-Dir.chdir(FLOOR_DIR) do
-  system(RbConfig.ruby, File.join(__dir__, "floor/extconf.rb"), out: File::NULL, exception: true)
-  system("make", "V=0", out: File::NULL, exception: true)
-end
+FloorBuild.into(FLOOR_DIR)
 cpu = (Etc.nprocessors - 1).to_s
 pin = system("taskset", "-c", cpu, "true", out: File::NULL, err: File::NULL) ? ["taskset", "-c", cpu] : []
 runs = Array.new(PROCESSES) do |i|
