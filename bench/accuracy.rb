@@ -48,6 +48,7 @@ require "time"
 require_relative "accuracy_workloads"
 require_relative "accuracy_options"
 require_relative "accuracy_sampling"
+require_relative "report_header"
 
 ROOT = File.expand_path("..", __dir__)
 RUNNER = File.join(__dir__, "accuracy_run.rb")
@@ -81,7 +82,7 @@ MIN_SHARE = 0.02
 RATIO_OK = 1.25
 SPREAD_OK = 1.5
 
-def loadavg = File.exist?("/proc/loadavg") ? File.read("/proc/loadavg").split.first(3).join(" ") : "unknown"
+def loadavg = ReportHeader.load_average
 
 def median(values)
   sorted = values.sort
@@ -367,12 +368,7 @@ end
 # A summary cell: a factor, ∞ for a method missing, n/a for options refused.
 def cell(value) = value == :na ? "n/a" : factor(value)
 
-# As bench/run.rb says it: -dirty when the checkout has changes.
-def revision
-  IO.popen(["git", "-C", ROOT, "describe", "--always", "--dirty"], err: File::NULL, &:read).strip
-rescue Errno::ENOENT
-  "unknown (no git)"
-end
+def revision = ReportHeader.revision(ROOT)
 
 def command
   env = []
@@ -381,7 +377,7 @@ def command
   [*env, "rake bench:accuracy"].join(" ")
 end
 
-def cpu_model = File.exist?("/proc/cpuinfo") && File.read("/proc/cpuinfo")[/^model name\s*:\s*(.+)$/, 1] || "unknown"
+def cpu_model = ReportHeader.cpu_model
 
 started = Time.now
 load_before = loadavg

@@ -1,6 +1,7 @@
 # Turns the raw samples into the markdown report: machine, method, the
 # slowdown table, the ratios that matter, run-to-run spread and memory.
 require "etc"
+require_relative "report_header"
 
 class Report
   # The rows of the ratio table: [label, numerator config, denominator config].
@@ -67,7 +68,7 @@ class Report
     seconds(config, workload) / seconds("baseline", workload)
   end
 
-  def cpu_model = File.read("/proc/cpuinfo")[/^model name\s*:\s*(.+)$/, 1] || "unknown"
+  def cpu_model = ReportHeader.cpu_model
 
   def command
     env = []

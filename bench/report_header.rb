@@ -8,6 +8,11 @@ module ReportHeader
     File.exist?("/proc/loadavg") ? File.read("/proc/loadavg").split.first(3).join(" ") : "unknown"
   end
 
+  # The CPU's model name, as /proc/cpuinfo gives it.
+  def cpu_model
+    File.exist?("/proc/cpuinfo") && File.read("/proc/cpuinfo")[/^model name\s*:\s*(.+)$/, 1] || "unknown"
+  end
+
   # The checkout's commit, -dirty with changes; the chroots of rake
   # test:rubies have no git.
   def revision(root)

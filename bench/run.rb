@@ -19,6 +19,7 @@ require_relative "configs"
 require_relative "floor/build"
 require_relative "workloads"
 require_relative "report"
+require_relative "report_header"
 
 ROOT = File.expand_path("..", __dir__)
 FLOOR_DIR = File.join(ROOT, "tmp/bench/floor")
@@ -49,13 +50,8 @@ def snapshot_lib
   FileUtils.cp_r(File.join(ROOT, "lib"), LIB_SNAPSHOT)
 end
 
-def load_average = File.read("/proc/loadavg").split.first(3).join(" ")
-
-def revision
-  IO.popen(["git", "-C", ROOT, "describe", "--always", "--dirty"], err: File::NULL, &:read).strip
-rescue Errno::ENOENT
-  "unknown (no git)"
-end
+def load_average = ReportHeader.load_average
+def revision = ReportHeader.revision(ROOT)
 
 def build_floor = FloorBuild.into(FLOOR_DIR)
 
