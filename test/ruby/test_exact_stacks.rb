@@ -206,12 +206,13 @@ class TestExactStacks < Minitest::Test
     normal[a] == normal[b]
   end
 
-  # Timeout's timer thread, made on the program's first run, may first run
-  # in the next recording. On Ruby 3.4 the tracer then saw its calls and
-  # tracegraph none, in 12 of 20 processes (alone, tracegraph records such
-  # a thread: the tracer's own Ruby code runs in that thread between its
-  # gate and our hook). A run beforehand makes the thread, and settling
-  # waits until it is blocked, as it is in every recording after.
+  # Timeout's timer thread (Ruby 3.4), made on the program's first run,
+  # may first run during the next Tracegraph.start: while the calibration
+  # for that recording's new options runs sessions of its own, in which
+  # Tracegraph.running? is true. The tracer's gate then let its calls in,
+  # and they went into the calibration's session, not the profile (12 of
+  # 20 processes). A run beforehand makes the thread, and settling waits
+  # until it is blocked, as it is in every recording after.
   def warm_and_settle(program)
     program.run
     settle_other_threads
