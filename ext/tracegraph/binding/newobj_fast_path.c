@@ -41,7 +41,6 @@
 #include <ruby/version.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 

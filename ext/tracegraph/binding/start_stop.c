@@ -263,6 +263,8 @@ static VALUE start_method(VALUE mod, VALUE hash)
     bool called_only = options.c_calls && !options.c_calls_all;
     bool c_calls = options.c_calls && (!called_only || vm_event_flags_found());
     measure_vm_layout();
+    /* Its probe, once per process, must run while no hook of ours is
+     * on: here, before any is installed (newobj_fast_path_keep uses it). */
     newobj_fast_path_found();
 
     session_setup(&options, c_calls, called_only);
