@@ -345,7 +345,9 @@ module Tracegraph
       # hide_next_call changes nothing in what an event costs.
       key = args.merge(hide_next_call: false)
       (@calibrated_costs ||= {})[key] ||= Calibration.measure do |costs|
-        _start(key.merge(hide_next_block: false, event_costs: costs))
+        # calibrating: only this thread's events reach its recording, and
+        # running? stays false until the profile itself starts.
+        _start(key.merge(hide_next_block: false, event_costs: costs, calibrating: true))
       end.freeze
     end
 
@@ -353,7 +355,8 @@ module Tracegraph
     # clock, c_calls, hide_next_call (without C calls the load/eval to hide
     # is not traced anyway), call_tree_nodes (the cap; 0 = no tree),
     # exact_clock, current_thread_only, gc, blocks (as frames),
-    # allocations. (hide_next_block, whether to leave out the next block
+    # allocations; calibrating, false: the profile's own recording, not
+    # the calibration's. (hide_next_block, whether to leave out the next block
     # the calling thread runs, and event_costs are added by the caller.)
     def parse_start_options(options, hide_next_call:)
       o = RecordingOptions.checked(options, allowed: START_OPTIONS)
@@ -363,7 +366,8 @@ module Tracegraph
       c_calls = o[:c_calls]
       {clock: o[:clock], c_calls: c_calls, hide_next_call: hide_next_call && c_calls != false,
        call_tree_nodes: o[:call_tree] ? o[:max_call_tree_nodes] : 0, exact_clock: o[:exact_clock],
-       current_thread_only: o[:threads] == :current, gc: o[:gc], blocks: o[:blocks], allocations: o[:allocations]}
+       current_thread_only: o[:threads] == :current, gc: o[:gc], blocks: o[:blocks], allocations: o[:allocations],
+       calibrating: false}
     end
   end
 end

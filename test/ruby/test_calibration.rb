@@ -168,4 +168,44 @@ class TestCalibration < TracegraphTest
     assert_equal 2 * (1000 * 3.5 + 100 * 2.0 + 10 * 3.5), cost.uncertainty
     assert_equal 123, cost.removed
   end
+
+  # Another thread's calls while `start` calibrates. Puma's other threads
+  # run then, when a request starts a profile: before, their calls went
+  # into the calibration's recording, its time into the loops it times,
+  # and Tracegraph.running? said true to them before the profile began.
+  class Worker
+    def tick = nil
+  end
+
+  def recorded_while_another_thread_runs(calibrating:)
+    args = Tracegraph.send(:parse_start_options, {}, hide_next_call: false)
+    worker = Worker.new
+    seen = []
+    go = Queue.new
+    thread = Thread.new do
+      go.pop
+      3.times { worker.tick }
+      seen << Tracegraph.running?
+    end
+    Tracegraph._start(args.merge(hide_next_block: false, event_costs: :sample, calibrating: calibrating))
+    started = true
+    seen << Tracegraph.running?
+    go << true
+    thread.join # the other thread runs while this one waits
+    started = false
+    raw = Tracegraph._stop
+    [raw[:methods].find { |row| row[0] == "#{Worker.name}#tick" }&.at(4), seen]
+  ensure
+    Tracegraph._stop if started # running? is false while calibrating
+  end
+
+  def test_the_calibrations_recording_is_its_own_threads_and_not_running_to_ruby
+    ticks, seen = recorded_while_another_thread_runs(calibrating: true)
+    assert_nil ticks, "the other thread's calls are not in the calibration's recording"
+    assert_equal [false, false], seen, "running? in the calibrating thread, then in the other"
+    # The same recording as a profile's, for contrast: the test can fail.
+    ticks, seen = recorded_while_another_thread_runs(calibrating: false)
+    assert_equal 3, ticks
+    assert_equal [true, true], seen
+  end
 end

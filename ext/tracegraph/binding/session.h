@@ -126,6 +126,7 @@ typedef struct session_options {
     uint32_t call_tree_nodes;   /* the call tree's cap; 0: no call tree */
     bool exact_clock;           /* the kernel's clock on every event */
     bool current_thread_only;   /* threads: :current */
+    bool calibrating;           /* Tracegraph::Calibration's own recording */
     bool gc, blocks, allocations;
     /* The calibrated costs (Tracegraph::Calibration), ns per event by kind
      * and part, and the hook's own time at a call and at a return in the
@@ -170,6 +171,10 @@ struct session {
     bool paused;                /* between pause and resume: see event_hook_paused */
     VALUE only_thread;          /* threads: :current, the thread hooked; Qfalse: all.
                                    Registered at start, so marked as session.threads[0] */
+    VALUE hook_thread;          /* the one thread whose events reach the hook (Ruby
+                                   filters the rest): only_thread, or the calibrating
+                                   thread; Qfalse: all. Marked as only_thread is */
+    bool calibrating;           /* the calibration's recording: not running? to Ruby */
     rb_event_hook_func_t hook;  /* the hook installed now */
     bool gc;                    /* garbage collection is recorded (gc_events.h) */
     bool blocks;                /* blocks as frames (block_frames.h) */

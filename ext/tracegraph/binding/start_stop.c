@@ -39,7 +39,7 @@ static VALUE mTracegraph, eError;
 static void add_hook(rb_event_hook_func_t func, rb_event_flag_t events)
 {
     rb_event_hook_flag_t flags = RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG;
-    if (RTEST(session.only_thread)) rb_thread_add_event_hook2(session.only_thread, func, events, Qnil, flags);
+    if (RTEST(session.hook_thread)) rb_thread_add_event_hook2(session.hook_thread, func, events, Qnil, flags);
     else rb_add_event_hook2(func, events, Qnil, flags);
 }
 
@@ -90,7 +90,7 @@ static void install_hook(rb_event_hook_func_t func, rb_event_flag_t events)
 /* Removes every hook of the function installed now (both halves). */
 static void remove_hook(void)
 {
-    if (RTEST(session.only_thread)) rb_thread_remove_event_hook(session.only_thread, session.hook);
+    if (RTEST(session.hook_thread)) rb_thread_remove_event_hook(session.hook_thread, session.hook);
     else rb_remove_event_hook(session.hook);
 }
 
@@ -129,7 +129,7 @@ static bool stopping;
 
 static const char *const START_KEYS[] = {
     "clock", "c_calls", "hide_next_call", "call_tree_nodes", "exact_clock", "current_thread_only", "gc", "blocks",
-    "allocations", "hide_next_block", "event_costs", NULL};
+    "allocations", "hide_next_block", "event_costs", "calibrating", NULL};
 static const char *const COST_KINDS[SESSION_COST_KINDS] = {"ruby", "block", "c"};
 static const char *const COST_PARTS[] = {"inside", "outside", "hook_call", "hook_return", NULL};
 
@@ -175,6 +175,7 @@ static session_options read_options(VALUE hash)
     o.call_tree_nodes = NUM2UINT(named_options_get(hash, "call_tree_nodes"));
     o.exact_clock = RTEST(named_options_get(hash, "exact_clock"));
     o.current_thread_only = RTEST(named_options_get(hash, "current_thread_only"));
+    o.calibrating = RTEST(named_options_get(hash, "calibrating"));
     o.gc = RTEST(named_options_get(hash, "gc"));
     o.blocks = RTEST(named_options_get(hash, "blocks"));
     o.allocations = RTEST(named_options_get(hash, "allocations"));
@@ -232,6 +233,11 @@ static void session_setup(const session_options *o, bool c_calls, bool called_on
         rb_raise(rb_eNoMemError, "tracegraph: cannot allocate the profiler's tables");
     }
     session.only_thread = o->current_thread_only ? rb_thread_current() : Qfalse;
+    /* The calibration times its own loops: other threads' calls would
+     * land in its recording and their time in its loops. Ruby's filter of
+     * a thread's hooks costs each event one comparison, in the same list. */
+    session.calibrating = o->calibrating;
+    session.hook_thread = o->current_thread_only || o->calibrating ? rb_thread_current() : Qfalse;
     session.gc = o->gc;
     session.hide_next_block = session.blocks && o->hide_next_block;
     session.hide_block_thread = rb_thread_current();
@@ -599,16 +605,18 @@ static VALUE untrace_method(VALUE mod)
     return result;
 }
 
+/* The calibration's recording, made inside Tracegraph.start, is not the
+ * profile: to the program nothing runs until start returns. */
 static VALUE running_p_method(VALUE mod)
 {
     (void)mod;
-    return session.running ? Qtrue : Qfalse;
+    return session.running && !session.calibrating ? Qtrue : Qfalse;
 }
 
 static VALUE paused_p_method(VALUE mod)
 {
     (void)mod;
-    return session.running && session.paused ? Qtrue : Qfalse;
+    return session.running && !session.calibrating && session.paused ? Qtrue : Qfalse;
 }
 
 /* For tests: the measured control frame size, 0 if positions are off. */
