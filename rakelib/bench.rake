@@ -61,6 +61,13 @@ namespace :bench do
     ruby "-Ilib", "bench/work_between_events.rb"
   end
 
+  desc "Where an event's cost falls, counted by callgrind (instructions, cache misses, mispredicts per event): the " \
+       "VM's side, tracegraph's hook, and elsewhere, which nothing times (bench/footprint.rb; WORKLOADS); " \
+       "writes bench/FOOTPRINT.md"
+  task footprint: :compile do
+    ruby "-Ilib", "bench/footprint.rb"
+  end
+
   desc "Profile#group_by on rubocop's call tree of about 1.45 million paths, recorded and saved (bench/group_by.rb); " \
        "prints its table"
   task group_by: :compile do

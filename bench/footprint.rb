@@ -1,0 +1,179 @@
+# What an event costs the program where the hook cannot time it (issue
+# #44), counted by callgrind instead of timed, so that one run is the next
+# whatever else the machine runs.
+#
+# The correction takes out what the calibration's loops measured, plus
+# what the hook's own time, sampled while recording, exceeds it by. In a
+# real program that leaves 10-50% of the profile's total in: the part of
+# an event's cost that falls outside the hook, in the VM's code around it
+# and in the program's own, which the hook's cache traffic slows. This
+# counts it. Each workload runs in three processes under valgrind
+# (--tool=callgrind --cache-sim=yes --branch-sim=yes), counting only the
+# workload's own runs (bench/footprint/collect.c switches counting on and
+# off around them): without a profiler; under the floor (an empty C hook
+# on the same events that reads the TSC: bench/floor), whose excess is
+# the VM's side of each event; and under tracegraph with c_calls: false
+# (the floor traces the same events then), whose excess beyond the
+# floor's is its own, split by where the code ran: in tracegraph.so (the
+# hook, which times itself) and elsewhere (libruby and libc: the VM and
+# the program, which nothing times).
+#
+# The workloads: a loop calling an empty method, as the calibration's
+# loops do, and CodeRay highlighting optparse.rb (Debian's ruby-coderay;
+# skipped where absent), WORKLOADS=loop,coderay. Per event: instructions,
+# L1 instruction-cache misses, L1 data-cache misses, and mispredicted
+# branches, as callgrind's simulated caches (the machine's sizes) and
+# predictor count them; they show where the costs are, not what they cost
+# in ns. Writes bench/FOOTPRINT.md (FOOTPRINT_OUT). QUICK=1: shorter runs.
+#
+#   ruby -Ilib bench/footprint.rb
+require "json"
+require "rbconfig"
+require "tmpdir"
+require_relative "floor/build"
+require_relative "footprint/callgrind_costs"
+require_relative "report_header"
+
+ROOT = File.expand_path("..", __dir__)
+LIB = File.join(ROOT, "lib")
+BUILD = File.join(ROOT, "tmp/bench/footprint")
+OUT = ENV.fetch("FOOTPRINT_OUT", File.join(__dir__, "FOOTPRINT.md"))
+QUICK = ENV["QUICK"] == "1"
+WORKLOADS = ENV.fetch("WORKLOADS", "loop,coderay").split(",")
+MODES = %w[plain floor tracegraph].freeze
+RUNS = 2
+COUNTS = {"Ir" => "instructions", "I1mr" => "L1i misses", "D1" => "L1d misses", "mispredicts" => "mispredicts"}.freeze
+
+CHILD = <<~'RUBY'
+  require "tracegraph"
+  require "tracegraph_bench_floor"
+  require "tracegraph_bench_collect"
+  require "json"
+  mode, workload, runs, quick = ARGV[0], ARGV[1], Integer(ARGV[2]), ARGV[3] == "1"
+  ENV["QUICK"] = "1" if quick
+  work =
+    if workload == "loop"
+      calls = quick ? 20_000 : 200_000
+      subject = Object.new
+      def subject.empty = nil
+      -> { i = 0; (subject.empty; i += 1) while i < calls }
+    else
+      require File.join(ARGV[4], "bench/accuracy_workloads")
+      setup = AccuracyWorkloads.const_get(workload.capitalize).setup
+      if setup.is_a?(String)
+        puts JSON.generate("skipped" => setup)
+        exit
+      end
+      setup
+    end
+  options = {c_calls: false}
+  work.() # warm
+  Tracegraph.profile(**options) { nil } # the calibration, uncounted
+  events = 0
+  counted = -> { TracegraphBenchCollect.toggle; work.(); TracegraphBenchCollect.toggle }
+  runs.times do
+    case mode
+    when "plain" then counted.()
+    when "floor"
+      TracegraphBenchFloor.start(:tsc, false, true)
+      counted.()
+      TracegraphBenchFloor.stop
+      Tracegraph._untrace # the floor leaves Ruby's instructions traced: the next run starts as the first
+    when "tracegraph"
+      profile = Tracegraph.profile(**options, &counted)
+      events += profile.methods.sum { |m| m.name.start_with?("(") ? 0 : 2 * m.calls }
+    end
+  end
+  puts JSON.generate("events" => events)
+RUBY
+
+def missing_tool
+  return "valgrind is not installed (apt-get install valgrind)" unless system("valgrind", "--version", out: File::NULL, err: File::NULL)
+  return "valgrind/callgrind.h is missing (apt-get install valgrind)" unless File.exist?("/usr/include/valgrind/callgrind.h")
+
+  nil
+end
+
+def build
+  FloorBuild.into(File.join(BUILD, "floor"))
+  dir = File.join(BUILD, "collect")
+  FileUtils.mkdir_p(dir)
+  Dir.chdir(dir) do
+    system(RbConfig.ruby, File.join(__dir__, "footprint/extconf.rb"), out: File::NULL, exception: true)
+    system("make", "V=0", out: File::NULL, exception: true)
+  end
+end
+
+# One process under callgrind: its costs by object, and what it printed.
+def counted(mode, workload, dir)
+  out_file = File.join(dir, "callgrind.#{workload}.#{mode}")
+  command = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--cache-sim=yes", "--branch-sim=yes",
+             "--callgrind-out-file=#{out_file}", RbConfig.ruby, "-I#{LIB}", "-I#{File.join(BUILD, 'floor')}",
+             "-I#{File.join(BUILD, 'collect')}", "-e", CHILD, mode, workload, RUNS.to_s, QUICK ? "1" : "0", ROOT]
+  out = IO.popen(command, err: File::NULL, &:read)
+  raise "bench: #{workload} under #{mode} failed" unless $?.success?
+
+  said = JSON.parse(out.lines.last)
+  [said, said["skipped"] ? nil : CallgrindCosts.by_object(out_file)]
+end
+
+# The four counts of one object's costs, or of all of them.
+def four(costs)
+  sum = ->(*names) { names.sum { |name| costs.fetch(name, 0) } }
+  {"Ir" => sum.("Ir"), "I1mr" => sum.("I1mr"), "D1" => sum.("D1mr", "D1mw"), "mispredicts" => sum.("Bcm", "Bim")}
+end
+
+def added(sum, part) = sum.merge(part) { |_, a, b| a + b }
+
+def measure(workload, dir)
+  said = {}
+  costs = MODES.to_h do |mode|
+    warn "bench: footprint of #{workload}, #{mode}"
+    said[mode], by_object = counted(mode, workload, dir)
+    return said[mode]["skipped"] if by_object.nil?
+
+    hook = four(by_object.fetch("tracegraph.so", {}))
+    rest = by_object.reject { |name, _| name == "tracegraph.so" }.values.map { |c| four(c) }.reduce { |a, b| added(a, b) }
+    [mode, {hook: hook, rest: rest}]
+  end
+  events = said["tracegraph"]["events"]
+  per = ->(a, b) { COUNTS.keys.to_h { |k| [k, (a[k] - b[k]).fdiv(events)] } }
+  total = ->(mode) { added(costs[mode][:hook], costs[mode][:rest]) }
+  {events: events / RUNS, vm: per.(total.("floor"), total.("plain")),
+   hook: per.(costs["tracegraph"][:hook], costs["floor"][:hook]),
+   elsewhere: per.(costs["tracegraph"][:rest], costs["floor"][:rest])}
+end
+
+if (why = missing_tool)
+  warn "bench: footprint skipped: #{why}"
+  exit
+end
+build
+rows = Dir.mktmpdir("tracegraph-footprint") { |dir| WORKLOADS.to_h { |w| [w, measure(w, dir)] } }
+cells = ->(counts) { COUNTS.keys.map { |k| format("%.1f", counts[k]) }.join(" / ") }
+lines = rows.map do |workload, row|
+  next "| #{workload} | skipped: #{row} | | | |" if row.is_a?(String)
+
+  "| #{workload} | #{row[:events]} | #{cells.(row[:vm])} | #{cells.(row[:hook])} | **#{cells.(row[:elsewhere])}** |"
+end
+report = <<~MD
+  # Where an event's cost falls, counted
+
+  #{ReportHeader.lines(ROOT, '`rake bench:footprint` (`bench/footprint.rb`), under valgrind\'s callgrind').chomp}
+
+  Per event of a run (`c_calls: false`, the mean over #{RUNS} runs), as
+  #{COUNTS.values.join(' / ')},
+  from callgrind's simulated caches and
+  branch predictor: what the floor (an empty C hook reading the TSC)
+  adds to the run unprofiled, which is the VM's side of each event; and
+  what tracegraph adds beyond the floor, in its hook (the part it times
+  itself) and elsewhere, in the VM's and the program's code, which no
+  one times: the cost its correction cannot see.
+
+  | workload | events a run | the VM's side | tracegraph's hook | **tracegraph, elsewhere** |
+  | --- | ---: | --- | --- | --- |
+  #{lines.join("\n")}
+MD
+puts report
+File.write(OUT, report)
+warn "bench: wrote #{OUT}"
