@@ -19,8 +19,9 @@
 # the program, which nothing times).
 #
 # The workloads: a loop calling an empty method, as the calibration's
-# loops do, and CodeRay highlighting optparse.rb (Debian's ruby-coderay;
-# skipped where absent), WORKLOADS=loop,coderay. Per event: instructions,
+# loops do; CodeRay highlighting optparse.rb (Debian's ruby-coderay); and
+# REXML parsing and writing a 140 KB document (bench:accuracy's, each
+# skipped where absent); WORKLOADS=loop,coderay,rexml. Per event: instructions,
 # L1 instruction-cache misses, L1 data-cache misses, and mispredicted
 # branches, as callgrind's simulated caches (the machine's sizes) and
 # predictor count them; they show where the costs are, not what they cost
@@ -39,7 +40,7 @@ LIB = File.join(ROOT, "lib")
 BUILD = File.join(ROOT, "tmp/bench/footprint")
 OUT = ENV.fetch("FOOTPRINT_OUT", File.join(__dir__, "FOOTPRINT.md"))
 QUICK = ENV["QUICK"] == "1"
-WORKLOADS = ENV.fetch("WORKLOADS", "loop,coderay").split(",")
+WORKLOADS = ENV.fetch("WORKLOADS", "loop,coderay,rexml").split(",")
 MODES = %w[plain floor tracegraph].freeze
 RUNS = 2
 COUNTS = {"Ir" => "instructions", "I1mr" => "L1i misses", "D1" => "L1d misses", "mispredicts" => "mispredicts"}.freeze
