@@ -31,6 +31,7 @@
 require "json"
 require "rbconfig"
 require "tmpdir"
+require_relative "extension_build"
 require_relative "floor/build"
 require_relative "footprint/callgrind_costs"
 require_relative "report_header"
@@ -97,12 +98,7 @@ end
 
 def build
   FloorBuild.into(File.join(BUILD, "floor"))
-  dir = File.join(BUILD, "collect")
-  FileUtils.mkdir_p(dir)
-  Dir.chdir(dir) do
-    system(RbConfig.ruby, File.join(__dir__, "footprint/extconf.rb"), out: File::NULL, exception: true)
-    system("make", "V=0", out: File::NULL, exception: true)
-  end
+  ExtensionBuild.into(File.join(BUILD, "collect"), File.join(__dir__, "footprint/extconf.rb"))
 end
 
 # One process under callgrind: its costs by object, and what it printed.

@@ -3,5 +3,5 @@
 require "mkmf"
 
 abort "valgrind/callgrind.h is missing: apt-get install valgrind" unless have_header("valgrind/callgrind.h")
-$CFLAGS << " -std=c11 -Wall -Wextra"
+$CFLAGS << " -std=c11 -Wall -Wextra -Wno-unused-parameter" # ruby.h has unused parameters
 create_makefile("tracegraph_bench_collect")
