@@ -19,9 +19,10 @@
 # the program, which nothing times).
 #
 # The workloads: a loop calling an empty method, as the calibration's
-# loops do; CodeRay highlighting optparse.rb (Debian's ruby-coderay); and
-# REXML parsing and writing a 140 KB document (bench:accuracy's, each
-# skipped where absent); WORKLOADS=loop,coderay,rexml. Per event: instructions,
+# loops do; CodeRay highlighting Ruby's optparse library (Debian's
+# ruby-coderay); and REXML parsing and writing a 140 KB document
+# (bench:accuracy's, each skipped where absent);
+# WORKLOADS=loop,coderay,rexml. Per event: instructions,
 # L1 instruction-cache misses, L1 data-cache misses, and mispredicted
 # branches, as callgrind's simulated caches (the machine's sizes) and
 # predictor count them; they show where the costs are, not what they cost
