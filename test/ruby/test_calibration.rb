@@ -177,35 +177,49 @@ class TestCalibration < TracegraphTest
     def tick = nil
   end
 
+  # What the other thread saw: running?, then whether it could pause and
+  # stop the recording; and how many of its calls were recorded.
   def recorded_while_another_thread_runs(calibrating:)
     args = Tracegraph.send(:parse_start_options, {}, hide_next_call: false)
     worker = Worker.new
     seen = []
+    profile = nil
     go = Queue.new
     thread = Thread.new do
       go.pop
       3.times { worker.tick }
       seen << Tracegraph.running?
+      seen << [-> { Tracegraph.pause }, -> { profile = Tracegraph.stop }].map do |action|
+        action.()
+        :done
+      rescue Tracegraph::Error => e
+        e.message[/\Anot started/]
+      end
     end
     Tracegraph._start(args.merge(hide_next_block: false, event_costs: :sample, calibrating: calibrating))
-    started = true
-    seen << Tracegraph.running?
+    seen.unshift(Tracegraph.running?)
     go << true
     thread.join # the other thread runs while this one waits
-    started = false
-    raw = Tracegraph._stop
-    [raw[:methods].find { |row| row[0] == "#{Worker.name}#tick" }&.at(4), seen]
+    name = "#{Worker.name}#tick"
+    ticks = profile ? profile[name]&.calls : Tracegraph._stop[:methods].find { |row| row[0] == name }&.at(4)
+    [ticks, seen]
   ensure
-    Tracegraph._stop if started # running? is false while calibrating
+    begin
+      Tracegraph._stop # running? is false while calibrating
+    rescue Tracegraph::Error
+      nil # stopped already
+    end
   end
 
   def test_the_calibrations_recording_is_its_own_threads_and_not_running_to_ruby
     ticks, seen = recorded_while_another_thread_runs(calibrating: true)
     assert_nil ticks, "the other thread's calls are not in the calibration's recording"
-    assert_equal [false, false], seen, "running? in the calibrating thread, then in the other"
+    assert_equal [false, false, ["not started", "not started"]], seen,
+                 "running? in the calibrating thread, then in the other, which can neither pause nor stop it"
     # The same recording as a profile's, for contrast: the test can fail.
+    # (The other thread pauses it, and stops it: the profile comes back.)
     ticks, seen = recorded_while_another_thread_runs(calibrating: false)
+    assert_equal [true, true, %i[done done]], seen
     assert_equal 3, ticks
-    assert_equal [true, true], seen
   end
 end
