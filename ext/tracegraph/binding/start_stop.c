@@ -421,13 +421,13 @@ static uint64_t thread_clock_now(thread_rec *th, VALUE me, uint64_t now)
                                       : session_time_at(th, now);
 }
 
-/* The calibration's recording, made inside Tracegraph.start on the
- * starting thread, is not the profile: to every other thread nothing is
- * recording yet (running? says false to all), so none may pause or stop
- * it; Tracegraph::Calibration stops it itself. */
-static bool calibration_of_another_thread(void)
+/* Whether there is a recording the calling thread may pause, resume or
+ * stop. The calibration's, made inside Tracegraph.start on the starting
+ * thread, is not the profile: to every other thread nothing is recording
+ * yet (running? says false to all); Tracegraph::Calibration stops it. */
+static bool recording_for_caller(void)
 {
-    return session.calibrating && rb_thread_current() != session.hook_thread;
+    return session.running && (!session.calibrating || rb_thread_current() == session.hook_thread);
 }
 
 /* Tracegraph._pause: stops every running stack's clock and stops
@@ -435,7 +435,7 @@ static bool calibration_of_another_thread(void)
 static VALUE pause_method(VALUE mod)
 {
     (void)mod;
-    if (!session.running || calibration_of_another_thread()) rb_raise(eError, "not started: call Tracegraph.start before Tracegraph.pause");
+    if (!recording_for_caller()) rb_raise(eError, "not started: call Tracegraph.start before Tracegraph.pause");
     if (session.paused) rb_raise(eError, "already paused: call Tracegraph.resume first");
     /* The GC and allocation hooks go first and come back last (resume_method,
      * start_method): they are never on without the main hook, and nothing
@@ -469,7 +469,7 @@ static VALUE pause_method(VALUE mod)
 static VALUE resume_method(VALUE mod)
 {
     (void)mod;
-    if (!session.running || calibration_of_another_thread()) rb_raise(eError, "not started: call Tracegraph.start and Tracegraph.pause first");
+    if (!recording_for_caller()) rb_raise(eError, "not started: call Tracegraph.start and Tracegraph.pause first");
     if (!session.paused) rb_raise(eError, "not paused: call Tracegraph.pause first");
     c_ever_hold();
     remove_hook();
@@ -519,7 +519,7 @@ static VALUE protected_priority(VALUE (*call)(VALUE), VALUE arg)
 static VALUE stop_method(VALUE mod)
 {
     (void)mod;
-    if (!session.running || calibration_of_another_thread()) rb_raise(eError, "not started: call Tracegraph.start first");
+    if (!recording_for_caller()) rb_raise(eError, "not started: call Tracegraph.start first");
     c_ever_hold();
     if (session.allocations) alloc_events_stop();   /* first, as in pause_method */
     if (session.gc) gc_events_stop();
