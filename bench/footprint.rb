@@ -30,6 +30,7 @@
 #
 #   ruby -Ilib bench/footprint.rb
 require "json"
+require "open3"
 require "rbconfig"
 require "tmpdir"
 require_relative "extension_build"
@@ -41,7 +42,6 @@ ROOT = File.expand_path("..", __dir__)
 LIB = File.join(ROOT, "lib")
 BUILD = File.join(ROOT, "tmp/bench/footprint")
 OUT = ENV.fetch("FOOTPRINT_OUT", File.join(__dir__, "FOOTPRINT.md"))
-QUICK = ENV["QUICK"] == "1"
 WORKLOADS = ENV.fetch("WORKLOADS", "loop,coderay,rexml").split(",")
 MODES = %w[plain floor tracegraph].freeze
 RUNS = 2
@@ -52,8 +52,8 @@ CHILD = <<~'RUBY'
   require "tracegraph_bench_floor"
   require "tracegraph_bench_collect"
   require "json"
-  mode, workload, runs, quick = ARGV[0], ARGV[1], Integer(ARGV[2]), ARGV[3] == "1"
-  ENV["QUICK"] = "1" if quick
+  mode, workload, runs, root = ARGV[0], ARGV[1], Integer(ARGV[2]), ARGV[3]
+  quick = ENV["QUICK"] == "1" # inherited: accuracy_workloads reads it too
   work =
     if workload == "loop"
       calls = quick ? 20_000 : 200_000
@@ -61,7 +61,7 @@ CHILD = <<~'RUBY'
       def subject.empty = nil
       -> { i = 0; (subject.empty; i += 1) while i < calls }
     else
-      require File.join(ARGV[4], "bench/accuracy_workloads")
+      require File.join(root, "bench/accuracy_workloads")
       setup = AccuracyWorkloads.const_get(workload.capitalize).setup
       if setup.is_a?(String)
         puts JSON.generate("skipped" => setup)
@@ -105,11 +105,11 @@ end
 # One process under callgrind: its costs by object, and what it printed.
 def counted(mode, workload, dir)
   out_file = File.join(dir, "callgrind.#{workload}.#{mode}")
-  command = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--cache-sim=yes", "--branch-sim=yes",
+  command = ["valgrind", "-q", "--tool=callgrind", "--collect-atstart=no", "--cache-sim=yes", "--branch-sim=yes",
              "--callgrind-out-file=#{out_file}", RbConfig.ruby, "-I#{LIB}", "-I#{File.join(BUILD, 'floor')}",
-             "-I#{File.join(BUILD, 'collect')}", "-e", CHILD, mode, workload, RUNS.to_s, QUICK ? "1" : "0", ROOT]
-  out = IO.popen(command, err: File::NULL, &:read)
-  raise "bench: #{workload} under #{mode} failed" unless $?.success?
+             "-I#{File.join(BUILD, 'collect')}", "-e", CHILD, mode, workload, RUNS.to_s, ROOT]
+  out, err, status = Open3.capture3(*command)
+  raise "bench: #{workload} under #{mode} failed:\n#{err.lines.last(20).join}" unless status.success?
 
   said = JSON.parse(out.lines.last)
   [said, said["skipped"] ? nil : CallgrindCosts.by_object(out_file)]

@@ -207,12 +207,14 @@ class TestExactStacks < Minitest::Test
   end
 
   # Timeout's timer thread (Ruby 3.4), made on the program's first run,
-  # may first run during the next Tracegraph.start: while the calibration
-  # for that recording's new options runs sessions of its own, in which
-  # Tracegraph.running? is true. The tracer's gate then let its calls in,
-  # and they went into the calibration's session, not the profile (12 of
-  # 20 processes). A run beforehand makes the thread, and settling waits
-  # until it is blocked, as it is in every recording after.
+  # may first run during the next Tracegraph.start. Before commit 2477d66
+  # the calibration for that recording's new options recorded every thread
+  # and said running? true meanwhile, so the tracer's gate let the
+  # thread's calls in while they went into the calibration's session, not
+  # the profile (12 of 20 processes). The calibration now records its own
+  # thread only; the run beforehand still makes the thread, and settling
+  # waits until it is blocked, so that both recordings see the same
+  # threads whenever it first runs.
   def warm_and_settle(program)
     program.run
     settle_other_threads
