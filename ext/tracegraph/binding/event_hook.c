@@ -298,8 +298,9 @@ static TG_ALWAYS_INLINE uint32_t event_method(rb_trace_arg_t *arg, bool call, bo
 
 /* Calls and returns each get their own function, so each keeps only the
  * registers it needs. No stack protector: nothing here writes through a
- * local buffer, and the canary check would cost every event. */
-#define TG_HOOK_PATH __attribute__((noinline, no_stack_protector))
+ * local buffer, and the canary check would cost every event. Hot: side by
+ * side with the core's per-event code (TG_HOT_PATH, tg_profiler.h). */
+#define TG_HOOK_PATH __attribute__((noinline, no_stack_protector)) TG_HOT_PATH
 
 static TG_ALWAYS_INLINE void call_event(rb_trace_arg_t *arg, bool c_method, bool vm_reads)
 {
@@ -476,7 +477,7 @@ static TG_SLOW_PATH void on_event_sampled(rb_trace_arg_t *arg, rb_event_flag_t e
     }
 }
 
-static void on_event(VALUE data, rb_trace_arg_t *arg)
+TG_HOT_PATH static void on_event(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     rb_event_flag_t event = ruby_vm_trace_arg(arg)->event;
@@ -513,7 +514,7 @@ static TG_SLOW_PATH void on_event_public_sampled(rb_trace_arg_t *arg, rb_event_f
 
 /* The hook when the probe did not trust the VM reads: frame positions
  * from a walk of the stack, every method looked up through rb_tracearg_*. */
-static void on_event_public(VALUE data, rb_trace_arg_t *arg)
+TG_HOT_PATH static void on_event_public(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     rb_event_flag_t event = rb_tracearg_event_flag(arg);
