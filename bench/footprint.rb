@@ -22,17 +22,31 @@
 # loops do; CodeRay highlighting Ruby's optparse library (Debian's
 # ruby-coderay); and REXML parsing and writing a 140 KB document
 # (bench:accuracy's, each skipped where absent);
-# WORKLOADS=loop,coderay,rexml. Per event: instructions,
+# WORKLOADS=loop,coderay,rexml,kinds. Per event: instructions,
 # L1 instruction-cache misses, L1 data-cache misses, and mispredicted
 # branches, as callgrind's simulated caches (the machine's sizes) and
 # predictor count them; they show where the costs are, not what they cost
-# in ns. Writes bench/FOOTPRINT.md (FOOTPRINT_OUT). QUICK=1: shorter runs.
+# in ns.
+#
+# `kinds`: issue #44 asks whether Ruby pays more for some kinds of call
+# than for the calibration's plain ones. Each loop of bench:accuracy's
+# CallKinds (a plain method, define_method, send, method_missing, super,
+# attr_reader, ...; CALL_KINDS=plain_calls,super_calls for some) runs
+# without a profiler and under tracegraph with its default options, and
+# the report gives, per recorded event, what tracegraph added outside its
+# hook (the VM's side of each event; in these small loops nothing misses
+# a cache) and in it. Not against the floor: the floor's C-call hook
+# makes Ruby run the operators in method_missing's and the `$~` loop as
+# calls, which tracegraph does not.
+#
+# Writes bench/FOOTPRINT.md (FOOTPRINT_OUT). QUICK=1: shorter runs.
 #
 #   ruby -Ilib bench/footprint.rb
 require "json"
 require "open3"
 require "rbconfig"
 require "tmpdir"
+require_relative "accuracy_workloads"
 require_relative "extension_build"
 require_relative "floor/build"
 require_relative "footprint/callgrind_costs"
@@ -42,8 +56,10 @@ ROOT = File.expand_path("..", __dir__)
 LIB = File.join(ROOT, "lib")
 BUILD = File.join(ROOT, "tmp/bench/footprint")
 OUT = ENV.fetch("FOOTPRINT_OUT", File.join(__dir__, "FOOTPRINT.md"))
-WORKLOADS = ENV.fetch("WORKLOADS", "loop,coderay,rexml").split(",")
+WORKLOADS = ENV.fetch("WORKLOADS", "loop,coderay,rexml,kinds").split(",")
 MODES = %w[plain floor tracegraph].freeze
+KIND_MODES = %w[plain tracegraph].freeze
+CALL_KINDS = ENV.fetch("CALL_KINDS", AccuracyWorkloads::CallKinds::KINDS.join(",")).split(",")
 RUNS = 2
 COUNTS = {"Ir" => "instructions", "I1mr" => "L1i misses", "D1" => "L1d misses", "mispredicts" => "mispredicts"}.freeze
 
@@ -54,8 +70,15 @@ CHILD = <<~'RUBY'
   require "json"
   mode, workload, runs, root = ARGV[0], ARGV[1], Integer(ARGV[2]), ARGV[3]
   quick = ENV["QUICK"] == "1" # inherited: accuracy_workloads reads it too
+  kind = workload[/\Akind:(\w+)\z/, 1]
+  kind_calls = nil
   work =
-    if workload == "loop"
+    if kind
+      require File.join(root, "bench/accuracy_workloads")
+      kinds = AccuracyWorkloads::CallKinds
+      kind_calls = kinds::N
+      -> { kinds.send(kind) }
+    elsif workload == "loop"
       calls = quick ? 20_000 : 200_000
       subject = Object.new
       def subject.empty = nil
@@ -69,7 +92,7 @@ CHILD = <<~'RUBY'
       end
       setup
     end
-  options = {c_calls: false}
+  options = kind ? {} : {c_calls: false} # a kind's calls may be C calls: the default options
   work.() # warm
   Tracegraph.profile(**options) { nil } # the calibration, uncounted
   events = 0
@@ -84,10 +107,11 @@ CHILD = <<~'RUBY'
       Tracegraph._untrace # the floor leaves Ruby's instructions traced: the next run starts as the first
     when "tracegraph"
       profile = Tracegraph.profile(**options, &counted)
-      events += profile.methods.sum { |m| m.name.start_with?("(") ? 0 : 2 * m.calls }
+      # Not the collector's boxes, nor the counting switch (a C call).
+      events += profile.methods.sum { |m| m.name.start_with?("(", "TracegraphBenchCollect") ? 0 : 2 * m.calls }
     end
   end
-  puts JSON.generate("events" => events)
+  puts JSON.generate("events" => events, "calls" => kind_calls && kind_calls * runs)
 RUBY
 
 def missing_tool
@@ -123,6 +147,15 @@ end
 
 def added(sum, part) = sum.merge(part) { |_, a, b| a + b }
 
+# The four counts in tracegraph's extension (the hook), and in all else.
+def hook_and_rest(by_object)
+  hook = four(by_object.fetch("tracegraph.so", {}))
+  rest = by_object.reject { |name, _| name == "tracegraph.so" }.values.map { |c| four(c) }.reduce { |a, b| added(a, b) }
+  {hook: hook, rest: rest}
+end
+
+def per_event(a, b, events) = COUNTS.keys.to_h { |k| [k, (a[k] - b[k]).fdiv(events)] }
+
 def measure(workload, dir)
   said = {}
   costs = MODES.to_h do |mode|
@@ -130,16 +163,28 @@ def measure(workload, dir)
     said[mode], by_object = counted(mode, workload, dir)
     return said[mode]["skipped"] if by_object.nil?
 
-    hook = four(by_object.fetch("tracegraph.so", {}))
-    rest = by_object.reject { |name, _| name == "tracegraph.so" }.values.map { |c| four(c) }.reduce { |a, b| added(a, b) }
-    [mode, {hook: hook, rest: rest}]
+    [mode, hook_and_rest(by_object)]
   end
   events = said["tracegraph"]["events"]
-  per = ->(a, b) { COUNTS.keys.to_h { |k| [k, (a[k] - b[k]).fdiv(events)] } }
   total = ->(mode) { added(costs[mode][:hook], costs[mode][:rest]) }
-  {events: events / RUNS, vm: per.(total.("floor"), total.("plain")),
-   hook: per.(costs["tracegraph"][:hook], costs["floor"][:hook]),
-   elsewhere: per.(costs["tracegraph"][:rest], costs["floor"][:rest])}
+  {events: events / RUNS, vm: per_event(total.("floor"), total.("plain"), events),
+   hook: per_event(costs["tracegraph"][:hook], costs["floor"][:hook], events),
+   elsewhere: per_event(costs["tracegraph"][:rest], costs["floor"][:rest], events)}
+end
+
+# One loop of CallKinds, unprofiled and under tracegraph (the header says
+# why not against the floor).
+def measure_kind(kind, dir)
+  said = {}
+  costs = KIND_MODES.to_h do |mode|
+    warn "bench: footprint of #{kind}, #{mode}"
+    said[mode], by_object = counted(mode, "kind:#{kind}", dir)
+    [mode, hook_and_rest(by_object)]
+  end
+  events = said["tracegraph"]["events"]
+  {events_per_call: events.fdiv(said["tracegraph"]["calls"]),
+   outside: per_event(costs["tracegraph"][:rest], costs["plain"][:rest], events),
+   hook: per_event(costs["tracegraph"][:hook], costs["plain"][:hook], events)}
 end
 
 if (why = missing_tool)
@@ -147,17 +192,21 @@ if (why = missing_tool)
   exit
 end
 build
-rows = Dir.mktmpdir("tracegraph-footprint") { |dir| WORKLOADS.to_h { |w| [w, measure(w, dir)] } }
+programs = WORKLOADS - ["kinds"]
+rows, kind_rows = Dir.mktmpdir("tracegraph-footprint") do |dir|
+  [programs.to_h { |w| [w, measure(w, dir)] },
+   WORKLOADS.include?("kinds") ? CALL_KINDS.to_h { |kind| [kind, measure_kind(kind, dir)] } : {}]
+end
 cells = ->(counts) { COUNTS.keys.map { |k| format("%.1f", counts[k]) }.join(" / ") }
 lines = rows.map do |workload, row|
   next "| #{workload} | skipped: #{row} | | | |" if row.is_a?(String)
 
   "| #{workload} | #{row[:events]} | #{cells.(row[:vm])} | #{cells.(row[:hook])} | **#{cells.(row[:elsewhere])}** |"
 end
-report = <<~MD
-  # Where an event's cost falls, counted
-
-  #{ReportHeader.lines(ROOT, '`rake bench:footprint` (`bench/footprint.rb`), under valgrind\'s callgrind').chomp}
+kind_lines = kind_rows.map do |kind, row|
+  "| #{kind} | #{format('%.1f', row[:events_per_call])} | **#{cells.(row[:outside])}** | #{cells.(row[:hook])} |"
+end
+programs_table = <<~MD unless rows.empty?
 
   Per event of a run (`c_calls: false`, the mean over #{RUNS} runs), as
   #{COUNTS.values.join(' / ')},
@@ -171,6 +220,30 @@ report = <<~MD
   | workload | events a run | the VM's side | tracegraph's hook | **tracegraph, elsewhere** |
   | --- | ---: | --- | --- | --- |
   #{lines.join("\n")}
+MD
+kinds_table = <<~MD unless kind_rows.empty?
+
+  ## By kind of call
+
+  Each loop of bench:accuracy's `CallKinds` (#{AccuracyWorkloads::CallKinds::N} calls of one kind,
+  each from a block), unprofiled and under tracegraph with its default
+  options. Per event tracegraph records (a call or return of a method or
+  block; a `define_method` method's body is its method's frame, and its
+  own two block events are not counted), as
+  #{COUNTS.values.join(' / ')}: what tracegraph adds outside its hook,
+  which in loops this small is the VM's side of the event, and in its
+  hook. The calibration times a Ruby call, a C call and a block; a kind
+  that cost the VM more an event would show here.
+
+  | loop | events a call | **outside the hook** | tracegraph's hook |
+  | --- | ---: | --- | --- |
+  #{kind_lines.join("\n")}
+MD
+report = <<~MD
+  # Where an event's cost falls, counted
+
+  #{ReportHeader.lines(ROOT, '`rake bench:footprint` (`bench/footprint.rb`), under valgrind\'s callgrind').chomp}
+  #{programs_table}#{kinds_table}
 MD
 puts report
 File.write(OUT, report)

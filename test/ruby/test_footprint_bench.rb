@@ -56,10 +56,13 @@ class TestFootprintBench < Minitest::Test
     assert_raises(ArgumentError) { CallgrindCosts.by_object(path) }
   end
 
-  def test_the_loop_is_counted_with_its_exact_events
+  def skip_without_valgrind
     skip "valgrind is not installed" unless system("valgrind", "--version", out: File::NULL, err: File::NULL)
     skip "valgrind cannot run a process that preloads ASan" if ENV["LD_PRELOAD"].to_s.include?("asan")
+  end
 
+  def test_the_loop_is_counted_with_its_exact_events
+    skip_without_valgrind
     out_file = File.join(@dir, "FOOTPRINT.md")
     out, err, status = ruby(BENCH, env: {"QUICK" => "1", "WORKLOADS" => "loop", "FOOTPRINT_OUT" => out_file})
     assert status.success?, "bench failed:\n#{err}"
@@ -73,6 +76,26 @@ class TestFootprintBench < Minitest::Test
     counts.flatten.each { |count| assert_match COUNT, count }
     vm, hook, = counts.map { |cell| Float(cell.first) }
     assert_operator vm, :>, 50, "the VM runs instructions for every event"
+    assert_operator hook, :>, 50, "and so does the hook"
+  end
+
+  # A kind of call's loop, per event tracegraph records: a plain method's
+  # loop records four a call (the block's call and return, the method's).
+  def test_a_kind_of_call_is_counted_per_recorded_event
+    skip_without_valgrind
+    out_file = File.join(@dir, "FOOTPRINT.md")
+    env = {"QUICK" => "1", "WORKLOADS" => "kinds", "CALL_KINDS" => "plain_calls", "FOOTPRINT_OUT" => out_file}
+    out, err, status = ruby(BENCH, env: env)
+    assert status.success?, "bench failed:\n#{err}"
+    refute_match(/\| workload \|/, out, "no program was asked for")
+    rows = out.lines.grep(/\A\| \w+_calls /)
+    assert_equal 1, rows.size, out
+    kind, per_call, *parts = rows.first.split("|").map(&:strip).reject(&:empty?)
+    assert_equal ["plain_calls", "4.0"], [kind, per_call]
+    counts = parts.map { |cell| cell.delete("*").split(" / ") }
+    counts.flatten.each { |count| assert_match COUNT, count }
+    outside, hook = counts.map { |cell| Float(cell.first) }
+    assert_operator outside, :>, 50, "the VM runs instructions for every event"
     assert_operator hook, :>, 50, "and so does the hook"
   end
 end
