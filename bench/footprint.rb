@@ -191,6 +191,8 @@ if (why = missing_tool)
   warn "bench: footprint skipped: #{why}"
   exit
 end
+unknown = CALL_KINDS - AccuracyWorkloads::CallKinds::KINDS.map(&:to_s)
+abort "bench: CALL_KINDS: no loop #{unknown.join(', ')} (the loops: #{AccuracyWorkloads::CallKinds::KINDS.join(', ')})" unless unknown.empty?
 build
 programs = WORKLOADS - ["kinds"]
 rows, kind_rows = Dir.mktmpdir("tracegraph-footprint") do |dir|

@@ -98,4 +98,13 @@ class TestFootprintBench < Minitest::Test
     assert_operator outside, :>, 50, "the VM runs instructions for every event"
     assert_operator hook, :>, 50, "and so does the hook"
   end
+
+  def test_a_kind_it_has_no_loop_for_is_named_before_anything_runs
+    skip_without_valgrind
+    _, err, status = ruby(BENCH, env: {"WORKLOADS" => "kinds", "CALL_KINDS" => "plain_calls,nosuch",
+                                       "FOOTPRINT_OUT" => File.join(@dir, "FOOTPRINT.md")})
+    refute status.success?
+    assert_match(/CALL_KINDS: no loop nosuch \(the loops: plain_calls, /, err)
+    refute_match(/bench: footprint of/, err, "nothing ran")
+  end
 end
