@@ -477,7 +477,7 @@ static TG_SLOW_PATH void on_event_sampled(rb_trace_arg_t *arg, rb_event_flag_t e
     }
 }
 
-TG_HOT_PATH static void on_event(VALUE data, rb_trace_arg_t *arg)
+static TG_HOT_PATH void on_event(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     rb_event_flag_t event = ruby_vm_trace_arg(arg)->event;
@@ -514,7 +514,7 @@ static TG_SLOW_PATH void on_event_public_sampled(rb_trace_arg_t *arg, rb_event_f
 
 /* The hook when the probe did not trust the VM reads: frame positions
  * from a walk of the stack, every method looked up through rb_tracearg_*. */
-TG_HOT_PATH static void on_event_public(VALUE data, rb_trace_arg_t *arg)
+static TG_HOT_PATH void on_event_public(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
     rb_event_flag_t event = rb_tracearg_event_flag(arg);
