@@ -218,7 +218,7 @@ static __attribute__((noinline)) void pop_allocations(tg_profiler *p, tg_context
 }
 
 /* Pops the top frame at context-local time `local` and books its times. */
-TG_HOT_PATH static void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
+static TG_HOT_PATH void pop_frame(tg_profiler *p, tg_context *c, uint64_t local)
 {
     tg_frame *f = &c->frames[--c->depth];
     /* Clamp: per-thread CPU clocks read on another thread, or a clock
@@ -309,7 +309,7 @@ static void push_tree_node(tg_profiler *p, uint32_t thread, tg_frame *parent, tg
 
 /* Pushes a frame that started at context-local time `start` (and at the
  * context's allocation count now: settle_leaf corrects it). */
-TG_HOT_PATH static void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position,
+static TG_HOT_PATH void push_frame(tg_profiler *p, tg_context *c, uint32_t method, uint64_t position,
                                    uint64_t start)
 {
     if (c->depth == c->capacity &&
