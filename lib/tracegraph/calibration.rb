@@ -127,14 +127,57 @@ module Tracegraph
       per = LOOPS.to_h { |name| [name, (traced[name] - plain[name]).to_f / ITERATIONS] }
       pairs = DIFFERENCE_OF.transform_values { |(with, without)| per[with] - per[without] }
       inside = inside_times(raw)
+      own = own_frame_times(subject, plain)
       costs = KINDS.to_h do |kind|
         pair = [pairs[kind], 0].max
-        within = (inside[kind] || 0).clamp(0, pair)
+        within = ((inside[kind] || 0) - own.fetch(kind, 0)).clamp(0, pair)
         [kind, {inside: (within / 2).round, outside: ((pair - within) / 2).round}]
       end
       means = raw.dig(:tracing, :hook_means)
       hooks = KINDS.to_h { |kind| [kind, means.fetch(kind).transform_values { |mean| mean || 0 }] }
       Result.new(costs: costs.freeze, hooks: hooks.freeze, spreads: spreads(plain_rounds, traced_rounds).freeze)
+    end
+
+    # Each kind's loop, and how many frames below the loop's own the
+    # frame lies whose time is wanted: the empty method's, the C method's,
+    # the block's (under the method that yields it).
+    OWN_FRAME_OF = {ruby: [:loop_ruby, 1], block: [:loop_block, 2], c: [:loop_c, 1]}.freeze
+    # How long each kind's loop runs under the sampler: about 400 samples.
+    OWN_FRAME_NS = 10_000_000
+
+    # What a sampling profiler counts as the callee's own time per call
+    # without tracing, ns by kind: {ruby:, block:, c:}, or {} where the
+    # VM reads are not checked (Tracegraph._frame_share reads the frame
+    # the VM is in). The recording's time of an empty frame holds this
+    # beside tracing's cost, and it is the frame's, not tracing's: taken
+    # out with the rest, a one-line method read half its time. From the
+    # unprofiled loops' fastest round (plain, ns per loop of ITERATIONS)
+    # and the share of samples that fell in that frame. Measured once per
+    # process: no option changes it.
+    def own_frame_times(subject, plain)
+      return {} unless Tracegraph._vm_probe_verdict == :checked
+
+      @own_frame_times ||= OWN_FRAME_OF.to_h do |kind, (loop, below)|
+        per_iteration = plain.fetch(loop).to_f / ITERATIONS
+        shared = Tracegraph._frame_share(subject, loop_method(loop, 0), (OWN_FRAME_NS / per_iteration).ceil)
+        [kind, shared ? (own_frame_share(shared.last, below) * per_iteration).round(1) : 0]
+      end.freeze
+    end
+
+    # The share of samples in the frame `below` frames under the loop's,
+    # or deeper, of all in the loop's frame or deeper; depths are
+    # [[bytes below the sampler's frame, samples], ...] (_frame_share).
+    # 0 if no sample was that deep: a frame never caught is too short to
+    # weigh.
+    def own_frame_share(depths, below)
+      return 0.0 if depths.empty?
+
+      offsets = depths.map(&:first).sort
+      deepest_outside = offsets[below - 1]
+      return 0.0 unless offsets.size > below && deepest_outside
+
+      within = depths.sum { |offset, samples| offset > deepest_outside ? samples : 0 }
+      within.to_f / depths.sum(&:last)
     end
 
     # The loops each kind's cost is the difference of (see measure).

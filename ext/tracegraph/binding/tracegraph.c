@@ -20,6 +20,8 @@
  *   number_text.c       the core's duration format, for Ruby's text
  *   ruby_vm.h           the VM-internal reads (inline), checked by
  *   ruby_vm_probe.c     the probe, once
+ *   frame_share.c       a sampler's view of an unprofiled loop's frames,
+ *                       for the calibration
  *   vm_event_flags.c    Ruby's records of the events hooks want, found by a
  *                       probe: C calls traced without rewriting operators
  *   iseq_untrace.c      Ruby's traced instructions made plain again after
@@ -38,7 +40,7 @@
  * header comment lists what it uses; test_binding_layout.rb checks the
  * #include lines for cycles. The order, from the bottom:
  *   ruby_vm.h, block_frames, public_frames, native_call_tree, dot_text, number_text
- *   ruby_vm_probe <- ruby_vm.h
+ *   ruby_vm_probe, frame_share <- ruby_vm.h
  *   vm_event_flags <- libruby_memory.h
  *   newobj_fast_path
  *   iseq_untrace <- ruby_vm.h, libruby_memory.h
@@ -52,6 +54,7 @@
 
 #include "dot_text.h"
 #include "event_hook.h"
+#include "frame_share.h"
 #include "iseq_untrace.h"
 #include "naming.h"
 #include "native_call_tree.h"
@@ -78,4 +81,5 @@ RUBY_FUNC_EXPORTED void Init_tracegraph(void)
     newobj_fast_path_init(mTracegraph);
     number_text_init(mTracegraph);
     ruby_vm_probe_init(mTracegraph);
+    frame_share_init(mTracegraph);
 }

@@ -1,0 +1,90 @@
+require_relative "test_helper"
+
+# Tracegraph._frame_share (binding/frame_share.c): a sampler's view of an
+# unprofiled loop's frames, and Calibration.own_frame_share, its reading.
+class TestFrameShare < TracegraphTest
+  C = Tracegraph::Calibration
+
+  # A loop whose own frame counts to 20,000 each iteration, and whose
+  # callee counts to 40,000: a sampler sees the callee on top two times
+  # in three. Counting is instructions, no call: no frame but these two.
+  class Counts
+    def callee
+      j = 0
+      j += 1 while j < 40_000
+    end
+
+    def loop_counts(n)
+      i = 0
+      while i < n
+        j = 0
+        j += 1 while j < 20_000
+        callee
+        i += 1
+      end
+    end
+
+    def raises(_n) = raise(ArgumentError, "from the loop")
+  end
+
+  def setup
+    Tracegraph::FrameProbe.verdict!
+    skip "the VM reads are not checked here: #{Tracegraph::FrameProbe.verdict}" unless Tracegraph._vm_probe_verdict == :checked
+  end
+
+  def test_the_callee_is_on_top_for_its_share_of_the_time
+    counts = Counts.new
+    40.times { counts.loop_counts(1) } # both compiled under YJIT, or neither: the same speed
+    ns, depths = Tracegraph._frame_share(counts, :loop_counts, 60)
+    assert_operator ns, :>, 0
+    offsets = depths.map(&:first)
+    assert_equal 2, offsets.size, "the loop's frame and its callee's: #{depths.inspect}"
+    assert offsets.all? { |offset| offset.positive? && (offset % 8).zero? }, depths.inspect
+    assert_equal offsets.min * 2, offsets.max, "the callee a frame below the loop, as the loop is below ours"
+    assert_operator depths.sum(&:last), :>=, 100, "a sample every 25 µs or so: #{depths.inspect}"
+    assert_in_delta 2 / 3r, C.own_frame_share(depths, 1), 0.12, depths.inspect
+  end
+
+  def test_an_empty_methods_frame_is_a_small_share_of_its_loop
+    subject = C::Subject.new
+    _, depths = Tracegraph._frame_share(subject, :loop_ruby_0, 300_000)
+    share = C.own_frame_share(depths, 1)
+    assert_operator share, :>, 0.02, "an empty method's frame is sampled: #{depths.inspect}"
+    assert_operator share, :<, 0.6, "but the loop's own work and the call are most: #{depths.inspect}"
+  end
+
+  def test_what_the_loop_raises_is_raised_and_the_signal_handler_put_back
+    hits = 0
+    previous = Signal.trap("PROF") { hits += 1 }
+    error = assert_raises(ArgumentError) { Tracegraph._frame_share(Counts.new, :raises, 1) }
+    assert_equal "from the loop", error.message
+    Tracegraph._frame_share(Counts.new, :loop_counts, 20)
+    assert_equal 0, hits, "no signal of the sampler's reached the handler before it"
+    Process.kill("PROF", Process.pid)
+    sleep 0.01 while hits.zero?
+    assert_equal 1, hits
+  ensure
+    Signal.trap("PROF", previous || "DEFAULT")
+  end
+
+  def test_a_method_name_must_be_a_symbol
+    assert_raises(TypeError) { Tracegraph._frame_share(Counts.new, "loop_counts", 1) }
+  end
+end
+
+# The reading of the samples by depth, without a sampler.
+class TestOwnFrameShare < TracegraphTest
+  C = Tracegraph::Calibration
+
+  def test_the_share_is_of_the_frames_below_the_one_below_the_loop
+    depths = [[64, 800], [128, 150], [192, 50]]
+    assert_in_delta 0.2, C.own_frame_share(depths, 1), 1e-9   # 150 + 50 of 1,000
+    assert_in_delta 0.05, C.own_frame_share(depths, 2), 1e-9  # 50 of 1,000
+  end
+
+  def test_no_sample_as_deep_is_no_share
+    assert_equal 0.0, C.own_frame_share([], 1)
+    assert_equal 0.0, C.own_frame_share([[64, 10]], 1)
+    assert_equal 0.0, C.own_frame_share([[64, 10], [128, 5]], 2)
+  end
+end
