@@ -150,18 +150,22 @@ module Tracegraph
     # VM reads are not checked (Tracegraph._frame_share reads the frame
     # the VM is in). The recording's time of an empty frame holds this
     # beside tracing's cost, and it is the frame's, not tracing's: taken
-    # out with the rest, a one-line method read half its time. From the
-    # unprofiled loops' fastest round (plain, ns per loop of ITERATIONS)
-    # and the share of samples that fell in that frame. Measured once per
-    # process: no option changes it.
+    # out with the rest, a one-line method read half its time. The share
+    # of samples that fell in that frame, measured once per process (no
+    # option changes it), times this calibration's unprofiled loop (plain,
+    # ns per loop of ITERATIONS, the fastest round): at the speed the
+    # machine ran the loops the empty frame's time is read from.
     def own_frame_times(subject, plain)
       return {} unless Tracegraph._vm_probe_verdict == :checked
 
-      @own_frame_times ||= OWN_FRAME_OF.to_h do |kind, (loop, below)|
+      @own_frame_shares ||= OWN_FRAME_OF.to_h do |kind, (loop, below)|
         per_iteration = plain.fetch(loop).to_f / ITERATIONS
         shared = Tracegraph._frame_share(subject, loop_method(loop, 0), (OWN_FRAME_NS / per_iteration).ceil)
-        [kind, shared ? (own_frame_share(shared.last, below) * per_iteration).round(1) : 0]
+        [kind, shared ? own_frame_share(shared.last, below) : 0.0]
       end.freeze
+      @own_frame_shares.to_h do |kind, share|
+        [kind, (share * plain.fetch(OWN_FRAME_OF.fetch(kind).first) / ITERATIONS).round(1)]
+      end
     end
 
     # The share of samples in the frame `below` frames under the loop's,

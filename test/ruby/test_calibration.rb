@@ -47,6 +47,38 @@ class TestCalibration < TracegraphTest
     C::ROUNDS.times { |round| C::LOOPS.each { |name| assert subject.respond_to?(C.loop_method(name, round)) } }
   end
 
+  # Each kind's own frame time is its share of samples (measured once per
+  # process) times this calibration's fastest unprofiled round of its loop,
+  # per iteration: at the speed the loops ran.
+  def test_an_empty_frames_own_time_is_its_share_of_this_calibrations_loop
+    Tracegraph::FrameProbe.verdict!
+    skip "the VM reads are not checked here" unless Tracegraph._vm_probe_verdict == :checked
+    kept = C.instance_variable_get(:@own_frame_shares)
+    C.instance_variable_set(:@own_frame_shares, {ruby: 0.2, block: 0.1, c: 0.05}.freeze)
+    plain = {loop_ruby: 40 * C::ITERATIONS, loop_block: 90 * C::ITERATIONS, loop_c: 30 * C::ITERATIONS}
+    assert_equal({ruby: 8.0, block: 9.0, c: 1.5}, C.own_frame_times(nil, plain))
+    slower = plain.transform_values { |ns| ns * 2 }
+    assert_equal({ruby: 16.0, block: 18.0, c: 3.0}, C.own_frame_times(nil, slower))
+  ensure
+    C.instance_variable_set(:@own_frame_shares, kept)
+  end
+
+  # Measured, in a calibration of its own: an empty Ruby method's frame
+  # is a part of its loop's time, as a sampler sees it.
+  def test_the_calibration_samples_an_empty_frames_share_of_its_loop
+    Tracegraph::FrameProbe.verdict!
+    skip "the VM reads are not checked here" unless Tracegraph._vm_probe_verdict == :checked
+    kept = C.instance_variable_get(:@own_frame_shares)
+    C.instance_variable_set(:@own_frame_shares, nil)
+    args = Tracegraph.send(:parse_start_options, {}, hide_next_call: false).merge(hide_next_block: false, calibrating: true)
+    C.measure { |costs| Tracegraph._start(args.merge(event_costs: costs)) }
+    shares = C.instance_variable_get(:@own_frame_shares)
+    assert_operator shares[:ruby], :>, 0.02, "an empty method's frame was sampled: #{shares}"
+    assert_operator shares[:ruby], :<, 0.6, shares.inspect
+  ensure
+    C.instance_variable_set(:@own_frame_shares, kept) if kept
+  end
+
   def tick; end
 
   # About a microsecond of work between two calls, in the caller itself:

@@ -5,7 +5,8 @@
  * as a sampling profiler does; returns how long the call took and how
  * often each depth below this C method's own frame was on top:
  * [ns, [[bytes below, samples], ...]], or nil where the execution
- * context is not found or the timer cannot be had.
+ * context is not found, SIGPROF has a handler already (another profiler
+ * samples with it: it is theirs) or the timer cannot be had.
  *
  * Why: the calibration (lib/tracegraph/calibration.rb) measures what an
  * empty method's call and return cost inside its frame from what a
@@ -21,8 +22,8 @@
  * reading ec->cfp saw C methods' frames a fifth as often as a signal
  * does: its reads delay the writes it waits to see.) The handler reads
  * one word and follows no pointer. SIGPROF's handler is ours only while
- * the call runs; the one before it is put back after any signal still
- * pending has been taken, so nothing of ours reaches it.
+ * the call runs, and only if it had none; the default is put back after
+ * any signal still pending has been taken, so nothing of ours reaches it.
  *
  * Uses: frame_share.h, ruby_vm.h (the execution context's layout), core
  * tg_clock.h.
@@ -149,7 +150,11 @@ static VALUE frame_share_method(VALUE self, VALUE receiver, VALUE method, VALUE 
     memset(&sampled, 0, sizeof sampled);
     sampled.ec = ec;
     sampled.base = base;
+    /* A SIGPROF handler of someone else's (stackprof's, a trap): theirs
+     * stays, and nothing is sampled. */
     struct sigaction ours, before;
+    if (sigaction(SIGPROF, NULL, &before) != 0) return Qnil;
+    if ((before.sa_flags & SA_SIGINFO) || (before.sa_handler != SIG_DFL && before.sa_handler != SIG_IGN)) return Qnil;
     memset(&ours, 0, sizeof ours);
     ours.sa_handler = note_frame;
     ours.sa_flags = SA_RESTART;
