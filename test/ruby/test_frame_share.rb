@@ -54,7 +54,7 @@ class TestFrameShare < TracegraphTest
     assert_equal 2, offsets.size, "the loop's frame and its callee's: #{depths.inspect}"
     assert offsets.all? { |offset| offset.positive? && (offset % 8).zero? }, depths.inspect
     assert_equal offsets.min * 2, offsets.max, "the callee a frame below the loop, as the loop is below ours"
-    assert_operator depths.sum(&:last), :>=, 100, "a sample every 25 µs or so: #{depths.inspect}"
+    assert_operator depths.sum(&:last), :>=, 100, "a sample every 50 µs or so: #{depths.inspect}"
     assert_in_delta timed, C.own_frame_share(depths, 1), 0.2, "timed #{shares}: #{depths.inspect}"
   end
 

@@ -1,6 +1,6 @@
 /*
  * frame_share.c - Tracegraph._frame_share(receiver, method, n): calls
- * receiver.method(n) while a timer interrupts this thread every 25 µs
+ * receiver.method(n) while a timer interrupts this thread every 50 µs
  * or so and notes which control frame was on top of Ruby's stack (ec->cfp),
  * as a sampling profiler does; returns how long the call took and how
  * often each depth below this C method's own frame was on top:
@@ -45,10 +45,11 @@
 /* Depths recorded, in 8-byte steps below the C frame: a control frame is
  * 7 or 8 words, so 64 steps hold the loop's frame and several below it. */
 #define SHARE_STEPS 64
-/* The timer's period. Taking a signal costs about 20 µs on the 2-core VM
- * this was measured on (each one is a trip out of the guest), so a
- * shorter period buys few samples more for much more time. */
-#define SHARE_INTERVAL_NS 25000
+/* The timer's period. Taking a signal costs 20-30 µs on the 2-core VM
+ * this was measured on (each one is a trip out of the guest): at a
+ * period of 25 µs the signals took 90% of the thread, and a loop of
+ * 10 ms ran for 100. At 50 µs they take about a third. */
+#define SHARE_INTERVAL_NS 50000
 
 static struct {
     const struct ruby_vm_execution_context *ec;
