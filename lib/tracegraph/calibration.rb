@@ -163,7 +163,7 @@ module Tracegraph
       @own_frame_shares ||= OWN_FRAME_OF.to_h do |kind, (loop, below)|
         per_iteration = plain.fetch(loop).to_f / ITERATIONS
         shared = Tracegraph._frame_share(subject, loop_method(loop, 0), (OWN_FRAME_NS / per_iteration).ceil)
-        [kind, shared ? own_frame_share(shared.last, below) : 0.0]
+        [kind, shared ? own_frame_share(shared, below) : 0.0]
       end.freeze
       @own_frame_shares.to_h do |kind, share|
         [kind, (share * plain.fetch(OWN_FRAME_OF.fetch(kind).first) / ITERATIONS).round(1)]

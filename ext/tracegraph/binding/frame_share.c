@@ -2,9 +2,9 @@
  * frame_share.c - Tracegraph._frame_share(receiver, method, n): calls
  * receiver.method(n) while a timer interrupts this thread every 50 µs
  * or so and notes which control frame was on top of Ruby's stack (ec->cfp),
- * as a sampling profiler does; returns how long the call took and how
- * often each depth below this C method's own frame was on top:
- * [ns, [[bytes below, samples], ...]], or nil where the execution
+ * as a sampling profiler does; returns how often each depth below this
+ * C method's own frame was on top: [[bytes below, samples], ...], or
+ * nil where the execution
  * context is not found, SIGPROF has a handler already (another profiler
  * samples with it: it is theirs) or the timer cannot be had.
  *
@@ -25,8 +25,7 @@
  * the call runs, and only if it had none; the default is put back after
  * any signal still pending has been taken, so nothing of ours reaches it.
  *
- * Uses: frame_share.h, ruby_vm.h (the execution context's layout), core
- * tg_clock.h.
+ * Uses: frame_share.h, ruby_vm.h (the execution context's layout).
  * Calls no other binding file.
  */
 #include "frame_share.h"
@@ -40,7 +39,6 @@
 #include <unistd.h>
 
 #include "ruby_vm.h"
-#include "tg_clock.h"
 
 /* Depths recorded, in 8-byte steps below the C frame: a control frame is
  * 7 or 8 words, so 64 steps hold the loop's frame and several below it. */
@@ -170,16 +168,14 @@ static VALUE frame_share_method(VALUE self, VALUE receiver, VALUE method, VALUE 
     }
     share_call call = {receiver, SYM2ID(method), n};
     int raised = 0;
-    uint64_t t0 = tg_clock_read(CLOCK_MONOTONIC);
     rb_protect(call_loop, (VALUE)&call, &raised);
-    uint64_t elapsed = tg_clock_read(CLOCK_MONOTONIC) - t0;
     stop_timer(timer, &before);
     if (raised) rb_jump_tag(raised);
     VALUE depths = rb_ary_new();
     for (int step = 1; step < SHARE_STEPS; step++)
         if (sampled.counts[step])
             rb_ary_push(depths, rb_assoc_new(INT2FIX(step * 8), ULL2NUM(sampled.counts[step])));
-    return rb_assoc_new(ULL2NUM(elapsed), depths);
+    return depths;
 }
 
 void frame_share_init(VALUE mTracegraph)
