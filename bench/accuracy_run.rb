@@ -261,6 +261,9 @@ end
 # has no share (null). "methods" has every method's share and calls, per
 # run, for the sampled truth's comparisons; bench/accuracy.rb runs this
 # with RUNS 1 in five processes for the spread from one profile to the next.
+# "gc_ns" is the collector's own clock over each profiled run (nil before
+# Ruby 3.1): how much collecting that run did, which the heap it started
+# from decides, and the collector's truth is measured against.
 def profile(work, options_text)
   require "tracegraph"
   options = AccuracyOptions.parse(options_text)
@@ -274,17 +277,21 @@ def profile(work, options_text)
   totals = []
   shares = WORKLOAD.targets.to_h { |t| [t, []] }
   methods = []
+  gc_times = []
   RUNS.times do
     GC.start
+    gc = gc_ns
     started = now_ns
     result = Tracegraph.profile(**options) { work.call }
     seconds << (now_ns - started) / 1e9
+    gc_times << (gc && gc_ns - gc)
     totals << result.total_time
     total = result.total_time.to_f
     shares.each { |target, list| list << (result[target] && result[target].total_time / total) }
     methods << method_shares(result)
   end
-  {"seconds" => seconds, "totals_ns" => totals, "shares" => shares, "methods" => methods}
+  {"seconds" => seconds, "totals_ns" => totals, "shares" => shares, "methods" => methods,
+   "gc_ns" => (gc_times unless gc_times.include?(nil))}
 end
 
 # Every method's [share, calls] in a profile, by name (the report compares

@@ -173,6 +173,8 @@ class TestAccuracyBench < Minitest::Test
     end
     assert_includes methods, "TinyCalls.tiny", "the method called 60,000 times a round is compared"
     assert_match(/^The sampled truth: \d+ samples every 250 µs, 1 runs in each of 1 processes;$/, out)
-    assert_match(/^the collector's share by its own clock \(GC.total_time over the unprofiled runs' CPU time\): \d+\.\d%; by its samples: \d+\.\d%\.$/, out)
+    assert_match(/^the collector's share by its own clock \(GC.total_time over the unprofiled runs' CPU time\): \d+\.\d%; by its samples: \d+\.\d%;$/, out)
+    # the collector's time a run, each fresh profile's being its own truth
+    assert_match(/^its time a run, unprofiled: \d+ ms \(\d+–\d+\); in the \d fresh profiles, each the truth of its own run: \d+ ms \(\d+–\d+\)\.$/, out)
   end
 end
