@@ -263,10 +263,7 @@ module Tracegraph
       # flame graph, its paths, its thread and waiting choices), said
       # where the profile came from the API: the report cannot tell else.
       @last_profile.call_tree_hint = CALL_TREE_HINT unless @last_profile.call_tree || @whole_process
-      # Once the hook is off, as the profile may be written from a signal
-      # handler. Not while an exception is ending the process: a require in
-      # an at_exit handler clears $!, which the command's end reads after this.
-      Formats.load_all unless $!
+      Formats.load_all # once the hook is off: the profile may be written from a signal handler
       @last_profile
     ensure
       thread.priority = priority if thread
