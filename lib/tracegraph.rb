@@ -263,7 +263,6 @@ module Tracegraph
       # flame graph, its paths, its thread and waiting choices), said
       # where the profile came from the API: the report cannot tell else.
       @last_profile.call_tree_hint = CALL_TREE_HINT unless @last_profile.call_tree || @whole_process
-      Formats.load_all # once the hook is off: the profile may be written from a signal handler
       @last_profile
     ensure
       thread.priority = priority if thread
@@ -334,9 +333,6 @@ module Tracegraph
       args = parse_start_options(options, hide_next_call: hide_next_call)
       raise Error, "already started: call Tracegraph.stop first" if running?
 
-      # A big program may stop in a signal handler, where no code loads;
-      # in a small one the formats would crowd the heap while it records.
-      Formats.load_all if GC.stat(:heap_live_slots) >= Formats::PRELOAD_HEAP
       calibration = options[:raw_times] == true ? nil : calibrated_costs(args)
       # Everything read before _start: after it, even a Struct's reader is
       # a call in the profile (Ruby 3.3 and later report them).

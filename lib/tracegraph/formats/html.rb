@@ -16,7 +16,7 @@
 # the page with textContent only, and the policy runs only the report's
 # own scripts (by their hashes), so an inline handler (<img onerror=...>) in a
 # name could not run even if it reached the DOM.
-require "digest/sha2" # SHA256 itself: digest alone loads it at its first use, which a signal handler cannot
+require "digest"
 require "json"
 require "tracegraph/version"
 require "tracegraph/formats/output_file"

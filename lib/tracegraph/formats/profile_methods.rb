@@ -12,46 +12,46 @@ module Tracegraph
     autoload :SPEEDSCOPE_SCHEMA, "tracegraph/formats/speedscope"
 
     # The call graph as a DOT string; see Formats::Dot.generate for the options.
-    def to_dot(**options) = Formats.module_named(:Dot).generate(self, **options)
+    def to_dot(**options) = Formats::Dot.generate(self, **options)
     # Writes the DOT call graph to path; returns the path.
     #   dot -Tpdf call_graph.dot -o call_graph.pdf
-    def write_dot(path = "call_graph.dot", **options) = Formats.module_named(:Dot).write(self, path, **options)
+    def write_dot(path = "call_graph.dot", **options) = Formats::Dot.write(self, path, **options)
 
-    def to_h = Formats.module_named(:Json).to_h(self)
-    def to_json(*args) = Formats.module_named(:Json).generate(self, *args)
+    def to_h = Formats::Json.to_h(self)
+    def to_json(*args) = Formats::Json.generate(self, *args)
     # Writes the profile as JSON; returns the path.
-    def write_json(path, **view_options) = Formats.module_named(:Json).write(self, path, **view_options)
+    def write_json(path, **view_options) = Formats::Json.write(self, path, **view_options)
     # Loads a profile from the JSON file at path; see Formats::Json.load.
-    def self.load_json(path, max_bytes: nil) = Formats.module_named(:Json).load(path, max_bytes: max_bytes)
+    def self.load_json(path, max_bytes: nil) = Formats::Json.load(path, max_bytes: max_bytes)
     # Loads a profile from JSON text.
-    def self.parse_json(text) = Formats.module_named(:Json).parse(text)
+    def self.parse_json(text) = Formats::Json.parse(text)
 
     # Prints the flat table of the top methods by self time to io.
     def print_flat(io = $stdout, limit: 30, **view_options)
-      Formats.module_named(:FlatTable).print(self, io, limit: limit, **view_options)
+      Formats::FlatTable.print(self, io, limit: limit, **view_options)
     end
 
-    def to_folded(**view_options) = Formats.module_named(:Folded).generate(self, **view_options)
-    def write_folded(path, **view_options) = Formats.module_named(:Folded).write(self, path, **view_options)
+    def to_folded(**view_options) = Formats::Folded.generate(self, **view_options)
+    def write_folded(path, **view_options) = Formats::Folded.write(self, path, **view_options)
 
-    def to_callgrind(**view_options) = Formats.module_named(:Callgrind).generate(self, **view_options)
+    def to_callgrind(**view_options) = Formats::Callgrind.generate(self, **view_options)
     # Name it callgrind.out.<something> and KCachegrind recognises it.
     def write_callgrind(path = "callgrind.out.tracegraph", **view_options)
-      Formats.module_named(:Callgrind).write(self, path, **view_options)
+      Formats::Callgrind.write(self, path, **view_options)
     end
 
-    def write_pprof(path, **view_options) = Formats.module_named(:Pprof).write(self, path, **view_options)
-    def write_speedscope(path, **view_options) = Formats.module_named(:Speedscope).write(self, path, **view_options)
-    def write_firefox(path, **view_options) = Formats.module_named(:Firefox).write(self, path, **view_options)
+    def write_pprof(path, **view_options) = Formats::Pprof.write(self, path, **view_options)
+    def write_speedscope(path, **view_options) = Formats::Speedscope.write(self, path, **view_options)
+    def write_firefox(path, **view_options) = Formats::Firefox.write(self, path, **view_options)
 
     # The self-contained HTML report (table, method pages, call graph);
     # see Formats::Html. graph: false leaves out the graph (no Graphviz).
-    def to_html(**options) = Formats.module_named(:Html).generate(self, **options)
-    def write_html(path = "profile.html", **options) = Formats.module_named(:Html).write(self, path, **options)
+    def to_html(**options) = Formats::Html.generate(self, **options)
+    def write_html(path = "profile.html", **options) = Formats::Html.write(self, path, **options)
 
     private
 
     # Streams a stack format to io (:folded, :pprof, :speedscope, :firefox).
-    def write_stacks_to(format, io) = Formats.module_named(:Stacks).stream(self, format, io)
+    def write_stacks_to(format, io) = Formats::Stacks.stream(self, format, io)
   end
 end

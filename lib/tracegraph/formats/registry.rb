@@ -55,7 +55,7 @@ module Tracegraph
     # (Only JSON is read back, by Profile.load_json: Formats::Json.load.)
     Format = Struct.new(:name, :suffixes, :writer, :graph, :graphviz, :call_tree, :shows_call_tree, :options,
                         keyword_init: true) do
-      def writer = Formats.module_named(self[:writer])
+      def writer = Formats.const_get(self[:writer])
       def call_tree = self[:call_tree] && writer::NAME
     end
 
@@ -78,35 +78,6 @@ module Tracegraph
     # The names callgrind itself writes, which KCachegrind and
     # callgrind_annotate look for: callgrind.out, callgrind.out.app.
     CALLGRIND_NAME = /\Acallgrind\.out(\..+)?\z/i
-
-    # A heap at least this big (live objects) does not notice the formats'
-    # 2,300 objects: Tracegraph.start loads them there (load_all).
-    PRELOAD_HEAP = 100_000
-
-    # Loads every format now, rather than at its first use: a signal
-    # handler cannot load code (Ruby raises ThreadError there), and a
-    # server is what stops a profile in one (trap("USR2") { Tracegraph.stop
-    # ... }). Tracegraph.stop calls it once the hook is off, and start in a
-    # heap of PRELOAD_HEAP objects or more. False where it could not (in a
-    # signal handler itself).
-    def self.load_all
-      [Formats, Tracegraph, Profile].each do |mod|
-        mod.constants(false).each { |name| mod.const_get(name) if mod.autoload?(name) }
-      end
-      true
-    rescue ThreadError
-      false
-    end
-
-    # The format module named name (:Json), loaded now if it is not yet;
-    # inside a signal handler, where Ruby loads no code, a clear error
-    # rather than Ruby's ThreadError.
-    def self.module_named(name)
-      const_get(name)
-    rescue ThreadError
-      raise Error, "the #{name} format cannot load inside a signal handler (Ruby loads no code there): stop the " \
-                   "profile outside the handler, or stop any profile once before (that loads every format)"
-    end
 
     # The Format named name (a Symbol); raises KeyError for an unknown one.
     def self.named(name) = BY_NAME.fetch(name)
