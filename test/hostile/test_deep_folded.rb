@@ -1,6 +1,5 @@
 require_relative "../ruby/test_helper"
 require_relative "../ruby/cli_helper"
-require "json"
 
 # Folded stacks of a 100,000-deep recursion: each path is built once from
 # its parent's, and lines stop at Profile::FOLDED_MAX_DEPTH frames, so the

@@ -1,6 +1,5 @@
 require_relative "../ruby/test_helper"
 require_relative "../ruby/cli_helper"
-require "json"
 
 # The same program gives the same method names in every run: no memory
 # address in any name, so diffs and CI gates compare like with like.

@@ -1,6 +1,5 @@
 require_relative "test_helper"
 require "open3"
-require "json"
 
 # Times as the program spends them (docs/accuracy.md): tracing's own cost
 # is measured and taken out, and the default C-call tracing leaves Ruby's

@@ -2,7 +2,6 @@ require_relative "test_helper"
 require_relative "cli_helper"
 require "yaml"
 require "rubygems/specification"
-require "json"
 
 # The CI examples run here as they would for someone who copies them: in a
 # project holding only the files their comments say to copy, with the

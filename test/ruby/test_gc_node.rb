@@ -1,6 +1,5 @@
 require_relative "test_helper"
 require_relative "cli_helper"
-require "json"
 
 # Garbage collection as a node: each step of the collector is a call of
 # "(garbage collection)" from the method that was running, split into

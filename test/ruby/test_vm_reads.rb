@@ -1,6 +1,5 @@
 require_relative "test_helper"
 require_relative "cli_helper"
-require "json"
 
 # The hook reads a few VM internals (ext/tracegraph/binding/ruby_vm.h), trusted
 # only after the probe at the first start checked them. Without them it

@@ -1,5 +1,4 @@
 require_relative "torture_helper"
-require "json"
 
 # load_json on input made to hurt: it must load or raise FormatError,
 # never anything else, and what it loads must render.

@@ -14,7 +14,7 @@
 # Methods are matched by name. The graph is drawn by the C emitter
 # (ext/tracegraph/core/tg_diff_dot.c); this file validates options, builds the
 # per-method table and prints it.
-require "tracegraph/formats/registry" # Formats::Dot, loaded when a diff is drawn
+require "tracegraph/formats/dot"
 
 module Tracegraph
   class Profile

@@ -17,7 +17,8 @@
 # names is the sum of the calls between methods of those names.
 require "stringio"
 require "tracegraph/version"
-require "tracegraph/formats/registry" # Formats::Html and HtmlGraph, loaded when a report is written
+require "tracegraph/formats/html"
+require "tracegraph/formats/html_graph"
 require "tracegraph/comparison/diff_gate"
 
 module Tracegraph

@@ -252,6 +252,4 @@ module Tracegraph
       end
     end
   end
-
-  Profile::DOT_DEFAULTS = Formats::Dot::DEFAULTS # (profile_methods.rb's autoload)
 end

@@ -5,11 +5,10 @@ require "tracegraph/formats/registry"
 
 module Tracegraph
   class Profile
-    # The names these constants had when each format lived in Profile
-    # (the format's file sets them, as it loads: registry.rb says why).
-    autoload :DOT_DEFAULTS, "tracegraph/formats/dot"
+    # The names these constants had when each format lived in Profile.
+    DOT_DEFAULTS = Formats::Dot::DEFAULTS
     FOLDED_MAX_DEPTH = STACK_MAX_DEPTH
-    autoload :SPEEDSCOPE_SCHEMA, "tracegraph/formats/speedscope"
+    SPEEDSCOPE_SCHEMA = Formats::Speedscope::SCHEMA
 
     # The call graph as a DOT string; see Formats::Dot.generate for the options.
     def to_dot(**options) = Formats::Dot.generate(self, **options)

@@ -30,6 +30,4 @@ module Tracegraph
       def write(profile, path, **view_options) = Stacks.write(profile, path, :speedscope, NAME, view_options)
     end
   end
-
-  Profile::SPEEDSCOPE_SCHEMA = Formats::Speedscope::SCHEMA # (profile_methods.rb's autoload)
 end

@@ -1,6 +1,5 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
-require "json"
 
 class TestDiffCli < Minitest::Test
   include CliHelper

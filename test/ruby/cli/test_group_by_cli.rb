@@ -1,6 +1,5 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
-require "json"
 
 # --group-by on the command, `render` and `diff`: the same graph and rows
 # as the API's Profile#group_by.

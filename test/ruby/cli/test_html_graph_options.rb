@@ -3,7 +3,6 @@ require_relative "../cli_helper"
 require_relative "../browser_helper"
 require "tmpdir"
 require "tracegraph/cli/graph_options"
-require "json"
 
 # The graph flags (GraphOptions::FLAGS: --focus, --ignore, the fractions,
 # --max-nodes, --[no-]split-hubs, --[no-]fold-chains, --size-by,

@@ -1,7 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
 require "tracegraph/cli/graph_options"
-require "json"
 
 # `tracegraph render`: a saved profile drawn again, in every format that
 # makes sense without the program, each read back by its real consumer.

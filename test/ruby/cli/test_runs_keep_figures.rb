@@ -1,6 +1,5 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
-require "json"
 
 # tracegraph --runs N keeps every figure a single run has: GC runs and
 # steps, allocations, wall time, threads, and a view's recorded threads

@@ -1,6 +1,5 @@
 require_relative "../test_helper"
 require "stringio"
-require "json"
 
 # The statistics of --runs and the gate of tracegraph diff, on synthetic
 # profiles whose noise is known: exact, no timing.

@@ -1,7 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
 require "stringio"
-require "json"
 
 # The calls gate on profiles of several runs (tracegraph --runs N): a
 # method whose call count varied between the runs of a side is compared

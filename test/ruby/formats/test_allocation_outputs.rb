@@ -1,7 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
 require "stringio"
-require "json"
 
 # Allocation counts through everything that reads or combines a profile:
 # JSON, the flat table, merge, median, views, hub splitting, the command

@@ -1,6 +1,5 @@
 require_relative "../test_helper"
 require "stringio"
-require "json"
 
 # Allocations by type through everything that reads or combines a
 # profile: JSON, the flat table, the graph's tooltips, merge, median, and

@@ -1,7 +1,6 @@
 require_relative "../test_helper"
 require "tmpdir"
 require "pathname"
-require "json"
 
 class TestJson < TracegraphTest
   def fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)

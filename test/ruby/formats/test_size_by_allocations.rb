@@ -1,6 +1,5 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
-require "json"
 
 # size_by: :allocations (--size-by allocations): the graph of where the
 # garbage comes from. The boxes kept, their sizes and colours go by

@@ -1,5 +1,4 @@
 require_relative "../test_helper"
-require "json"
 
 # Views of a profile with allocations (allocations: true): the call tree
 # keeps each path's objects, so one thread's view has exactly the counts a

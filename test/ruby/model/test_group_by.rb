@@ -1,7 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
 require "tmpdir"
-require "json"
 
 # Profile#group_by (model/group_by.rb): boxes per class, file or gem whose
 # numbers are exact sums of the method-level profile's.

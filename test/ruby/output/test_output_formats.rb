@@ -1,7 +1,6 @@
 require_relative "../test_helper"
 require_relative "../cli_helper"
 require "tracegraph/output/output"
-require "json"
 
 # Which format an output's name asks for, and which names are refused
 # before anything runs: other tools' formats and compressed files must

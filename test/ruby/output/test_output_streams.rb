@@ -3,7 +3,6 @@ require_relative "../cli_helper"
 require_relative "../consumers_helper"
 require "zlib"
 require "shellwords"
-require "json"
 
 # Outputs that are not files named by their format: standard output (-o -,
 # /dev/stdout), FIFOs, pipes (>(...)), character devices, gzip names, and
