@@ -16,7 +16,7 @@
 # the page with textContent only, and the policy runs only the report's
 # own scripts (by their hashes), so an inline handler (<img onerror=...>) in a
 # name could not run even if it reached the DOM.
-require "digest"
+require "digest/sha2" # now: Digest::SHA256 would load at its first use, and a signal handler loads nothing
 require "json"
 require "tracegraph/version"
 require "tracegraph/formats/output_file"

@@ -162,6 +162,29 @@ class TestHtml < TracegraphTest
     assert_match(/Graphviz's `dot` was not installed/, data["graph_note"])
   end
 
+  # A server writes its report from a signal handler, where Ruby loads
+  # no code: nothing on the way may `require` (Tempfile, Digest::SHA256
+  # loaded at its first use), and the scratch files are removed after.
+  def test_a_signal_handler_writes_the_report_with_its_graph
+    script = write_script("served.rb", <<~RUBY)
+      require "tracegraph"
+      def work = 50.times.sum
+      Tracegraph.start
+      work
+      done = false
+      Signal.trap("USR2") { Tracegraph.stop.write_html("report.html"); done = true }
+      Process.kill("USR2", Process.pid)
+      sleep 0.01 until done
+    RUBY
+    tmp = File.join(@dir, "tmp")
+    Dir.mkdir(tmp)
+    _, err, status = Open3.capture3({"TMPDIR" => tmp}, RbConfig.ruby, "-I", LIB, script, chdir: @dir)
+    assert status.success?, err
+    data = embedded(File.read(File.join(@dir, "report.html")))
+    assert_includes data["svg"], "Object#work"
+    assert_empty Dir.children(tmp), "the scratch files are removed"
+  end
+
   # The same setting as for -o x.svg, read the same way: a value that is
   # no number of seconds costs the graph view, not the report.
   def test_a_timeout_that_is_no_number_leaves_the_graph_out_and_says_why
