@@ -76,16 +76,8 @@ class TestRails < Minitest::Test
   # same_attributes? and authors in one boot and not in the next).
   def steady_names(path)
     profile = Tracegraph::Profile.load_json(path)
-    callers = profile.edges.group_by(&:callee).transform_values { |edges| edges.map(&:caller) }
-    noise = profile.methods.select { |m| m.name.match?(PROCESS_NOISE) }.to_set
-    loop do
-      more = profile.methods.reject { |m| noise.include?(m) }
-                    .select { |m| callers[m]&.all? { |c| noise.include?(c) } }
-      break if more.empty?
-
-      noise.merge(more)
-    end
-    profile.methods.reject { |m| noise.include?(m) }.map(&:name)
+    noise = profile.reached_only_through { |m| m.name.match?(PROCESS_NOISE) }
+    profile.methods.reject { |m| noise[m] }.map(&:name)
   end
 
   # By default, the HTML report, named in the header, and its JSON beside it.

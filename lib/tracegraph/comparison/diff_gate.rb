@@ -156,7 +156,7 @@ module Tracegraph
       cannot = per_method.count(&:undecided?)
       io.puts "tracegraph diff: #{checks_counted(per_method)}, " \
               "#{per_method.count(&:failed?)} failed#{", #{cannot} could not tell" if cannot.positive?}" \
-              "#{noise_note}#{noisy_calls_note(per_method)}"
+              "#{noise_note}#{noisy_calls_note(per_method)}#{reached_note}"
     end
 
     private
@@ -188,6 +188,20 @@ module Tracegraph
       # Counts are per method even in a grouped diff (count_rows).
       "; #{plural(noisy, :method)} varied in calls between runs and #{noisy == 1 ? 'was' : 'were'} " \
         "compared within that"
+    end
+
+    # What --exempt left out beyond the methods it names, so that a glob
+    # that caught a hub (Integer#* catches Integer#times, and every block
+    # under it) shows: "; 4 more methods exempt, as only exempt methods call them".
+    def reached_note
+      return "" if @ignore.empty?
+
+      _, base, head = count_rows
+      names = [base, head].flat_map { |p| exempt_reach(p).keys.map(&:name) }
+      more = names.uniq.reject { |n| ignored?(n) }.size
+      return "" if more.zero?
+
+      "; #{more} more method#{more == 1 ? '' : 's'} exempt, as only exempt methods call #{more == 1 ? 'it' : 'them'}"
     end
 
     # "1 method", "3 classes": a count of what the rows are.
@@ -461,12 +475,23 @@ module Tracegraph
     # method's calls are its own behaviour, exempt with it. A Hash key
     # collision (String#hash is seeded per process) calls the key's eql?,
     # and ActiveModel::Attribute#== then asks both sides' name and
-    # value_before_type_cast: --exempt '*#==' must leave those out too.
+    # value_before_type_cast: --exempt '*#==' must leave those out too,
+    # and what only they call in turn (Gem::Specification#eql? calls
+    # same_attributes?, which calls authors): Profile#reached_only_through.
     def exempt_calls(profile)
       @exempt_calls ||= {}
-      @exempt_calls[profile.object_id] ||= profile.edges.each_with_object(Hash.new(0)) do |e, sums|
-        sums[e.callee.name] += e.calls if e.caller != e.callee && ignored?(e.caller.name)
+      @exempt_calls[profile.object_id] ||= begin
+        exempt = exempt_reach(profile)
+        profile.edges.each_with_object(Hash.new(0)) do |e, sums|
+          sums[e.callee.name] += e.calls if !e.caller.equal?(e.callee) && exempt[e.caller]
+        end
       end
+    end
+
+    # The exempt methods and what only they reach ({method => true}).
+    def exempt_reach(profile)
+      @exempt_reach ||= {}
+      @exempt_reach[profile.object_id] ||= profile.reached_only_through { |m| ignored?(m.name) }
     end
 
     # max - min of a method's call count over a profile's runs; 0 for a

@@ -201,4 +201,38 @@ class TestGateCallNoise < Minitest::Test
     assert_includes report, "tracegraph diff: calls of Attribute#name 10 -> 11 (not counting 0 -> 4 calls from " \
                             "exempt methods), +10.0%: more than the allowed ±0%: FAILED\n"
   end
+
+  # Gem::Specification#eql?, on a collision, calls same_attributes?, which
+  # calls authors: in one process and not the next. What only an exempt
+  # method reaches is exempt at any depth; a method called from elsewhere
+  # too is gated on those other calls.
+  def test_what_only_an_exempt_method_reaches_is_exempt_at_any_depth
+    profile = lambda do |collisions, direct|
+      stats = ->(name, calls) { Tracegraph::MethodStats.new(name: name, file: "a.rb", line: 1, calls: calls,
+                                                           total_time: 10, self_time: 10, c_method: false) }
+      edge = ->(a, b, calls) { Tracegraph::EdgeStats.new(caller: a, callee: b, calls: calls, total_time: 1, self_time: 1) }
+      main = stats.("Object#main", 1)
+      eql = stats.("Spec#eql?", collisions)
+      same = stats.("Spec#same_attributes?", collisions)
+      authors = stats.("Spec#authors", direct + collisions)
+      edges = [edge.(main, eql, collisions), edge.(eql, same, collisions), edge.(same, same, collisions),
+               edge.(same, authors, collisions), edge.(main, authors, direct)].reject { |e| e.calls.zero? }
+      methods = [main, eql, same, authors].reject { |m| m.calls.zero? }
+      Tracegraph::Profile.new(clock: :cpu, methods: methods, edges: edges,
+                              threads: [Tracegraph::ThreadStats.new(id: 1, name: "main", total_time: 100)])
+    end
+    check = lambda do |base, head|
+      g = Tracegraph::DiffGate.new(base.diff(head), calls: EXACT, ignore: ["*#eql?"])
+      io = StringIO.new
+      g.report(io)
+      [g, io.string]
+    end
+    g, report = check.(profile.(0, 5), profile.(3, 5))
+    refute g.failed?, report
+    assert_includes report, "; 1 more method exempt, as only exempt methods call it\n", "same_attributes?, in head"
+    assert_equal [[0, 0, [0, 3]], [5, 5, [0, 3]]],
+                 %w[Spec#same_attributes? Spec#authors].map { |n| g.checks.find { |c| c.name == n }.to_h.values_at(:base, :head, :uncounted) }
+    g, report = check.(profile.(0, 5), profile.(3, 6))
+    assert_equal ["Spec#authors"], g.failures.map(&:name), report
+  end
 end
