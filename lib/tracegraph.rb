@@ -18,7 +18,10 @@
 #   output/      files named by their format, running `dot`, pipes
 #   cli/         the command line, script runs, the end of the process
 #   autorun.rb, rack.rb, rake_task.rb: the other public entry points
-# The extension (tracegraph/tracegraph.so) and version.rb are anyone's.
+# The extension (tracegraph/tracegraph.so), version.rb and heap_room.rb
+# are anyone's.
+require "tracegraph/heap_room"
+Tracegraph::HeapRoom.mark
 require "tracegraph/version"
 require "tracegraph/tracegraph"
 require "tracegraph/frame_probe"
@@ -377,3 +380,7 @@ end
 # layer loads one above it, and only when Rails is there to use it. (When
 # tracegraph comes first, see Tracegraph.watch_for_rails_app.)
 require "tracegraph/rails" if defined?(Rails::Railtie)
+
+# The room what was loaded here takes in the heap, given back
+# (tracegraph/heap_room.rb).
+Tracegraph::HeapRoom.give_back

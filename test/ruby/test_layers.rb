@@ -14,9 +14,11 @@ class TestLayers < Minitest::Test
   # The recorder's API (lib/tracegraph.rb) sits above comparison, so
   # `require "tracegraph"` gives the whole library, and below output,
   # which writes its profiles. The public entry points other than
-  # "tracegraph" sit on top. VERSION is anyone's.
+  # "tracegraph" sit on top. VERSION is anyone's, and so is HeapRoom,
+  # which the API and the command load before anything else.
   ROOT_FILES = {
-    "tracegraph.rb" => "api", "tracegraph/version.rb" => "model", "tracegraph/frame_probe.rb" => "api",
+    "tracegraph.rb" => "api", "tracegraph/version.rb" => "model", "tracegraph/heap_room.rb" => "model",
+    "tracegraph/frame_probe.rb" => "api",
     "tracegraph/calibration.rb" => "api", "tracegraph/recording_options.rb" => "api",
     "tracegraph/tracegraph" => "api", # the compiled extension
     "tracegraph/autorun.rb" => "entry", "tracegraph/rack.rb" => "entry", "tracegraph/rake_task.rb" => "entry",
