@@ -170,11 +170,13 @@ module Tracegraph
       end
     end
 
-    # The share of samples in the frame `below` frames under the loop's,
-    # or deeper, of all in the loop's frame or deeper; depths are
-    # [[bytes below the sampler's frame, samples], ...] (_frame_share).
-    # 0 if no sample was that deep: a frame never caught is too short to
-    # weigh.
+    # The share of the sampled CPU time in the frame `below` frames under
+    # the loop's, or deeper, of all in the loop's frame or deeper; depths
+    # are [[bytes below the sampler's frame, samples, CPU ns], ...]
+    # (_frame_share: each sample weighs the CPU time since the one
+    # before, so that time spent waiting for another thread counts for
+    # nothing). 0 if no sample was that deep: a frame never caught is too
+    # short to weigh.
     def own_frame_share(depths, below)
       return 0.0 if depths.empty?
 
@@ -182,8 +184,9 @@ module Tracegraph
       deepest_outside = offsets[below - 1]
       return 0.0 unless offsets.size > below && deepest_outside
 
-      within = depths.sum { |offset, samples| offset > deepest_outside ? samples : 0 }
-      within.to_f / depths.sum(&:last)
+      within = depths.sum { |offset, _, cpu| offset > deepest_outside ? cpu : 0 }
+      total = depths.sum { |_, _, cpu| cpu }
+      total.positive? ? within.to_f / total : 0.0
     end
 
     # The loops each kind's cost is the difference of (see measure).

@@ -37,7 +37,11 @@ class TestFrameShare < TracegraphTest
   def test_the_callee_is_on_top_for_its_share_of_the_time
     counts = Counts.new
     40.times { counts.loop_counts(1) } # as compiled under YJIT as it will be
-    now = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) }
+    # This thread's CPU time: the sampler's signals come by CPU time too,
+    # and on the wall clock another thread holding the lock (one a test
+    # before left running) lands in one measurement and not the other
+    # (Ruby 3.3 in CI: the callee timed 28% of the loop, sampled 65%).
+    now = -> { Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID, :nanosecond) }
     # This machine's speed moves by the second: the median of 5 turns.
     shares = Array.new(5) do
       t = now.()
@@ -53,8 +57,31 @@ class TestFrameShare < TracegraphTest
     assert_equal 2, offsets.size, "the loop's frame and its callee's: #{depths.inspect}"
     assert offsets.all? { |offset| offset.positive? && (offset % 8).zero? }, depths.inspect
     assert_equal offsets.min * 2, offsets.max, "the callee a frame below the loop, as the loop is below ours"
-    assert_operator depths.sum(&:last), :>=, 100, "a sample every 50 µs or so: #{depths.inspect}"
+    assert_operator depths.sum { |_, samples, _| samples }, :>=, 100, "a sample every 50 µs or so: #{depths.inspect}"
+    assert depths.all? { |_, samples, cpu| cpu.positive? && cpu < samples * 10_000_000 }, depths.inspect
     assert_in_delta timed, C.own_frame_share(depths, 1), 0.2, "timed #{shares}: #{depths.inspect}"
+  end
+
+  # A server's other threads run while the calibration samples: this one
+  # then waits for the lock where it stopped, for 100 ms at a time, and
+  # only its CPU time may count. (Sampled by count, the callee read 27%.)
+  def test_another_thread_holding_the_lock_does_not_move_the_share
+    counts = Counts.new
+    40.times { counts.loop_counts(1) }
+    cpu = -> { Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID, :nanosecond) }
+    busy = Thread.new { loop { x = 0; 100_000.times { x += 1 } } }
+    shares = Array.new(5) do
+      t = cpu.()
+      counts.loop_counts(20)
+      whole = cpu.() - t
+      t = cpu.()
+      20.times { counts.callee }
+      (cpu.() - t).fdiv(whole)
+    end
+    depths = Tracegraph._frame_share(counts, :loop_counts, 60)
+    assert_in_delta shares.sort[2], C.own_frame_share(depths, 1), 0.2, "timed #{shares}: #{depths.inspect}"
+  ensure
+    busy&.kill&.join
   end
 
   def test_an_empty_methods_frame_is_a_small_share_of_its_loop
@@ -103,15 +130,18 @@ end
 class TestOwnFrameShare < TracegraphTest
   C = Tracegraph::Calibration
 
+  # By CPU time, not by samples: a sample weighs the CPU time since the
+  # one before, and one taken while the thread waited weighs nothing.
   def test_the_share_is_of_the_frames_below_the_one_below_the_loop
-    depths = [[64, 800], [128, 150], [192, 50]]
-    assert_in_delta 0.2, C.own_frame_share(depths, 1), 1e-9   # 150 + 50 of 1,000
-    assert_in_delta 0.05, C.own_frame_share(depths, 2), 1e-9  # 50 of 1,000
+    depths = [[64, 900, 800_000], [128, 150, 150_000], [192, 50, 50_000]]
+    assert_in_delta 0.2, C.own_frame_share(depths, 1), 1e-9   # 150 + 50 of 1,000 µs
+    assert_in_delta 0.05, C.own_frame_share(depths, 2), 1e-9  # 50 of 1,000 µs
   end
 
   def test_no_sample_as_deep_is_no_share
     assert_equal 0.0, C.own_frame_share([], 1)
-    assert_equal 0.0, C.own_frame_share([[64, 10]], 1)
-    assert_equal 0.0, C.own_frame_share([[64, 10], [128, 5]], 2)
+    assert_equal 0.0, C.own_frame_share([[64, 10, 500_000]], 1)
+    assert_equal 0.0, C.own_frame_share([[64, 10, 500_000], [128, 5, 250_000]], 2)
+    assert_equal 0.0, C.own_frame_share([[64, 10, 0], [128, 5, 0]], 1), "no CPU time at all"
   end
 end

@@ -2,9 +2,9 @@
  * frame_share.c - Tracegraph._frame_share(receiver, method, n): calls
  * receiver.method(n) while a timer interrupts this thread every 50 µs
  * or so and notes which control frame was on top of Ruby's stack (ec->cfp),
- * as a sampling profiler does; returns how often each depth below this
- * C method's own frame was on top: [[bytes below, samples], ...], or
- * nil where the execution
+ * as a sampling profiler does; returns how often, and for how much of
+ * this thread's CPU time, each depth below this C method's own frame was
+ * on top: [[bytes below, samples, CPU ns], ...], or nil where the execution
  * context is not found, SIGPROF has a handler already (another profiler
  * samples with it: it is theirs) or the timer cannot be had.
  *
@@ -17,11 +17,19 @@
  * tracing's cost, it made one-line methods read half their time. A
  * sampler of our own, on the calibration's loop, measures it.
  *
+ * Each sample weighs the thread's CPU time since the one before. The
+ * timer runs on the wall clock (a CPU-clock timer fires only at the
+ * kernel's tick, a few per 10 ms loop), so while another Ruby thread holds
+ * the lock this one waits where it stopped, and unweighted samples piled
+ * up there: with a second thread busy, the callee of a loop whose time it
+ * takes three quarters of read a quarter.
+ *
  * Read in the signal handler, on the thread itself: what it reads is
  * that thread's state at the interrupted instruction. (A second thread
  * reading ec->cfp saw C methods' frames a fifth as often as a signal
  * does: its reads delay the writes it waits to see.) The handler reads
- * one word and follows no pointer. SIGPROF's handler is ours only while
+ * one word and follows no pointer, and reads the thread's CPU clock
+ * (clock_gettime is async-signal-safe). SIGPROF's handler is ours only while
  * the call runs, and only if it had none; the default is put back after
  * any signal still pending has been taken, so nothing of ours reaches it.
  *
@@ -53,17 +61,32 @@ static struct {
     const struct ruby_vm_execution_context *ec;
     uintptr_t base;             /* the C method's own frame */
     volatile sig_atomic_t on;
+    uint64_t last_cpu_ns;       /* the thread's CPU clock at the sample before */
     uint64_t counts[SHARE_STEPS];
+    uint64_t cpu_ns[SHARE_STEPS];
 } sampled;
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void note_frame(int sig)
 {
     (void)sig;
     if (!sampled.on) return;
+    uint64_t now = thread_cpu_ns();
+    uint64_t ran = now - sampled.last_cpu_ns;
+    sampled.last_cpu_ns = now;
     uintptr_t cfp = (uintptr_t)sampled.ec->cfp;
     if (cfp < sampled.base) {
         uintptr_t step = (sampled.base - cfp) / 8;
-        if (step < SHARE_STEPS) sampled.counts[step]++;
+        if (step < SHARE_STEPS) {
+            sampled.counts[step]++;
+            sampled.cpu_ns[step] += ran;
+        }
     }
 }
 
@@ -160,6 +183,7 @@ static VALUE frame_share_method(VALUE self, VALUE receiver, VALUE method, VALUE 
     sigemptyset(&ours.sa_mask);
     if (sigaction(SIGPROF, &ours, &before) != 0) return Qnil;
     timer_t timer;
+    sampled.last_cpu_ns = thread_cpu_ns();
     sampled.on = 1;
     if (!start_timer(&timer)) {
         sampled.on = 0;
@@ -174,7 +198,8 @@ static VALUE frame_share_method(VALUE self, VALUE receiver, VALUE method, VALUE 
     VALUE depths = rb_ary_new();
     for (int step = 1; step < SHARE_STEPS; step++)
         if (sampled.counts[step])
-            rb_ary_push(depths, rb_assoc_new(INT2FIX(step * 8), ULL2NUM(sampled.counts[step])));
+            rb_ary_push(depths, rb_ary_new_from_args(3, INT2FIX(step * 8), ULL2NUM(sampled.counts[step]),
+                                                     ULL2NUM(sampled.cpu_ns[step])));
     return depths;
 }
 
