@@ -34,16 +34,17 @@ class TestFrameShare < TracegraphTest
     skip "the VM reads are not checked here: #{Tracegraph::FrameProbe.verdict}" unless Tracegraph._vm_probe_verdict == :checked
   end
 
-  def test_the_callee_is_on_top_for_its_share_of_the_time
-    counts = Counts.new
-    40.times { counts.loop_counts(1) } # as compiled under YJIT as it will be
-    # This thread's CPU time: the sampler's signals come by CPU time too,
-    # and on the wall clock another thread holding the lock (one a test
-    # before left running) lands in one measurement and not the other
-    # (Ruby 3.3 in CI: the callee timed 28% of the loop, sampled 65%).
+  # The callee's share of the loop's time, timed, in 5 turns (this
+  # machine's speed moves by the second), after warming the loop (as
+  # compiled under YJIT as it will be). On this thread's CPU clock: the
+  # sampler weighs by CPU time too, and on the wall clock another thread
+  # holding the lock (one a test before left running) lands in one
+  # measurement and not the other (Ruby 3.3 in CI: the callee timed 28%
+  # of the loop, sampled 65%).
+  def timed_callee_shares(counts)
+    40.times { counts.loop_counts(1) }
     now = -> { Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID, :nanosecond) }
-    # This machine's speed moves by the second: the median of 5 turns.
-    shares = Array.new(5) do
+    Array.new(5) do
       t = now.()
       counts.loop_counts(20)
       whole = now.() - t
@@ -51,6 +52,11 @@ class TestFrameShare < TracegraphTest
       20.times { counts.callee }
       (now.() - t).fdiv(whole)
     end
+  end
+
+  def test_the_callee_is_on_top_for_its_share_of_the_time
+    counts = Counts.new
+    shares = timed_callee_shares(counts)
     timed = shares.sort[2]
     depths = Tracegraph._frame_share(counts, :loop_counts, 60)
     offsets = depths.map(&:first)
@@ -73,17 +79,8 @@ class TestFrameShare < TracegraphTest
     # share under YJIT and other threads is as unsure as it was.
     skip "YJIT: waiting for the lock takes CPU time in the loop's frame" if defined?(RubyVM::YJIT) && RubyVM::YJIT.enabled?
     counts = Counts.new
-    40.times { counts.loop_counts(1) }
-    cpu = -> { Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID, :nanosecond) }
     busy = Thread.new { loop { x = 0; 100_000.times { x += 1 } } }
-    shares = Array.new(5) do
-      t = cpu.()
-      counts.loop_counts(20)
-      whole = cpu.() - t
-      t = cpu.()
-      20.times { counts.callee }
-      (cpu.() - t).fdiv(whole)
-    end
+    shares = timed_callee_shares(counts)
     depths = Tracegraph._frame_share(counts, :loop_counts, 60)
     assert_in_delta shares.sort[2], C.own_frame_share(depths, 1), 0.2, "timed #{shares}: #{depths.inspect}"
   ensure
